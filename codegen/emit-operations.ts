@@ -1,0 +1,161 @@
+// From each operations manifest: the operation table (the route and dispatch table), the
+// handler interface servers implement, and the typed client other repos import.
+import type { OperationEntry, OperationsManifest } from './operations-manifest.js';
+import type { CatalogEntry } from './schema-catalog.js';
+import { GENERATED_BANNER } from './output-tree.js';
+import { pascal } from './emit-types.js';
+
+export interface OperationFiles {
+  readonly operations: string;
+  readonly handlers: string;
+  readonly client: string;
+}
+
+/** Operations served by the native handler interfaces; A2A routes belong to the A2A adapter. */
+function isNative(op: OperationEntry): boolean {
+  return op.availability !== 'a2a';
+}
+
+export function emitOperationFiles(manifest: OperationsManifest, catalog: readonly CatalogEntry[]): OperationFiles {
+  const types = new Map(catalog.map((entry) => [entry.name, entry.typeName]));
+  const used = new Set<string>();
+  const typeFor = (schema: string | null, fallback: string): string => {
+    if (schema === null) return fallback;
+    if (schema.startsWith('a2a:')) return 'unknown';
+    const type = types.get(schema);
+    if (!type) throw new Error(`${manifest.service}: operation refers to unknown schema ${schema}`);
+    used.add(type);
+    return type;
+  };
+  const service = pascal(manifest.service);
+  const constName = `${manifest.service}Operations`;
+  const native = manifest.operations.filter(isNative);
+  const signatures = native.map((op) => {
+    const input = op.request ?? op.query;
+    const requestType = typeFor(input, 'void');
+    const responseType = op.responseContentType === 'text/html' ? 'string' : typeFor(op.response, 'void');
+    return { op, requestType, responseType, hasInput: input !== null };
+  });
+  const typeImports = () =>
+    used.size ? `import type { ${[...used].sort().join(', ')} } from '../types/index.js';` : '';
+
+  const table = manifest.operations
+    .map((op) => `  ${op.name}: ${JSON.stringify({ service: manifest.service, ...op }, null, 2).replace(/\n/g, '\n  ')},`)
+    .join('\n');
+  const operations = `${GENERATED_BANNER}
+import type { OperationSpec } from './spec.js';
+
+/** ${manifest.description} */
+export const ${constName} = {
+${table}
+} as const satisfies Record<string, OperationSpec>;
+
+export type ${service}OperationName = keyof typeof ${constName};
+
+/** Every ${manifest.service} operation, keyed by \`METHOD path\`. */
+export const ${manifest.service}Routes: ReadonlyMap<string, OperationSpec> = new Map(
+  Object.values(${constName}).map((op) => [\`\${op.method} \${op.path}\`, op]),
+);
+`;
+
+  const handlerLines = signatures.map(({ op, requestType, responseType, hasInput }) => {
+    const input = hasInput ? `request: ${requestType}, ` : '';
+    const result = op.streaming ? `AsyncIterable<${responseType}>` : `Promise<${responseType}> | ${responseType}`;
+    return `  /** ${op.method} ${op.path}: ${op.summary} */\n  ${op.name}(${input}context: Context): ${result};`;
+  });
+  const handlers = `${GENERATED_BANNER}
+${typeImports()}
+
+/**
+ * What ${article(manifest.service)} ${manifest.service} server implements: one method per native operation of
+ * schemas/operations/${manifest.service}.json. \`Context\` is the server's per-request context.
+ */
+export interface ${service}Handlers<Context = unknown> {
+${handlerLines.join('\n')}
+}
+`;
+
+  const clientLines = signatures.map(({ op, requestType, responseType, hasInput }) => {
+    const param = hasInput ? `request: ${requestType}, ` : '';
+    const arg = hasInput ? 'request' : 'undefined';
+    const call = op.streaming
+      ? `AsyncIterable<${responseType}> {\n    return this.invoker.stream(${constName}.${op.name}, ${arg}, options) as AsyncIterable<${responseType}>;`
+      : `Promise<${responseType}> {\n    return this.invoker.unary(${constName}.${op.name}, ${arg}, options) as Promise<${responseType}>;`;
+    return `  /** ${op.method} ${op.path}: ${op.summary} */\n  ${op.name}(${param}options?: CallOptions): ${call}\n  }`;
+  });
+  const client = `${GENERATED_BANNER}
+${typeImports()}
+import type { CallOptions, OperationInvoker } from '../operations/spec.js';
+import { ${constName} } from '../operations/${manifest.service}.js';
+
+/**
+ * Typed calls for every native ${manifest.service} operation. The invoker is any parley
+ * transport client (or your own implementation of OperationInvoker).
+ */
+export class ${service}OperationsClient {
+  constructor(readonly invoker: OperationInvoker) {}
+
+${clientLines.join('\n\n')}
+}
+`;
+  return { operations, handlers, client };
+}
+
+/** The static contract the generated tables and clients are typed against. */
+export const OPERATION_SPEC_MODULE = `${GENERATED_BANNER}
+export type HttpMethod = 'GET' | 'POST' | 'DELETE' | 'PUT';
+
+/** Where an operation is mounted. */
+export type Availability =
+  | 'always'
+  | 'streaming-transport'
+  | 'a2a'
+  | 'llm'
+  | 'html-transport';
+
+/** One row of an operations manifest: everything a transport needs to route and retry it. */
+export interface OperationSpec {
+  readonly service: string;
+  readonly name: string;
+  readonly specName: string;
+  readonly summary: string;
+  readonly method: HttpMethod;
+  readonly path: string;
+  /** Schema name of the JSON body, or null when there is none. */
+  readonly request: string | null;
+  /** Schema name of the query parameters, or null. */
+  readonly query: string | null;
+  /** Schema name of the JSON response (of each event, for streams), or null. */
+  readonly response: string | null;
+  readonly responseContentType: string;
+  readonly idempotent: boolean;
+  readonly streaming: boolean;
+  /** Served without credentials. */
+  readonly public: boolean;
+  /** Must never wait behind the work it controls (cancellation, state control). */
+  readonly controlPlane: boolean;
+  readonly availability: Availability;
+  /** Payload fields an idempotency key is derived from, tried in order. */
+  readonly idempotencyKeyFrom: readonly string[];
+}
+
+/** Per-call options every transport client understands. */
+export interface CallOptions {
+  /** Cancels the call; for streams, closes the stream. */
+  readonly signal?: AbortSignal;
+  /** Deadline for this call in milliseconds, replacing the transport's \`timeout\`. */
+  readonly timeoutMs?: number;
+  /** Query parameters; for GET operations with a query schema the request is used instead. */
+  readonly params?: Readonly<Record<string, string | readonly string[]>>;
+}
+
+/** What a typed client calls through: a transport client. */
+export interface OperationInvoker {
+  unary(spec: OperationSpec, request: unknown, options?: CallOptions): Promise<unknown>;
+  stream(spec: OperationSpec, request: unknown, options?: CallOptions): AsyncIterable<unknown>;
+}
+`;
+
+function article(word: string): string {
+  return /^[aeiou]/i.test(word) ? 'an' : 'a';
+}
