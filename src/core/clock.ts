@@ -1,0 +1,24 @@
+/** The current UTC time as an ISO 8601 string with `Z`. */
+export function nowIso(): string {
+  return new Date().toISOString();
+}
+
+/** Seconds since the Unix epoch, with fractions. */
+export function nowSeconds(): number {
+  return Date.now() / 1000;
+}
+
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

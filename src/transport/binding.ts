@@ -1,0 +1,79 @@
+// What one transport folder provides: its server (framing in, framing out) and its client
+// (one attempt on the wire). Everything around them is shared: the Transport class runs the
+// lifecycle, the Dispatcher the server pipeline, the outbound pipeline retries and limits.
+import type { OperationSpec } from '../../generated/operations/spec.js';
+import type { EncodedJson } from '../core/json.js';
+import type { TransportName } from './capabilities.js';
+import type { ResolvedConfig } from './config.js';
+import type { Dispatcher } from './dispatcher.js';
+import type { QueryParams } from './endpoint.js';
+import type { TransportMetrics } from './metrics.js';
+
+/** One attempt of an outbound call, fully prepared by the shared pipeline. */
+export interface OutboundCall {
+  readonly spec: OperationSpec;
+  /** The encoded JSON body, or null for operations without one. */
+  readonly body: EncodedJson | null;
+  readonly params: QueryParams;
+  readonly requestId: string;
+  readonly idempotencyKey: string | null;
+  /** 1 for the first attempt. */
+  readonly attempt: number;
+  /** Lowercase header names: authentication and anything the caller added. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Aborted at the deadline or by the caller; the binding must stop promptly. */
+  readonly signal: AbortSignal;
+  /** The URL of the peer. */
+  readonly url: string;
+  /** True for control-plane calls, which some wires route on a separate connection. */
+  readonly controlPlane: boolean;
+}
+
+/** A unary answer as it came off the wire. */
+export interface InboundReply {
+  /** Decoded JSON (or the HTML text for text/html operations). */
+  readonly value: unknown;
+  /** Wire size of the answer, for limits and metrics. */
+  readonly bytes: number;
+}
+
+/** One stream envelope as it came off the wire. */
+export interface InboundEvent {
+  readonly id: string | null;
+  readonly ok: boolean;
+  readonly result?: unknown;
+  readonly error?: unknown;
+  readonly final: boolean;
+  /** Wire size of the frame. */
+  readonly bytes: number;
+}
+
+export interface BindingContext {
+  readonly name: TransportName;
+  readonly config: ResolvedConfig;
+  readonly metrics: TransportMetrics;
+}
+
+export interface TransportServer {
+  /** Starts serving and resolves with the URL actually bound (port 0 becomes a real port). */
+  listen(url: string, dispatcher: Dispatcher): Promise<string>;
+  /** Stops accepting, closes connections it owns, waiting at most `shutdownTimeout` each. */
+  close(): Promise<void>;
+}
+
+export interface TransportClient {
+  /** One attempt of a unary call. Throws the taxonomy's errors. */
+  send(call: OutboundCall): Promise<InboundReply>;
+  /** Opens a stream and yields its envelopes until the final one. */
+  stream(call: OutboundCall): AsyncIterable<InboundEvent>;
+  /** Closes pooled connections. */
+  close(): Promise<void>;
+}
+
+export interface TransportBinding {
+  readonly name: TransportName;
+  /** URL schemes this transport accepts, plain first: `['http:', 'https:']`. */
+  readonly schemes: readonly string[];
+  createServer(context: BindingContext): TransportServer;
+  createClient(context: BindingContext): TransportClient;
+}

@@ -1,0 +1,221 @@
+// The server half every transport shares. A transport decodes its wire into an
+// InboundRequest; the dispatcher routes it through the endpoint table, authenticates it
+// (unless the route is public), validates and size-checks it, runs it once per idempotency
+// key, checks the response size and counts it. A transport knows framing, not business.
+import type { SecurityContext } from '../../generated/types/index.js';
+import { validate, isSchemaName } from '../../generated/validators/index.js';
+import type { EncodedJson } from '../core/json.js';
+import type { Authenticator } from '../auth/authenticator.js';
+import type { ResolvedConfig } from './config.js';
+import type { TransportName } from './capabilities.js';
+import {
+  routeKey,
+  type Endpoint,
+  type EndpointTable,
+  type InboundRequest,
+  type RequestContext,
+  type StreamItem,
+} from './endpoint.js';
+import { EndpointError, toEndpointError, type ErrorObject } from './endpoint-error.js';
+import { IdempotencyCache } from './idempotency-cache.js';
+import { assertWithin, encodeWithin } from './limits.js';
+import type { TransportMetrics } from './metrics.js';
+import { Slots } from './slots.js';
+
+export interface DispatcherOptions {
+  readonly name: TransportName;
+  readonly url: () => string;
+  readonly config: ResolvedConfig;
+  readonly metrics: TransportMetrics;
+  readonly authenticator: Authenticator | null;
+}
+
+/** A unary answer: JSON (already encoded, so the transport writes the text as is) or HTML. */
+export type UnaryOutcome =
+  | { readonly kind: 'json'; readonly encoded: EncodedJson; readonly replayed: boolean }
+  | { readonly kind: 'html'; readonly html: string };
+
+/** One frame of a served stream; the one with `final` true is the last. */
+export type StreamFrame =
+  | { readonly ok: true; readonly encoded: EncodedJson; readonly final: boolean }
+  | { readonly ok: false; readonly error: ErrorObject; readonly final: true };
+
+export class Dispatcher {
+  private readonly paths = new Map<string, Set<string>>();
+  private readonly idempotency: IdempotencyCache;
+  private readonly inbound: Slots;
+  private readonly streams: Slots;
+
+  constructor(
+    readonly endpoints: EndpointTable,
+    private readonly options: DispatcherOptions,
+  ) {
+    for (const endpoint of endpoints.values()) {
+      const methods = this.paths.get(endpoint.spec.path) ?? new Set();
+      methods.add(endpoint.spec.method);
+      this.paths.set(endpoint.spec.path, methods);
+    }
+    this.idempotency = new IdempotencyCache(options.config.idempotencyTtl, options.config.idempotencyCacheSize);
+    this.inbound = new Slots(options.config.limits.maxConcurrentRequests);
+    this.streams = new Slots(options.config.limits.maxConcurrentStreams);
+  }
+
+  get config(): ResolvedConfig {
+    return this.options.config;
+  }
+
+  get metrics(): TransportMetrics {
+    return this.options.metrics;
+  }
+
+  /** The endpoint for a route, or a 404/405 EndpointError. */
+  route(method: string, path: string): Endpoint {
+    const endpoint = this.endpoints.get(routeKey(method, path));
+    if (endpoint) return endpoint;
+    const allowed = this.paths.get(path);
+    if (allowed) {
+      throw new EndpointError(405, 'method_not_allowed', `${method} is not allowed on ${path}`, {
+        allowed: [...allowed].sort(),
+      });
+    }
+    throw new EndpointError(404, 'not_found', `no endpoint for ${method} ${path}`);
+  }
+
+  /** Whether a route skips authentication (transports check before opening streams). */
+  async authenticate(endpoint: Endpoint, credentials: string | null): Promise<SecurityContext | null> {
+    const authenticator = this.options.authenticator;
+    if (!authenticator || endpoint.spec.public) return null;
+    if (credentials === null) throw new EndpointError(401, 'unauthenticated', 'credentials are required');
+    try {
+      return await authenticator.authenticate(credentials);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new EndpointError(401, 'unauthenticated', reason || 'credentials were rejected');
+    }
+  }
+
+  /** Serves a unary request end to end. Errors come back as EndpointError. */
+  async unary(request: InboundRequest, endpoint?: Endpoint): Promise<UnaryOutcome> {
+    const started = performance.now();
+    const { metrics } = this.options;
+    metrics.requestStarted();
+    metrics.received(request.receivedBytes);
+    try {
+      const target = endpoint ?? this.route(request.method, request.path);
+      if (target.spec.streaming || !target.unary) {
+        throw new EndpointError(400, 'invalid_request', `${target.spec.method} ${target.spec.path} is a stream; open it as one`);
+      }
+      const { input, context } = await this.prepare(target, request);
+      const run = target.unary;
+      const invoke = async (): Promise<UnaryOutcome> => {
+        const result = await run(input, context);
+        if (target.spec.responseContentType === 'text/html') return { kind: 'html', html: String(result) };
+        const encoded = encodeWithin('response', result, this.options.config.limits.maxResponseBytes, {
+          requestId: request.requestId,
+        });
+        return { kind: 'json', encoded, replayed: false };
+      };
+      // Control-plane calls never wait behind the work they control.
+      const slotted = target.spec.controlPlane ? invoke : () => this.inbound.run(invoke, request.signal);
+      let outcome: UnaryOutcome;
+      if (target.spec.idempotent && request.idempotencyKey) {
+        const key = IdempotencyCache.key(target.spec.method, target.spec.path, request.idempotencyKey);
+        const { value, replayed } = await this.idempotency.run(key, slotted);
+        outcome = replayed && value.kind === 'json' ? { ...value, replayed } : value;
+      } else {
+        outcome = await slotted();
+      }
+      metrics.sent(outcome.kind === 'json' ? outcome.encoded.bytes : Buffer.byteLength(outcome.html));
+      metrics.requestFinished(true, started);
+      return outcome;
+    } catch (error) {
+      metrics.requestFinished(false, started);
+      throw toEndpointError(error);
+    }
+  }
+
+  /**
+   * Opens a stream: routes, authenticates and validates before the first event, so a
+   * transport can still answer with a plain error (it throws EndpointError). Then every event
+   * is normalized and size-checked on its own. A failure after the stream opened becomes a
+   * final error frame, so every wire ends its streams the same way. The stream slot is held
+   * until the frames end or the consumer stops reading.
+   */
+  async openStream(
+    request: InboundRequest,
+    endpoint?: Endpoint,
+    options: { holdSlot?: boolean } = {},
+  ): Promise<AsyncGenerator<StreamFrame, void, undefined>> {
+    const { metrics, config } = this.options;
+    let source: AsyncIterable<StreamItem>;
+    let release: () => void = () => undefined;
+    try {
+      const target = endpoint ?? this.route(request.method, request.path);
+      if (!target.spec.streaming || !target.stream) {
+        throw new EndpointError(400, 'invalid_request', `${target.spec.method} ${target.spec.path} is not a stream`);
+      }
+      const { input, context } = await this.prepare(target, request);
+      if (options.holdSlot !== false) release = await this.streams.acquire(request.signal);
+      source = target.stream(input, context);
+    } catch (error) {
+      // A stream refused before its first event still counts, as a failed one.
+      metrics.streamStarted();
+      metrics.streamFinished(false);
+      throw toEndpointError(error);
+    }
+    metrics.streamStarted();
+    metrics.received(request.receivedBytes);
+    const frames = async function* (): AsyncGenerator<StreamFrame, void, undefined> {
+      let ok = false;
+      try {
+        for await (const item of source) {
+          const encoded = encodeWithin('event', item.result, config.limits.maxEventBytes, { requestId: request.requestId });
+          metrics.sent(encoded.bytes);
+          yield { ok: true, encoded, final: item.final };
+          if (item.final) {
+            ok = true;
+            return;
+          }
+        }
+        yield {
+          ok: false,
+          error: new EndpointError(500, 'internal', 'the stream handler ended without a final event').toObject(request.requestId),
+          final: true,
+        };
+      } catch (error) {
+        if (request.signal.aborted) return;
+        yield { ok: false, error: toEndpointError(error).toObject(request.requestId), final: true };
+      } finally {
+        metrics.streamFinished(ok && !request.signal.aborted);
+        release();
+      }
+    };
+    return frames();
+  }
+
+  /** Authenticates, checks size and schema, and says what the handler receives. */
+  private async prepare(endpoint: Endpoint, request: InboundRequest): Promise<{ input: unknown; context: RequestContext }> {
+    const security = await this.authenticate(endpoint, request.credentials);
+    assertWithin('request', request.receivedBytes, this.options.config.limits.maxRequestBytes, {
+      requestId: request.requestId,
+    });
+    const { spec } = endpoint;
+    // Body operations get the body; query operations (registry discovery) get the parameters.
+    const input = spec.request ? request.data : spec.query ? request.params : undefined;
+    const schema = spec.request ?? spec.query;
+    if (schema && isSchemaName(schema)) {
+      const checked = validate(schema, input);
+      if (!checked.valid) throw EndpointError.invalidRequest(spec.request ? 'request body' : 'query', checked.errors);
+    }
+    const context: RequestContext = {
+      requestId: request.requestId,
+      idempotencyKey: request.idempotencyKey,
+      params: request.params,
+      security,
+      signal: request.signal,
+      transport: this.options.name,
+      url: this.options.url(),
+    };
+    return { input, context };
+  }
+}

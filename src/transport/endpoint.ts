@@ -1,0 +1,58 @@
+// The server side's view of an operation: what a transport hands to the shared dispatcher,
+// and what the dispatcher hands to a handler.
+import type { OperationSpec } from '../../generated/operations/spec.js';
+import type { SecurityContext } from '../../generated/types/index.js';
+import type { TransportName } from './capabilities.js';
+
+export type QueryParams = Readonly<Record<string, string | readonly string[]>>;
+
+/** One decoded inbound request, whatever the wire it came over. */
+export interface InboundRequest {
+  readonly method: string;
+  readonly path: string;
+  /** Decoded JSON body, or undefined when there was none. */
+  readonly data: unknown;
+  readonly params: QueryParams;
+  readonly requestId: string;
+  readonly idempotencyKey: string | null;
+  /** Credentials the transport found (header, metadata, handshake), or null. */
+  readonly credentials: string | null;
+  /** Aborted when the caller goes away. */
+  readonly signal: AbortSignal;
+  /** Wire size of the body, for the metrics. */
+  readonly receivedBytes: number;
+}
+
+/** What a handler learns about the request it serves. */
+export interface RequestContext {
+  readonly requestId: string;
+  readonly idempotencyKey: string | null;
+  readonly params: QueryParams;
+  /** The authenticated identity, when the server has an authenticator. */
+  readonly security: SecurityContext | null;
+  readonly signal: AbortSignal;
+  readonly transport: TransportName;
+  readonly url: string;
+}
+
+export interface Endpoint {
+  readonly spec: OperationSpec;
+  /** Unary operations: the JSON result, or a string for text/html operations. */
+  readonly unary?: (data: unknown, context: RequestContext) => Promise<unknown>;
+  /** Streaming operations: each event's result, in order; the one marked final closes the stream. */
+  readonly stream?: (data: unknown, context: RequestContext) => AsyncIterable<StreamItem>;
+}
+
+/** One event of a stream as a handler produces it. */
+export interface StreamItem {
+  readonly result: unknown;
+  /** True on the event that closes the stream (the final task status). */
+  readonly final: boolean;
+}
+
+/** Endpoints keyed by `METHOD path`. */
+export type EndpointTable = ReadonlyMap<string, Endpoint>;
+
+export function routeKey(method: string, path: string): string {
+  return `${method.toUpperCase()} ${path}`;
+}

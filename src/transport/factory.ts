@@ -1,0 +1,48 @@
+// Transports by name. Names are case-insensitive; `json-rpc` and `sse-json-rpc` mean `sse`.
+// Each binding is imported only when asked for, so a missing optional package (ws,
+// @connectrpc/connect-node) fails only the transport that needs it, naming the package.
+import { InvalidArgumentError } from '../core/errors.js';
+import type { TransportBinding } from './binding.js';
+import type { TransportName } from './capabilities.js';
+import { Transport, type TransportOptions } from './transport.js';
+
+export const TRANSPORT_NAMES: readonly TransportName[] = ['http', 'runtime', 'websocket', 'sse', 'grpc'];
+
+const ALIASES: Readonly<Record<string, TransportName>> = {
+  http: 'http',
+  runtime: 'runtime',
+  websocket: 'websocket',
+  sse: 'sse',
+  'json-rpc': 'sse',
+  'sse-json-rpc': 'sse',
+  grpc: 'grpc',
+};
+
+const LOADERS: Readonly<Record<TransportName, () => Promise<TransportBinding>>> = {
+  http: async () => (await import('./http/binding.js')).httpBinding,
+  runtime: async () => (await import('./runtime/binding.js')).runtimeBinding,
+  sse: async () => (await import('./sse/binding.js')).sseBinding,
+  websocket: async () => (await import('./websocket/binding.js')).websocketBinding,
+  grpc: async () => (await import('./grpc/binding.js')).grpcBinding,
+};
+
+/** The canonical name for `name`, or InvalidArgumentError (the spec's ValueError). */
+export function resolveTransportName(name: string): TransportName {
+  const canonical = typeof name === 'string' ? ALIASES[name.trim().toLowerCase()] : undefined;
+  if (!canonical) {
+    throw new InvalidArgumentError(
+      `unknown transport ${JSON.stringify(name)}; expected one of ${Object.keys(ALIASES).join(', ')}`,
+      'unknown_transport',
+    );
+  }
+  return canonical;
+}
+
+export async function loadBinding(name: string): Promise<TransportBinding> {
+  return LOADERS[resolveTransportName(name)]();
+}
+
+/** Builds a transport by name; rejects with MissingDependencyError when its package is absent. */
+export async function createTransport(name: string, url: string, options?: TransportOptions): Promise<Transport> {
+  return new Transport(await loadBinding(name), url, options);
+}

@@ -1,0 +1,169 @@
+// The http client: one attempt of a call over node:http with pooled keep-alive connections,
+// failures mapped onto the error taxonomy.
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { BindingContext, InboundEvent, InboundReply, OutboundCall, TransportClient } from '../binding.js';
+import {
+  TransportConnectionError,
+  TransportError,
+  TransportProtocolError,
+} from '../errors.js';
+import { assertWithin } from '../limits.js';
+import { remoteErrorFrom } from '../outbound.js';
+import { clientTlsOptions } from '../../tls/node-tls-options.js';
+
+export class HttpClient implements TransportClient {
+  private httpAgent: HttpAgent | null = null;
+  private httpsAgent: HttpsAgent | null = null;
+
+  constructor(protected readonly context: BindingContext) {}
+
+  async send(call: OutboundCall): Promise<InboundReply> {
+    const res = await this.open(call, 'application/json');
+    const text = await readText(res, this.context.config.limits.maxResponseBytes, call);
+    if (res.statusCode! < 200 || res.statusCode! >= 300) throw errorFromResponse(res, text.value, call);
+    if (call.spec.responseContentType === 'text/html') return { value: text.value, bytes: text.bytes };
+    try {
+      return { value: JSON.parse(text.value), bytes: text.bytes };
+    } catch {
+      throw new TransportProtocolError(`response from ${call.url} is not valid JSON`, {
+        url: call.url,
+        requestId: call.requestId,
+        statusCode: res.statusCode,
+        retryable: false,
+      });
+    }
+  }
+
+  // eslint-disable-next-line require-yield
+  async *stream(call: OutboundCall): AsyncGenerator<InboundEvent> {
+    throw new TransportProtocolError(
+      `the http transport has no task streams; use sse, websocket, grpc or runtime for ${call.spec.path}`,
+      { url: call.url, requestId: call.requestId, code: 'streaming_unsupported', retryable: false },
+    );
+  }
+
+  async close(): Promise<void> {
+    this.httpAgent?.destroy();
+    this.httpsAgent?.destroy();
+    this.httpAgent = this.httpsAgent = null;
+  }
+
+  /** Sends the request and resolves once the response head has arrived. */
+  protected open(call: OutboundCall, accept: string): Promise<IncomingMessage> {
+    const target = new URL(call.spec.path, call.url.endsWith('/') ? call.url : `${call.url}/`);
+    // The route is absolute; keep any base path the URL had (an agent mounted under /agent).
+    const base = new URL(call.url);
+    target.pathname = base.pathname.replace(/\/$/, '') + call.spec.path;
+    for (const [key, value] of Object.entries(call.params)) {
+      for (const item of typeof value === 'string' ? [value] : value) target.searchParams.append(key, item);
+    }
+    const secure = target.protocol === 'https:';
+    const headers: Record<string, string | number> = {
+      accept,
+      'x-svc-request-id': call.requestId,
+      ...call.headers,
+    };
+    if (call.idempotencyKey) headers['idempotency-key'] = call.idempotencyKey;
+    if (call.body) {
+      headers['content-type'] = 'application/json';
+      headers['content-length'] = call.body.bytes;
+    }
+    const options = {
+      method: call.spec.method,
+      headers,
+      agent: secure ? this.secureAgent() : this.plainAgent(),
+      signal: call.signal,
+    };
+    return new Promise((resolve, reject) => {
+      const req = (secure ? httpsRequest : httpRequest)(target, options, resolve);
+      req.on('error', (error: NodeJS.ErrnoException) => reject(mapSocketError(error, call)));
+      req.end(call.body?.text);
+    });
+  }
+
+  private plainAgent(): HttpAgent {
+    return (this.httpAgent ??= new HttpAgent(this.agentOptions()));
+  }
+
+  private secureAgent(): HttpsAgent {
+    return (this.httpsAgent ??= new HttpsAgent({ ...this.agentOptions(), ...clientTlsOptions(this.context.config.tls) }));
+  }
+
+  private agentOptions() {
+    const { config } = this.context;
+    return {
+      keepAlive: config.keepaliveInterval !== null,
+      keepAliveMsecs: (config.keepaliveInterval ?? 1) * 1000,
+      maxSockets: config.limits.maxConcurrentRequests,
+      scheduling: 'lifo' as const,
+    };
+  }
+}
+
+/** Reads a response body, failing as soon as it passes `limit` bytes. */
+export function readText(res: IncomingMessage, limit: number, call: OutboundCall): Promise<{ value: string; bytes: number }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    res.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > limit) {
+        res.destroy();
+        try {
+          assertWithin('response', bytes, limit, { url: call.url, requestId: call.requestId });
+        } catch (error) {
+          reject(error);
+        }
+        return;
+      }
+      chunks.push(chunk);
+    });
+    res.on('error', (error: NodeJS.ErrnoException) => reject(mapSocketError(error, call)));
+    res.on('end', () => resolve({ value: Buffer.concat(chunks).toString('utf8'), bytes }));
+  });
+}
+
+/** A non-2xx answer: the error body when there is one, else the status alone. */
+export function errorFromResponse(res: IncomingMessage, text: string, call: OutboundCall): TransportError {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = { message: `${call.spec.method} ${call.spec.path} answered HTTP ${res.statusCode}${text ? `: ${text.slice(0, 200)}` : ''}` };
+  }
+  const object = (body && typeof body === 'object' && 'error' in body ? (body as { error: unknown }).error : body) as Record<string, unknown>;
+  return remoteErrorFrom({ ...object, status: res.statusCode }, call.url, call.requestId, res.statusCode);
+}
+
+/**
+ * Socket failures: no connection at all is a connection error; a connection that dropped
+ * mid-exchange is a retryable protocol error; an abort passes through for the deadline logic.
+ */
+export function mapSocketError(error: NodeJS.ErrnoException, call: OutboundCall): unknown {
+  if (error.name === 'AbortError' || call.signal.aborted) return call.signal.reason ?? error;
+  if (error instanceof TransportError) return error;
+  const options = { url: call.url, requestId: call.requestId, cause: error };
+  switch (error.code) {
+    case 'ECONNREFUSED':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+    case 'EADDRNOTAVAIL':
+      return new TransportConnectionError(`cannot connect to ${call.url}: ${error.message}`, options);
+    case 'ECONNRESET':
+    case 'EPIPE':
+    case 'ECONNABORTED':
+    case 'ERR_STREAM_PREMATURE_CLOSE':
+      return new TransportProtocolError(`connection to ${call.url} dropped: ${error.message}`, { ...options, retryable: true });
+    default:
+      if (/socket hang up/i.test(error.message)) {
+        return new TransportProtocolError(`connection to ${call.url} dropped: ${error.message}`, { ...options, retryable: true });
+      }
+      if (error.code?.startsWith('ERR_TLS') || error.code?.includes('CERT')) {
+        return new TransportConnectionError(`TLS handshake with ${call.url} failed: ${error.message}`, { ...options, retryable: false });
+      }
+      return new TransportConnectionError(`request to ${call.url} failed: ${error.message}`, options);
+  }
+}

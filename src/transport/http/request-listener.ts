@@ -1,0 +1,171 @@
+// The node:http request listener behind the http transport (and the sse transport, which adds
+// a stream writer, and the express adapter). It reads the body under the size limit, decodes
+// the request, hands it to the dispatcher and writes the answer.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { newId } from '../../core/ids.js';
+import { extractCredentials } from '../../auth/credentials.js';
+import type { Dispatcher } from '../dispatcher.js';
+import type { Endpoint, InboundRequest } from '../endpoint.js';
+import { EndpointError, toEndpointError } from '../endpoint-error.js';
+
+/** Writes a stream's events; the http transport has none, sse supplies one. */
+export type StreamWriter = (
+  dispatcher: Dispatcher,
+  endpoint: Endpoint,
+  request: InboundRequest,
+  res: ServerResponse,
+) => Promise<void>;
+
+export interface ListenerOptions {
+  readonly streamWriter?: StreamWriter;
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json' } as const;
+
+export function createRequestListener(dispatcher: Dispatcher, options: ListenerOptions = {}) {
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    handle(dispatcher, options, req, res).catch((error: unknown) => {
+      // Reached only if writing the answer itself failed; the connection is the casualty.
+      if (!res.headersSent) writeError(res, toEndpointError(error), null);
+      else res.destroy();
+    });
+  };
+}
+
+async function handle(dispatcher: Dispatcher, options: ListenerOptions, req: IncomingMessage, res: ServerResponse) {
+  const requestId = headerValue(req, 'x-svc-request-id') || newId();
+  const url = new URL(req.url ?? '/', 'http://parley.invalid');
+  const method = (req.method ?? 'GET').toUpperCase();
+  let endpoint: Endpoint;
+  try {
+    endpoint = dispatcher.route(method, url.pathname);
+  } catch (error) {
+    drain(req);
+    return writeError(res, toEndpointError(error), requestId);
+  }
+  const limit = dispatcher.config.limits.maxRequestBytes;
+  let body: { data: unknown; bytes: number };
+  try {
+    body = await readBody(req, limit, endpoint.spec.request !== null);
+  } catch (error) {
+    // The rest of an oversize body is never read: answer, then drop the connection.
+    res.setHeader('connection', 'close');
+    writeError(res, toEndpointError(error), requestId);
+    res.on('finish', () => req.destroy());
+    return;
+  }
+  const aborter = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) aborter.abort(new Error('client disconnected'));
+  });
+  const inbound: InboundRequest = {
+    method,
+    path: url.pathname,
+    data: body.data,
+    params: queryParams(url.searchParams),
+    requestId,
+    idempotencyKey: headerValue(req, 'idempotency-key') || null,
+    credentials: extractCredentials(
+      (name) => headerValue(req, name),
+      (name) => url.searchParams.get(name) ?? undefined,
+    ),
+    signal: aborter.signal,
+    receivedBytes: body.bytes,
+  };
+  if (endpoint.spec.streaming) {
+    if (!options.streamWriter) {
+      return writeError(res, new EndpointError(404, 'not_found', `no endpoint for ${method} ${url.pathname}`), requestId);
+    }
+    return options.streamWriter(dispatcher, endpoint, inbound, res);
+  }
+  try {
+    const outcome = await dispatcher.unary(inbound, endpoint);
+    res.setHeader('x-svc-request-id', requestId);
+    if (outcome.kind === 'html') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(outcome.html);
+    } else {
+      res.writeHead(200, JSON_HEADERS).end(outcome.encoded.text);
+    }
+  } catch (error) {
+    writeError(res, toEndpointError(error), requestId);
+  }
+}
+
+/** Reads and decodes a JSON body, refusing it as soon as it passes `limit` bytes. */
+function readBody(req: IncomingMessage, limit: number, expectsBody: boolean): Promise<{ data: unknown; bytes: number }> {
+  const declared = Number(req.headers['content-length'] ?? NaN);
+  if (declared > limit) {
+    return Promise.reject(tooLarge(declared, limit));
+  }
+  // Bodies parsed earlier (express.json() in front of the adapter) are taken as they are.
+  const preParsed = (req as IncomingMessage & { body?: unknown }).body;
+  if (preParsed !== undefined && req.readableEnded) {
+    return Promise.resolve({ data: preParsed, bytes: Number.isFinite(declared) ? declared : 0 });
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    req.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > limit) {
+        req.pause();
+        req.removeAllListeners('data');
+        reject(tooLarge(bytes, limit));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('error', reject);
+    req.on('end', () => {
+      if (bytes === 0) return resolve({ data: undefined, bytes: 0 });
+      const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+      if (!expectsBody && text.trim() === '') return resolve({ data: undefined, bytes });
+      try {
+        resolve({ data: JSON.parse(text), bytes });
+      } catch (error) {
+        reject(new EndpointError(400, 'invalid_json', `request body is not valid JSON: ${(error as Error).message}`));
+      }
+    });
+  });
+}
+
+function tooLarge(bytes: number, limit: number): EndpointError {
+  return new EndpointError(413, 'payload_too_large', `request of ${bytes} bytes exceeds the ${limit}-byte limit`, {
+    limit,
+    size: bytes,
+  });
+}
+
+export function writeError(res: ServerResponse, error: EndpointError, requestId: string | null): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const headers: Record<string, string> = { ...JSON_HEADERS };
+  if (requestId) headers['x-svc-request-id'] = requestId;
+  if (error.status === 401) headers['www-authenticate'] = 'Bearer, Basic, ApiKey';
+  if (error.status === 405) {
+    const allowed = (error.details as { allowed?: string[] } | undefined)?.allowed;
+    if (allowed) headers.allow = allowed.join(', ');
+  }
+  res.writeHead(error.status, headers).end(JSON.stringify({ error: error.toObject(requestId) }));
+}
+
+function headerValue(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function queryParams(search: URLSearchParams): Record<string, string | string[]> {
+  const params: Record<string, string | string[]> = {};
+  for (const key of new Set(search.keys())) {
+    const values = search.getAll(key);
+    params[key] = values.length === 1 ? values[0]! : values;
+  }
+  return params;
+}
+
+/** Lets an unread body flow away so the connection can be reused. */
+function drain(req: IncomingMessage): void {
+  req.resume();
+}

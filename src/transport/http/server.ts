@@ -1,0 +1,51 @@
+// The standalone http server: node:http (node:https for https: URLs) serving the dispatcher.
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { Socket } from 'node:net';
+import type { BindingContext, TransportServer } from '../binding.js';
+import type { Dispatcher } from '../dispatcher.js';
+import { serverTlsOptions } from '../../tls/node-tls-options.js';
+import { createRequestListener, type ListenerOptions } from './request-listener.js';
+import { listenOn, closeServer } from './listen.js';
+
+export class HttpServer implements TransportServer {
+  private server: Server | null = null;
+  private readonly sockets = new Set<Socket>();
+
+  constructor(
+    private readonly context: BindingContext,
+    private readonly listenerOptions: ListenerOptions = {},
+  ) {}
+
+  async listen(url: string, dispatcher: Dispatcher): Promise<string> {
+    const parsed = new URL(url);
+    const listener = createRequestListener(dispatcher, this.listenerOptions);
+    const { config } = this.context;
+    const server =
+      parsed.protocol === 'https:'
+        ? createHttpsServer(serverTlsOptions(config.tls, url), listener)
+        : createHttpServer(listener);
+    // Idle keep-alive connections close after keepalive_timeout; null interval turns keep-alive off.
+    server.keepAliveTimeout = config.keepaliveInterval === null ? 0 : config.keepaliveTimeout * 1000;
+    server.headersTimeout = Math.max(60_000, server.keepAliveTimeout + 1000);
+    server.requestTimeout = 0;
+    server.on('connection', (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
+    server.on('clientError', (_error, socket: Socket) => {
+      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
+      else socket.destroy();
+    });
+    const port = await listenOn(server, parsed);
+    this.server = server;
+    parsed.port = String(port);
+    return parsed.href.replace(/\/$/, '');
+  }
+
+  async close(): Promise<void> {
+    const server = this.server;
+    this.server = null;
+    if (server) await closeServer(server, this.sockets, this.context.config.shutdownTimeout * 1000);
+  }
+}

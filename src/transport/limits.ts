@@ -1,0 +1,30 @@
+// Byte limits, measured as the UTF-8 length of the normalized JSON, and the one place that
+// encodes a payload so it is serialized once per hop.
+import { encodeJson, type EncodedJson } from '../core/json.js';
+import { TransportLimitError } from './errors.js';
+
+export type PayloadKind = 'request' | 'response' | 'event';
+
+export interface LimitContext {
+  readonly url?: string | null;
+  readonly requestId?: string | null;
+}
+
+/** Encodes `value` and throws TransportLimitError when it is over `limit` bytes. */
+export function encodeWithin(kind: PayloadKind, value: unknown, limit: number, context: LimitContext = {}): EncodedJson {
+  const encoded = encodeJson(value);
+  assertWithin(kind, encoded.bytes, limit, context);
+  return encoded;
+}
+
+export function assertWithin(kind: PayloadKind, bytes: number, limit: number, context: LimitContext = {}): void {
+  if (bytes > limit) {
+    throw new TransportLimitError(`${kind} of ${bytes} bytes exceeds the ${limit}-byte limit`, {
+      limit,
+      size: bytes,
+      url: context.url,
+      requestId: context.requestId,
+      statusCode: 413,
+    });
+  }
+}

@@ -1,0 +1,253 @@
+// The client half every transport shares: request id and idempotency key, authentication
+// headers, the request size check, a request slot, the deadline, and the retry loop; for
+// streams, a stream slot, per-event checks and no retry.
+import type { CallOptions, OperationSpec } from '../../generated/operations/spec.js';
+import { sleep } from '../core/clock.js';
+import { newId } from '../core/ids.js';
+import type { EncodedJson } from '../core/json.js';
+import type { InboundEvent, OutboundCall, TransportClient } from './binding.js';
+import type { ResolvedConfig } from './config.js';
+import {
+  TransportError,
+  TransportLimitError,
+  TransportProtocolError,
+  TransportRemoteError,
+  TransportTimeoutError,
+} from './errors.js';
+import { idempotencyKeyFor } from './idempotency-key.js';
+import { assertWithin, encodeWithin } from './limits.js';
+import type { TransportMetrics } from './metrics.js';
+import { backoffSeconds, shouldRetry } from './retry.js';
+import { Slots } from './slots.js';
+
+/** Per-call options beyond the generated ones. */
+export interface OutboundOptions extends CallOptions {
+  /** Overrides the derived idempotency key (for example to resubmit a task on purpose). */
+  readonly idempotencyKey?: string;
+  /** Extra headers (lowercase names); auth headers are added by the transport. */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export interface OutboundContext {
+  readonly url: () => string;
+  readonly config: ResolvedConfig;
+  readonly metrics: TransportMetrics;
+  readonly client: () => TransportClient;
+  readonly authHeaders: () => Promise<Record<string, string>>;
+}
+
+export class Outbound {
+  private readonly requests: Slots;
+  private readonly streams: Slots;
+
+  constructor(private readonly context: OutboundContext) {
+    this.requests = new Slots(context.config.limits.maxConcurrentRequests);
+    this.streams = new Slots(context.config.limits.maxConcurrentStreams);
+  }
+
+  async unary(spec: OperationSpec, request: unknown, options: OutboundOptions = {}): Promise<unknown> {
+    const { config, metrics } = this.context;
+    const url = this.context.url();
+    const requestId = newId();
+    const body = encodeBody(spec, request, config.limits.maxRequestBytes, url, requestId);
+    const idempotencyKey = spec.idempotent ? (options.idempotencyKey ?? idempotencyKeyFor(spec, request, requestId)) : null;
+    const started = performance.now();
+    metrics.requestStarted();
+    let ok = false;
+    try {
+      const headers = { ...(options.headers ?? {}), ...(await this.context.authHeaders()) };
+      const result = await this.requests.run(async () => {
+        for (let attempt = 1; ; attempt++) {
+          const deadline = deadlineSignal(options, config);
+          const call: OutboundCall = {
+            spec,
+            body,
+            params: queryFor(spec, request, options),
+            requestId,
+            idempotencyKey,
+            attempt,
+            headers,
+            signal: deadline.signal,
+            url,
+            controlPlane: spec.controlPlane,
+          };
+          try {
+            metrics.sent(body?.bytes ?? 0);
+            const reply = await this.context.client().send(call);
+            metrics.received(reply.bytes);
+            assertWithin('response', reply.bytes, config.limits.maxResponseBytes, { url, requestId });
+            return reply.value;
+          } catch (raw) {
+            const error = deadline.translate(raw, url, requestId);
+            if (attempt < config.retry.maxAttempts && shouldRetry(config.retry, spec, error)) {
+              metrics.retried();
+              await sleep(backoffSeconds(config.retry, attempt) * 1000, options.signal);
+              continue;
+            }
+            throw error;
+          } finally {
+            deadline.dispose();
+          }
+        }
+      }, options.signal);
+      ok = true;
+      return result;
+    } finally {
+      metrics.requestFinished(ok, started);
+    }
+  }
+
+  /** Opens a stream and yields each event's result; never retried, never resumed. */
+  async *stream(spec: OperationSpec, request: unknown, options: OutboundOptions = {}): AsyncGenerator<unknown, void, undefined> {
+    const { config, metrics } = this.context;
+    const url = this.context.url();
+    const requestId = newId();
+    const body = encodeBody(spec, request, config.limits.maxRequestBytes, url, requestId);
+    const release = await this.streams.acquire(options.signal);
+    metrics.streamStarted();
+    const deadline = deadlineSignal(options, config);
+    let ok = false;
+    try {
+      const headers = { ...(options.headers ?? {}), ...(await this.context.authHeaders()) };
+      const call: OutboundCall = {
+        spec,
+        body,
+        params: queryFor(spec, request, options),
+        requestId,
+        idempotencyKey: null,
+        attempt: 1,
+        headers,
+        signal: deadline.signal,
+        url,
+        controlPlane: false,
+      };
+      metrics.sent(body?.bytes ?? 0);
+      try {
+        for await (const event of this.context.client().stream(call)) {
+          deadline.reset();
+          metrics.received(event.bytes);
+          const result = checkEvent(event, requestId, url, config.limits.maxEventBytes);
+          yield result;
+          if (event.final) {
+            ok = true;
+            return;
+          }
+        }
+      } catch (raw) {
+        throw deadline.translate(raw, url, requestId);
+      }
+      throw new TransportProtocolError('stream ended before its final event', {
+        url,
+        requestId,
+        retryable: false,
+      });
+    } finally {
+      deadline.dispose();
+      metrics.streamFinished(ok);
+      release();
+    }
+  }
+}
+
+function encodeBody(spec: OperationSpec, request: unknown, limit: number, url: string, requestId: string): EncodedJson | null {
+  if (!spec.request) return null;
+  return encodeWithin('request', request ?? null, limit, { url, requestId });
+}
+
+/** Query parameters: explicit ones, or the request itself for query operations (discovery). */
+function queryFor(spec: OperationSpec, request: unknown, options: OutboundOptions): Readonly<Record<string, string | readonly string[]>> {
+  const params: Record<string, string | readonly string[]> = {};
+  if (spec.query && request && typeof request === 'object') {
+    for (const [key, value] of Object.entries(request)) {
+      if (value === undefined || value === null) continue;
+      params[key] = Array.isArray(value) ? value.map(String) : typeof value === 'object' ? JSON.stringify(value) : String(value);
+    }
+  }
+  return { ...params, ...(options.params ?? {}) };
+}
+
+function checkEvent(event: InboundEvent, requestId: string, url: string, limit: number): unknown {
+  if (event.id !== null && event.id !== requestId) {
+    throw new TransportProtocolError(`stream event for request ${event.id} arrived on request ${requestId}`, {
+      url,
+      requestId,
+    });
+  }
+  if (!event.ok) throw remoteErrorFrom(event.error, url, requestId);
+  // The frame is a little larger than its result; measure the result itself only when the
+  // frame alone is over the limit.
+  if (event.bytes > limit) {
+    const bytes = Buffer.byteLength(JSON.stringify(event.result ?? null));
+    assertWithin('event', bytes, limit, { url, requestId });
+  }
+  return event.result;
+}
+
+/**
+ * Turns an error object from the wire (schemas/native/error-body.schema.json) into the
+ * matching transport error: size errors stay limit errors, 429 and 5xx are retryable.
+ */
+export function remoteErrorFrom(error: unknown, url: string, requestId: string | null, fallbackStatus?: number): TransportError {
+  const object = (error && typeof error === 'object' ? error : {}) as Record<string, unknown>;
+  const status = typeof object.status === 'number' ? object.status : (fallbackStatus ?? null);
+  const code = typeof object.code === 'string' ? object.code : 'remote_error';
+  const message = typeof object.message === 'string' ? object.message : `remote error${status ? ` (status ${status})` : ''}`;
+  if (code === 'payload_too_large' || code === 'response_too_large') {
+    const details = (object.details ?? {}) as { limit?: number; size?: number };
+    return new TransportLimitError(message, {
+      url,
+      requestId,
+      statusCode: status,
+      code,
+      limit: details.limit ?? 0,
+      size: details.size ?? 0,
+    });
+  }
+  return new TransportRemoteError(message, {
+    url,
+    requestId,
+    statusCode: status,
+    code,
+    details: object.details,
+    retryable: status !== null && (status === 429 || status >= 500),
+  });
+}
+
+interface Deadline {
+  readonly signal: AbortSignal;
+  /** Maps an abort caused by the deadline to TransportTimeoutError; other errors pass through. */
+  translate(error: unknown, url: string, requestId: string): unknown;
+  /** Starts the deadline over: streams wait at most `timeout` between two events. */
+  reset(): void;
+  dispose(): void;
+}
+
+function deadlineSignal(options: OutboundOptions, config: ResolvedConfig): Deadline {
+  const ms = options.timeoutMs ?? config.timeout * 1000;
+  const timer = new AbortController();
+  let handle = setTimeout(() => timer.abort(new DeadlineExceeded(ms)), ms);
+  const signal = options.signal ? AbortSignal.any([options.signal, timer.signal]) : timer.signal;
+  return {
+    signal,
+    translate(error, url, requestId) {
+      if (timer.signal.aborted && !(options.signal?.aborted ?? false) && !(error instanceof TransportLimitError)) {
+        return new TransportTimeoutError(`no answer within ${ms} ms`, { url, requestId, cause: error });
+      }
+      return error;
+    },
+    reset() {
+      clearTimeout(handle);
+      handle = setTimeout(() => timer.abort(new DeadlineExceeded(ms)), ms);
+    },
+    dispose() {
+      clearTimeout(handle);
+    },
+  };
+}
+
+class DeadlineExceeded extends Error {
+  constructor(ms: number) {
+    super(`deadline of ${ms} ms exceeded`);
+    this.name = 'TimeoutError';
+  }
+}

@@ -1,0 +1,59 @@
+// A counting semaphore: excess work waits in FIFO order for a slot instead of being refused.
+
+export class Slots {
+  private active = 0;
+  private readonly waiters: Array<() => void> = [];
+
+  constructor(readonly capacity: number) {}
+
+  get inUse(): number {
+    return this.active;
+  }
+
+  get waiting(): number {
+    return this.waiters.length;
+  }
+
+  /** Resolves with a release function once a slot is free. An aborted wait gives up its place. */
+  acquire(signal?: AbortSignal): Promise<() => void> {
+    if (this.active < this.capacity) {
+      this.active++;
+      return Promise.resolve(this.releaser());
+    }
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      const grant = () => {
+        signal?.removeEventListener('abort', onAbort);
+        this.active++;
+        resolve(this.releaser());
+      };
+      const onAbort = () => {
+        const index = this.waiters.indexOf(grant);
+        if (index >= 0) this.waiters.splice(index, 1);
+        reject(signal!.reason);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiters.push(grant);
+    });
+  }
+
+  /** Runs `work` inside a slot. */
+  async run<T>(work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const release = await this.acquire(signal);
+    try {
+      return await work();
+    } finally {
+      release();
+    }
+  }
+
+  private releaser(): () => void {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.active--;
+      this.waiters.shift()?.();
+    };
+  }
+}

@@ -1,0 +1,162 @@
+// A transport: one wire, both roles. As a server it serves an endpoint table; as a client it
+// calls a peer. The wire-specific parts come from a binding (src/transport/<name>/); the
+// lifecycle, health, metrics, limits, retry and idempotency are the same for all.
+import type { OperationSpec, OperationInvoker } from '../../generated/operations/spec.js';
+import type { Health, SecurityContext } from '../../generated/types/index.js';
+import { StateError } from '../core/errors.js';
+import type { Authenticator } from '../auth/authenticator.js';
+import { credentialHeaders } from '../auth/credentials.js';
+import type { TransportBinding, TransportClient, TransportServer } from './binding.js';
+import { CAPABILITIES, type Capabilities, type TransportName } from './capabilities.js';
+import { ResolvedConfig, type TransportConfigOptions } from './config.js';
+import { Dispatcher } from './dispatcher.js';
+import type { EndpointTable } from './endpoint.js';
+import { TransportMetrics } from './metrics.js';
+import { Outbound, type OutboundOptions } from './outbound.js';
+import { parseTransportUrl } from './url.js';
+
+export interface TransportOptions extends TransportConfigOptions {
+  /** Server side: verifies credentials on protected routes. Client side: turns `credentials` into a context. */
+  authenticator?: Authenticator;
+  /** Client side: the raw credential sent to peers, authenticated lazily on first use. */
+  credentials?: string;
+}
+
+type LifecycleState = 'stopped' | 'starting' | 'ready' | 'stopping';
+
+export class Transport implements OperationInvoker {
+  readonly name: TransportName;
+  readonly config: ResolvedConfig;
+  readonly metrics: TransportMetrics;
+  readonly authenticator: Authenticator | null;
+  private readonly credentials: string | null;
+  private boundUrl: string;
+  private state: LifecycleState = 'stopped';
+  private transition: Promise<void> | null = null;
+  private server: TransportServer | null = null;
+  private clientInstance: TransportClient | null = null;
+  private security: Promise<SecurityContext> | null = null;
+  private readonly outbound: Outbound;
+
+  constructor(
+    private readonly binding: TransportBinding,
+    url: string,
+    options: TransportOptions = {},
+  ) {
+    this.name = binding.name;
+    parseTransportUrl(binding, url);
+    this.boundUrl = url;
+    const { authenticator, credentials, ...config } = options;
+    this.config = new ResolvedConfig(config);
+    this.metrics = new TransportMetrics(this.config.collectMetrics);
+    this.authenticator = authenticator ?? null;
+    this.credentials = credentials ?? null;
+    this.outbound = new Outbound({
+      url: () => this.boundUrl,
+      config: this.config,
+      metrics: this.metrics,
+      client: () => (this.clientInstance ??= this.binding.createClient(this.bindingContext())),
+      authHeaders: () => this.authHeaders(),
+    });
+  }
+
+  /** The transport URL; after start, the address actually bound. */
+  get url(): string {
+    return this.boundUrl;
+  }
+
+  get capabilities(): Capabilities {
+    return CAPABILITIES[this.name];
+  }
+
+  get ready(): boolean {
+    return this.state === 'ready';
+  }
+
+  /** Serves `endpoints`. A second start while running does nothing. */
+  async start(endpoints: EndpointTable): Promise<void> {
+    if (this.state === 'ready') return;
+    if (this.transition) return this.transition;
+    this.state = 'starting';
+    this.transition = (async () => {
+      const server = this.binding.createServer(this.bindingContext());
+      const dispatcher = new Dispatcher(endpoints, {
+        name: this.name,
+        url: () => this.boundUrl,
+        config: this.config,
+        metrics: this.metrics,
+        authenticator: this.authenticator,
+      });
+      try {
+        this.boundUrl = await server.listen(this.boundUrl, dispatcher);
+        this.server = server;
+        this.state = 'ready';
+      } catch (error) {
+        this.state = 'stopped';
+        throw error;
+      }
+    })().finally(() => (this.transition = null));
+    return this.transition;
+  }
+
+  /** Stops serving and closes the connections this transport owns. Safe to repeat. */
+  async stop(): Promise<void> {
+    if (this.transition) await this.transition.catch(() => undefined);
+    const server = this.server;
+    const client = this.clientInstance;
+    if (!server && !client) {
+      this.state = 'stopped';
+      return;
+    }
+    this.state = 'stopping';
+    this.server = null;
+    this.clientInstance = null;
+    try {
+      await Promise.all([server?.close(), client?.close()]);
+    } finally {
+      this.state = 'stopped';
+    }
+  }
+
+  health(): Health {
+    const ready = this.state === 'ready';
+    return {
+      status: ready ? 'ready' : 'stopped',
+      ready,
+      transport: this.name,
+      url: this.boundUrl,
+      capabilities: { ...this.capabilities },
+      metrics: this.metrics.snapshot(),
+    };
+  }
+
+  /** Calls a unary operation on the peer at this transport's URL. */
+  unary(spec: OperationSpec, request: unknown, options?: OutboundOptions): Promise<unknown> {
+    return this.outbound.unary(spec, request, options);
+  }
+
+  /** Opens a stream on the peer; yields each event's result until the final one. */
+  stream(spec: OperationSpec, request: unknown, options?: OutboundOptions): AsyncIterable<unknown> {
+    return this.outbound.stream(spec, request, options);
+  }
+
+  /** Authenticates the configured credentials once and caches the context. */
+  authenticate(): Promise<SecurityContext> {
+    if (!this.authenticator) throw new StateError('this transport has no authenticator configured');
+    const authenticator = this.authenticator;
+    this.security ??= authenticator.authenticate(this.credentials ?? '').catch((error: unknown) => {
+      this.security = null;
+      throw error;
+    });
+    return this.security;
+  }
+
+  private async authHeaders(): Promise<Record<string, string>> {
+    if (!this.authenticator) return {};
+    return credentialHeaders(this.authenticator.scheme, await this.authenticate());
+  }
+
+  private bindingContext() {
+    return { name: this.name, config: this.config, metrics: this.metrics };
+  }
+}
