@@ -15,7 +15,6 @@ import { loadManifests } from './operations-manifest.js';
 import { emitOperationFiles, OPERATION_SPEC_MODULE } from './emit-operations.js';
 import { GENERATED_BANNER } from './output-tree.js';
 
-import { existsSync as require_exists } from 'node:fs';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const OWNED = ['generated'];
 
@@ -26,7 +25,7 @@ export async function buildTree(root: string): Promise<OutputTree> {
   const scratch = await mkdtemp(join(tmpdir(), 'parley-codegen-'));
   try {
     const buf = join(root, 'node_modules', '.bin', 'buf');
-    if (require_exists(join(root, 'buf.gen.yaml'))) execFileSync(buf, ['generate', '--output', scratch], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync(buf, ['generate', '--output', scratch], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
     await tree.addDirectory(join(scratch, 'generated'), 'generated');
   } finally {
     await rm(scratch, { recursive: true, force: true });
