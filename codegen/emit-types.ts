@@ -68,7 +68,8 @@ function typeOf(schema: JsonSchema | boolean | undefined, ctx: Context, indent: 
   if (Array.isArray(schema.enum)) return schema.enum.map(literal).join(' | ');
   for (const combinator of ['oneOf', 'anyOf'] as const) {
     const options = schema[combinator];
-    if (Array.isArray(options) && !schema.type && !schema.properties) {
+    // A discriminated union may also say `type: object`; the members carry the structure.
+    if (Array.isArray(options) && (!schema.type || schema.type === 'object') && !schema.properties) {
       return unique(options.map((option) => typeOf(option as JsonSchema, ctx, indent))).join(' | ');
     }
   }
