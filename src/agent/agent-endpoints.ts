@@ -1,0 +1,52 @@
+// Turns the generated agent operation table plus a handler implementation into the endpoint
+// table a transport serves, keeping only the operations available on that transport.
+import { agentOperations } from '../../generated/operations/agent.js';
+import type { OperationSpec } from '../../generated/operations/spec.js';
+import type { AgentHandlers } from '../../generated/handlers/agent.js';
+import { routeKey, type Endpoint, type RequestContext, type StreamItem } from '../transport/endpoint.js';
+import type { Transport } from '../transport/transport.js';
+
+export interface AvailabilityFacts {
+  readonly transport: Transport;
+  readonly hasLlm: boolean;
+}
+
+export function isAvailable(spec: OperationSpec, facts: AvailabilityFacts): boolean {
+  switch (spec.availability) {
+    case 'always':
+      return true;
+    case 'streaming-transport':
+      return facts.transport.capabilities.streaming;
+    case 'llm':
+      return facts.hasLlm;
+    case 'html-transport':
+      return facts.transport.name === 'http' || facts.transport.name === 'sse';
+    case 'a2a':
+      // The A2A 1.0 boundary mounts its own routes when it is switched on.
+      return false;
+  }
+}
+
+/** The agent's endpoint table for one transport. */
+export function buildAgentEndpoints(
+  handlers: AgentHandlers<RequestContext> & { streamItems(task: unknown, context: RequestContext): AsyncIterable<StreamItem> },
+  facts: AvailabilityFacts,
+): Map<string, Endpoint> {
+  const table = new Map<string, Endpoint>();
+  for (const spec of Object.values(agentOperations) as OperationSpec[]) {
+    if (!isAvailable(spec, facts)) continue;
+    const name = spec.name as keyof AgentHandlers;
+    let endpoint: Endpoint;
+    if (spec.streaming) {
+      endpoint = { spec, stream: (data, context) => handlers.streamItems(data, context) };
+    } else if (spec.request || spec.query) {
+      const method = handlers[name] as (request: unknown, context: RequestContext) => unknown;
+      endpoint = { spec, unary: async (data, context) => method.call(handlers, data, context) };
+    } else {
+      const method = handlers[name] as (context: RequestContext) => unknown;
+      endpoint = { spec, unary: async (_data, context) => method.call(handlers, context) };
+    }
+    table.set(routeKey(spec.method, spec.path), endpoint);
+  }
+  return table;
+}

@@ -1,0 +1,220 @@
+// AgentServer: one agent, served over one transport. start() builds the endpoint table from
+// the generated operations, hands it to the transport and starts it; only then is the server
+// running. stop() stops the transport, then goes idle; a failing step leaves it running.
+import type { AgentHandlers } from '../../generated/handlers/agent.js';
+import type {
+  AgentCard,
+  CancelRequest,
+  ChatRequest,
+  ChatResponse,
+  CompactHistoryRequest,
+  CompactHistoryResult,
+  Health,
+  StateRequest,
+  StateResult,
+  StreamEvent,
+  Task,
+} from '../../generated/types/index.js';
+import { newId } from '../core/ids.js';
+import { StateError } from '../core/errors.js';
+import type { Authenticator } from '../auth/authenticator.js';
+import { compactHistory, countTokens } from '../llm/history-compaction.js';
+import type { LanguageModel } from '../llm/language-model.js';
+import type { RequestContext, StreamItem } from '../transport/endpoint.js';
+import { EndpointError } from '../transport/endpoint-error.js';
+import { createTransport, resolveTransportName } from '../transport/factory.js';
+import type { Transport, TransportOptions } from '../transport/transport.js';
+import { buildAgentCard, type CardIdentity } from './agent-card.js';
+import { buildAgentEndpoints } from './agent-endpoints.js';
+import { echoHandler, inferenceHandler } from './default-handlers.js';
+import type { AgentHandler } from './handler.js';
+import { renderChatPage } from './pages/chat-page.js';
+import { renderStatusPage } from './pages/status-page.js';
+import { SessionStore } from './sessions.js';
+import { StateOperations } from './state-operations.js';
+import { TaskEngine } from './task-engine.js';
+
+/** Decides whether a caller may reset or compact state. Return false (or throw) to refuse. */
+export type StatePolicy = (
+  operation: 'reset' | 'compact',
+  request: StateRequest,
+  context: RequestContext,
+) => boolean | Promise<boolean>;
+
+export interface AgentServerOptions extends CardIdentity {
+  /** A transport name (`http`, `sse`, `websocket`, `grpc`, `runtime`) or a ready Transport. */
+  readonly transport?: string | Transport;
+  /** Where to listen: `http://127.0.0.1:8080`, `runtime://echo`, ... Ignored for a ready Transport. */
+  readonly url?: string;
+  /** Options for the transport built from `transport` and `url`. */
+  readonly transportOptions?: Omit<TransportOptions, 'authenticator'>;
+  /** The agent's work. Default: the model's inference when `llm` is set, else echo. */
+  readonly handler?: AgentHandler;
+  readonly llm?: LanguageModel;
+  /** Verifies credentials on every route but the public ones. */
+  readonly authenticator?: Authenticator;
+  /** Authorizes state reset and compaction. Default: allowed. */
+  readonly statePolicy?: StatePolicy;
+  /** Finished tasks kept for the status page and idempotent cancels. Default 100. */
+  readonly recentTasks?: number;
+  /** Sessions kept for chat and state; least recently used dropped first. Default 1024. */
+  readonly maxSessions?: number;
+}
+
+export class AgentServer implements AgentHandlers<RequestContext> {
+  private transportInstance: Transport | null;
+  private running = false;
+  private readonly engine: TaskEngine;
+  private readonly sessions: SessionStore;
+  private readonly state: StateOperations;
+  private readonly llm: LanguageModel | null;
+
+  constructor(private readonly options: AgentServerOptions) {
+    if (!options.name) throw new StateError('an agent needs a name', 'invalid_argument');
+    if (typeof options.transport === 'string' || options.transport === undefined) {
+      resolveTransportName(options.transport ?? 'http');
+      this.transportInstance = null;
+    } else {
+      this.transportInstance = options.transport;
+    }
+    this.llm = options.llm ?? null;
+    this.sessions = new SessionStore(options.maxSessions);
+    const handler = options.handler ?? (this.llm ? inferenceHandler(this.sessions) : echoHandler);
+    this.engine = new TaskEngine({ handler, llm: this.llm, recentLimit: options.recentTasks });
+    this.state = new StateOperations(this.sessions, this.engine, this.llm);
+  }
+
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  /** The transport; available once start() has built it. */
+  get transport(): Transport {
+    if (!this.transportInstance) throw new StateError('the agent has not been started yet');
+    return this.transportInstance;
+  }
+
+  get url(): string {
+    return this.transport.url;
+  }
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    const transport = (this.transportInstance ??= await createTransport(
+      (this.options.transport as string | undefined) ?? 'http',
+      this.options.url ?? 'http://127.0.0.1:0',
+      { ...this.options.transportOptions, authenticator: this.options.authenticator },
+    ));
+    const endpoints = buildAgentEndpoints(this, { transport, hasLlm: this.llm !== null });
+    await transport.start(endpoints);
+    this.running = true;
+  }
+
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    await this.transport.stop();
+    this.running = false;
+  }
+
+  card(): AgentCard {
+    return buildAgentCard(this.options, this.transport, this.llm !== null, this.options.authenticator ?? null);
+  }
+
+  // --- the generated handler interface ---
+
+  sendTask(task: Task, context: RequestContext): Promise<Task> {
+    return this.engine.submit(task, context);
+  }
+
+  cancelTask(request: CancelRequest): Task {
+    return this.engine.cancel(request);
+  }
+
+  streamTask(task: Task, context: RequestContext): AsyncIterable<StreamEvent> {
+    return mapIterable(this.engine.stream(task, context), (item) => item.result as StreamEvent);
+  }
+
+  /** The stream with its closing marker, as the endpoint table serves it. */
+  streamItems(task: unknown, context: RequestContext): AsyncIterable<StreamItem> {
+    return this.engine.stream(task as Task, context);
+  }
+
+  async compactHistory(request: CompactHistoryRequest, context: RequestContext): Promise<CompactHistoryResult> {
+    const session = this.sessions.get(request.session_id);
+    const before = session?.turns ?? [];
+    const strategy = request.strategy ?? 'tokens';
+    const compacted = await compactHistory(before, request, this.llm, context.signal);
+    if (session) session.turns = compacted.turns;
+    return {
+      session_id: request.session_id,
+      strategy,
+      messages_before: before.length,
+      messages_after: compacted.turns.length,
+      tokens_before: countTokens(before),
+      tokens_after: countTokens(compacted.turns),
+      removed: compacted.removed,
+      summary: compacted.summary,
+      metadata: { session_found: session !== undefined },
+    };
+  }
+
+  describeState(request: StateRequest): StateResult {
+    return this.state.describe(request);
+  }
+
+  async resetState(request: StateRequest, context: RequestContext): Promise<StateResult> {
+    await this.authorize('reset', request, context);
+    return this.state.reset(request);
+  }
+
+  async compactState(request: StateRequest, context: RequestContext): Promise<StateResult> {
+    await this.authorize('compact', request, context);
+    return this.state.compact(request, context.signal);
+  }
+
+  getCard(): AgentCard {
+    return this.card();
+  }
+
+  getStatusPage(): string {
+    return renderStatusPage(this.card(), this.transport.health(), this.engine.summaries());
+  }
+
+  healthz(): Health {
+    return this.transport.health();
+  }
+
+  readyz(): Health {
+    return this.transport.health();
+  }
+
+  getChatPage(): string {
+    return renderChatPage(this.card(), this.llm?.name ?? null);
+  }
+
+  async chat(request: ChatRequest, context: RequestContext): Promise<ChatResponse> {
+    if (!this.llm) throw new EndpointError(404, 'not_found', 'this agent has no language model');
+    const sessionId = request.session_id || newId();
+    const session = this.sessions.ensure(sessionId);
+    const turns = [...session.turns, { role: 'user' as const, content: request.message }];
+    const reply = await this.llm.complete(turns, { signal: context.signal });
+    session.turns = [...turns, { role: 'assistant', content: reply }];
+    return { reply, session_id: sessionId, model: this.llm.name };
+  }
+
+  private async authorize(operation: 'reset' | 'compact', request: StateRequest, context: RequestContext): Promise<void> {
+    const policy = this.options.statePolicy;
+    if (!policy) return;
+    let allowed: boolean;
+    try {
+      allowed = await policy(operation, request, context);
+    } catch (error) {
+      throw new EndpointError(403, 'forbidden', error instanceof Error ? error.message : `state ${operation} refused`);
+    }
+    if (!allowed) throw new EndpointError(403, 'forbidden', `state ${operation} is not allowed for this caller`);
+  }
+}
+
+async function* mapIterable<T, U>(source: AsyncIterable<T>, map: (item: T) => U): AsyncGenerator<U> {
+  for await (const item of source) yield map(item);
+}

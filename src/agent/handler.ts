@@ -1,0 +1,89 @@
+// What an agent author writes: a function from a task to an outcome. It may be a plain async
+// function, or an async generator that yields stream events as it works; either way the
+// engine records state transitions, attaches messages and artifacts, and streams events to
+// clients that asked for a stream.
+import type {
+  Artifact,
+  Message,
+  Task,
+  TaskLlmStreamEvent,
+  TaskToolCallEvent,
+  TaskToolResultEvent,
+  ToolCall,
+} from '../../generated/types/index.js';
+import type { LanguageModel } from '../llm/language-model.js';
+import type { RequestContext } from '../transport/endpoint.js';
+
+/** An artifact as a handler writes it: the engine fills in `id` and `timestamp`. */
+export type ArtifactInput = Omit<Artifact, 'id' | 'parts'> & Partial<Pick<Artifact, 'id'>> & {
+  parts?: Artifact['parts'];
+  /** Shorthand for a single text part. */
+  text?: string;
+};
+
+/** A message as a handler writes it: text alone, or a message without id and timestamp. */
+export type MessageInput = string | (Omit<Message, 'id' | 'role'> & Partial<Pick<Message, 'id' | 'role'>>);
+
+/** What a handler returns. */
+export interface TaskOutcome {
+  /** Shorthand: an agent message with this text, and a `result` artifact holding it. */
+  readonly text?: string;
+  readonly messages?: readonly MessageInput[];
+  readonly artifacts?: readonly ArtifactInput[];
+  /**
+   * How the task ends: `completed` (the default when the handler returns), `input-required`
+   * (the agent asks the user something; send the task again with the answer), or `failed`.
+   */
+  readonly state?: 'completed' | 'input-required' | 'failed';
+  /** Why, recorded in the state history (for input-required: the question, if no message says it). */
+  readonly reason?: string;
+  /** Merged into the task's metadata. */
+  readonly metadata?: Readonly<Record<string, unknown>>;
+}
+
+export type HandlerOutput = string | TaskOutcome | void | undefined;
+
+/** Events a handler may yield or emit while it works; the engine stamps task id and time. */
+export type AgentEvent =
+  | Omit<TaskLlmStreamEvent, 'task_id' | 'timestamp'>
+  | Omit<TaskToolCallEvent, 'task_id' | 'timestamp'>
+  | (Omit<TaskToolResultEvent, 'task_id' | 'timestamp' | 'tool_result'> & { tool_result: ToolOutput });
+
+/** Tool output in any of the forms tools tend to produce; it is sent as `call_id`, `result`, `error`. */
+export interface ToolOutput {
+  readonly call_id: string;
+  readonly result?: unknown;
+  readonly error?: unknown;
+}
+
+export interface TaskContext {
+  /** The task as submitted, with defaults filled in. */
+  readonly task: Task;
+  /** Text of the latest user message (its text parts joined by newlines). */
+  readonly input: string;
+  /** Session the task belongs to: `metadata.session_id`, else the task id. */
+  readonly sessionId: string;
+  /** Aborted when the task is cancelled or its stream's client goes away. */
+  readonly signal: AbortSignal;
+  /** The agent's language model, if it has one. */
+  readonly llm: LanguageModel | null;
+  /** The request that carried the task. */
+  readonly request: RequestContext;
+  /** Sends a stream event now (ignored for unary submissions, except that it is cheap). */
+  emit(event: AgentEvent): void;
+  /** Attaches an artifact now; stream clients see it at once. */
+  artifact(artifact: ArtifactInput): Artifact;
+  /** Attaches an agent message now; stream clients see it at once. */
+  message(message: MessageInput): Message;
+  /** Calls a tool-like function and reports the call and its output as events. */
+  tool<T>(call: Omit<ToolCall, 'call_id'> & { call_id?: string }, run: () => Promise<T> | T): Promise<T>;
+}
+
+export type AgentHandler = (
+  context: TaskContext,
+) => HandlerOutput | Promise<HandlerOutput> | AsyncGenerator<AgentEvent, HandlerOutput, undefined>;
+
+/** Ends a task waiting for the user: `return needsInput('Which city?')`. */
+export function needsInput(question: string): TaskOutcome {
+  return { state: 'input-required', messages: [question], reason: question };
+}

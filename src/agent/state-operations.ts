@@ -1,0 +1,102 @@
+// POST /state/describe, /state/reset, /state/compact: look at or change session state.
+// Scope `session` acts on one session (session_id); scope `agent` on all of them. `keys`
+// limits describe and reset to those values. Reset and compact pass the agent's policy first.
+import type { StateRequest, StateResult } from '../../generated/types/index.js';
+import { nowIso } from '../core/clock.js';
+import { countTokens, compactHistory } from '../llm/history-compaction.js';
+import type { LanguageModel } from '../llm/language-model.js';
+import { EndpointError } from '../transport/endpoint-error.js';
+import type { Session, SessionStore } from './sessions.js';
+import type { TaskEngine } from './task-engine.js';
+
+export type StateOperation = StateResult['operation'];
+
+export class StateOperations {
+  constructor(
+    private readonly sessions: SessionStore,
+    private readonly engine: TaskEngine,
+    private readonly llm: LanguageModel | null,
+  ) {}
+
+  describe(request: StateRequest): StateResult {
+    const { scope, sessionId } = target(request);
+    if (scope === 'agent') {
+      return result('describe', request, scope, {
+        sessions: this.sessions.size,
+        active_tasks: this.engine.activeCount,
+        session_ids: this.sessions.all().map((session) => session.id),
+      }, false);
+    }
+    const session = this.sessions.get(sessionId!);
+    return result('describe', request, scope, session ? describeSession(session, request.keys) : { exists: false }, false);
+  }
+
+  reset(request: StateRequest): StateResult {
+    const { scope, sessionId } = target(request);
+    if (scope === 'agent') {
+      const cleared = this.sessions.clear();
+      return result('reset', request, scope, { sessions_cleared: cleared }, cleared > 0);
+    }
+    const session = this.sessions.get(sessionId!);
+    if (!session) return result('reset', request, scope, { exists: false }, false);
+    if (request.keys?.length) {
+      const removed = request.keys.filter((key) => key in session.values);
+      for (const key of removed) delete session.values[key];
+      return result('reset', request, scope, describeSession(session), removed.length > 0);
+    }
+    this.sessions.delete(session.id);
+    return result('reset', request, scope, { exists: false }, true);
+  }
+
+  async compact(request: StateRequest, signal?: AbortSignal): Promise<StateResult> {
+    const { scope, sessionId } = target(request);
+    const sessions = scope === 'agent' ? this.sessions.all() : [this.sessions.get(sessionId!)].filter((s): s is Session => !!s);
+    let removed = 0;
+    for (const session of sessions) {
+      const compacted = await compactHistory(session.turns, { strategy: 'tokens' }, this.llm, signal);
+      removed += compacted.removed;
+      session.turns = compacted.turns;
+    }
+    const state =
+      scope === 'agent' ? { sessions: sessions.length, turns_removed: removed } : sessions[0] ? describeSession(sessions[0]) : { exists: false };
+    return result('compact', request, scope, { ...state, turns_removed: removed }, removed > 0);
+  }
+}
+
+function target(request: StateRequest): { scope: 'session' | 'agent'; sessionId: string | null } {
+  const scope = request.scope ?? (request.session_id ? 'session' : 'agent');
+  if (scope === 'session' && !request.session_id) {
+    throw new EndpointError(400, 'invalid_request', 'scope "session" needs a session_id');
+  }
+  return { scope, sessionId: request.session_id ?? null };
+}
+
+function describeSession(session: Session, keys?: readonly string[]): Record<string, unknown> {
+  const values = keys?.length ? Object.fromEntries(keys.filter((k) => k in session.values).map((k) => [k, session.values[k]])) : session.values;
+  return {
+    exists: true,
+    turns: session.turns.length,
+    tokens: countTokens(session.turns),
+    values,
+    created_at: session.created_at,
+    updated_at: session.updated_at,
+  };
+}
+
+function result(
+  operation: StateOperation,
+  request: StateRequest,
+  scope: 'session' | 'agent',
+  state: Record<string, unknown>,
+  changed: boolean,
+): StateResult {
+  return {
+    operation,
+    session_id: request.session_id ?? null,
+    scope,
+    state,
+    changed,
+    timestamp: nowIso(),
+    metadata: request.metadata ?? {},
+  };
+}

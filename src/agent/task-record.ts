@@ -1,0 +1,64 @@
+// Building and updating the task a run works on: defaults filled in, transitions recorded.
+import type { Artifact, Message, Task, TaskState } from '../../generated/types/index.js';
+import { nowIso } from '../core/clock.js';
+import { newId } from '../core/ids.js';
+import type { ArtifactInput, MessageInput } from './handler.js';
+
+/** A private copy of a submitted task with every default in place. */
+export function prepareTask(input: Task): Task {
+  const task = structuredClone(input);
+  task.state ??= 'submitted';
+  task.messages = (task.messages ?? []).map(fillMessage);
+  task.artifacts ??= [];
+  task.metadata ??= {};
+  task.metadata.state_history ??= [];
+  task.created_at ??= nowIso();
+  return task;
+}
+
+function fillMessage(message: Message): Message {
+  return { ...message, id: message.id ?? newId(), timestamp: message.timestamp ?? nowIso() };
+}
+
+export function transition(task: Task, state: TaskState, reason?: string | null): void {
+  task.state = state;
+  const history = (task.metadata ??= {}).state_history ?? (task.metadata.state_history = []);
+  history.push(reason ? { state, timestamp: nowIso(), reason } : { state, timestamp: nowIso() });
+}
+
+/** Text of the latest user message, its text parts joined by newlines. */
+export function latestUserText(task: Task): string {
+  const messages = task.messages ?? [];
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i]!;
+    if (message.role !== 'user') continue;
+    return message.parts
+      .filter((part) => part.type === 'text' && typeof part.content === 'string')
+      .map((part) => part.content as string)
+      .join('\n');
+  }
+  return '';
+}
+
+export function buildMessage(input: MessageInput): Message {
+  if (typeof input === 'string') {
+    return { id: newId(), role: 'agent', parts: [{ type: 'text', content: input }], timestamp: nowIso() };
+  }
+  return { ...input, id: input.id ?? newId(), role: input.role ?? 'agent', timestamp: input.timestamp ?? nowIso() };
+}
+
+export function buildArtifact(input: ArtifactInput): Artifact {
+  const { text, parts, ...rest } = input;
+  return {
+    kind: 'result',
+    name: null,
+    uri: null,
+    media_type: null,
+    action_id: null,
+    metadata: {},
+    ...rest,
+    id: input.id ?? newId(),
+    parts: parts ?? (text !== undefined ? [{ type: 'text', content: text }] : []),
+    timestamp: input.timestamp ?? nowIso(),
+  };
+}
