@@ -64,6 +64,7 @@ export interface AgentServerOptions extends CardIdentity {
 export class AgentServer implements AgentHandlers<RequestContext> {
   private transportInstance: Transport | null;
   private running = false;
+  private starting: Promise<void> | null = null;
   private readonly engine: TaskEngine;
   private readonly sessions: SessionStore;
   private readonly state: StateOperations;
@@ -100,6 +101,12 @@ export class AgentServer implements AgentHandlers<RequestContext> {
 
   async start(): Promise<void> {
     if (this.running) return;
+    // Concurrent callers share one start: otherwise each would build its own transport.
+    this.starting ??= this.startOnce().finally(() => (this.starting = null));
+    return this.starting;
+  }
+
+  private async startOnce(): Promise<void> {
     const transport = (this.transportInstance ??= await createTransport(
       (this.options.transport as string | undefined) ?? 'http',
       this.options.url ?? 'http://127.0.0.1:0',
@@ -122,6 +129,7 @@ export class AgentServer implements AgentHandlers<RequestContext> {
 
   // --- the generated handler interface ---
 
+  /** Runs a task. The server takes ownership of `task` (it is filled in and updated in place). */
   sendTask(task: Task, context: RequestContext): Promise<Task> {
     return this.engine.submit(task, context);
   }

@@ -69,7 +69,7 @@ export interface TaskContext {
   readonly llm: LanguageModel | null;
   /** The request that carried the task. */
   readonly request: RequestContext;
-  /** Sends a stream event now (ignored for unary submissions, except that it is cheap). */
+  /** Sends a stream event now. */
   emit(event: AgentEvent): void;
   /** Attaches an artifact now; stream clients see it at once. */
   artifact(artifact: ArtifactInput): Artifact;

@@ -6,23 +6,15 @@
 import type { CancelRequest, StreamEvent, Task } from '../../generated/types/index.js';
 import { AsyncQueue } from '../core/async-queue.js';
 import { nowIso } from '../core/clock.js';
-import { newId } from '../core/ids.js';
 import { isTerminal } from '../core/task-state.js';
 import { normalizeJson } from '../core/json.js';
 import type { LanguageModel } from '../llm/language-model.js';
 import type { RequestContext, StreamItem } from '../transport/endpoint.js';
 import { EndpointError } from '../transport/endpoint-error.js';
 import type { AgentEvent, AgentHandler, HandlerOutput, TaskContext, TaskOutcome } from './handler.js';
-import { buildArtifact, buildMessage, latestUserText, prepareTask, transition } from './task-record.js';
+import { RunContext, type EventSink, type Run } from './task-context.js';
+import { prepareTask, transition } from './task-record.js';
 
-type EventSink = (event: StreamEvent) => void;
-
-interface Run {
-  readonly task: Task;
-  readonly controller: AbortController;
-  readonly startedAt: number;
-  canceled: boolean;
-}
 
 export interface TaskSummary {
   readonly id: string;
@@ -41,7 +33,7 @@ export interface TaskEngineOptions {
 }
 
 export class TaskEngine {
-  private readonly active = new Map<string, Run>();
+  private readonly active = new Map<string, EngineRun>();
   private readonly recent = new Map<string, Task>();
   private readonly recentLimit: number;
 
@@ -120,10 +112,15 @@ export class TaskEngine {
     if (!run || run.canceled) return;
     run.canceled = true;
     transition(run.task, 'canceled', reason);
-    run.controller.abort(new TaskCanceledError(reason));
+    const error = new TaskCanceledError(reason);
+    run.controller?.abort(error);
+    run.cancel?.(error);
   }
 
   private async execute(input: Task, request: RequestContext, sink: EventSink | null): Promise<Task> {
+    // The engine owns the task from here (transports decode a fresh copy per request). A
+    // unary caller that goes away does not cancel it: its retry finds the finished result in
+    // the idempotency cache. A stream's consumer leaving does (see stream()).
     const task = prepareTask(input);
     if (this.active.has(task.id)) {
       throw new EndpointError(409, 'conflict', `task ${task.id} is already running`);
@@ -131,23 +128,21 @@ export class TaskEngine {
     if (isTerminal(task.state!)) {
       throw new EndpointError(409, 'conflict', `task ${task.id} is already ${task.state}; submit a new task id`);
     }
-    const run: Run = { task, controller: new AbortController(), startedAt: Date.now(), canceled: false };
+    const run: EngineRun = { task, sink, controller: null, canceled: false, cancel: null };
     this.active.set(task.id, run);
     const history = task.metadata!.state_history!;
     if (history.length === 0) transition(task, 'submitted');
     transition(task, 'working');
-    const emit = (event: Record<string, unknown>) =>
-      sink?.({ ...event, task_id: task.id, timestamp: nowIso() } as StreamEvent);
-    emit({ type: 'task_status', state: 'working', task: structuredClone(task) });
+    const context = new RunContext(run, this.options.llm, request);
+    if (sink) context.send({ type: 'task_status', state: 'working', task: structuredClone(task) });
 
-    const onRequestAbort = () => this.abort(task.id, 'the caller went away');
-    request.signal.addEventListener('abort', onRequestAbort, { once: true });
     try {
-      const context = this.context(task, run, request, emit);
-      const work = runHandler(this.options.handler, context);
-      // A handler that ignores its signal may still settle after a cancel; nobody awaits it then.
-      work.catch(() => undefined);
-      const outcome = await Promise.race([work, canceled(run.controller.signal)]);
+      // Settles with the handler, or at once when the task is cancelled: a handler that
+      // ignores its signal cannot hold the caller.
+      const outcome = await new Promise<HandlerOutput>((resolve, reject) => {
+        run.cancel = reject;
+        runHandler(this.options.handler, context).then(resolve, reject);
+      });
       if (!run.canceled) applyOutcome(task, outcome, context);
     } catch (error) {
       if (!run.canceled) {
@@ -156,55 +151,11 @@ export class TaskEngine {
         transition(task, 'failed', message || 'the handler failed');
       }
     } finally {
-      request.signal.removeEventListener('abort', onRequestAbort);
       this.active.delete(task.id);
       this.remember(task);
     }
-    return structuredClone(task);
-  }
-
-  private context(task: Task, run: Run, request: RequestContext, emit: (event: Record<string, unknown>) => void): TaskContext {
-    const sessionId = typeof task.metadata?.session_id === 'string' ? task.metadata.session_id : task.id;
-    const live = () => !run.canceled;
-    return {
-      task: structuredClone(task),
-      input: latestUserText(task),
-      sessionId,
-      signal: run.controller.signal,
-      llm: this.options.llm,
-      request,
-      emit: (event: AgentEvent) => {
-        if (live()) emit(normalizeEvent(event));
-      },
-      artifact: (input) => {
-        const artifact = buildArtifact(input);
-        if (live()) {
-          task.artifacts!.push(artifact);
-          emit({ type: 'task_artifact', artifact });
-        }
-        return artifact;
-      },
-      message: (input) => {
-        const message = buildMessage(input);
-        if (live()) {
-          task.messages!.push(message);
-          emit({ type: 'task_message', message });
-        }
-        return message;
-      },
-      tool: async (call, work) => {
-        const call_id = call.call_id ?? newId();
-        if (live()) emit({ type: 'task_tool_call', tool_call: { ...call, call_id } });
-        try {
-          const result = await work();
-          if (live()) emit(normalizeEvent({ type: 'task_tool_result', tool_result: { call_id, result } }));
-          return result;
-        } catch (error) {
-          if (live()) emit(normalizeEvent({ type: 'task_tool_result', tool_result: { call_id, error } }));
-          throw error;
-        }
-      },
-    };
+    // Finished tasks are never changed again, so the caller can have the record itself.
+    return task;
   }
 
   private remember(task: Task): void {
@@ -212,6 +163,10 @@ export class TaskEngine {
     this.recent.set(task.id, task);
     while (this.recent.size > this.recentLimit) this.recent.delete(this.recent.keys().next().value!);
   }
+}
+
+interface EngineRun extends Run {
+  cancel: ((error: unknown) => void) | null;
 }
 
 /** Runs a plain or generator handler; generator yields become events. */
@@ -223,11 +178,10 @@ async function runHandler(handler: AgentHandler, context: TaskContext): Promise<
       for (;;) {
         const step = await generator.next();
         if (step.done) return step.value;
-        if (context.signal.aborted) return undefined;
         context.emit(step.value);
       }
     } finally {
-      if (context.signal.aborted) await generator.return(undefined).catch(() => undefined);
+      await generator.return(undefined).catch(() => undefined);
     }
   }
   return (await result) as HandlerOutput;
@@ -245,27 +199,9 @@ function applyOutcome(task: Task, output: HandlerOutput, context: TaskContext): 
   transition(task, outcome.state ?? 'completed', outcome.reason ?? null);
 }
 
-/** Tool output goes out as `call_id`, `result`, `error`, whatever the tool returned or threw. */
-function normalizeEvent(event: AgentEvent): Record<string, unknown> {
-  if (event.type !== 'task_tool_result') return normalizeJson(event) as Record<string, unknown>;
-  const { call_id, result, error } = event.tool_result;
-  const errorText = error === undefined || error === null ? null : error instanceof Error ? error.message : normalizeJson(error);
-  return {
-    type: 'task_tool_result',
-    tool_result: { call_id, result: result === undefined ? null : normalizeJson(result), error: errorText },
-  };
-}
-
 export class TaskCanceledError extends Error {
   constructor(reason: string) {
     super(reason);
     this.name = 'TaskCanceledError';
   }
-}
-
-function canceled(signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => {
-    if (signal.aborted) reject(signal.reason);
-    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-  });
 }

@@ -4,20 +4,20 @@ import { nowIso } from '../core/clock.js';
 import { newId } from '../core/ids.js';
 import type { ArtifactInput, MessageInput } from './handler.js';
 
-/** A private copy of a submitted task with every default in place. */
-export function prepareTask(input: Task): Task {
-  const task = structuredClone(input);
+/** Fills in every default of a submitted task, in place: the engine owns the object. */
+export function prepareTask(task: Task): Task {
+  const now = nowIso();
   task.state ??= 'submitted';
-  task.messages = (task.messages ?? []).map(fillMessage);
+  task.messages ??= [];
+  for (const message of task.messages) {
+    message.id ??= newId();
+    message.timestamp ??= now;
+  }
   task.artifacts ??= [];
   task.metadata ??= {};
   task.metadata.state_history ??= [];
-  task.created_at ??= nowIso();
+  task.created_at ??= now;
   return task;
-}
-
-function fillMessage(message: Message): Message {
-  return { ...message, id: message.id ?? newId(), timestamp: message.timestamp ?? nowIso() };
 }
 
 export function transition(task: Task, state: TaskState, reason?: string | null): void {

@@ -1,6 +1,17 @@
-/** The current UTC time as an ISO 8601 string with `Z`. */
+let lastMs = -1;
+let lastIso = '';
+
+/**
+ * The current UTC time as an ISO 8601 string with `Z`. Formatting a date is not free and a
+ * busy server asks many times a millisecond, so the string is reused within one.
+ */
 export function nowIso(): string {
-  return new Date().toISOString();
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
 }
 
 /** Seconds since the Unix epoch, with fractions. */

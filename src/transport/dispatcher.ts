@@ -116,7 +116,7 @@ export class Dispatcher {
         return { kind: 'json', encoded, replayed: false };
       };
       // Control-plane calls never wait behind the work they control.
-      const slotted = target.spec.controlPlane ? invoke : () => this.inbound.run(invoke, request.signal);
+      const slotted = target.spec.controlPlane ? invoke : () => this.inbound.run(invoke, () => request.signal);
       let outcome: UnaryOutcome;
       if (target.spec.idempotent && request.idempotencyKey) {
         const key = IdempotencyCache.key(target.spec.method, target.spec.path, request.idempotencyKey);
@@ -207,14 +207,18 @@ export class Dispatcher {
       const checked = validate(schema, input);
       if (!checked.valid) throw EndpointError.invalidRequest(spec.request ? 'request body' : 'query', checked.errors);
     }
+    const options = this.options;
     const context: RequestContext = {
       requestId: request.requestId,
       idempotencyKey: request.idempotencyKey,
       params: request.params,
       security,
-      signal: request.signal,
-      transport: this.options.name,
-      url: this.options.url(),
+      // Read through, so a signal is only made for handlers that look at it.
+      get signal() {
+        return request.signal;
+      },
+      transport: options.name,
+      url: options.url(),
     };
     return { input, context };
   }

@@ -14,12 +14,16 @@ export class Slots {
     return this.waiters.length;
   }
 
-  /** Resolves with a release function once a slot is free. An aborted wait gives up its place. */
-  acquire(signal?: AbortSignal): Promise<() => void> {
+  /**
+   * Resolves with a release function once a slot is free. An aborted wait gives up its place.
+   * The signal may be given as a function, called only if the caller has to wait.
+   */
+  acquire(abort?: AbortSignal | (() => AbortSignal)): Promise<() => void> {
     if (this.active < this.capacity) {
       this.active++;
       return Promise.resolve(this.releaser());
     }
+    const signal = typeof abort === 'function' ? abort() : abort;
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
       const grant = () => {
@@ -38,7 +42,7 @@ export class Slots {
   }
 
   /** Runs `work` inside a slot. */
-  async run<T>(work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  async run<T>(work: () => Promise<T>, signal?: AbortSignal | (() => AbortSignal)): Promise<T> {
     const release = await this.acquire(signal);
     try {
       return await work();

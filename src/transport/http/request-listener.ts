@@ -3,6 +3,7 @@
 // the request, hands it to the dispatcher and writes the answer.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { newId } from '../../core/ids.js';
+import { LazyAbort } from '../../core/lazy-abort.js';
 import { extractCredentials } from '../../auth/credentials.js';
 import type { Dispatcher } from '../dispatcher.js';
 import type { Endpoint, InboundRequest } from '../endpoint.js';
@@ -34,11 +35,14 @@ export function createRequestListener(dispatcher: Dispatcher, options: ListenerO
 
 async function handle(dispatcher: Dispatcher, options: ListenerOptions, req: IncomingMessage, res: ServerResponse) {
   const requestId = headerValue(req, 'x-svc-request-id') || newId();
-  const url = new URL(req.url ?? '/', 'http://parley.invalid');
+  const target = req.url ?? '/';
+  const queryAt = target.indexOf('?');
+  const path = queryAt < 0 ? target : target.slice(0, queryAt);
+  const search = new URLSearchParams(queryAt < 0 ? '' : target.slice(queryAt + 1));
   const method = (req.method ?? 'GET').toUpperCase();
   let endpoint: Endpoint;
   try {
-    endpoint = dispatcher.route(method, url.pathname);
+    endpoint = dispatcher.route(method, path);
   } catch (error) {
     drain(req);
     return writeError(res, toEndpointError(error), requestId);
@@ -54,27 +58,29 @@ async function handle(dispatcher: Dispatcher, options: ListenerOptions, req: Inc
     res.on('finish', () => req.destroy());
     return;
   }
-  const aborter = new AbortController();
+  const aborter = new LazyAbort();
   res.on('close', () => {
     if (!res.writableFinished) aborter.abort(new Error('client disconnected'));
   });
   const inbound: InboundRequest = {
     method,
-    path: url.pathname,
+    path,
     data: body.data,
-    params: queryParams(url.searchParams),
+    params: queryParams(search),
     requestId,
     idempotencyKey: headerValue(req, 'idempotency-key') || null,
     credentials: extractCredentials(
       (name) => headerValue(req, name),
-      (name) => url.searchParams.get(name) ?? undefined,
+      (name) => search.get(name) ?? undefined,
     ),
-    signal: aborter.signal,
+    get signal() {
+      return aborter.signal;
+    },
     receivedBytes: body.bytes,
   };
   if (endpoint.spec.streaming) {
     if (!options.streamWriter) {
-      return writeError(res, new EndpointError(404, 'not_found', `no endpoint for ${method} ${url.pathname}`), requestId);
+      return writeError(res, new EndpointError(404, 'not_found', `no endpoint for ${method} ${path}`), requestId);
     }
     return options.streamWriter(dispatcher, endpoint, inbound, res);
   }

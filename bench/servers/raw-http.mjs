@@ -1,0 +1,16 @@
+// Baseline for the http benchmark: the least a JSON-over-HTTP server can do: read the body,
+// parse it, answer JSON.
+import { createServer } from 'node:http';
+
+const server = createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (chunk) => chunks.push(chunk));
+  req.on('end', () => {
+    const task = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    const body = JSON.stringify({ ...task, state: 'completed' });
+    res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+  });
+});
+server.keepAliveTimeout = 20_000;
+server.listen(0, '127.0.0.1', () => console.log(`ready http://127.0.0.1:${server.address().port}`));
+process.on('SIGTERM', () => server.close(() => process.exit(0)));

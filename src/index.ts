@@ -1,0 +1,48 @@
+// parley's public API. Generated pieces (types, validators, operation tables, typed clients,
+// handler interfaces) are also importable on their own: parley/types, parley/validators, ...
+
+export { AgentServer, type AgentServerOptions, type StatePolicy } from './agent/agent-server.js';
+export {
+  needsInput,
+  type AgentEvent,
+  type AgentHandler,
+  type ArtifactInput,
+  type HandlerOutput,
+  type MessageInput,
+  type TaskContext,
+  type TaskOutcome,
+  type ToolOutput,
+} from './agent/handler.js';
+export { TaskCanceledError } from './agent/task-engine.js';
+export { AgentClient, TaskFailedError, transportForUrl, type AgentClientOptions } from './client/agent-client.js';
+export type { Authenticator } from './auth/authenticator.js';
+export { extractCredentials } from './auth/credentials.js';
+export type { ChatTurn, CompletionOptions, LanguageModel } from './llm/language-model.js';
+export { Transport, type TransportOptions } from './transport/transport.js';
+export { createTransport, resolveTransportName, TRANSPORT_NAMES } from './transport/factory.js';
+export { createMountedTransport, type MountedAgentTransport } from './transport/http/express-adapter.js';
+export { CAPABILITIES, type Capabilities, type TransportName } from './transport/capabilities.js';
+export {
+  DEFAULT_LIMITS,
+  DEFAULT_RETRY,
+  ResolvedConfig,
+  type LimitsOptions,
+  type RetryOptions,
+  type TlsOptions,
+  type GrpcOptions,
+  type TransportConfigOptions,
+} from './transport/config.js';
+export type { OutboundOptions } from './transport/outbound.js';
+export {
+  TransportConnectionError,
+  TransportError,
+  TransportLimitError,
+  TransportProtocolError,
+  TransportRemoteError,
+  TransportTimeoutError,
+} from './transport/errors.js';
+export { ConfigError, InvalidArgumentError, MissingDependencyError, StateError } from './core/errors.js';
+export type { Endpoint, EndpointTable, RequestContext, StreamItem } from './transport/endpoint.js';
+export { EndpointError } from './transport/endpoint-error.js';
+export { TASK_STATES, TERMINAL_STATES, canTransition, isTerminal } from './core/task-state.js';
+export type * from '../generated/types/index.js';

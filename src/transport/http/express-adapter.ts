@@ -1,0 +1,51 @@
+// Mounting an agent inside an existing express (or any node:http style) app. The agent's
+// routes are served by the same request listener as the standalone http server; only the
+// listening socket is the app's. Express is on the path of every request there, so the
+// standalone server stays the fast choice (bench/http measures both).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TransportBinding } from '../binding.js';
+import { Transport, type TransportOptions } from '../transport.js';
+import { HttpClient } from './client.js';
+import { createRequestListener } from './request-listener.js';
+
+type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+
+export interface MountedAgentTransport {
+  /** Give this to `new AgentServer({ transport })`, then `start()` it. */
+  readonly transport: Transport;
+  /** Mount with `app.use('/agent', handler)`; answers 503 until the agent has started. */
+  readonly handler: (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => void;
+}
+
+/**
+ * A transport that serves through your app. `url` is where the agent is reachable from
+ * outside (for the card and health), for example `http://localhost:3000/agent`.
+ */
+export function createMountedTransport(url: string, options?: TransportOptions): MountedAgentTransport {
+  let listener: Listener | null = null;
+  const binding: TransportBinding = {
+    name: 'http',
+    schemes: ['http:', 'https:'],
+    createServer: () => ({
+      async listen(boundUrl, dispatcher) {
+        listener = createRequestListener(dispatcher);
+        return boundUrl;
+      },
+      async close() {
+        listener = null;
+      },
+    }),
+    createClient: (context) => new HttpClient(context),
+  };
+  return {
+    transport: new Transport(binding, url, options),
+    handler(req, res) {
+      if (!listener) {
+        res.writeHead(503, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { code: 'unavailable', message: 'the agent is not started', status: 503 } }));
+        return;
+      }
+      listener(req, res);
+    },
+  };
+}
