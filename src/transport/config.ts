@@ -120,7 +120,7 @@ export class ResolvedConfig {
     this.retry = resolveRetry(options.retry ?? {});
     this.keepaliveInterval =
       options.keepaliveInterval === null ? null : positive('keepaliveInterval', options.keepaliveInterval ?? 20);
-    this.keepaliveTimeout = positive('keepaliveTimeout', options.keepaliveTimeout ?? 20);
+    this.keepaliveTimeout = positive('keepaliveTimeout', options.keepaliveTimeout === undefined ? 20 : options.keepaliveTimeout);
     this.shutdownTimeout = positive('shutdownTimeout', options.shutdownTimeout ?? 5);
     this.idempotencyTtl = positive('idempotencyTtl', options.idempotencyTtl ?? 300);
     this.idempotencyCacheSize = positiveInteger('idempotencyCacheSize', options.idempotencyCacheSize ?? 1024);

@@ -171,11 +171,10 @@ export class Dispatcher {
         for await (const item of source) {
           const encoded = encodeWithin('event', item.result, config.limits.maxEventBytes, { requestId: request.requestId });
           metrics.sent(encoded.bytes);
+          // Marked before the yield: a consumer may stop reading once it has the final frame.
+          if (item.final) ok = true;
           yield { ok: true, encoded, final: item.final };
-          if (item.final) {
-            ok = true;
-            return;
-          }
+          if (item.final) return;
         }
         yield {
           ok: false,

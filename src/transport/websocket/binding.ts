@@ -1,0 +1,12 @@
+// websocket: JSON envelopes in text frames over one long-lived connection (ws:// and wss://).
+// Nothing here imports `ws` eagerly; the server and client load it when they first need it.
+import type { TransportBinding } from '../binding.js';
+import { WebSocketTransportClient } from './client.js';
+import { WebSocketTransportServer } from './server.js';
+
+export const websocketBinding: TransportBinding = {
+  name: 'websocket',
+  schemes: ['ws:', 'wss:'],
+  createServer: (context) => new WebSocketTransportServer(context),
+  createClient: (context) => new WebSocketTransportClient(context),
+};

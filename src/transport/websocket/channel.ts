@@ -1,0 +1,334 @@
+// One client connection slot: a long-lived websocket, opened lazily with the call's headers
+// on the upgrade, carrying one call at a time. A lock serializes the calls; a stream keeps
+// it until its final frame. Whenever an answer may still be on its way for a call that is
+// over (abort, early exit, protocol violation), the connection is dropped and the next call
+// opens a fresh one, so a late frame can never be taken for another call's answer.
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import type { ClientOptions, WebSocket } from 'ws';
+import { clientTlsOptions } from '../../tls/node-tls-options.js';
+import type { InboundEvent, InboundReply, OutboundCall } from '../binding.js';
+import type { ResolvedConfig } from '../config.js';
+import { TransportConnectionError, TransportLimitError, TransportProtocolError } from '../errors.js';
+import { errorFromResponse, mapSocketError } from '../http/client.js';
+import { remoteErrorFrom } from '../outbound.js';
+import { Slots } from '../slots.js';
+import { decodeResponseFrame, maxFrameBytes, requestFrame, type RawData, type ResponseFrame } from './frames.js';
+import { startHeartbeat } from './keepalive.js';
+import { loadWs } from './ws-module.js';
+
+/** Stream frames a slow consumer may leave unread before the socket stops being read. */
+const MAX_UNREAD_FRAMES = 16;
+/** How much of a refused handshake's body is read for its error object. */
+const MAX_HANDSHAKE_BODY = 64 * 1024;
+
+export class Channel {
+  private readonly lock = new Slots(1);
+  private current: Connection | null = null;
+  private readonly open = new Set<Connection>();
+  private closed = false;
+
+  constructor(private readonly config: ResolvedConfig) {}
+
+  async send(call: OutboundCall): Promise<InboundReply> {
+    call.signal.throwIfAborted();
+    const release = await this.lock.acquire(call.signal);
+    let connection: Connection | null = null;
+    let answered = false;
+    try {
+      connection = await this.connect(call);
+      const frame = await this.begin(connection, call).next(call.signal);
+      if (!frame.final) {
+        throw new TransportProtocolError(`unary answer from ${call.url} is not marked final`, {
+          url: call.url,
+          requestId: call.requestId,
+        });
+      }
+      answered = true;
+      if (!frame.ok) throw remoteErrorFrom(frame.error, call.url, call.requestId);
+      return { value: frame.result, bytes: payloadBytes(frame, this.config.limits.maxResponseBytes) };
+    } finally {
+      if (connection) this.finish(connection, answered);
+      release();
+    }
+  }
+
+  async *stream(call: OutboundCall): AsyncGenerator<InboundEvent, void, undefined> {
+    call.signal.throwIfAborted();
+    const release = await this.lock.acquire(call.signal);
+    let connection: Connection | null = null;
+    let ended = false;
+    try {
+      connection = await this.connect(call);
+      const exchange = this.begin(connection, call);
+      for (;;) {
+        const frame = await exchange.next(call.signal);
+        ended = frame.final;
+        yield { id: frame.id, ok: frame.ok, result: frame.result, error: frame.error, final: frame.final, bytes: frame.bytes };
+        if (ended) return;
+      }
+    } finally {
+      if (connection) this.finish(connection, ended);
+      release();
+    }
+  }
+
+  /** Closes every connection: a close frame first, then a cut after `shutdownTimeout`. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.current = null;
+    const timeoutMs = this.config.shutdownTimeout * 1000;
+    await Promise.all([...this.open].map((connection) => connection.close(timeoutMs)));
+  }
+
+  /** Starts a call on the connection: its frames go to a fresh exchange. */
+  private begin(connection: Connection, call: OutboundCall): Exchange {
+    const exchange = new Exchange(call.requestId, connection.socket);
+    connection.exchange = exchange;
+    connection.raw?.ref();
+    connection.socket.send(requestFrame(call), (error) => {
+      if (error) exchange.fail(connectionLost(call.url, call.requestId, error.message));
+    });
+    return exchange;
+  }
+
+  /** Ends a call: a connection that may still deliver part of its answer is dropped. */
+  private finish(connection: Connection, complete: boolean): void {
+    const exchange = connection.exchange;
+    connection.exchange = null;
+    if (!complete || (exchange && !exchange.complete)) {
+      this.drop(connection);
+      return;
+    }
+    if (connection.socket.isPaused) connection.socket.resume();
+    // An idle connection does not keep the process alive; a pending call does.
+    connection.raw?.unref();
+  }
+
+  private drop(connection: Connection): void {
+    if (this.current === connection) this.current = null;
+    connection.socket.terminate();
+  }
+
+  /** The open connection for these headers, or a new one. */
+  private async connect(call: OutboundCall): Promise<Connection> {
+    const key = JSON.stringify([call.url, Object.entries(call.headers).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))]);
+    const current = this.current;
+    if (current && current.key === key && current.socket.readyState === current.socket.OPEN) return current;
+    if (current) this.drop(current);
+    const ws = await loadWs();
+    call.signal.throwIfAborted();
+    const options: ClientOptions & { closeTimeout: number } = {
+      headers: { ...call.headers },
+      maxPayload: maxFrameBytes(this.config.limits),
+      perMessageDeflate: false,
+      followRedirects: false,
+      closeTimeout: this.config.shutdownTimeout * 1000,
+      // Handed to tls.connect as they are; @types/ws types checkServerIdentity more narrowly than node does.
+      ...(call.url.startsWith('wss:') ? (clientTlsOptions(this.config.tls) as ClientOptions) : {}),
+    };
+    const socket = new ws.WebSocket(call.url, options);
+    return new Promise<Connection>((resolve, reject) => {
+      let raw: Socket | null = null;
+      let settled = false;
+      const settle = (error: unknown, connection?: Connection) => {
+        if (settled) return;
+        settled = true;
+        call.signal.removeEventListener('abort', onAbort);
+        if (connection) return resolve(connection);
+        socket.terminate();
+        reject(error);
+      };
+      const onAbort = () => settle(call.signal.reason);
+      call.signal.addEventListener('abort', onAbort, { once: true });
+      socket.once('upgrade', (res: IncomingMessage) => {
+        raw = res.socket as Socket;
+      });
+      // A refused handshake (401 and friends): its JSON error body becomes the remote error.
+      socket.on('unexpected-response', (_req, res: IncomingMessage) => {
+        void readSome(res, MAX_HANDSHAKE_BODY).then((text) => settle(errorFromResponse(res, text, call)));
+      });
+      socket.on('error', (error: NodeJS.ErrnoException) => {
+        if (!settled) settle(mapSocketError(error, call));
+      });
+      socket.once('close', () => settle(connectionLost(call.url, call.requestId, 'closed during the handshake')));
+      socket.once('open', () => {
+        // A handshake that finishes after close() must not leave a connection nobody closes.
+        if (this.closed) settle(connectionLost(call.url, call.requestId, 'opened after the client was closed'));
+        else settle(null, this.adopt(socket, raw, key, call.url));
+      });
+    });
+  }
+
+  /** Wires an open socket: frames to the current exchange, failures to whoever waits. */
+  private adopt(socket: WebSocket, raw: Socket | null, key: string, url: string): Connection {
+    const connection = new Connection(socket, raw, key);
+    this.current = connection;
+    this.open.add(connection);
+    socket.on('message', (data: RawData, isBinary: boolean) => {
+      const exchange = connection.exchange;
+      if (!exchange || exchange.complete) {
+        // Nobody asked for this frame: the peer does not follow the protocol.
+        this.drop(connection);
+        return;
+      }
+      let frame: ResponseFrame;
+      try {
+        frame = decodeResponseFrame(data, isBinary, url, exchange.requestId);
+      } catch (error) {
+        exchange.fail(error);
+        this.drop(connection);
+        return;
+      }
+      if (frame.id !== exchange.requestId && !(frame.id === null && !frame.ok)) {
+        exchange.fail(
+          new TransportProtocolError(`answer for request ${frame.id} arrived on request ${exchange.requestId}`, {
+            url,
+            requestId: exchange.requestId,
+            retryable: false,
+          }),
+        );
+        this.drop(connection);
+        return;
+      }
+      exchange.push(frame);
+    });
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      const exchange = connection.exchange;
+      if (!exchange) return;
+      if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') {
+        const limit = maxFrameBytes(this.config.limits);
+        exchange.fail(
+          new TransportLimitError(`a frame from ${url} is larger than the ${limit}-byte frame limit`, {
+            url,
+            requestId: exchange.requestId,
+            limit,
+            size: limit + 1,
+          }),
+        );
+      } else {
+        exchange.fail(connectionLost(url, exchange.requestId, error.message));
+      }
+    });
+    socket.once('close', (code: number, reason: Buffer) => {
+      if (this.current === connection) this.current = null;
+      this.open.delete(connection);
+      const exchange = connection.exchange;
+      if (!exchange) return;
+      if (code === 1009) {
+        exchange.fail(
+          new TransportLimitError(`${url} refused the request frame as too large (close code 1009)`, {
+            url,
+            requestId: exchange.requestId,
+            limit: 0,
+            size: 0,
+          }),
+        );
+      } else {
+        const why = reason.length > 0 ? `${code}: ${reason.toString('utf8')}` : String(code);
+        exchange.fail(connectionLost(url, exchange.requestId, `closed before the answer was complete (code ${why})`));
+      }
+    });
+    startHeartbeat(socket, this.config.keepaliveInterval, this.config.keepaliveTimeout);
+    raw?.unref();
+    return connection;
+  }
+}
+
+class Connection {
+  exchange: Exchange | null = null;
+  private closing: Promise<void> | null = null;
+
+  constructor(
+    readonly socket: WebSocket,
+    readonly raw: Socket | null,
+    readonly key: string,
+  ) {}
+
+  close(timeoutMs: number): Promise<void> {
+    this.closing ??= new Promise<void>((resolve) => {
+      if (this.socket.readyState === this.socket.CLOSED) return resolve();
+      const timer = setTimeout(() => this.socket.terminate(), timeoutMs).unref();
+      this.socket.once('close', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      this.socket.close(1000, 'client closing');
+    });
+    return this.closing;
+  }
+}
+
+/** The frames of one call, in arrival order, and the failure that ends them early. */
+class Exchange {
+  private readonly frames: ResponseFrame[] = [];
+  private failure: { readonly error: unknown } | null = null;
+  private wake: (() => void) | null = null;
+  /** True once the final frame arrived. */
+  complete = false;
+
+  constructor(
+    readonly requestId: string,
+    private readonly socket: WebSocket,
+  ) {}
+
+  push(frame: ResponseFrame): void {
+    this.frames.push(frame);
+    if (frame.final) this.complete = true;
+    if (this.frames.length >= MAX_UNREAD_FRAMES && !this.socket.isPaused) this.socket.pause();
+    this.wake?.();
+  }
+
+  /** The first failure wins; frames that arrived before it are still delivered. */
+  fail(error: unknown): void {
+    this.failure ??= { error };
+    this.wake?.();
+  }
+
+  async next(signal: AbortSignal): Promise<ResponseFrame> {
+    for (;;) {
+      const frame = this.frames.shift();
+      if (frame) {
+        if (this.socket.isPaused && this.frames.length < MAX_UNREAD_FRAMES / 2) this.socket.resume();
+        return frame;
+      }
+      if (this.failure) throw this.failure.error;
+      signal.throwIfAborted();
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          signal.removeEventListener('abort', done);
+          this.wake = null;
+          resolve();
+        };
+        this.wake = done;
+        signal.addEventListener('abort', done, { once: true });
+      });
+    }
+  }
+}
+
+/** The size the response limit is checked against: the frame, or the result alone when the frame is over. */
+function payloadBytes(frame: ResponseFrame, limit: number): number {
+  return frame.bytes <= limit ? frame.bytes : Buffer.byteLength(JSON.stringify(frame.result ?? null));
+}
+
+function connectionLost(url: string, requestId: string, why: string): TransportConnectionError {
+  return new TransportConnectionError(`websocket connection to ${url} ${why}`, { url, requestId });
+}
+
+/** Reads at most `limit` bytes of a body; never fails (what was read is what there is). */
+function readSome(res: IncomingMessage, limit: number): Promise<string> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => resolve(Buffer.concat(chunks).toString('utf8'));
+    res.on('data', (chunk: Buffer) => {
+      if (size >= limit) return;
+      chunks.push(chunk);
+      size += chunk.length;
+    });
+    res.once('end', done);
+    res.once('close', done);
+    res.once('error', done);
+  });
+}

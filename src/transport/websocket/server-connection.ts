@@ -1,0 +1,134 @@
+// One accepted websocket connection on the server. Frames are served concurrently up to a
+// bound; beyond it they wait in a short queue and the socket stops being read, so a client
+// that pipelines faster than the handlers run is slowed down instead of buffered without
+// end. Every request of the connection carries the credentials of its handshake, and all of
+// them are aborted when the connection goes away (which releases their stream slots).
+import type { WebSocket } from 'ws';
+import type { ResolvedConfig } from '../config.js';
+import type { Dispatcher } from '../dispatcher.js';
+import type { Endpoint, InboundRequest } from '../endpoint.js';
+import { toEndpointError } from '../endpoint-error.js';
+import { decodeRequestFrame, errorFrame, okFrame, type RawData, type RequestFrame } from './frames.js';
+import { startHeartbeat } from './keepalive.js';
+
+/** Above this many bytes waiting in the socket, senders wait for it to drain. */
+const SEND_HIGH_WATER = 1024 * 1024;
+
+export class ServerConnection {
+  private readonly waiting: Array<{ readonly data: RawData; readonly isBinary: boolean }> = [];
+  private serving = 0;
+  private readonly inFlight = new Set<AbortController>();
+  /** Resolves once the socket has closed and every request on it was aborted. */
+  readonly closed: Promise<void>;
+
+  constructor(
+    private readonly socket: WebSocket,
+    private readonly dispatcher: Dispatcher,
+    private readonly credentials: string | null,
+    private readonly config: ResolvedConfig,
+  ) {
+    socket.on('message', (data: RawData, isBinary: boolean) => {
+      this.waiting.push({ data, isBinary });
+      this.pump();
+    });
+    // ws reports protocol violations (an oversize frame, bad UTF-8) here and then closes the
+    // connection with the matching close code; the close is all this side needs.
+    socket.on('error', () => undefined);
+    this.closed = new Promise((resolve) => {
+      socket.once('close', () => {
+        this.waiting.length = 0;
+        for (const controller of this.inFlight) controller.abort(new Error('websocket connection closed'));
+        resolve();
+      });
+    });
+    startHeartbeat(socket, config.keepaliveInterval, config.keepaliveTimeout);
+  }
+
+  /** Sends a close frame; a peer that has not closed after `timeoutMs` is cut off. */
+  async close(timeoutMs: number, code = 1001, reason = 'server shutting down'): Promise<void> {
+    if (this.socket.readyState === this.socket.CLOSED) return this.closed;
+    this.socket.close(code, reason);
+    const timer = setTimeout(() => this.socket.terminate(), timeoutMs);
+    timer.unref();
+    await this.closed;
+    clearTimeout(timer);
+  }
+
+  private pump(): void {
+    const capacity = this.config.limits.maxConcurrentRequests;
+    while (this.serving < capacity && this.waiting.length > 0) {
+      const next = this.waiting.shift()!;
+      this.serving++;
+      void this.serve(next.data, next.isBinary).finally(() => {
+        this.serving--;
+        this.pump();
+      });
+    }
+    if (this.waiting.length > 0) {
+      if (!this.socket.isPaused) this.socket.pause();
+    } else if (this.socket.isPaused) {
+      this.socket.resume();
+    }
+  }
+
+  private async serve(data: RawData, isBinary: boolean): Promise<void> {
+    const decoded = decodeRequestFrame(data, isBinary, this.config.limits.maxRequestBytes);
+    if (!decoded.ok) {
+      await this.send(errorFrame(decoded.id, decoded.error.toObject(decoded.id)));
+      return;
+    }
+    const frame = decoded.frame;
+    const controller = new AbortController();
+    this.inFlight.add(controller);
+    try {
+      const request = this.inbound(frame, controller.signal);
+      const endpoint = this.dispatcher.route(frame.method, frame.path);
+      if (endpoint.spec.streaming) await this.serveStream(endpoint, request);
+      else await this.serveUnary(endpoint, request);
+    } catch (error) {
+      await this.send(errorFrame(frame.id, toEndpointError(error).toObject(frame.id)));
+    } finally {
+      this.inFlight.delete(controller);
+    }
+  }
+
+  private async serveUnary(endpoint: Endpoint, request: InboundRequest): Promise<void> {
+    const outcome = await this.dispatcher.unary(request, endpoint);
+    const result = outcome.kind === 'json' ? outcome.encoded.text : JSON.stringify(outcome.html);
+    await this.send(okFrame(request.requestId, result, true));
+  }
+
+  /** Errors before the first event are thrown (one error frame); after it, frames carry them. */
+  private async serveStream(endpoint: Endpoint, request: InboundRequest): Promise<void> {
+    const frames = await this.dispatcher.openStream(request, endpoint);
+    // Read on past the final frame: the frames end right after it, and ending them ourselves
+    // at the final frame would count the stream as failed.
+    for await (const frame of frames) {
+      if (request.signal.aborted) break;
+      await this.send(frame.ok ? okFrame(request.requestId, frame.encoded.text, frame.final) : errorFrame(request.requestId, frame.error));
+    }
+  }
+
+  private inbound(frame: RequestFrame, signal: AbortSignal): InboundRequest {
+    return {
+      method: frame.method,
+      path: frame.path,
+      data: frame.data,
+      params: frame.params,
+      requestId: frame.id,
+      idempotencyKey: frame.idempotencyKey,
+      credentials: this.credentials,
+      signal,
+      receivedBytes: frame.bytes,
+    };
+  }
+
+  /** Sends a frame; resolves at once unless the socket's buffer is full, then once it drains. */
+  private send(text: string): Promise<void> {
+    if (this.socket.readyState !== this.socket.OPEN) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.socket.send(text, () => resolve());
+      if (this.socket.bufferedAmount <= SEND_HIGH_WATER) resolve();
+    });
+  }
+}

@@ -1,0 +1,171 @@
+// The websocket server: node:http (node:https for wss:) with a `ws` server in noServer mode
+// taking the upgrades. Credentials are checked on the upgrade request, so a caller that is
+// not let in gets a plain HTTP 401 and never a connection. Any path upgrades.
+import { createServer as createHttpServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { Duplex } from 'node:stream';
+import type { Socket } from 'node:net';
+import type { ServerOptions, WebSocket, WebSocketServer } from 'ws';
+import { extractCredentials } from '../../auth/credentials.js';
+import { InvalidArgumentError } from '../../core/errors.js';
+import { serverTlsOptions } from '../../tls/node-tls-options.js';
+import type { BindingContext, TransportServer } from '../binding.js';
+import type { Dispatcher } from '../dispatcher.js';
+import type { Endpoint } from '../endpoint.js';
+import { EndpointError, toEndpointError } from '../endpoint-error.js';
+import { closeServer, listenOn } from '../http/listen.js';
+import { maxFrameBytes } from './frames.js';
+import { ServerConnection } from './server-connection.js';
+import { loadWs } from './ws-module.js';
+
+export class WebSocketTransportServer implements TransportServer {
+  private http: Server | null = null;
+  private wss: WebSocketServer | null = null;
+  private readonly sockets = new Set<Socket>();
+  private readonly connections = new Set<ServerConnection>();
+
+  constructor(private readonly context: BindingContext) {}
+
+  async listen(url: string, dispatcher: Dispatcher): Promise<string> {
+    const parsed = serverUrl(url);
+    const { WebSocketServer } = await loadWs();
+    const { config } = this.context;
+    const http =
+      parsed.protocol === 'wss:' ? createHttpsServer(serverTlsOptions(config.tls, url)) : createHttpServer();
+    const options: ServerOptions & { closeTimeout: number } = {
+      noServer: true,
+      maxPayload: maxFrameBytes(config.limits),
+      perMessageDeflate: false,
+      clientTracking: false,
+      closeTimeout: config.shutdownTimeout * 1000,
+    };
+    const wss = new WebSocketServer(options);
+    const gate = handshakeEndpoint(dispatcher);
+    http.on('request', answerPlainRequest);
+    http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      void this.upgrade(wss, dispatcher, gate, req, socket, head);
+    });
+    http.on('connection', (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
+    http.on('clientError', (_error, socket: Duplex) => {
+      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
+      else socket.destroy();
+    });
+    const port = await listenOn(http, parsed);
+    this.http = http;
+    this.wss = wss;
+    parsed.port = String(port);
+    return parsed.href.replace(/\/$/, '');
+  }
+
+  async close(): Promise<void> {
+    const http = this.http;
+    const wss = this.wss;
+    this.http = this.wss = null;
+    if (!http) return;
+    const timeoutMs = this.context.config.shutdownTimeout * 1000;
+    await Promise.all([
+      closeServer(http, this.sockets, timeoutMs),
+      ...[...this.connections].map((connection) => connection.close(timeoutMs)),
+    ]);
+    wss?.close();
+  }
+
+  private async upgrade(
+    wss: WebSocketServer,
+    dispatcher: Dispatcher,
+    gate: Endpoint | null,
+    req: IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+  ): Promise<void> {
+    const onError = () => socket.destroy();
+    socket.on('error', onError);
+    const query = new URL(req.url ?? '/', 'http://parley.invalid').searchParams;
+    const credentials = extractCredentials(
+      (name) => headerValue(req, name),
+      (name) => query.get(name) ?? undefined,
+    );
+    if (gate) {
+      try {
+        await dispatcher.authenticate(gate, credentials);
+      } catch (error) {
+        socket.off('error', onError);
+        rejectUpgrade(socket, toEndpointError(error));
+        return;
+      }
+    }
+    socket.off('error', onError);
+    if (this.wss !== wss || socket.destroyed) {
+      socket.destroy();
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
+      const connection = new ServerConnection(ws, dispatcher, credentials, this.context.config);
+      this.connections.add(connection);
+      void connection.closed.then(() => this.connections.delete(connection));
+    });
+  }
+}
+
+/**
+ * Starting a server needs a host and an explicit port (0 picks a free one). `new URL()`
+ * forgets a port equal to the scheme's default, so the text itself is checked.
+ */
+export function serverUrl(url: string): URL {
+  const parsed = new URL(url);
+  if (!parsed.hostname) {
+    throw new InvalidArgumentError(`websocket transport: ${JSON.stringify(url)} has no host name to listen on`, 'invalid_url');
+  }
+  if (!/^[a-z][a-z0-9+.-]*:\/\/(?:[^@/?#]*@)?(?:\[[^\]]*\]|[^:/?#]*):\d+(?:[/?#]|$)/i.test(url)) {
+    throw new InvalidArgumentError(
+      `websocket transport: ${JSON.stringify(url)} needs an explicit port to listen on (use :0 for any free port)`,
+      'invalid_url',
+    );
+  }
+  return parsed;
+}
+
+/**
+ * The route the handshake authenticates as: any protected one, since every request on the
+ * connection carries the handshake's credentials. None when every route is public.
+ */
+function handshakeEndpoint(dispatcher: Dispatcher): Endpoint | null {
+  for (const endpoint of dispatcher.endpoints.values()) {
+    if (!endpoint.spec.public) return endpoint;
+  }
+  return null;
+}
+
+/** Refuses an upgrade with a plain HTTP answer carrying the JSON error body. */
+function rejectUpgrade(socket: Duplex, error: EndpointError): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const body = JSON.stringify({ error: error.toObject(null) });
+  const head = [
+    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Error'}`,
+    'Connection: close',
+    'Content-Type: application/json',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    ...(error.status === 401 ? ['WWW-Authenticate: Bearer, Basic, ApiKey'] : []),
+  ];
+  socket.once('finish', () => socket.destroy());
+  socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+}
+
+/** The websocket server serves no pages: plain requests are told to upgrade. */
+function answerPlainRequest(req: IncomingMessage, res: ServerResponse): void {
+  req.resume();
+  const error = new EndpointError(426, 'upgrade_required', 'this is a websocket endpoint; open a websocket connection');
+  res.writeHead(426, { 'content-type': 'application/json', upgrade: 'websocket' });
+  res.end(JSON.stringify({ error: error.toObject(null) }));
+}
+
+function headerValue(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
