@@ -1,0 +1,80 @@
+// Command-line parsing shared by every `parley` command: a thin layer over node:util's
+// parseArgs that accepts `--name value`, `--name=value`, `-` as a positional (stdin) and `--`,
+// and turns its errors into short usage messages.
+import { parseArgs } from 'node:util';
+import { UsageError } from './usage-error.js';
+
+export interface OptionSpec {
+  readonly type: 'string' | 'boolean';
+  readonly short?: string;
+  /** Accepted values of a string option; anything else is a usage error naming them. */
+  readonly choices?: readonly string[];
+}
+
+export type OptionSpecs = Readonly<Record<string, OptionSpec>>;
+
+export interface ParsedArgs {
+  readonly options: Readonly<Record<string, string | boolean | undefined>>;
+  readonly positionals: readonly string[];
+}
+
+export function parseCommandArgs(command: string, args: readonly string[], specs: OptionSpecs): ParsedArgs {
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args: [...args],
+      options: Object.fromEntries(
+        Object.entries(specs).map(([name, spec]) => [name, spec.short ? { type: spec.type, short: spec.short } : { type: spec.type }]),
+      ),
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    throw new UsageError(`${command}: ${describeParseError(error, args)}`);
+  }
+  const options = parsed.values as Record<string, string | boolean | undefined>;
+  for (const [name, spec] of Object.entries(specs)) {
+    const value = options[name];
+    if (spec.choices && typeof value === 'string' && !spec.choices.includes(value)) {
+      throw new UsageError(`${command}: --${name} must be one of ${spec.choices.join(', ')} (got "${value}")`);
+    }
+  }
+  return { options, positionals: parsed.positionals };
+}
+
+/**
+ * Reads an option's value from raw arguments without failing, for the cases where a command
+ * must know it before (or although) full parsing fails, such as `--format json` for errors.
+ */
+export function peekOption(args: readonly string[], name: string): string | undefined {
+  const flag = `--${name}`;
+  let found: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') break;
+    if (arg === flag && i + 1 < args.length) found = args[++i];
+    else if (arg.startsWith(`${flag}=`)) found = arg.slice(flag.length + 1);
+  }
+  return found;
+}
+
+function describeParseError(error: unknown, args: readonly string[]): string {
+  const code = (error as { code?: unknown }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  switch (code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION': {
+      const option = /'([^']+)'/.exec(message)?.[1] ?? 'option';
+      return `unknown option ${option}`;
+    }
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE': {
+      const option = /'(-[^' ]+)/.exec(message)?.[1];
+      if (option && /argument missing/.test(message)) return `${option} needs a value`;
+      if (option && /does not take an argument/.test(message)) return `${option} does not take a value`;
+      return message.split('. ')[0]!;
+    }
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return `unexpected argument in: ${args.join(' ')}`;
+    default:
+      return message;
+  }
+}

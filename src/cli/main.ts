@@ -1,0 +1,111 @@
+#!/usr/bin/env node
+// The `parley` command. Each subcommand lives in its own module, loaded only when it is
+// asked for, so `parley --version` does not pay for the validators or the servers. Whatever
+// goes wrong, the user sees `parley: <message>` and an exit status, never a stack trace
+// (set PARLEY_DEBUG=1 to get one).
+import { packageInfo } from './package-info.js';
+import { closestNames } from './suggest.js';
+import { UsageError } from './usage-error.js';
+
+interface Command {
+  readonly summary: string;
+  run(args: string[]): Promise<number>;
+}
+
+const commands: Readonly<Record<string, Command>> = {
+  validate: {
+    summary: 'check JSON or JSON Lines files against a parley schema',
+    async run(args) {
+      const { runValidate } = await import('./validate.js');
+      return runValidate(args);
+    },
+  },
+  schemas: {
+    summary: 'list the schema names validate accepts',
+    async run(args) {
+      const { runSchemas } = await import('./schemas.js');
+      return runSchemas(args);
+    },
+  },
+  serve: {
+    summary: 'run an agent or a registry server',
+    async run(args) {
+      const { runServe } = await import('./serve.js');
+      return runServe(args);
+    },
+  },
+  help: {
+    summary: 'show this help, or a command\'s: parley help <command>',
+    async run(args) {
+      const topic = args[0];
+      if (topic === undefined) {
+        process.stdout.write(usage());
+        return 0;
+      }
+      return dispatch(topic, ['--help']);
+    },
+  },
+};
+
+function usage(): string {
+  const width = Math.max(...Object.keys(commands).map((name) => name.length));
+  const rows = Object.entries(commands).map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`);
+  return [
+    'Usage: parley <command> [options]',
+    '',
+    'Commands:',
+    ...rows,
+    '',
+    'Options:',
+    '  -h, --help     show this help',
+    '  -v, --version  print the version',
+    '',
+    'Run parley <command> --help for the options of a command.',
+    '',
+  ].join('\n');
+}
+
+async function dispatch(name: string, args: string[]): Promise<number> {
+  const command = Object.prototype.hasOwnProperty.call(commands, name) ? commands[name] : undefined;
+  if (!command) {
+    const suggestions = closestNames(name, Object.keys(commands));
+    const hint = suggestions.length > 0 ? `did you mean: ${suggestions.join(', ')}?` : 'see parley --help';
+    throw new UsageError(`unknown command "${name}"; ${hint}`, { code: 'unknown_command', command: name, suggestions });
+  }
+  return command.run(args);
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === undefined) {
+    process.stderr.write(usage());
+    return 2;
+  }
+  if (first === '--help' || first === '-h') return dispatch('help', []);
+  if (first === '--version' || first === '-v') {
+    process.stdout.write(`${packageInfo().version}\n`);
+    return 0;
+  }
+  if (first.startsWith('-')) throw new UsageError(`unknown option ${first}; see parley --help`);
+  return dispatch(first, rest);
+}
+
+function report(error: unknown): number {
+  if (process.env.PARLEY_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`parley: ${message}\n`);
+  return error instanceof UsageError ? error.exitCode : 2;
+}
+
+/** Sets the exit status once everything written so far has been flushed. */
+function exit(code: number): void {
+  process.exitCode = code;
+  process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+}
+
+// A reader that goes away early (`parley schemas | head -1`) is not an error.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+});
+
+main(process.argv.slice(2)).then(exit, (error: unknown) => exit(report(error)));

@@ -1,0 +1,73 @@
+// Runs the `parley` command from source (through tsx, no build needed) in a child process,
+// the way a user's shell or CI would, and checks that nothing it prints is a stack trace.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+const TSX = import.meta.resolve('tsx');
+
+export interface CliResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface CliOptions {
+  /** Working directory; file names in the output are relative to it. */
+  readonly cwd: string;
+  /** Written to the command's standard input, which is then closed. */
+  readonly stdin?: string;
+}
+
+export function runCli(args: readonly string[], options: CliOptions): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], {
+      cwd: options.cwd,
+      env: { ...process.env, PARLEY_DEBUG: '' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const result = {
+        code,
+        stdout: Buffer.concat(stdout).toString('utf8'),
+        stderr: Buffer.concat(stderr).toString('utf8'),
+      };
+      try {
+        assertNoStackTrace(result);
+        resolve(result);
+      } catch (error) {
+        reject(error);
+      }
+    });
+    child.stdin.on('error', () => {
+      // The command may exit before reading its input (a usage error); that is fine.
+    });
+    child.stdin.end(options.stdin ?? '');
+  });
+}
+
+export function assertNoStackTrace(result: CliResult): void {
+  for (const [stream, text] of [['stdout', result.stdout], ['stderr', result.stderr]] as const) {
+    assert.doesNotMatch(text, /^ {4}at /m, `stack trace on ${stream}:\n${text}`);
+  }
+}
+
+/** A scratch directory holding the given files (name -> contents), removed by `cleanup`. */
+export function scratchDir(files: Readonly<Record<string, string>> = {}): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-cli-'));
+  for (const [name, contents] of Object.entries(files)) writeFileSync(join(dir, name), contents);
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export function lines(text: string): string[] {
+  return text.split('\n').filter((line) => line !== '');
+}
