@@ -1,0 +1,13 @@
+// sse: the http transport plus task streams. Unary routes are served and called exactly as on
+// http; `POST /tasks/stream` answers with a `text/event-stream` of JSON-RPC-style envelopes.
+import type { TransportBinding } from '../binding.js';
+import { HttpServer } from '../http/server.js';
+import { SseClient } from './client.js';
+import { writeSseStream } from './stream-writer.js';
+
+export const sseBinding: TransportBinding = {
+  name: 'sse',
+  schemes: ['http:', 'https:'],
+  createServer: (context) => new HttpServer(context, { streamWriter: writeSseStream }),
+  createClient: (context) => new SseClient(context),
+};

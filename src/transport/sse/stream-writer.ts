@@ -1,0 +1,117 @@
+// The server half of a task stream over SSE. The stream is opened with the dispatcher first,
+// so a refused stream (authentication, validation, unknown route) is still a plain JSON HTTP
+// error; only then does the event stream start. Each frame is one `data:` line carrying the
+// envelope `{"jsonrpc":"2.0","id":...,"ok":...,"result"|"error":...,"final":...}`.
+import type { ServerResponse } from 'node:http';
+import type { Dispatcher, StreamFrame } from '../dispatcher.js';
+import type { Endpoint, InboundRequest } from '../endpoint.js';
+import { toEndpointError } from '../endpoint-error.js';
+import { writeError, type StreamWriter } from '../http/request-listener.js';
+
+const KEEPALIVE = ': keepalive\n\n';
+
+export const writeSseStream: StreamWriter = async (
+  dispatcher: Dispatcher,
+  endpoint: Endpoint,
+  request: InboundRequest,
+  res: ServerResponse,
+): Promise<void> => {
+  let frames: AsyncGenerator<StreamFrame, void, undefined>;
+  try {
+    frames = await dispatcher.openStream(request, endpoint);
+  } catch (error) {
+    writeError(res, toEndpointError(error), request.requestId);
+    return;
+  }
+  const { signal } = request;
+  if (signal.aborted) {
+    // The caller left while the stream waited for its slot or its checks.
+    await frames.return();
+    return;
+  }
+  const prefix = `data: {"jsonrpc":"2.0","id":${JSON.stringify(request.requestId)},`;
+  let heartbeat: Heartbeat | null = null;
+  let ended = false;
+  try {
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      // Asks buffering proxies (nginx) to pass each frame on at once.
+      'x-accel-buffering': 'no',
+      'x-svc-request-id': request.requestId,
+    });
+    res.flushHeaders();
+    heartbeat = startHeartbeat(res, dispatcher.config.keepaliveInterval);
+    for (;;) {
+      const step = await frames.next();
+      if (step.done || signal.aborted) break;
+      const frame = step.value;
+      // The event's JSON text was encoded (and size-checked) once; it goes into the envelope as is.
+      const line = frame.ok
+        ? `${prefix}"ok":true,"result":${frame.encoded.text},"final":${frame.final}}\n\n`
+        : `${prefix}"ok":false,"error":${JSON.stringify(frame.error)},"final":true}\n\n`;
+      heartbeat.wrote();
+      if (!res.write(line)) await drained(res, signal);
+      if (frame.final) {
+        // One more step lets the dispatcher's generator run to its end, so the stream slot is
+        // free and the stream counted before the response ends.
+        await frames.next();
+        ended = true;
+        break;
+      }
+    }
+  } finally {
+    heartbeat?.stop();
+    // Stops the handler if the caller left or the loop broke early; the dispatcher then
+    // releases the stream slot and counts the stream as failed.
+    await frames.return();
+    if (ended && !signal.aborted) res.end();
+    else if (!res.writableEnded) res.destroy();
+  }
+};
+
+/** Waits until the response can take more, or the caller is gone. */
+function drained(res: ServerResponse, signal: AbortSignal): Promise<void> {
+  if (signal.aborted || res.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+interface Heartbeat {
+  /** Notes that a frame went out, so the next comment waits a full interval. */
+  wrote(): void;
+  stop(): void;
+}
+
+/**
+ * While no event is due, a comment line every `intervalSeconds` keeps proxies and idle
+ * timers from closing the connection. Null turns it off (as it turns off HTTP keep-alive).
+ */
+function startHeartbeat(res: ServerResponse, intervalSeconds: number | null): Heartbeat {
+  if (intervalSeconds === null) return { wrote: () => undefined, stop: () => undefined };
+  let busy = false;
+  const timer = setInterval(() => {
+    // A frame went out during this interval, or the peer is not reading: nothing to add.
+    if (busy || res.writableNeedDrain || res.destroyed) {
+      busy = false;
+      return;
+    }
+    res.write(KEEPALIVE);
+  }, intervalSeconds * 1000);
+  timer.unref();
+  return {
+    wrote: () => {
+      busy = true;
+    },
+    stop: () => clearInterval(timer),
+  };
+}
