@@ -1,0 +1,12 @@
+// grpc: svc.transport.v1.SvcTransport over HTTP/2 (grpc:// and grpcs://). Nothing here loads
+// the connect packages eagerly; the server and client load them when they first need them.
+import type { TransportBinding } from '../binding.js';
+import { GrpcClient } from './client.js';
+import { GrpcServer } from './server.js';
+
+export const grpcBinding: TransportBinding = {
+  name: 'grpc',
+  schemes: ['grpc:', 'grpcs:'],
+  createServer: (context) => new GrpcServer(context),
+  createClient: (context) => new GrpcClient(context),
+};

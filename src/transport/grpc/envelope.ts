@@ -1,0 +1,139 @@
+// The svc.transport.v1 envelope messages on both sides: what an InvokeRequest/StreamRequest
+// means to the dispatcher, and how results and errors go back. The JSON payloads (`data`,
+// `result`) travel as google.protobuf.Value and the objects (`params`, `error`) as
+// google.protobuf.Struct, so their ProtoJSON form is the spec's envelope exactly
+// (proto/svc/transport/v1/transport.proto explains the presence rules).
+import { fromJson, fromJsonString, toJson, type JsonObject, type JsonValue } from '@bufbuild/protobuf';
+import { ValueSchema, type Value } from '@bufbuild/protobuf/wkt';
+import { extractCredentials } from '../../auth/credentials.js';
+import { newId } from '../../core/ids.js';
+import { normalizeJson } from '../../core/json.js';
+import type { InboundRequest, QueryParams } from '../endpoint.js';
+import { EndpointError, type ErrorObject } from '../endpoint-error.js';
+
+/** The fields InvokeRequest and StreamRequest share (same numbers, same JSON names). */
+export interface RequestEnvelope {
+  id?: string;
+  method?: string;
+  path?: string;
+  data?: Value;
+  params?: JsonObject;
+  idempotencyKey?: string;
+}
+
+/** The fields InvokeResponse and StreamResponse share. */
+export interface ResponseEnvelope {
+  id?: string;
+  ok?: boolean;
+  result?: Value;
+  error?: JsonObject;
+  final?: boolean;
+}
+
+/** Lowercase metadata keys the spec names. */
+export const METADATA = Object.freeze({
+  requestId: 'x-svc-request-id',
+  idempotencyKey: 'idempotency-key',
+});
+
+export type DecodedRequest =
+  | { readonly ok: true; readonly requestId: string; readonly inbound: InboundRequest }
+  | { readonly ok: false; readonly requestId: string; readonly error: EndpointError };
+
+/**
+ * Reads a request envelope plus its metadata. The envelope's `id` and `idempotency_key` win
+ * over the `x-svc-request-id` and `idempotency-key` metadata; credentials come from the
+ * `authorization` / `x-api-key` metadata only.
+ */
+export function decodeRequest(envelope: RequestEnvelope, metadata: Headers, signal: AbortSignal): DecodedRequest {
+  const requestId = nonEmpty(envelope.id) ?? nonEmpty(metadata.get(METADATA.requestId)) ?? newId();
+  const method = nonEmpty(envelope.method);
+  const rawPath = nonEmpty(envelope.path);
+  if (!method || !rawPath) {
+    const missing = [method ? null : 'method', rawPath ? null : 'path'].filter(Boolean).join(' and ');
+    return { ok: false, requestId, error: new EndpointError(400, 'invalid_request', `the request envelope has no ${missing}`) };
+  }
+  let data: unknown;
+  let receivedBytes = 0;
+  try {
+    data = envelope.data === undefined ? undefined : toJson(ValueSchema, envelope.data);
+    // Limits are measured on the JSON text of the payload, whatever the codec on the wire.
+    if (data !== undefined) receivedBytes = Buffer.byteLength(JSON.stringify(data), 'utf8');
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return { ok: false, requestId, error: new EndpointError(400, 'invalid_json', `the envelope's data is not JSON: ${reason}`) };
+  }
+  // A query string left in the path is read too; explicit params win over it.
+  const queryAt = rawPath.indexOf('?');
+  const path = queryAt < 0 ? rawPath : rawPath.slice(0, queryAt);
+  const params = queryAt < 0 ? queryParams(envelope.params) : { ...searchParams(rawPath.slice(queryAt + 1)), ...queryParams(envelope.params) };
+  const inbound: InboundRequest = {
+    method: method.toUpperCase(),
+    path,
+    data,
+    params,
+    requestId,
+    idempotencyKey: nonEmpty(envelope.idempotencyKey) ?? nonEmpty(metadata.get(METADATA.idempotencyKey)) ?? null,
+    credentials: extractCredentials(
+      (name) => metadata.get(name) ?? undefined,
+      () => undefined,
+    ),
+    signal,
+    receivedBytes,
+  };
+  return { ok: true, requestId, inbound };
+}
+
+/** A success envelope around JSON text the dispatcher already encoded and size-checked. */
+export function successEnvelope(requestId: string, jsonText: string, final: boolean): ResponseEnvelope {
+  return { id: requestId, ok: true, result: fromJsonString(ValueSchema, jsonText), final };
+}
+
+/** A success envelope around a string result (text/html operations). */
+export function textEnvelope(requestId: string, text: string): ResponseEnvelope {
+  return { id: requestId, ok: true, result: fromJson(ValueSchema, text), final: true };
+}
+
+/** A failure envelope carrying the wire error object; always final. */
+export function failureEnvelope(requestId: string, error: ErrorObject): ResponseEnvelope {
+  return { id: requestId, ok: false, error: normalizeJson(error) as JsonObject, final: true };
+}
+
+/** The JSON value of an envelope's `data` or `result`; null when the field is absent. */
+export function jsonOf(value: Value | undefined): JsonValue {
+  return value === undefined ? null : toJson(ValueSchema, value);
+}
+
+/** google.protobuf.Value for JSON text (the client's already encoded request body). */
+export function valueOfText(text: string): Value {
+  return fromJsonString(ValueSchema, text);
+}
+
+/** Params arrive as a JSON object; the dispatcher sees strings and lists of strings. */
+function queryParams(params: JsonObject | undefined): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  if (!params) return out;
+  for (const [key, value] of Object.entries(params)) {
+    if (value === null || value === undefined) continue;
+    out[key] = Array.isArray(value) ? value.map(scalarText) : scalarText(value);
+  }
+  return out;
+}
+
+function scalarText(value: JsonValue): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+function searchParams(query: string): QueryParams {
+  const search = new URLSearchParams(query);
+  const out: Record<string, string | string[]> = {};
+  for (const key of new Set(search.keys())) {
+    const values = search.getAll(key);
+    out[key] = values.length === 1 ? values[0]! : values;
+  }
+  return out;
+}
+
+function nonEmpty(value: string | null | undefined): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}

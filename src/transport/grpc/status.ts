@@ -1,0 +1,151 @@
+// gRPC status codes on both sides of the grpc transport.
+//
+// Server side. Application errors (a bad envelope, an unknown path, a failed validation, a
+// payload over its limit, a handler failure) travel as an `ok: false` envelope carrying the
+// wire error object ({code, message, status, request_id, details}): the client gets the exact
+// code, HTTP-style status and details, and the shared retry rules (429 and 5xx retryable,
+// size errors never) apply as on every other wire. A gRPC status code could not carry that:
+// mapping 413 to RESOURCE_EXHAUSTED, for example, would make a payload that can never fit
+// retryable. gRPC status codes are kept for what the spec names and for the transport layer:
+//
+//   | failure                                        | status                        |
+//   |------------------------------------------------|-------------------------------|
+//   | missing or rejected credentials (EndpointError 401) | UNAUTHENTICATED          |
+//   | message not decodable (protobuf or ProtoJSON)  | INTERNAL / INVALID_ARGUMENT (connect) |
+//   | message over the derived wire size             | RESOURCE_EXHAUSTED (connect)  |
+//   | unknown service or method                      | UNIMPLEMENTED                 |
+//   | health Check of an unknown service             | NOT_FOUND                     |
+//
+// Client side, the spec's taxonomy: UNAVAILABLE -> connection error, DEADLINE_EXCEEDED ->
+// timeout, RESOURCE_EXHAUSTED and INTERNAL -> retryable remote error, anything else -> a
+// remote error whose statusCode is the status name (UNAUTHENTICATED included).
+import type { ConnectError } from '@connectrpc/connect';
+import type { OutboundCall } from '../binding.js';
+import {
+  TransportConnectionError,
+  TransportError,
+  TransportProtocolError,
+  TransportRemoteError,
+  TransportTimeoutError,
+} from '../errors.js';
+
+/** The canonical gRPC status names, indexed by code. */
+export const GRPC_STATUS_NAMES = [
+  'OK',
+  'CANCELLED',
+  'UNKNOWN',
+  'INVALID_ARGUMENT',
+  'DEADLINE_EXCEEDED',
+  'NOT_FOUND',
+  'ALREADY_EXISTS',
+  'PERMISSION_DENIED',
+  'RESOURCE_EXHAUSTED',
+  'FAILED_PRECONDITION',
+  'ABORTED',
+  'OUT_OF_RANGE',
+  'UNIMPLEMENTED',
+  'INTERNAL',
+  'UNAVAILABLE',
+  'DATA_LOSS',
+  'UNAUTHENTICATED',
+] as const;
+
+export type GrpcStatusName = (typeof GRPC_STATUS_NAMES)[number];
+
+/** Code numbers by name (`GrpcStatus.UNAUTHENTICATED === 16`); equal to connect's `Code` values. */
+export const GrpcStatus = Object.freeze(
+  Object.fromEntries(GRPC_STATUS_NAMES.map((name, code) => [name, code])) as Record<GrpcStatusName, number>,
+);
+
+export function statusName(code: number): string {
+  return GRPC_STATUS_NAMES[code] ?? `STATUS_${code}`;
+}
+
+/** Node error codes that mean the connection could not be made at all. */
+const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
+/** Node error codes that mean an established connection went away mid-call. */
+const DROPPED = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_HTTP2_GOAWAY_SESSION', 'ERR_HTTP2_SESSION_ERROR', 'ERR_HTTP2_STREAM_ERROR']);
+
+/**
+ * Turns whatever a connect client call threw into the transport taxonomy. A call aborted by
+ * its own signal (deadline or caller) rejects with the signal's reason, as the shared
+ * pipeline expects.
+ */
+export function errorFromCall(error: unknown, call: OutboundCall): unknown {
+  if (call.signal.aborted) return call.signal.reason ?? error;
+  if (error instanceof TransportError) return error;
+  const options = { url: call.url, requestId: call.requestId, cause: error };
+  const nodeCode = nodeErrorCode(error);
+  if (nodeCode && CONNECT_FAILURES.has(nodeCode)) {
+    return new TransportConnectionError(`cannot connect to ${call.url}: ${messageOf(error)}`, { ...options, statusCode: 'UNAVAILABLE' });
+  }
+  if (nodeCode?.startsWith('ERR_TLS') || nodeCode?.includes('CERT')) {
+    return new TransportConnectionError(`TLS handshake with ${call.url} failed: ${messageOf(error)}`, {
+      ...options,
+      statusCode: 'UNAVAILABLE',
+      retryable: false,
+    });
+  }
+  const code = connectCode(error);
+  if (code === undefined) {
+    if (nodeCode && DROPPED.has(nodeCode)) {
+      return new TransportProtocolError(`connection to ${call.url} dropped: ${messageOf(error)}`, { ...options, retryable: true });
+    }
+    return new TransportConnectionError(`call to ${call.url} failed: ${messageOf(error)}`, options);
+  }
+  const name = statusName(code);
+  const message = `${call.spec.method} ${call.spec.path} over gRPC failed with ${name}: ${rawMessage(error)}`;
+  switch (code) {
+    case GrpcStatus.UNAVAILABLE:
+      return new TransportConnectionError(message, { ...options, statusCode: name });
+    case GrpcStatus.DEADLINE_EXCEEDED:
+      return new TransportTimeoutError(message, { ...options, statusCode: name });
+    case GrpcStatus.RESOURCE_EXHAUSTED:
+    case GrpcStatus.INTERNAL:
+      return new TransportRemoteError(message, { ...options, statusCode: name, code: name.toLowerCase(), retryable: true });
+    case GrpcStatus.UNAUTHENTICATED:
+      return new TransportRemoteError(message, { ...options, statusCode: name, code: 'unauthenticated' });
+    default:
+      // A stream the server reset, or a connection that dropped, is the HTTP layer failing.
+      if (nodeCode && DROPPED.has(nodeCode)) {
+        return new TransportProtocolError(`connection to ${call.url} dropped: ${rawMessage(error)}`, {
+          ...options,
+          statusCode: name,
+          retryable: true,
+        });
+      }
+      return new TransportRemoteError(message, { ...options, statusCode: name, code: name.toLowerCase() });
+  }
+}
+
+function connectCode(error: unknown): number | undefined {
+  if (error && typeof error === 'object' && (error as { name?: unknown }).name === 'ConnectError') {
+    const code = (error as ConnectError).code;
+    return typeof code === 'number' ? code : undefined;
+  }
+  return undefined;
+}
+
+/** The first Node error code in the error's cause chain. */
+function nodeErrorCode(error: unknown): string | undefined {
+  const seen = new Set<unknown>();
+  let current: unknown = error;
+  while (current instanceof Error && !seen.has(current)) {
+    seen.add(current);
+    const code = (current as NodeJS.ErrnoException).code;
+    if (typeof code === 'string') return code;
+    current = current.cause;
+  }
+  return undefined;
+}
+
+function rawMessage(error: unknown): string {
+  if (error && typeof error === 'object' && typeof (error as ConnectError).rawMessage === 'string') {
+    return (error as ConnectError).rawMessage;
+  }
+  return messageOf(error);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

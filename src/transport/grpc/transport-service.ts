@@ -1,0 +1,107 @@
+// svc.transport.v1.SvcTransport served over the shared dispatcher: Invoke carries one request
+// envelope to one response envelope; Stream carries one request envelope to the task's
+// event envelopes, the last one with `final` true.
+//
+// Application errors come back as an `ok: false` envelope with the wire error object (see
+// status.ts for why); only a missing or rejected credential aborts the call, with
+// UNAUTHENTICATED, as the spec requires. Every call holds one of the `maximum_concurrent_rpcs`
+// slots while it runs (a stream for its whole life), except control-plane calls, which must
+// reach the work they control however busy the server is.
+import type { Code, HandlerContext, ServiceImpl } from '@connectrpc/connect';
+import type { SvcTransport } from '../../../generated/proto/svc/transport/v1/transport_pb.js';
+import type { Dispatcher, StreamFrame } from '../dispatcher.js';
+import { EndpointError, toEndpointError } from '../endpoint-error.js';
+import type { Slots } from '../slots.js';
+import type { ConnectModule } from './connect-module.js';
+import {
+  METADATA,
+  decodeRequest,
+  failureEnvelope,
+  successEnvelope,
+  textEnvelope,
+  type RequestEnvelope,
+  type ResponseEnvelope,
+} from './envelope.js';
+import { GrpcStatus } from './status.js';
+
+export interface TransportServiceOptions {
+  readonly connect: ConnectModule;
+  readonly dispatcher: Dispatcher;
+  /** `maximum_concurrent_rpcs`: excess calls wait here for a slot. */
+  readonly rpcSlots: Slots;
+}
+
+export function createTransportService(options: TransportServiceOptions): ServiceImpl<typeof SvcTransport> {
+  const { connect, dispatcher, rpcSlots } = options;
+
+  /** Auth failures abort the call; every other EndpointError becomes an envelope. */
+  const abortIfUnauthenticated = (error: EndpointError): void => {
+    if (error.status === 401) {
+      throw new connect.ConnectError(error.message, GrpcStatus.UNAUTHENTICATED as Code);
+    }
+  };
+
+  /** A call whose client went away while it waited for a slot ends as CANCELLED. */
+  const acquire = async (context: HandlerContext): Promise<() => void> => {
+    try {
+      return await rpcSlots.acquire(context.signal);
+    } catch (error) {
+      throw new connect.ConnectError('the call was cancelled while waiting for a slot', GrpcStatus.CANCELLED as Code, undefined, undefined, error);
+    }
+  };
+
+  return {
+    async invoke(request: RequestEnvelope, context: HandlerContext): Promise<ResponseEnvelope> {
+      const decoded = decodeRequest(request, context.requestHeader, context.signal);
+      context.responseHeader.set(METADATA.requestId, decoded.requestId);
+      if (!decoded.ok) return failureEnvelope(decoded.requestId, decoded.error.toObject(decoded.requestId));
+      const { requestId, inbound } = decoded;
+      let release: () => void = () => undefined;
+      try {
+        const endpoint = dispatcher.route(inbound.method, inbound.path);
+        // Control-plane calls (cancellation) never wait behind the work they control.
+        if (!endpoint.spec.controlPlane) release = await acquire(context);
+        const outcome = await dispatcher.unary(inbound, endpoint);
+        return outcome.kind === 'json' ? successEnvelope(requestId, outcome.encoded.text, true) : textEnvelope(requestId, outcome.html);
+      } catch (raw) {
+        if (raw instanceof connect.ConnectError) throw raw;
+        const error = toEndpointError(raw);
+        abortIfUnauthenticated(error);
+        return failureEnvelope(requestId, error.toObject(requestId));
+      } finally {
+        release();
+      }
+    },
+
+    async *stream(request: RequestEnvelope, context: HandlerContext): AsyncGenerator<ResponseEnvelope> {
+      const decoded = decodeRequest(request, context.requestHeader, context.signal);
+      context.responseHeader.set(METADATA.requestId, decoded.requestId);
+      if (!decoded.ok) {
+        yield failureEnvelope(decoded.requestId, decoded.error.toObject(decoded.requestId));
+        return;
+      }
+      const { requestId, inbound } = decoded;
+      const release = await acquire(context);
+      try {
+        let frames: AsyncGenerator<StreamFrame, void, undefined>;
+        try {
+          frames = await dispatcher.openStream(inbound);
+        } catch (raw) {
+          // Refused before the first event (auth, validation, unknown path).
+          const error = toEndpointError(raw);
+          abortIfUnauthenticated(error);
+          yield failureEnvelope(requestId, error.toObject(requestId));
+          return;
+        }
+        // Leaving this loop early (the client cancelled, a write failed) returns `frames`,
+        // which releases the dispatcher's stream slot and counts the stream as failed.
+        for await (const frame of frames) {
+          yield frame.ok ? successEnvelope(requestId, frame.encoded.text, frame.final) : failureEnvelope(requestId, frame.error);
+          if (frame.final) return;
+        }
+      } finally {
+        release();
+      }
+    },
+  };
+}

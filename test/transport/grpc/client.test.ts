@@ -1,0 +1,402 @@
+// The parley grpc client: against a parley server (both codecs), against connect's own
+// client for the JSON codec, and against an independent @grpc/grpc-js server that reads and
+// writes the spec's pass-through JSON messages, for the status-to-error mapping.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import * as grpc from '@grpc/grpc-js';
+import { createClient } from '@connectrpc/connect';
+import { createGrpcTransport } from '@connectrpc/connect-node';
+import { SvcTransport } from '../../../generated/proto/svc/transport/v1/transport_pb.js';
+import { InvalidArgumentError } from '../../../src/core/errors.js';
+import { ResolvedConfig } from '../../../src/transport/config.js';
+import {
+  TransportConnectionError,
+  TransportError,
+  TransportLimitError,
+  TransportProtocolError,
+  TransportRemoteError,
+  TransportTimeoutError,
+} from '../../../src/transport/errors.js';
+import { GrpcClient } from '../../../src/transport/grpc/client.js';
+import { TransportMetrics } from '../../../src/transport/metrics.js';
+import { Outbound } from '../../../src/transport/outbound.js';
+import { createTransport } from '../../../src/transport/factory.js';
+import { client, gate, instantRetry, rejection, stream, table, unary, waitFor } from '../helpers.js';
+import { agentEndpoints, aborted, keyAuthenticator, ops, passThroughService, serveGrpc } from './helpers.js';
+
+async function collect(events: AsyncIterable<unknown>): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for await (const event of events) out.push(event);
+  return out;
+}
+
+describe('parley client <-> parley server', () => {
+  it('unary and stream with the default (JSON) codec', async (t) => {
+    const server = await serveGrpc(t, agentEndpoints().endpoints);
+    const transport = await client(t, 'grpc', server.url);
+    assert.deepEqual(await transport.unary(ops.sendTask, { id: 'c1', messages: [] }), { id: 'c1', messages: [], state: 'completed' });
+    assert.deepEqual(await collect(transport.stream(ops.streamTask, { id: 'c2' })), [
+      { type: 'task_status', state: 'working', task_id: 'c2' },
+      { type: 'task_status', state: 'working', step: 2 },
+      { type: 'task_completed', task: { id: 'c2', state: 'completed' } },
+    ]);
+    const metrics = server.health().metrics;
+    assert.equal(metrics.requests_succeeded, 1);
+    assert.equal(metrics.streams_completed, 1);
+  });
+
+  it('unary and stream with the binary protobuf codec', async (t) => {
+    const server = await serveGrpc(t, agentEndpoints().endpoints);
+    const config = new ResolvedConfig();
+    const grpcClient = new GrpcClient({ name: 'grpc', config, metrics: new TransportMetrics(true) }, { codec: 'proto' });
+    t.after(() => grpcClient.close());
+    const outbound = new Outbound({
+      url: () => server.url,
+      config,
+      metrics: new TransportMetrics(true),
+      client: () => grpcClient,
+      authHeaders: async () => ({}),
+    });
+    assert.deepEqual(await outbound.unary(ops.sendTask, { id: 'p1' }), { id: 'p1', state: 'completed' });
+    const events = await collect(outbound.stream(ops.streamTask, { id: 'p2' }));
+    assert.equal(events.length, 3);
+    const error = await rejection(outbound.unary(ops.getCard, undefined));
+    assert.ok(error instanceof TransportRemoteError);
+    assert.equal(error.statusCode, 404);
+  });
+
+  it("connect's own client with the JSON codec (useBinaryFormat: false)", async (t) => {
+    const server = await serveGrpc(t, agentEndpoints().endpoints);
+    const transport = createGrpcTransport({ baseUrl: `http://${new URL(server.url).host}`, useBinaryFormat: false });
+    const connectClient = createClient(SvcTransport, transport);
+    const response = await connectClient.invoke({ id: 'cj', method: 'GET', path: '/healthz' });
+    assert.equal(response.id, 'cj');
+    assert.equal(response.ok, true);
+    assert.equal(response.final, true);
+    const events = [];
+    for await (const event of connectClient.stream({ id: 'cs', method: 'POST', path: '/tasks/stream', data: { kind: { case: 'structValue', value: { fields: { id: { kind: { case: 'stringValue', value: 'x' } } } } } } })) {
+      events.push(event.final);
+    }
+    assert.deepEqual(events, [false, false, true]);
+  });
+
+  it('an ok:false envelope becomes a remote error with the wire error object', async (t) => {
+    const server = await serveGrpc(t, agentEndpoints().endpoints);
+    const transport = await client(t, 'grpc', server.url);
+    const error = await rejection(transport.unary(ops.getCard, undefined));
+    assert.ok(error instanceof TransportRemoteError, String(error));
+    assert.equal(error.statusCode, 404);
+    assert.equal(error.code, 'not_found');
+    assert.equal(error.retryable, false);
+    assert.ok(error.requestId);
+  });
+
+  it('a request the server finds too large is a limit error, never retried', async (t) => {
+    const server = await serveGrpc(t, agentEndpoints().endpoints, { limits: { maxRequestBytes: 64 } });
+    const transport = await client(t, 'grpc', server.url, { retry: instantRetry(3) });
+    const error = await rejection(transport.unary(ops.sendTask, { id: 'z'.repeat(200) }));
+    assert.ok(error instanceof TransportLimitError, String(error));
+    assert.equal(error.code, 'payload_too_large');
+    assert.equal(transport.metrics.snapshot().retries, 0);
+    assert.equal(server.health().metrics.requests_started, 1);
+  });
+
+  it('a stream that fails after its first event ends with a remote error', async (t) => {
+    const endpoints = table(
+      stream(ops.streamTask, async function* () {
+        yield { result: { type: 'task_status' }, final: false };
+        throw new Error('engine broke');
+      }),
+    );
+    const server = await serveGrpc(t, endpoints);
+    const transport = await client(t, 'grpc', server.url);
+    const seen: unknown[] = [];
+    const error = await rejection(
+      (async () => {
+        for await (const event of transport.stream(ops.streamTask, { id: 's' })) seen.push(event);
+      })(),
+    );
+    assert.deepEqual(seen, [{ type: 'task_status' }]);
+    assert.ok(error instanceof TransportRemoteError, String(error));
+    assert.equal(error.code, 'internal');
+    assert.equal(error.statusCode, 500);
+  });
+
+  it('credentials travel as metadata; a rejected one is UNAUTHENTICATED and not retried', async (t) => {
+    const server = await serveGrpc(t, agentEndpoints().endpoints, { authenticator: keyAuthenticator });
+    const good = await client(t, 'grpc', server.url, { authenticator: keyAuthenticator, credentials: 'good' });
+    assert.deepEqual(await good.unary(ops.sendTask, { id: 'a1' }), { id: 'a1', state: 'completed' });
+    assert.equal((await collect(good.stream(ops.streamTask, { id: 'a2' }))).length, 3);
+    const bad = await client(t, 'grpc', server.url, { retry: instantRetry(3) });
+    const error = await rejection(bad.unary(ops.sendTask, { id: 'a3' }, { headers: { 'x-api-key': 'bad' } }));
+    assert.ok(error instanceof TransportRemoteError, String(error));
+    assert.equal(error.statusCode, 'UNAUTHENTICATED');
+    assert.equal(error.retryable, false);
+    assert.equal(bad.metrics.snapshot().retries, 0);
+    const streamError = await rejection(collect(bad.stream(ops.streamTask, { id: 'a4' })));
+    assert.equal(streamError.statusCode, 'UNAUTHENTICATED');
+  });
+
+  it('a refused connection is a retryable connection error', async (t) => {
+    const server = await serveGrpc(t, agentEndpoints().endpoints);
+    const url = server.url;
+    await server.stop();
+    const transport = await client(t, 'grpc', url);
+    const error = await rejection(transport.unary(ops.sendTask, { id: 'r' }));
+    assert.ok(error instanceof TransportConnectionError, String(error));
+    assert.equal(error.retryable, true);
+  });
+
+  it('a passed deadline is a timeout error, and the server sees the call go away', async (t) => {
+    const left = gate();
+    const endpoints = table(
+      unary(ops.sendTask, async (_task, context) => {
+        await aborted(context.signal);
+        left.open();
+        return {};
+      }),
+    );
+    const server = await serveGrpc(t, endpoints);
+    const transport = await client(t, 'grpc', server.url);
+    const error = await rejection(transport.unary(ops.sendTask, { id: 'slow' }, { timeoutMs: 50 }));
+    assert.ok(error instanceof TransportTimeoutError, String(error));
+    await left.promise;
+  });
+
+  it('a server URL without a port is refused', async () => {
+    const transport = await createTransport('grpc', 'grpc://127.0.0.1');
+    const error = await rejection(transport.start(agentEndpoints().endpoints));
+    assert.ok(error instanceof InvalidArgumentError, String(error));
+    assert.equal(transport.health().status, 'stopped');
+  });
+});
+
+describe('lifecycle', () => {
+  it('stop lets an in-flight call finish, then refuses new connections', async (t) => {
+    const entered = gate();
+    const release = gate();
+    const endpoints = table(
+      unary(ops.sendTask, async (task) => {
+        entered.open();
+        await release.promise;
+        return { ...task, state: 'completed' };
+      }),
+    );
+    const server = await serveGrpc(t, endpoints, { grpc: { gracefulShutdownTimeout: 30 } });
+    const transport = await client(t, 'grpc', server.url);
+    const inFlight = transport.unary(ops.sendTask, { id: 'during-stop' });
+    await entered.promise;
+    let stopped = false;
+    const stopping = server.stop().then(() => (stopped = true));
+    // Let the stop reach its wait for in-flight calls; it must not finish before the call.
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(server.ready, false);
+    assert.equal(stopped, false);
+    release.open();
+    assert.deepEqual(await inFlight, { id: 'during-stop', state: 'completed' });
+    await stopping;
+    const fresh = await client(t, 'grpc', server.url);
+    assert.ok((await rejection(fresh.unary(ops.sendTask, { id: 'late' }))) instanceof TransportConnectionError);
+  });
+
+  it('a call still running after graceful_shutdown_timeout is cut off', async (t) => {
+    const fixture = agentEndpoints();
+    const server = await serveGrpc(t, fixture.endpoints, { grpc: { gracefulShutdownTimeout: 0.05 } });
+    const transport = await client(t, 'grpc', server.url);
+    const events = transport.stream(ops.streamTask, { id: 'hold' })[Symbol.asyncIterator]();
+    await events.next();
+    await fixture.heldStreamStarted;
+    await server.stop();
+    const error = await rejection(events.next());
+    assert.ok(error instanceof TransportError, String(error));
+    assert.equal(server.health().metrics.active_streams, 0);
+  });
+
+  it('maximum_concurrent_rpcs: excess calls wait for a slot', async (t) => {
+    const order: string[] = [];
+    const first = gate();
+    const endpoints = table(
+      unary(ops.sendTask, async (task) => {
+        order.push(`start ${task.id}`);
+        if (task.id === 'first') await first.promise;
+        order.push(`end ${task.id}`);
+        return task;
+      }),
+    );
+    const server = await serveGrpc(t, endpoints, { grpc: { maximumConcurrentRpcs: 1 } });
+    const transport = await client(t, 'grpc', server.url);
+    const a = transport.unary(ops.sendTask, { id: 'first' });
+    await waitFor(() => order.length === 1, 'the first call to start');
+    const b = transport.unary(ops.sendTask, { id: 'second' });
+    // Give the second call time to reach the server; it must not start before the first ends.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.deepEqual(order, ['start first']);
+    first.open();
+    await Promise.all([a, b]);
+    assert.deepEqual(order, ['start first', 'end first', 'start second', 'end second']);
+  });
+
+  it('control-plane calls never wait for an RPC slot', async (t) => {
+    const fixture = agentEndpoints();
+    const server = await serveGrpc(t, fixture.endpoints, { grpc: { maximumConcurrentRpcs: 1 } });
+    const transport = await client(t, 'grpc', server.url);
+    const held = transport.stream(ops.streamTask, { id: 'hold' })[Symbol.asyncIterator]();
+    await held.next();
+    await fixture.heldStreamStarted;
+    // The only RPC slot is taken by the stream; the cancellation still goes through.
+    assert.deepEqual(await transport.unary(ops.cancelTask, { id: 'hold' }, { timeoutMs: 5000 }), { id: 'hold', state: 'canceled' });
+    await held.return?.();
+    await waitFor(() => server.health().metrics.active_streams === 0, 'the held stream to end');
+  });
+
+  it('serves grpcs: with the TLS settings', { skip: !hasOpenssl() && 'openssl is not installed' }, async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'parley-grpcs-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const certfile = join(dir, 'cert.pem');
+    const keyfile = join(dir, 'key.pem');
+    execFileSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost',
+        '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-keyout', keyfile, '-out', certfile],
+      { stdio: 'ignore' },
+    );
+    const server = await serve(t, 'grpcs://127.0.0.1:0', { tls: { certfile, keyfile } });
+    assert.match(server.url, /^grpcs:/);
+    const trusting = await client(t, 'grpc', server.url, { tls: { cafile: certfile } });
+    assert.deepEqual(await trusting.unary(ops.sendTask, { id: 'tls' }), { id: 'tls', state: 'completed' });
+    assert.equal((await collect(trusting.stream(ops.streamTask, { id: 'tls-s' }))).length, 3);
+    const untrusting = await client(t, 'grpc', server.url);
+    const error = await rejection(untrusting.unary(ops.sendTask, { id: 'tls' }));
+    assert.ok(error instanceof TransportConnectionError, String(error));
+    assert.equal(error.retryable, false);
+  });
+});
+
+async function serve(t: { after(fn: () => unknown): void }, url: string, options: object) {
+  const transport = await createTransport('grpc', url, options);
+  await transport.start(agentEndpoints().endpoints);
+  t.after(() => transport.stop());
+  return transport;
+}
+
+function hasOpenssl(): boolean {
+  try {
+    execFileSync('openssl', ['version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+interface Received {
+  readonly request: any;
+  readonly metadata: Record<string, unknown>;
+}
+
+/** A grpc-js server reading and writing pass-through JSON messages, as a spec peer would. */
+async function jsonPeer(
+  t: { after(fn: () => unknown): void },
+  answer: (request: any, n: number) => { error: Partial<grpc.StatusObject> } | { envelope: unknown },
+): Promise<{ url: string; received: Received[] }> {
+  const received: Received[] = [];
+  const server = new grpc.Server();
+  server.addService(passThroughService as any, {
+    Invoke(call: grpc.ServerUnaryCall<any, any>, callback: grpc.sendUnaryData<any>) {
+      received.push({ request: call.request, metadata: call.metadata.getMap() });
+      const outcome = answer(call.request, received.length);
+      if ('error' in outcome) callback(outcome.error as grpc.ServiceError);
+      else callback(null, outcome.envelope);
+    },
+    Stream(call: grpc.ServerWritableStream<any, any>) {
+      received.push({ request: call.request, metadata: call.metadata.getMap() });
+      call.write({ id: call.request.id, ok: true, result: { n: 1 }, final: false });
+      call.write({ id: call.request.id, ok: true, result: { n: 2 }, final: true });
+      call.end();
+    },
+  });
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+  );
+  t.after(() => server.forceShutdown());
+  return { url: `grpc://127.0.0.1:${port}`, received };
+}
+
+describe('parley client against a grpc-js pass-through JSON server', () => {
+  it('sends exactly the spec envelope and metadata, and reads the JSON answer', async (t) => {
+    const peer = await jsonPeer(t, (request) => ({ envelope: { id: request.id, ok: true, result: { echoed: request.data }, final: true } }));
+    const transport = await client(t, 'grpc', peer.url, { authenticator: keyAuthenticator, credentials: 'good' });
+    assert.deepEqual(await transport.unary(ops.sendTask, { id: 'spec-1' }, { params: { trace: 'on' } }), { echoed: { id: 'spec-1' } });
+    const [{ request, metadata }] = peer.received;
+    assert.deepEqual(Object.keys(request).sort(), ['data', 'id', 'idempotency_key', 'method', 'params', 'path']);
+    assert.equal(request.method, 'POST');
+    assert.equal(request.path, '/tasks/');
+    assert.deepEqual(request.data, { id: 'spec-1' });
+    assert.deepEqual(request.params, { trace: 'on' });
+    assert.equal(metadata['x-svc-request-id'], request.id);
+    assert.equal(metadata['idempotency-key'], request.idempotency_key);
+    assert.equal(metadata['x-api-key'], 'good');
+    assert.equal(metadata.authorization, 'ApiKey good');
+    assert.deepEqual(await collect(transport.stream(ops.streamTask, { id: 'spec-s' })), [{ n: 1 }, { n: 2 }]);
+    assert.equal(peer.received[1]!.request.idempotency_key, undefined);
+  });
+
+  it('INTERNAL and RESOURCE_EXHAUSTED are retryable; the retry keeps the id and key', async (t) => {
+    const peer = await jsonPeer(t, (request, n) =>
+      n === 1
+        ? { error: { code: grpc.status.INTERNAL, details: 'try again' } }
+        : n === 2
+          ? { error: { code: grpc.status.RESOURCE_EXHAUSTED, details: 'busy' } }
+          : { envelope: { id: request.id, ok: true, result: 'third time', final: true } },
+    );
+    const transport = await client(t, 'grpc', peer.url, { retry: instantRetry(3) });
+    assert.equal(await transport.unary(ops.sendTask, { id: 'retry-me' }), 'third time');
+    assert.equal(peer.received.length, 3);
+    assert.equal(new Set(peer.received.map((r) => r.request.id)).size, 1);
+    assert.equal(new Set(peer.received.map((r) => r.request.idempotency_key)).size, 1);
+    assert.equal(transport.metrics.snapshot().retries, 2);
+  });
+
+  const cases: Array<[string, number, new (...args: any[]) => TransportError, boolean]> = [
+    ['UNAVAILABLE', grpc.status.UNAVAILABLE, TransportConnectionError, true],
+    ['DEADLINE_EXCEEDED', grpc.status.DEADLINE_EXCEEDED, TransportTimeoutError, true],
+    ['RESOURCE_EXHAUSTED', grpc.status.RESOURCE_EXHAUSTED, TransportRemoteError, true],
+    ['INTERNAL', grpc.status.INTERNAL, TransportRemoteError, true],
+    ['UNAUTHENTICATED', grpc.status.UNAUTHENTICATED, TransportRemoteError, false],
+    ['PERMISSION_DENIED', grpc.status.PERMISSION_DENIED, TransportRemoteError, false],
+    ['NOT_FOUND', grpc.status.NOT_FOUND, TransportRemoteError, false],
+  ];
+  for (const [name, code, kind, retryable] of cases) {
+    it(`${name} -> ${kind.name}, retryable ${retryable}, statusCode ${name}`, async (t) => {
+      const peer = await jsonPeer(t, () => ({ error: { code, details: `status ${name}` } }));
+      const transport = await client(t, 'grpc', peer.url);
+      const error = await rejection(transport.unary(ops.sendTask, { id: 'x' }));
+      assert.ok(error instanceof kind, `${name}: ${String(error)}`);
+      assert.equal(error.retryable, retryable);
+      assert.equal(error.statusCode, name);
+    });
+  }
+
+  it('an answer for another request id is a protocol error', async (t) => {
+    const peer = await jsonPeer(t, () => ({ envelope: { id: 'someone-else', ok: true, result: 1, final: true } }));
+    const transport = await client(t, 'grpc', peer.url);
+    const error = await rejection(transport.unary(ops.sendTask, { id: 'x' }));
+    assert.ok(error instanceof TransportProtocolError, String(error));
+    assert.equal(error.retryable, false);
+  });
+
+  it('an ok:false envelope keeps the peer error object', async (t) => {
+    const peer = await jsonPeer(t, (request) => ({
+      envelope: { id: request.id, ok: false, error: { code: 'busy', message: 'come back later', status: 503 }, final: true },
+    }));
+    const transport = await client(t, 'grpc', peer.url);
+    const error = await rejection(transport.unary(ops.sendTask, { id: 'x' }));
+    assert.ok(error instanceof TransportRemoteError, String(error));
+    assert.equal(error.code, 'busy');
+    assert.equal(error.statusCode, 503);
+    assert.equal(error.retryable, true);
+  });
+});
