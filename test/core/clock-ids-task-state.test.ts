@@ -1,0 +1,90 @@
+// src/core/clock.ts, ids.ts and task-state.ts.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { nowIso, nowSeconds, sleep } from '../../src/core/clock.js';
+import { newId } from '../../src/core/ids.js';
+import { canTransition, isTerminal, TASK_STATES, TERMINAL_STATES } from '../../src/core/task-state.js';
+import { validate } from '../../generated/validators/index.js';
+import type { TaskState } from '../../generated/types/index.js';
+
+// ---- clock -------------------------------------------------------------------------------
+
+test('nowIso is ISO 8601 UTC with Z and a valid date-time', () => {
+  const value = nowIso();
+  assert.match(value, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+  assert.ok(!Number.isNaN(Date.parse(value)));
+});
+
+test('nowSeconds is the Unix time in seconds, with fractions', () => {
+  const before = Date.now() / 1000;
+  const value = nowSeconds();
+  const after = Date.now() / 1000;
+  assert.ok(value >= before && value <= after);
+});
+
+test('sleep resolves', async () => {
+  await sleep(1);
+});
+
+test('sleep rejects at once with the reason of an already-aborted signal', async () => {
+  const reason = new Error('gone');
+  await assert.rejects(sleep(60_000, AbortSignal.abort(reason)), (error) => error === reason);
+});
+
+test('sleep rejects with the reason when aborted while waiting', async () => {
+  const aborter = new AbortController();
+  const sleeping = sleep(60_000, aborter.signal);
+  const reason = new Error('stop');
+  aborter.abort(reason);
+  await assert.rejects(sleeping, (error) => error === reason);
+});
+
+test('sleep that finishes detaches from the signal (a later abort changes nothing)', async () => {
+  const aborter = new AbortController();
+  await sleep(1, aborter.signal);
+  aborter.abort(new Error('late'));
+});
+
+// ---- ids ---------------------------------------------------------------------------------
+
+test('newId gives distinct UUIDs', () => {
+  const ids = new Set(Array.from({ length: 100 }, () => newId()));
+  assert.equal(ids.size, 100);
+  for (const id of ids) assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+});
+
+// ---- task states -------------------------------------------------------------------------
+
+test('task states are the six of the spec', () => {
+  assert.deepEqual([...TASK_STATES], ['submitted', 'working', 'input-required', 'completed', 'failed', 'canceled']);
+  for (const state of TASK_STATES) assert.ok(validate('task-state', state).valid, state);
+});
+
+test('terminal states are completed, failed and canceled', () => {
+  assert.deepEqual([...TERMINAL_STATES].sort(), ['canceled', 'completed', 'failed']);
+  for (const state of TASK_STATES) assert.equal(isTerminal(state), ['completed', 'failed', 'canceled'].includes(state));
+});
+
+// The transitions the spec's table shows.
+const allowed: Array<[TaskState, TaskState]> = [
+  ['submitted', 'working'],
+  ['working', 'completed'],
+  ['working', 'input-required'],
+  ['working', 'failed'],
+];
+for (const [from, to] of allowed) {
+  test(`transition ${from} -> ${to} is allowed`, () => assert.equal(canTransition(from, to), true));
+}
+
+for (const from of ['completed', 'failed', 'canceled'] as TaskState[]) {
+  test(`no transition leaves the terminal state ${from}`, () => {
+    for (const to of TASK_STATES) assert.equal(canTransition(from, to), false, `${from} -> ${to}`);
+  });
+}
+
+test('no state transitions to itself or back to submitted', () => {
+  for (const state of TASK_STATES) {
+    assert.equal(canTransition(state, state), false, state);
+    assert.equal(canTransition(state, 'submitted'), false, state);
+  }
+});

@@ -1,0 +1,86 @@
+// src/core/json.ts: normalization to plain JSON, and the UTF-8 byte size every limit uses.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { encodeJson, normalizeJson } from '../../src/core/json.js';
+
+class Point {
+  constructor(
+    readonly x: number,
+    readonly y: number,
+  ) {}
+  area(): number {
+    return 0;
+  }
+}
+
+const normalized: Array<[string, unknown, unknown]> = [
+  ['a string', 'a', 'a'],
+  ['a number', 1.5, 1.5],
+  ['NaN becomes null', Number.NaN, null],
+  ['Infinity becomes null', Number.POSITIVE_INFINITY, null],
+  ['undefined becomes null', undefined, null],
+  ['a bigint becomes a string', 12345678901234567890n, '12345678901234567890'],
+  ['a Date becomes an ISO string', new Date(Date.UTC(2024, 0, 2, 3, 4, 5)), '2024-01-02T03:04:05.000Z'],
+  ['undefined members are dropped', { a: 1, b: undefined }, { a: 1 }],
+  ['function members are dropped', { a: 1, f: () => 1 }, { a: 1 }],
+  ['undefined array items become null', [1, undefined], [1, null]],
+  ['a Map becomes an object', new Map<unknown, unknown>([['k', 1], [2, 'two']]), { k: 1, '2': 'two' }],
+  ['a Set becomes an array', new Set([1, 2]), [1, 2]],
+  ['an Error becomes name and message', new TypeError('bad'), { name: 'TypeError', message: 'bad' }],
+  ['bytes become base64', new Uint8Array([104, 105]), 'aGk='],
+  ['a class instance becomes its own fields', new Point(1, 2), { x: 1, y: 2 }],
+  ['toJSON is honoured', { toJSON: () => ({ via: 'toJSON' }) }, { via: 'toJSON' }],
+  ['nested values are converted', { when: [new Date(0)], n: { m: new Map([['a', undefined]]) } }, { when: ['1970-01-01T00:00:00.000Z'], n: { m: {} } }],
+];
+for (const [label, value, expected] of normalized) {
+  test(`normalizeJson: ${label}`, () => {
+    assert.deepEqual(normalizeJson(value), expected);
+  });
+}
+
+test('normalizeJson returns plain JSON as it is (no copy)', () => {
+  const value = { a: [1, { b: 'c' }], d: null, e: true };
+  assert.equal(normalizeJson(value), value);
+});
+
+test('normalizeJson keeps an object without a prototype as plain JSON', () => {
+  const bare = Object.assign(Object.create(null) as Record<string, unknown>, { a: 1 });
+  assert.equal(normalizeJson(bare), bare);
+  assert.equal(encodeJson(bare).text, '{"a":1}');
+});
+
+test('normalizeJson refuses circular structures', () => {
+  const value: Record<string, unknown> = { a: new Date(0) };
+  value.self = value;
+  assert.throws(() => normalizeJson(value), TypeError);
+});
+
+test('normalizeJson allows the same object twice when it is not circular', () => {
+  const shared = { d: new Date(0) };
+  assert.deepEqual(normalizeJson({ a: shared, b: shared }), {
+    a: { d: '1970-01-01T00:00:00.000Z' },
+    b: { d: '1970-01-01T00:00:00.000Z' },
+  });
+});
+
+const encoded: Array<[string, unknown, string]> = [
+  ['ASCII', { id: 'abc' }, '{"id":"abc"}'],
+  ['two-byte characters', 'é', '"é"'],
+  ['three-byte characters', '€', '"€"'],
+  ['four-byte characters', '😀', '"😀"'],
+  ['undefined', undefined, 'null'],
+  ['normalized first', { at: new Date(0), skip: undefined }, '{"at":"1970-01-01T00:00:00.000Z"}'],
+];
+for (const [label, value, text] of encoded) {
+  test(`encodeJson: ${label}: the text and its UTF-8 byte length`, () => {
+    const result = encodeJson(value);
+    assert.equal(result.text, text);
+    assert.equal(result.bytes, Buffer.byteLength(text, 'utf8'));
+  });
+}
+
+test('encodeJson counts bytes, not characters', () => {
+  const result = encodeJson('€€€');
+  assert.equal(result.text.length, 5);
+  assert.equal(result.bytes, 11);
+});

@@ -1,0 +1,308 @@
+// Spec "Idempotency and correlation": how the client derives a key, and what the server's
+// cache does with it (namespacing, ownership, waiting duplicates, replay until TTL, release on
+// failure, bounded size).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { OperationSpec } from '../../generated/operations/spec.js';
+import { AgentOperationsClient } from '../../generated/clients/agent.js';
+import { RegistryOperationsClient } from '../../generated/clients/registry.js';
+import { registryOperations } from '../../generated/operations/registry.js';
+import { IdempotencyCache } from '../../src/transport/idempotency-cache.js';
+import { idempotencyKeyFor } from '../../src/transport/idempotency-key.js';
+import {
+  answer,
+  client,
+  gate,
+  header,
+  ops,
+  rawRequest,
+  rawServer,
+  rejection,
+  runtimeUrl,
+  serve,
+  table,
+  unary,
+  waitFor,
+} from './helpers.js';
+
+// ---- client side: which key a request carries ------------------------------------------------
+
+const keyed: OperationSpec = { ...ops.sendTask, name: 'keyed', path: '/keyed' };
+const streamingIdempotent: OperationSpec = { ...ops.sendTask, streaming: true };
+
+const derivations: Array<[string, OperationSpec, unknown, string | null]> = [
+  // [label, spec, payload, expected key ('REQ' = the request id)]
+  ['id first', keyed, { id: 'i', task_id: 't', agent_url: 'a' }, 'i'],
+  ['then task_id', keyed, { task_id: 't', agent_url: 'a' }, 't'],
+  ['then agent_url', keyed, { agent_url: 'http://agent' }, 'http://agent'],
+  ['else the request id', keyed, { other: 1 }, 'REQ'],
+  ['an empty id falls through', keyed, { id: '', task_id: 't' }, 't'],
+  ['no payload (card retrieval)', ops.getCard, undefined, 'REQ'],
+  ['task submission', ops.sendTask, { id: 'task-1' }, 'task-1'],
+  ['cancellation', ops.cancelTask, { id: 'task-1' }, 'task-1'],
+  ['state description without ids', ops.describeState, { scope: 'agent' }, 'REQ'],
+  ['registry unregister', registryOperations.unregister, { agent_url: 'http://a' }, 'http://a'],
+  ['registry heartbeat', registryOperations.heartbeat, { agent_url: 'http://b' }, 'http://b'],
+  ['not idempotent: state reset', ops.resetState, { id: 'x' }, null],
+  ['not idempotent: state compaction', ops.compactState, { id: 'x' }, null],
+  ['not idempotent: registry register', registryOperations.register, { name: 'n', url: 'u' }, null],
+  ['streams carry none', ops.streamTask, { id: 'x' }, null],
+  ['an idempotent spec marked streaming carries none', streamingIdempotent, { id: 'x' }, null],
+];
+for (const [label, spec, payload, expected] of derivations) {
+  test(`idempotency key: ${label}`, () => {
+    assert.equal(idempotencyKeyFor(spec, payload, 'request-id-1'), expected === 'REQ' ? 'request-id-1' : expected);
+  });
+}
+
+test('http: keys travel in the Idempotency-Key header as derived; none for non-idempotent calls', async (t) => {
+  const peer = await rawServer(t, (_req, res) => answer(res, 200, { ok: true }));
+  const transport = await client(t, 'http', peer.url);
+  const agent = new AgentOperationsClient(transport);
+  const registry = new RegistryOperationsClient(transport);
+  await agent.sendTask({ id: 'task-7' });
+  await agent.cancelTask({ id: 'task-7' });
+  await agent.describeState({ scope: 'agent' });
+  await agent.resetState({ scope: 'agent' });
+  await registry.heartbeat({ agent_url: 'http://peer' });
+  await agent.getCard();
+  const seen = peer.requests.map((r) => [r.path, header(r, 'idempotency-key'), header(r, 'x-svc-request-id')]);
+  assert.deepEqual(
+    seen.map(([path, key]) => [path, key]),
+    [
+      ['/tasks/', 'task-7'],
+      ['/tasks/cancel', 'task-7'],
+      ['/state/describe', seen[2]![2]],
+      ['/state/reset', undefined],
+      ['/agents/heartbeat', 'http://peer'],
+      ['/.well-known/agent.json', seen[5]![2]],
+    ],
+  );
+  const requestIds = new Set(seen.map(([, , id]) => id));
+  assert.equal(requestIds.size, 6, 'every logical request has its own request id');
+});
+
+test('http: an explicit idempotencyKey option replaces the derived one', async (t) => {
+  const peer = await rawServer(t, (_req, res) => answer(res, 200, { id: 'x' }));
+  const transport = await client(t, 'http', peer.url);
+  await transport.unary(ops.sendTask, { id: 'x' }, { idempotencyKey: 'resubmit-2' });
+  assert.equal(header(peer.requests[0]!, 'idempotency-key'), 'resubmit-2');
+});
+
+test('runtime: the handler sees the derived key in its request context', async (t) => {
+  const url = runtimeUrl('idem-ctx');
+  const keys: Array<string | null> = [];
+  await serve(
+    t,
+    'runtime',
+    url,
+    table(
+      unary(ops.sendTask, (task, context) => (keys.push(context.idempotencyKey), task)),
+      unary(ops.resetState, (_r, context) => (keys.push(context.idempotencyKey), { operation: 'reset', state: {}, changed: true })),
+    ),
+  );
+  const api = new AgentOperationsClient(await client(t, 'runtime', url));
+  await api.sendTask({ id: 'rt-1' });
+  await api.resetState({});
+  assert.deepEqual(keys, ['rt-1', null]);
+});
+
+// ---- the server cache on its own (injected clock) ---------------------------------------------
+
+test('cache: keys are namespaced by method and path', () => {
+  const keys = new Set([
+    IdempotencyCache.key('POST', '/tasks/', 'k'),
+    IdempotencyCache.key('POST', '/tasks/cancel', 'k'),
+    IdempotencyCache.key('DELETE', '/agents/', 'k'),
+    IdempotencyCache.key('GET', '/agents/', 'k'),
+  ]);
+  assert.equal(keys.size, 4);
+});
+
+test('cache: the first caller owns; a concurrent duplicate waits and gets the same result', async () => {
+  const cache = new IdempotencyCache(300, 10);
+  const hold = gate();
+  let runs = 0;
+  const operation = async () => {
+    runs++;
+    await hold.promise;
+    return { run: runs };
+  };
+  const owner = cache.run('k', operation);
+  const duplicate = cache.run('k', operation);
+  hold.open();
+  const [a, b] = await Promise.all([owner, duplicate]);
+  assert.equal(runs, 1);
+  assert.deepEqual(a, { value: { run: 1 }, replayed: false });
+  assert.deepEqual(b, { value: { run: 1 }, replayed: true });
+  assert.equal(a.value, b.value);
+});
+
+test('cache: later duplicates are replayed until the TTL runs out, then run again', async () => {
+  let now = 1_000_000;
+  const cache = new IdempotencyCache(10, 10, () => now);
+  let runs = 0;
+  const operation = async () => ++runs;
+  assert.deepEqual(await cache.run('k', operation), { value: 1, replayed: false });
+  now += 9_999;
+  assert.deepEqual(await cache.run('k', operation), { value: 1, replayed: true });
+  now += 1;
+  assert.deepEqual(await cache.run('k', operation), { value: 2, replayed: false });
+  assert.equal(runs, 2);
+});
+
+test('cache: a failed operation is released, not stored; waiting duplicates run it again', async () => {
+  const cache = new IdempotencyCache(300, 10);
+  const hold = gate();
+  let runs = 0;
+  const operation = async () => {
+    runs++;
+    if (runs === 1) {
+      await hold.promise;
+      throw new Error('first run failed');
+    }
+    return runs;
+  };
+  const owner = cache.run('k', operation);
+  const duplicate = cache.run('k', operation);
+  hold.open();
+  await assert.rejects(owner, /first run failed/);
+  assert.deepEqual(await duplicate, { value: 2, replayed: false });
+  assert.deepEqual(await cache.run('k', operation), { value: 2, replayed: true });
+  assert.equal(runs, 2);
+});
+
+test('cache: bounded; the oldest entry is evicted first', async () => {
+  const cache = new IdempotencyCache(300, 2);
+  const runs: string[] = [];
+  const op = (key: string) => async () => (runs.push(key), key);
+  await cache.run('a', op('a'));
+  await cache.run('b', op('b'));
+  await cache.run('c', op('c'));
+  assert.equal(cache.size, 2);
+  assert.equal((await cache.run('b', op('b'))).replayed, true);
+  assert.equal((await cache.run('c', op('c'))).replayed, true);
+  assert.equal((await cache.run('a', op('a'))).replayed, false, 'a was evicted');
+  assert.deepEqual(runs, ['a', 'b', 'c', 'a']);
+});
+
+// ---- the server cache behind a real transport ------------------------------------------------
+
+/** An http server whose sendTask and cancelTask count their invocations. */
+async function countingServer(t: Parameters<typeof serve>[0], options = {}, hold?: Promise<void>) {
+  const runs = { send: 0, cancel: 0, reset: 0 };
+  const server = await serve(
+    t,
+    'http',
+    'http://127.0.0.1:0',
+    table(
+      unary(ops.sendTask, async (task) => {
+        const run = ++runs.send;
+        if (hold) await hold;
+        if (task.metadata?.fail === run) throw new Error(`run ${run} fails`);
+        return { ...task, state: 'completed', metadata: { ...task.metadata, run } };
+      }),
+      unary(ops.cancelTask, (request) => ({ id: request.id, state: 'canceled', metadata: { run: ++runs.cancel } })),
+      unary(ops.resetState, () => ({ operation: 'reset', state: {}, changed: true, metadata: { run: ++runs.reset } })),
+    ),
+    options,
+  );
+  return { server, runs };
+}
+
+test('server: the same key on two routes runs both', async (t) => {
+  const { server, runs } = await countingServer(t);
+  const api = new AgentOperationsClient(await client(t, 'http', server.url));
+  assert.equal((await api.sendTask({ id: 'same' })).state, 'completed');
+  assert.equal((await api.cancelTask({ id: 'same' })).state, 'canceled');
+  assert.deepEqual(runs, { send: 1, cancel: 1, reset: 0 });
+});
+
+test('server: concurrent duplicates wait for the first and get its result; the handler runs once', async (t) => {
+  const hold = gate();
+  const { server, runs } = await countingServer(t, {}, hold.promise);
+  // Two separate callers (two client transports), same task id.
+  const one = new AgentOperationsClient(await client(t, 'http', server.url));
+  const two = new AgentOperationsClient(await client(t, 'http', server.url));
+  const first = one.sendTask({ id: 'dup' });
+  await waitFor(() => runs.send === 1, 'owner running');
+  const second = two.sendTask({ id: 'dup' });
+  const third = two.sendTask({ id: 'dup' });
+  await waitFor(() => server.health().metrics.requests_started === 3, 'duplicates arrived');
+  assert.equal(runs.send, 1);
+  hold.open();
+  const results = await Promise.all([first, second, third]);
+  assert.equal(runs.send, 1);
+  for (const result of results) assert.deepEqual(result, { id: 'dup', state: 'completed', metadata: { run: 1 } });
+});
+
+test('server: a later duplicate is replayed until the TTL runs out, then runs again', async (t) => {
+  const { server, runs } = await countingServer(t, { idempotencyTtl: 0.2 });
+  const api = new AgentOperationsClient(await client(t, 'http', server.url));
+  assert.equal((await api.sendTask({ id: 'ttl' })).metadata?.run, 1);
+  // Replayed even though the body differs: the key decides.
+  assert.equal((await api.sendTask({ id: 'ttl', messages: [] })).metadata?.run, 1);
+  assert.equal(runs.send, 1);
+  await new Promise((resolve) => setTimeout(resolve, 250));
+  assert.equal((await api.sendTask({ id: 'ttl' })).metadata?.run, 2);
+  assert.equal(runs.send, 2);
+});
+
+test('server: a failed operation is released and runs again on the next request', async (t) => {
+  const { server, runs } = await countingServer(t);
+  const api = new AgentOperationsClient(await client(t, 'http', server.url));
+  const error = await rejection(api.sendTask({ id: 'flaky', metadata: { fail: 1 } }));
+  assert.equal(error.statusCode, 500);
+  const ok = await api.sendTask({ id: 'flaky', metadata: { fail: 1 } });
+  assert.equal(ok.metadata?.run, 2);
+  // ...and that success is now stored.
+  assert.equal((await api.sendTask({ id: 'flaky' })).metadata?.run, 2);
+  assert.equal(runs.send, 2);
+});
+
+test('server: the cache is bounded by idempotency_cache_size, oldest evicted first', async (t) => {
+  const { server, runs } = await countingServer(t, { idempotencyCacheSize: 2 });
+  const api = new AgentOperationsClient(await client(t, 'http', server.url));
+  for (const id of ['a', 'b', 'c']) await api.sendTask({ id });
+  assert.equal(runs.send, 3);
+  assert.equal((await api.sendTask({ id: 'c' })).metadata?.run, 3, 'c replayed');
+  assert.equal((await api.sendTask({ id: 'b' })).metadata?.run, 2, 'b replayed');
+  assert.equal((await api.sendTask({ id: 'a' })).metadata?.run, 4, 'a was evicted and ran again');
+  assert.equal(runs.send, 4);
+});
+
+test('server: a key on a non-idempotent route is ignored; every request runs', async (t) => {
+  const { server, runs } = await countingServer(t);
+  for (let i = 0; i < 2; i++) {
+    const res = await rawRequest(server.url, {
+      method: 'POST',
+      path: '/state/reset',
+      headers: { 'idempotency-key': 'same' },
+      body: '{}',
+    });
+    assert.equal(res.status, 200);
+  }
+  assert.equal(runs.reset, 2);
+});
+
+test('server: requests without a key are never deduplicated', async (t) => {
+  const { server, runs } = await countingServer(t);
+  for (let i = 0; i < 2; i++) {
+    const res = await rawRequest(server.url, { method: 'POST', path: '/tasks/', body: '{"id":"nokey"}' });
+    assert.equal(res.status, 200);
+  }
+  assert.equal(runs.send, 2);
+});
+
+test('runtime: duplicates are suppressed with the in-process namespaced key', async (t) => {
+  const url = runtimeUrl('idem-rt');
+  let runs = 0;
+  await serve(t, 'runtime', url, table(unary(ops.sendTask, (task) => ({ ...task, metadata: { run: ++runs } }))));
+  const api = new AgentOperationsClient(await client(t, 'runtime', url));
+  const a = await api.sendTask({ id: 'rt-dup' });
+  const b = await api.sendTask({ id: 'rt-dup' });
+  assert.deepEqual(a, b);
+  assert.equal(runs, 1);
+  await api.sendTask({ id: 'rt-other' });
+  assert.equal(runs, 2);
+});

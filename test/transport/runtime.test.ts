@@ -1,0 +1,204 @@
+// Spec "Transport wire formats > Runtime": URL runtime://<name>, a process-local registry of
+// started transports, query parameters discarded, the synthesized stream for targets that
+// cannot stream; "Errors": unknown runtime endpoint is a remote error with status 404; no
+// started target is a retryable connection error.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { AgentOperationsClient } from '../../generated/clients/agent.js';
+import { validate } from '../../generated/validators/index.js';
+import { TransportConnectionError, TransportRemoteError } from '../../src/transport/errors.js';
+import { createTransport } from '../../src/transport/factory.js';
+import type { RequestContext } from '../../src/transport/endpoint.js';
+import { client, echoTask, ops, rejection, runtimeUrl, serve, stream, table, unary } from './helpers.js';
+
+async function drain<T>(events: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const event of events) out.push(event);
+  return out;
+}
+
+test('runtime: query parameters in the URL and in the call are discarded', async (t) => {
+  const url = runtimeUrl('rt-query');
+  const seen: RequestContext[] = [];
+  await serve(t, 'runtime', url, table(unary(ops.sendTask, (task, context) => (seen.push(context), task))));
+  const api = new AgentOperationsClient(await client(t, 'runtime', `${url}?tenant=a&x=1`));
+  assert.deepEqual(await api.sendTask({ id: 'q' }, { params: { extra: 'yes' } }), { id: 'q' });
+  assert.equal(seen.length, 1, 'the URL with a query reached the target');
+  assert.deepEqual(seen[0]!.params, {});
+  assert.equal(seen[0]!.transport, 'runtime');
+});
+
+test('runtime: the handler sees the caller request id', async (t) => {
+  const url = runtimeUrl('rt-reqid');
+  const ids: string[] = [];
+  await serve(t, 'runtime', url, table(unary(ops.sendTask, (task, context) => (ids.push(context.requestId), task))));
+  const transport = await client(t, 'runtime', url);
+  await transport.unary(ops.sendTask, { id: 'a' });
+  await transport.unary(ops.sendTask, { id: 'b' });
+  assert.equal(ids.length, 2);
+  assert.notEqual(ids[0], ids[1]);
+  for (const id of ids) assert.match(id, /^[0-9a-f-]{36}$/);
+});
+
+test('runtime: an unknown endpoint is a TransportRemoteError with status 404', async (t) => {
+  const url = runtimeUrl('rt-404');
+  await serve(t, 'runtime', url, table(echoTask()));
+  const error = await rejection(new AgentOperationsClient(await client(t, 'runtime', url)).getCard());
+  assert.ok(error instanceof TransportRemoteError, String(error));
+  assert.equal(error.statusCode, 404);
+  assert.equal(error.code, 'not_found');
+  assert.equal(error.retryable, false);
+  assert.equal(error.url, url);
+});
+
+test('runtime: a target that was never started is a retryable TransportConnectionError', async (t) => {
+  const url = runtimeUrl('rt-nobody');
+  const error = await rejection(new AgentOperationsClient(await client(t, 'runtime', url)).sendTask({ id: 'x' }));
+  assert.ok(error instanceof TransportConnectionError, String(error));
+  assert.equal(error.retryable, true);
+  assert.equal(error.url, url);
+  assert.ok(error.requestId);
+});
+
+test('runtime: a stopped target is a retryable TransportConnectionError (unary and stream)', async (t) => {
+  const url = runtimeUrl('rt-stopped');
+  const target = await createTransport('runtime', url);
+  await target.start(table(echoTask()));
+  const api = new AgentOperationsClient(await client(t, 'runtime', url));
+  assert.equal((await api.sendTask({ id: 'up' })).state, 'completed');
+  await target.stop();
+  const error = await rejection(api.sendTask({ id: 'down' }));
+  assert.ok(error instanceof TransportConnectionError, String(error));
+  assert.equal(error.retryable, true);
+  const streamError = await rejection(drain(api.streamTask({ id: 'down' })));
+  assert.ok(streamError instanceof TransportConnectionError, String(streamError));
+});
+
+test('runtime: a target without a stream endpoint yields exactly one synthesized final task_completed event', async (t) => {
+  const url = runtimeUrl('rt-synth');
+  let unaryCalls = 0;
+  await serve(
+    t,
+    'runtime',
+    url,
+    table(unary(ops.sendTask, (task) => (unaryCalls++, { ...task, state: 'completed', messages: [] }))),
+  );
+  const transport = await client(t, 'runtime', url);
+  const events = await drain(new AgentOperationsClient(transport).streamTask({ id: 'synth-1' }));
+  assert.equal(events.length, 1);
+  assert.equal(unaryCalls, 1, 'submitted through the unary route');
+  const [event] = events as any[];
+  assert.equal(event.type, 'task_completed');
+  assert.equal(event.task_id, 'synth-1');
+  assert.deepEqual(event.task, { id: 'synth-1', state: 'completed', messages: [] });
+  assert.equal(transport.health().metrics.streams_completed, 1);
+});
+
+test('runtime: the synthesized task_completed event is a valid stream-event', async (t) => {
+  const url = runtimeUrl('rt-synth-schema');
+  await serve(t, 'runtime', url, table(unary(ops.sendTask, (task) => ({ ...task, state: 'completed' }))));
+  const [event] = await drain(new AgentOperationsClient(await client(t, 'runtime', url)).streamTask({ id: 's-2' }));
+  const checked = validate('stream-event', event);
+  assert.ok(checked.valid, JSON.stringify(checked.valid ? null : checked.errors));
+});
+
+test('runtime: a target with a stream endpoint streams its events in order, ending at the final one', async (t) => {
+  const url = runtimeUrl('rt-stream');
+  await serve(
+    t,
+    'runtime',
+    url,
+    table(
+      echoTask(),
+      stream(ops.streamTask, async function* (task) {
+        yield { result: { type: 'task_status', n: 1 }, final: false };
+        yield { result: { type: 'task_status', n: 2 }, final: false };
+        yield { result: { type: 'task_completed', task_id: task.id }, final: true };
+        yield { result: { type: 'never-sent' }, final: false };
+      }),
+    ),
+  );
+  const events = await drain(new AgentOperationsClient(await client(t, 'runtime', url)).streamTask({ id: 'st' }));
+  assert.deepEqual(events, [
+    { type: 'task_status', n: 1 },
+    { type: 'task_status', n: 2 },
+    { type: 'task_completed', task_id: 'st' },
+  ]);
+});
+
+test('runtime: payloads are copies in both directions', async (t) => {
+  const url = runtimeUrl('rt-copy');
+  const kept = { id: 'kept', state: 'completed', messages: [{ role: 'agent', parts: [{ type: 'text', content: 'hi' }] }] };
+  const received: any[] = [];
+  await serve(
+    t,
+    'runtime',
+    url,
+    table(
+      unary(ops.sendTask, (task) => {
+        received.push(task);
+        // The handler mutates what it received...
+        task.id = 'changed-by-server';
+        task.messages.push({ role: 'agent', parts: [] });
+        // ...and answers with an object it keeps.
+        return kept;
+      }),
+    ),
+  );
+  const api = new AgentOperationsClient(await client(t, 'runtime', url));
+  const request = { id: 'mine', messages: [{ role: 'user', parts: [{ type: 'text', content: 'q' }] }] } as any;
+  const snapshot = structuredClone(request);
+  const result: any = await api.sendTask(request, undefined);
+  assert.deepEqual(request, snapshot, "the server's mutation did not reach the caller's object");
+  assert.notEqual(received[0], request);
+  assert.deepEqual(result, kept);
+  assert.notEqual(result, kept);
+  result.messages[0].parts[0].content = 'changed-by-caller';
+  assert.equal(kept.messages[0]!.parts[0]!.content, 'hi', "the caller's mutation did not reach the server's object");
+});
+
+test('runtime: a handler failure is a TransportRemoteError carrying the message', async (t) => {
+  const url = runtimeUrl('rt-fail');
+  await serve(
+    t,
+    'runtime',
+    url,
+    table(
+      unary(ops.sendTask, () => {
+        throw new Error('handler exploded');
+      }),
+    ),
+  );
+  const error = await rejection(new AgentOperationsClient(await client(t, 'runtime', url)).sendTask({ id: 'x' }));
+  assert.ok(error instanceof TransportRemoteError, String(error));
+  assert.match(error.message, /handler exploded/);
+  assert.equal(error.retryable, false, 'spec: runtime handler failure is not retryable');
+});
+
+test('runtime: the request is validated against its schema like on any wire', async (t) => {
+  const url = runtimeUrl('rt-invalid');
+  let calls = 0;
+  await serve(t, 'runtime', url, table(unary(ops.sendTask, (task) => (calls++, task))));
+  const error = await rejection(new AgentOperationsClient(await client(t, 'runtime', url)).sendTask({ id: 5 } as never));
+  assert.ok(error instanceof TransportRemoteError);
+  assert.equal(error.statusCode, 400);
+  assert.equal(error.code, 'invalid_request');
+  assert.equal(calls, 0);
+});
+
+test('runtime: URLs with a trailing slash or a query name the same target', async (t) => {
+  const url = runtimeUrl('rt-same');
+  await serve(t, 'runtime', url, table(echoTask()));
+  for (const variant of [`${url}/`, `${url}?a=b`]) {
+    const api = new AgentOperationsClient(await client(t, 'runtime', variant));
+    assert.equal((await api.sendTask({ id: 'v' })).state, 'completed');
+  }
+});
+
+test('runtime: the transport is not networked and serves no browser pages', async (t) => {
+  const url = runtimeUrl('rt-caps');
+  const server = await serve(t, 'runtime', url, table(echoTask()));
+  assert.equal(server.capabilities.networked, false);
+  assert.equal(server.capabilities.streaming, true);
+  assert.equal(server.health().url, url);
+});
