@@ -1,0 +1,270 @@
+// POST /tasks/cancel (spec: Agent endpoints, States and transitions, control plane): cancels an
+// active task from another caller and answers with the updated task; never waits behind the
+// work it controls; unknown id is 404; a finished task comes back unchanged; idempotent.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { AgentHandler } from '../../src/agent/handler.js';
+import { agentOperations } from '../../generated/operations/agent.js';
+import type { Task } from '../../generated/types/index.js';
+import {
+  TRANSPORTS,
+  aborted,
+  assertIsoTimestamp,
+  assertValid,
+  deferred,
+  historyStates,
+  rejectsWithStatus,
+  startAgent,
+  uniqueId,
+  untilAborted,
+  userTask,
+  type Deferred,
+} from './harness.js';
+
+/** A handler that signals when it starts, then waits for its signal (or for `release`). */
+function blockingHandler() {
+  const started = new Map<string, Deferred<void>>();
+  const sawAbort = new Map<string, Deferred<unknown>>();
+  const release = deferred<string>();
+  let calls = 0;
+  const slot = <T>(map: Map<string, Deferred<T>>, id: string) => {
+    if (!map.has(id)) map.set(id, deferred<T>());
+    return map.get(id)!;
+  };
+  const handler: AgentHandler = async ({ task, signal }) => {
+    calls++;
+    slot(started, task.id).resolve();
+    void aborted(signal).then((reason) => slot(sawAbort, task.id).resolve(reason));
+    return Promise.race([release.promise, untilAborted(signal)]);
+  };
+  return {
+    handler,
+    release,
+    get calls() {
+      return calls;
+    },
+    started: (id: string) => slot(started, id).promise,
+    sawAbort: (id: string) => slot(sawAbort, id).promise,
+  };
+}
+
+for (const kind of TRANSPORTS) {
+  describe(`POST /tasks/cancel over ${kind}`, () => {
+    test('cancels an active task from another caller while the submission is pending', async (t) => {
+      const work = blockingHandler();
+      const h = await startAgent(kind, { handler: work.handler });
+      t.after(() => h.close());
+      const id = uniqueId();
+      const pending = h.client.sendTask(userTask(id, 'long job'));
+      await work.started(id);
+
+      const other = await h.newClient();
+      const canceled = await other.cancelTask({ id, metadata: { reason: 'user asked' } });
+      assertValid('task', canceled);
+      assert.equal(canceled.id, id);
+      assert.equal(canceled.state, 'canceled');
+      assert.deepEqual(historyStates(canceled), ['submitted', 'working', 'canceled']);
+      const last = canceled.metadata!.state_history!.at(-1)!;
+      assert.equal(last.reason, 'user asked');
+      assertIsoTimestamp(last.timestamp);
+
+      // The handler saw its signal abort, with the reason.
+      const reason = (await work.sawAbort(id)) as Error;
+      assert.equal(reason.name, 'TaskCanceledError');
+      assert.equal(reason.message, 'user asked');
+
+      // The pending submission resolves (it is not an error) with the canceled task.
+      const submitted = await pending;
+      assert.equal(submitted.state, 'canceled');
+      assert.deepEqual(submitted.metadata!.state_history, canceled.metadata!.state_history);
+      assert.equal(work.calls, 1);
+    });
+
+    test('without a reason the cancellation still records one', async (t) => {
+      const work = blockingHandler();
+      const h = await startAgent(kind, { handler: work.handler });
+      t.after(() => h.close());
+      const id = uniqueId();
+      const pending = h.client.sendTask(userTask(id, 'long job'));
+      await work.started(id);
+      const canceled = await h.client.cancelTask({ id });
+      assert.equal(canceled.state, 'canceled');
+      assert.ok(canceled.metadata!.state_history!.at(-1)!.reason);
+      assert.equal((await pending).state, 'canceled');
+    });
+
+    test('the control plane never queues behind work: cancel gets through when the only request slot is taken', async (t) => {
+      const work = blockingHandler();
+      const h = await startAgent(kind, { handler: work.handler, transportOptions: { limits: { maxConcurrentRequests: 1 } } });
+      t.after(() => h.close());
+      const id = uniqueId();
+      const pending = h.client.sendTask(userTask(id, 'hog the slot'));
+      await work.started(id);
+      const other = await h.newClient();
+      // Other control-plane calls pass too.
+      const state = await other.describeState({});
+      assert.equal(state.state.active_tasks, 1);
+      const canceled = await other.cancelTask({ id, metadata: { reason: 'make room' } });
+      assert.equal(canceled.state, 'canceled');
+      assert.equal((await pending).state, 'canceled');
+      // The slot is free again: ordinary work runs.
+      const next = uniqueId();
+      const second = h.client.sendTask(userTask(next, 'next'));
+      await work.started(next);
+      await other.cancelTask({ id: next });
+      assert.equal((await second).state, 'canceled');
+    });
+
+    // The timeout only guards against a hang (the failure mode); nothing here is timed.
+    test('the control plane never queues behind work on the client either (client limited to one request)', { timeout: 5_000 }, async (t) => {
+      // One caller, one request slot: it must still be able to cancel what it is waiting for.
+      const work = blockingHandler();
+      const h = await startAgent(kind, { handler: work.handler }, { limits: { maxConcurrentRequests: 1 } });
+      t.after(() => {
+        work.release.resolve('released by cleanup');
+        return h.close();
+      });
+      const id = uniqueId();
+      const pending = h.client.sendTask(userTask(id, 'hog the client slot'));
+      pending.catch(() => undefined); // if the cancel hangs, cleanup ends this call
+      await work.started(id);
+      const canceled = await h.client.cancelTask({ id, metadata: { reason: 'same caller' } });
+      assert.equal(canceled.state, 'canceled');
+      assert.equal((await pending).state, 'canceled');
+    });
+
+    // The timeout only guards against a hang (the failure mode); nothing here is timed.
+    test('a caller that gives up on a pending submission gets control back; the task runs on and its result is kept', { timeout: 5_000 }, async (t) => {
+      const started = deferred();
+      const release = deferred();
+      let calls = 0;
+      let abortedAtEnd: boolean | null = null;
+      const h = await startAgent(kind, {
+        handler: async ({ signal, input }) => {
+          calls++;
+          started.resolve();
+          await release.promise;
+          abortedAtEnd = signal.aborted;
+          return `done: ${input}`;
+        },
+      });
+      t.after(() => {
+        release.resolve();
+        return h.close();
+      });
+      const id = uniqueId();
+      const caller = new AbortController();
+      const pending = h.client.sendTask(userTask(id, 'patient'), { signal: caller.signal });
+      await started.promise;
+      caller.abort(new Error('caller gave up'));
+      await assert.rejects(pending, /caller gave up/);
+      // A unary caller leaving does not cancel the task (task-engine.ts): it finishes, and a
+      // retry with the same id gets that result.
+      release.resolve();
+      const retried = await h.client.sendTask(userTask(id, 'patient'));
+      assert.equal(retried.state, 'completed');
+      assert.equal(calls, 1);
+      assert.equal(abortedAtEnd, false);
+    });
+
+    test('cancel of an unknown id is 404 not_found', async (t) => {
+      const h = await startAgent(kind);
+      t.after(() => h.close());
+      await rejectsWithStatus(h.client.cancelTask({ id: uniqueId('nobody') }), 404, 'not_found');
+      // An invalid cancellation request is 400.
+      await rejectsWithStatus(h.client.cancelTask({ metadata: {} } as unknown as { id: string }), 400, 'invalid_request');
+    });
+
+    test('cancel of a finished task returns it unchanged', async (t) => {
+      const h = await startAgent(kind);
+      t.after(() => h.close());
+      const id = uniqueId();
+      const done = await h.client.sendTask(userTask(id, 'quick'));
+      const answer = await h.client.cancelTask({ id, metadata: { reason: 'too late' } });
+      assert.deepEqual(answer, done);
+      assert.equal(answer.state, 'completed');
+      const failing = await startAgent(kind, {
+        handler: () => {
+          throw new Error('nope');
+        },
+      });
+      t.after(() => failing.close());
+      const failed = await failing.client.sendTask(userTask(uniqueId(), 'x'));
+      assert.deepEqual(await failing.client.cancelTask({ id: failed.id }), failed);
+    });
+
+    test('cancel is idempotent: a repeated cancel returns the same result and records one cancellation', async (t) => {
+      const work = blockingHandler();
+      const h = await startAgent(kind, { handler: work.handler });
+      t.after(() => h.close());
+      const id = uniqueId();
+      const pending = h.client.sendTask(userTask(id, 'long job'));
+      await work.started(id);
+      const first = await h.client.cancelTask({ id, metadata: { reason: 'first' } });
+      const second = await h.client.cancelTask({ id, metadata: { reason: 'second' } });
+      assert.deepEqual(second, first);
+      // Past the idempotency cache (another key) the engine itself does not cancel twice.
+      const third = (await h.clientTransport.unary(agentOperations.cancelTask, { id, metadata: { reason: 'third' } }, {
+        idempotencyKey: 'another-key',
+      })) as Task;
+      assert.equal(third.state, 'canceled');
+      assert.deepEqual(historyStates(third), ['submitted', 'working', 'canceled']);
+      assert.equal(third.metadata!.state_history!.at(-1)!.reason, 'first');
+      assert.equal((await pending).state, 'canceled');
+    });
+
+    test('a canceled task ignores what its handler does afterwards', async (t) => {
+      const started = deferred();
+      const canceled = deferred();
+      const afterCancel = deferred();
+      const h = await startAgent(kind, {
+        handler: async (ctx) => {
+          ctx.message('before');
+          started.resolve();
+          await canceled.promise; // ignores its signal on purpose
+          ctx.message('after');
+          ctx.artifact({ text: 'late artifact' });
+          afterCancel.resolve();
+          return 'late result';
+        },
+      });
+      t.after(() => h.close());
+      const id = uniqueId();
+      const pending = h.client.sendTask(userTask(id, 'stubborn'));
+      await started.promise;
+      await h.client.cancelTask({ id });
+      const result = await pending;
+      assert.equal(result.state, 'canceled');
+      canceled.resolve();
+      await afterCancel.promise;
+      const later = (await h.clientTransport.unary(agentOperations.cancelTask, { id }, { idempotencyKey: 'look-again' })) as Task;
+      assert.equal(later.state, 'canceled');
+      assert.deepEqual(later.messages!.map((m) => m.parts[0]!.content), ['stubborn', 'before']);
+      assert.equal(later.artifacts!.length, 0);
+    });
+
+    test('the handler signal carries the cancellation even when the handler first looks after the cancel', async (t) => {
+      const gate = deferred();
+      const seen = deferred<{ aborted: boolean; reason: unknown }>();
+      const started = deferred();
+      const h = await startAgent(kind, {
+        handler: async (ctx) => {
+          started.resolve();
+          await gate.promise; // does not touch ctx.signal until after the cancel
+          seen.resolve({ aborted: ctx.signal.aborted, reason: ctx.signal.reason });
+        },
+      });
+      t.after(() => h.close());
+      const id = uniqueId();
+      const pending = h.client.sendTask(userTask(id, 'late looker'));
+      await started.promise;
+      await h.client.cancelTask({ id, metadata: { reason: 'stop now' } });
+      await pending;
+      gate.resolve();
+      const { aborted: wasAborted, reason } = await seen.promise;
+      assert.equal(wasAborted, true);
+      assert.equal((reason as Error).name, 'TaskCanceledError');
+      assert.equal((reason as Error).message, 'stop now');
+    });
+  });
+}
