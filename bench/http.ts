@@ -30,7 +30,7 @@ async function load(url: string): Promise<Figures> {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         // A fresh task id per request, so parley's idempotency cache never replays.
-        setupRequest: (request: Record<string, unknown>) => ({ ...request, body: JSON.stringify(sampleTask(randomUUID(), 256)) }),
+        setupRequest: (request) => ({ ...request, body: JSON.stringify(sampleTask(randomUUID(), 256)) }),
       },
     ],
   });

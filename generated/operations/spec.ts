@@ -44,6 +44,13 @@ export interface CallOptions {
   readonly timeoutMs?: number;
   /** Query parameters; for GET operations with a query schema the request is used instead. */
   readonly params?: Readonly<Record<string, string | readonly string[]>>;
+  /**
+   * Replaces the idempotency key derived from the payload, for example to resubmit a task
+   * that waits for input (its id alone would replay the earlier answer).
+   */
+  readonly idempotencyKey?: string;
+  /** Extra request headers or metadata (lowercase names). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** What a typed client calls through: a transport client. */

@@ -3,6 +3,8 @@
 import { agentOperations } from '../../generated/operations/agent.js';
 import type { OperationSpec } from '../../generated/operations/spec.js';
 import type { AgentHandlers } from '../../generated/handlers/agent.js';
+import type { Task } from '../../generated/types/index.js';
+import { isTerminal } from '../core/task-state.js';
 import { routeKey, type Endpoint, type RequestContext, type StreamItem } from '../transport/endpoint.js';
 import type { Transport } from '../transport/transport.js';
 
@@ -42,6 +44,9 @@ export function buildAgentEndpoints(
     } else if (spec.request || spec.query) {
       const method = handlers[name] as (request: unknown, context: RequestContext) => unknown;
       endpoint = { spec, unary: async (data, context) => method.call(handlers, data, context) };
+      // A task that waits for input is not an answer to replay: its follow-up, sent with the
+      // same id and the user's reply, must run.
+      if (spec.name === 'sendTask') endpoint = { ...endpoint, replayable: isFinishedTask };
     } else {
       const method = handlers[name] as (context: RequestContext) => unknown;
       endpoint = { spec, unary: async (_data, context) => method.call(handlers, context) };
@@ -49,4 +54,9 @@ export function buildAgentEndpoints(
     table.set(routeKey(spec.method, spec.path), endpoint);
   }
   return table;
+}
+
+function isFinishedTask(result: unknown): boolean {
+  const state = (result as Task | null)?.state;
+  return state !== undefined && isTerminal(state);
 }

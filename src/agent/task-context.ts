@@ -17,6 +17,8 @@ export interface Run {
   readonly sink: EventSink | null;
   controller: AbortController | null;
   canceled: boolean;
+  /** Why the run was cancelled; the handler's signal carries it even if made afterwards. */
+  cancelReason: unknown;
 }
 
 export class RunContext implements TaskContext {
@@ -43,7 +45,7 @@ export class RunContext implements TaskContext {
     const run = this.run;
     if (!run.controller) {
       run.controller = new AbortController();
-      if (run.canceled) run.controller.abort(new Error('canceled'));
+      if (run.canceled) run.controller.abort(run.cancelReason);
     }
     return run.controller.signal;
   }
@@ -94,9 +96,22 @@ export class RunContext implements TaskContext {
 function normalizeEvent(event: AgentEvent): Record<string, unknown> {
   if (event.type !== 'task_tool_result') return normalizeJson(event) as Record<string, unknown>;
   const { call_id, result, error } = event.tool_result;
-  const errorText = error === undefined || error === null ? null : error instanceof Error ? error.message : normalizeJson(error);
   return {
     type: 'task_tool_result',
-    tool_result: { call_id, result: result === undefined ? null : normalizeJson(result), error: errorText },
+    tool_result: { call_id, result: result === undefined ? null : normalizeJson(result), error: errorText(error) },
   };
+}
+
+/** A tool failure as text, whatever was thrown. */
+function errorText(error: unknown): string | null {
+  if (error === undefined || error === null) return null;
+  if (error instanceof Error) return error.message;
+  if (typeof error === 'string') return error;
+  const message = (error as { message?: unknown }).message;
+  if (typeof message === 'string') return message;
+  try {
+    return JSON.stringify(normalizeJson(error));
+  } catch {
+    return String(error);
+  }
 }

@@ -113,6 +113,7 @@ export class TaskEngine {
     run.canceled = true;
     transition(run.task, 'canceled', reason);
     const error = new TaskCanceledError(reason);
+    run.cancelReason = error;
     run.controller?.abort(error);
     run.cancel?.(error);
   }
@@ -128,7 +129,7 @@ export class TaskEngine {
     if (isTerminal(task.state!)) {
       throw new EndpointError(409, 'conflict', `task ${task.id} is already ${task.state}; submit a new task id`);
     }
-    const run: EngineRun = { task, sink, controller: null, canceled: false, cancel: null };
+    const run: EngineRun = { task, sink, controller: null, canceled: false, cancelReason: undefined, cancel: null };
     this.active.set(task.id, run);
     const history = task.metadata!.state_history!;
     if (history.length === 0) transition(task, 'submitted');

@@ -107,9 +107,11 @@ export class Dispatcher {
       }
       const { input, context } = await this.prepare(target, request);
       const run = target.unary;
+      let replayable = true;
       const invoke = async (): Promise<UnaryOutcome> => {
         const result = await run(input, context);
         if (target.spec.responseContentType === 'text/html') return { kind: 'html', html: String(result) };
+        replayable = target.replayable?.(result) ?? true;
         const encoded = encodeWithin('response', result, this.options.config.limits.maxResponseBytes, {
           requestId: request.requestId,
         });
@@ -120,7 +122,7 @@ export class Dispatcher {
       let outcome: UnaryOutcome;
       if (target.spec.idempotent && request.idempotencyKey) {
         const key = IdempotencyCache.key(target.spec.method, target.spec.path, request.idempotencyKey);
-        const { value, replayed } = await this.idempotency.run(key, slotted);
+        const { value, replayed } = await this.idempotency.run(key, slotted, () => replayable);
         outcome = replayed && value.kind === 'json' ? { ...value, replayed } : value;
       } else {
         outcome = await slotted();

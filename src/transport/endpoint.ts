@@ -39,6 +39,11 @@ export interface Endpoint {
   readonly spec: OperationSpec;
   /** Unary operations: the JSON result, or a string for text/html operations. */
   readonly unary?: (data: unknown, context: RequestContext) => Promise<unknown>;
+  /**
+   * Idempotent operations: whether a result may be replayed to later requests with the same
+   * key. Default: every successful result. (Task submission keeps only finished tasks.)
+   */
+  readonly replayable?: (result: unknown) => boolean;
   /** Streaming operations: each event's result, in order; the one marked final closes the stream. */
   readonly stream?: (data: unknown, context: RequestContext) => AsyncIterable<StreamItem>;
 }

@@ -33,9 +33,14 @@ export class IdempotencyCache {
   /**
    * Runs `operation` once per key: concurrently or later within the TTL, callers with the same
    * key share the first caller's result. `replayed` says whether this caller's answer came
-   * from someone else's run.
+   * from someone else's run. A result `storable` rejects is shared with concurrent duplicates
+   * but not kept for later ones.
    */
-  async run<T>(key: string, operation: () => Promise<T>): Promise<{ value: T; replayed: boolean }> {
+  async run<T>(
+    key: string,
+    operation: () => Promise<T>,
+    storable: (value: T) => boolean = () => true,
+  ): Promise<{ value: T; replayed: boolean }> {
     const stored = this.done.get(key);
     if (stored) {
       if (stored.expiresAt > this.now()) return { value: stored.value as T, replayed: true };
@@ -47,14 +52,14 @@ export class IdempotencyCache {
         return { value: (await inFlight) as T, replayed: true };
       } catch {
         // The owner failed and released the key; this duplicate runs it afresh.
-        return this.run(key, operation);
+        return this.run(key, operation, storable);
       }
     }
     const owned = operation();
     this.running.set(key, owned);
     try {
       const value = await owned;
-      this.store(key, value);
+      if (storable(value)) this.store(key, value);
       return { value, replayed: false };
     } finally {
       this.running.delete(key);

@@ -20,13 +20,8 @@ import type { TransportMetrics } from './metrics.js';
 import { backoffSeconds, shouldRetry } from './retry.js';
 import { Slots } from './slots.js';
 
-/** Per-call options beyond the generated ones. */
-export interface OutboundOptions extends CallOptions {
-  /** Overrides the derived idempotency key (for example to resubmit a task on purpose). */
-  readonly idempotencyKey?: string;
-  /** Extra headers (lowercase names); auth headers are added by the transport. */
-  readonly headers?: Readonly<Record<string, string>>;
-}
+/** Per-call options: the generated CallOptions (signal, timeoutMs, params, idempotencyKey, headers). */
+export type OutboundOptions = CallOptions;
 
 export interface OutboundContext {
   readonly url: () => string;
@@ -56,7 +51,7 @@ export class Outbound {
     let ok = false;
     try {
       const headers = { ...(options.headers ?? {}), ...(await this.context.authHeaders()) };
-      const result = await this.requests.run(async () => {
+      const attempts = async () => {
         for (let attempt = 1; ; attempt++) {
           const deadline = deadlineSignal(options, config);
           const call: OutboundCall = {
@@ -89,7 +84,9 @@ export class Outbound {
             deadline.dispose();
           }
         }
-      }, options.signal);
+      };
+      // Control-plane calls (cancellation) never wait behind the work they control.
+      const result = spec.controlPlane ? await attempts() : await this.requests.run(attempts, options.signal);
       ok = true;
       return result;
     } finally {
@@ -187,7 +184,13 @@ function checkEvent(event: InboundEvent, requestId: string, url: string, limit: 
  * Turns an error object from the wire (schemas/native/error-body.schema.json) into the
  * matching transport error: size errors stay limit errors, 429 and 5xx are retryable.
  */
-export function remoteErrorFrom(error: unknown, url: string, requestId: string | null, fallbackStatus?: number): TransportError {
+export function remoteErrorFrom(
+  error: unknown,
+  url: string,
+  requestId: string | null,
+  fallbackStatus?: number,
+  retryable?: boolean,
+): TransportError {
   const object = (error && typeof error === 'object' ? error : {}) as Record<string, unknown>;
   const status = typeof object.status === 'number' ? object.status : (fallbackStatus ?? null);
   const code = typeof object.code === 'string' ? object.code : 'remote_error';
@@ -209,7 +212,7 @@ export function remoteErrorFrom(error: unknown, url: string, requestId: string |
     statusCode: status,
     code,
     details: object.details,
-    retryable: status !== null && (status === 429 || status >= 500),
+    retryable: retryable ?? (status !== null && (status === 429 || status >= 500)),
   });
 }
 

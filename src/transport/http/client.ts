@@ -13,8 +13,7 @@ import { remoteErrorFrom } from '../outbound.js';
 import { clientTlsOptions } from '../../tls/node-tls-options.js';
 
 export class HttpClient implements TransportClient {
-  private httpAgent: HttpAgent | null = null;
-  private httpsAgent: HttpsAgent | null = null;
+  private readonly agents = new Map<string, HttpAgent>();
 
   constructor(protected readonly context: BindingContext) {}
 
@@ -44,9 +43,8 @@ export class HttpClient implements TransportClient {
   }
 
   async close(): Promise<void> {
-    this.httpAgent?.destroy();
-    this.httpsAgent?.destroy();
-    this.httpAgent = this.httpsAgent = null;
+    for (const agent of this.agents.values()) agent.destroy();
+    this.agents.clear();
   }
 
   /** Sends the request and resolves once the response head has arrived. */
@@ -64,7 +62,7 @@ export class HttpClient implements TransportClient {
       'x-svc-request-id': call.requestId,
       ...call.headers,
     };
-    if (call.idempotencyKey) headers['idempotency-key'] = call.idempotencyKey;
+    if (call.idempotencyKey) headers['idempotency-key'] = headerSafe(call.idempotencyKey);
     if (call.body) {
       headers['content-type'] = 'application/json';
       headers['content-length'] = call.body.bytes;
@@ -72,22 +70,43 @@ export class HttpClient implements TransportClient {
     const options = {
       method: call.spec.method,
       headers,
-      agent: secure ? this.secureAgent() : this.plainAgent(),
+      agent: this.agentFor(secure, call.controlPlane),
       signal: call.signal,
     };
     return new Promise((resolve, reject) => {
-      const req = (secure ? httpsRequest : httpRequest)(target, options, resolve);
-      req.on('error', (error: NodeJS.ErrnoException) => reject(mapSocketError(error, call)));
-      req.end(call.body?.text);
+      try {
+        const req = (secure ? httpsRequest : httpRequest)(target, options, resolve);
+        req.on('error', (error: NodeJS.ErrnoException) => reject(mapSocketError(error, call)));
+        req.end(call.body?.text);
+      } catch (error) {
+        // Node refuses to build the request (an unusable header value, say): nothing was sent.
+        reject(
+          new TransportProtocolError(`cannot send ${call.spec.method} ${call.spec.path}: ${(error as Error).message}`, {
+            url: call.url,
+            requestId: call.requestId,
+            retryable: false,
+            cause: error,
+          }),
+        );
+      }
     });
   }
 
-  private plainAgent(): HttpAgent {
-    return (this.httpAgent ??= new HttpAgent(this.agentOptions()));
-  }
-
-  private secureAgent(): HttpsAgent {
-    return (this.httpsAgent ??= new HttpsAgent({ ...this.agentOptions(), ...clientTlsOptions(this.context.config.tls) }));
+  /**
+   * Pooled keep-alive connections, with a pool of their own for control-plane calls so a
+   * cancellation never waits for a socket held by the work it cancels.
+   */
+  private agentFor(secure: boolean, controlPlane: boolean): HttpAgent {
+    const key = `${secure ? 'https' : 'http'}:${controlPlane ? 'control' : 'data'}`;
+    let agent = this.agents.get(key);
+    if (!agent) {
+      const options = this.agentOptions();
+      agent = secure
+        ? new HttpsAgent({ ...options, ...clientTlsOptions(this.context.config.tls) })
+        : new HttpAgent(options);
+      this.agents.set(key, agent);
+    }
+    return agent;
   }
 
   private agentOptions() {
@@ -166,4 +185,9 @@ export function mapSocketError(error: NodeJS.ErrnoException, call: OutboundCall)
       }
       return new TransportConnectionError(`request to ${call.url} failed: ${error.message}`, options);
   }
+}
+
+/** Header values must be visible ASCII; other keys travel percent-encoded (the server treats them as opaque). */
+function headerSafe(value: string): string {
+  return /^[\x21-\x7e]+$/.test(value) ? value : encodeURIComponent(value);
 }

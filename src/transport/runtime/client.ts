@@ -8,6 +8,17 @@ import { EndpointError } from '../endpoint-error.js';
 import { TransportConnectionError } from '../errors.js';
 import { remoteErrorFrom } from '../outbound.js';
 import { findTarget } from './registry.js';
+import { nowIso } from '../../core/clock.js';
+
+/** In-process work cannot be interrupted, but the caller can stop waiting for it. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
 
 /** The unary route a stream falls back to when the target cannot stream. */
 const TASK_SUBMIT = routeKey('POST', '/tasks/');
@@ -15,8 +26,9 @@ const TASK_SUBMIT = routeKey('POST', '/tasks/');
 export class RuntimeClient implements TransportClient {
   async send(call: OutboundCall): Promise<InboundReply> {
     const target = this.target(call);
+    this.assertRoute(target, call);
     try {
-      const outcome = await target.unary(inbound(call));
+      const outcome = await untilAborted(target.unary(inbound(call)), call.signal);
       if (outcome.kind === 'html') return { value: outcome.html, bytes: Buffer.byteLength(outcome.html) };
       return { value: JSON.parse(outcome.encoded.text), bytes: outcome.encoded.bytes };
     } catch (error) {
@@ -31,6 +43,7 @@ export class RuntimeClient implements TransportClient {
       yield* this.synthesized(target, call);
       return;
     }
+    this.assertRoute(target, call);
     let events;
     try {
       events = await target.openStream(inbound(call), undefined, { holdSlot: false });
@@ -58,7 +71,14 @@ export class RuntimeClient implements TransportClient {
       throw this.remote(error, call);
     }
     const task = outcome.kind === 'json' ? JSON.parse(outcome.encoded.text) : null;
-    const result = { type: 'task_completed', task_id: task?.id ?? null, task };
+    const requested = call.body ? (JSON.parse(call.body.text) as { id?: string }) : {};
+    const result = {
+      type: 'task_completed',
+      task_id: task?.id ?? requested.id ?? '',
+      timestamp: nowIso(),
+      state: task?.state ?? 'completed',
+      task,
+    };
     yield { id: call.requestId, ok: true, result, final: true, bytes: outcome.kind === 'json' ? outcome.encoded.bytes : 0 };
   }
 
@@ -73,9 +93,23 @@ export class RuntimeClient implements TransportClient {
     return target;
   }
 
+  /**
+   * Methods are an HTTP idea: in-process, a route that is not in the table is simply unknown
+   * (404), even where another method exists on the same path.
+   */
+  private assertRoute(target: Dispatcher, call: OutboundCall): void {
+    if (target.endpoints.has(routeKey(call.spec.method, call.spec.path))) return;
+    throw this.remote(new EndpointError(404, 'not_found', `no endpoint for ${call.spec.method} ${call.spec.path}`), call);
+  }
+
+  /**
+   * A handler that failed (`internal`) is not worth another attempt in-process; a target that
+   * says it is busy or unavailable (429, 503, ...) keeps the usual retryable status rule.
+   */
   private remote(error: unknown, call: OutboundCall) {
-    if (error instanceof EndpointError) return remoteErrorFrom(error.toObject(call.requestId), call.url, call.requestId);
-    return error;
+    if (!(error instanceof EndpointError)) return error;
+    const object = error.toObject(call.requestId);
+    return remoteErrorFrom(object, call.url, call.requestId, undefined, error.code === 'internal' ? false : undefined);
   }
 }
 
