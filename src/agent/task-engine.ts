@@ -3,7 +3,7 @@
 // `failed` (the handler threw or said so) or `canceled`. Every transition is recorded in
 // `metadata.state_history`. Active runs can be cancelled from another request; finished tasks
 // are kept in a short, bounded list for the status page and for idempotent cancels.
-import type { CancelRequest, StreamEvent, Task } from '../../generated/types/index.js';
+import type { CancelRequest, Task } from '../../generated/types/index.js';
 import { AsyncQueue } from '../core/async-queue.js';
 import { nowIso } from '../core/clock.js';
 import { isTerminal } from '../core/task-state.js';

@@ -43,7 +43,7 @@ import { serverTlsOptions } from '../../tls/node-tls-options.js';
 import type { BindingContext, TransportServer } from '../binding.js';
 import type { Dispatcher } from '../dispatcher.js';
 import { Slots } from '../slots.js';
-import { listenOn } from '../http/listen.js';
+import { listenOn } from '../listen.js';
 import { loadConnect } from './connect-module.js';
 import { HealthState, ServingStatus, createHealthService } from './health-service.js';
 import { acceptPassThroughJson } from './passthrough-json.js';

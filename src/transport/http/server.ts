@@ -6,7 +6,7 @@ import type { BindingContext, TransportServer } from '../binding.js';
 import type { Dispatcher } from '../dispatcher.js';
 import { serverTlsOptions } from '../../tls/node-tls-options.js';
 import { createRequestListener, type ListenerOptions } from './request-listener.js';
-import { listenOn, closeServer } from './listen.js';
+import { listenOn, closeServer } from '../listen.js';
 
 export class HttpServer implements TransportServer {
   private server: Server | null = null;

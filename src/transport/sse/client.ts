@@ -3,7 +3,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { BindingContext, InboundEvent, OutboundCall } from '../binding.js';
 import { TransportProtocolError } from '../errors.js';
-import { HttpClient, errorFromResponse, mapSocketError, readText } from '../http/client.js';
+import { HttpClient, readText } from '../http/client.js';
+import { errorFromResponse, mapSocketError } from '../socket-errors.js';
 import { SseParser } from './sse-parser.js';
 
 export const EVENT_STREAM = 'text/event-stream';

@@ -10,7 +10,7 @@ import { clientTlsOptions } from '../../tls/node-tls-options.js';
 import type { InboundEvent, InboundReply, OutboundCall } from '../binding.js';
 import type { ResolvedConfig } from '../config.js';
 import { TransportConnectionError, TransportLimitError, TransportProtocolError } from '../errors.js';
-import { errorFromResponse, mapSocketError } from '../http/client.js';
+import { errorFromResponse, mapSocketError } from '../socket-errors.js';
 import { remoteErrorFrom } from '../outbound.js';
 import { Slots } from '../slots.js';
 import { decodeResponseFrame, maxFrameBytes, requestFrame, type RawData, type ResponseFrame } from './frames.js';

@@ -13,7 +13,7 @@ import type { BindingContext, TransportServer } from '../binding.js';
 import type { Dispatcher } from '../dispatcher.js';
 import type { Endpoint } from '../endpoint.js';
 import { EndpointError, toEndpointError } from '../endpoint-error.js';
-import { closeServer, listenOn } from '../http/listen.js';
+import { closeServer, listenOn } from '../listen.js';
 import { maxFrameBytes } from './frames.js';
 import { ServerConnection } from './server-connection.js';
 import { loadWs } from './ws-module.js';

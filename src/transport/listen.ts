@@ -1,7 +1,7 @@
 // Binding a node server to a URL's host and port, and closing it within a deadline.
 import type { Server } from 'node:net';
 import type { Socket } from 'node:net';
-import { TransportConnectionError } from '../errors.js';
+import { TransportConnectionError } from './errors.js';
 
 /** Listens on the URL's host and port (0 picks a free one) and resolves with the port. */
 export function listenOn(server: Server, url: URL): Promise<number> {
