@@ -196,7 +196,10 @@ export class Dispatcher {
 
   /** Authenticates, checks size and schema, and says what the handler receives. */
   private async prepare(endpoint: Endpoint, request: InboundRequest): Promise<{ input: unknown; context: RequestContext }> {
-    const security = await this.authenticate(endpoint, request.credentials);
+    const security =
+      request.authenticated !== undefined && this.options.authenticator && !endpoint.spec.public
+        ? request.authenticated
+        : await this.authenticate(endpoint, request.credentials);
     assertWithin('request', request.receivedBytes, this.options.config.limits.maxRequestBytes, {
       requestId: request.requestId,
     });

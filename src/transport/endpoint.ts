@@ -17,6 +17,11 @@ export interface InboundRequest {
   readonly idempotencyKey: string | null;
   /** Credentials the transport found (header, metadata, handshake), or null. */
   readonly credentials: string | null;
+  /**
+   * Set when the transport already authenticated these credentials for the whole connection
+   * (a WebSocket handshake): the dispatcher uses it instead of asking the authenticator again.
+   */
+  readonly authenticated?: SecurityContext | null;
   /** Aborted when the caller goes away. */
   readonly signal: AbortSignal;
   /** Wire size of the body, for the metrics. */

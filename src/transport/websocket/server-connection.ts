@@ -3,6 +3,7 @@
 // that pipelines faster than the handlers run is slowed down instead of buffered without
 // end. Every request of the connection carries the credentials of its handshake, and all of
 // them are aborted when the connection goes away (which releases their stream slots).
+import type { SecurityContext } from '../../../generated/types/index.js';
 import type { WebSocket } from 'ws';
 import type { ResolvedConfig } from '../config.js';
 import type { Dispatcher } from '../dispatcher.js';
@@ -25,6 +26,8 @@ export class ServerConnection {
     private readonly socket: WebSocket,
     private readonly dispatcher: Dispatcher,
     private readonly credentials: string | null,
+    /** The handshake's security context, so frames are not authenticated one by one. */
+    private readonly authenticated: SecurityContext | null | undefined,
     private readonly config: ResolvedConfig,
   ) {
     socket.on('message', (data: RawData, isBinary: boolean) => {
@@ -118,6 +121,7 @@ export class ServerConnection {
       requestId: frame.id,
       idempotencyKey: frame.idempotencyKey,
       credentials: this.credentials,
+      authenticated: this.authenticated,
       signal,
       receivedBytes: frame.bytes,
     };

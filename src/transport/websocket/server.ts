@@ -7,6 +7,7 @@ import type { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
 import type { ServerOptions, WebSocket, WebSocketServer } from 'ws';
 import { extractCredentials } from '../../auth/credentials.js';
+import type { SecurityContext } from '../../../generated/types/index.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { serverTlsOptions } from '../../tls/node-tls-options.js';
 import type { BindingContext, TransportServer } from '../binding.js';
@@ -88,9 +89,10 @@ export class WebSocketTransportServer implements TransportServer {
       (name) => headerValue(req, name),
       (name) => query.get(name) ?? undefined,
     );
+    let authenticated: SecurityContext | null | undefined;
     if (gate) {
       try {
-        await dispatcher.authenticate(gate, credentials);
+        authenticated = await dispatcher.authenticate(gate, credentials);
       } catch (error) {
         socket.off('error', onError);
         rejectUpgrade(socket, toEndpointError(error));
@@ -103,7 +105,7 @@ export class WebSocketTransportServer implements TransportServer {
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
-      const connection = new ServerConnection(ws, dispatcher, credentials, this.context.config);
+      const connection = new ServerConnection(ws, dispatcher, credentials, authenticated, this.context.config);
       this.connections.add(connection);
       void connection.closed.then(() => this.connections.delete(connection));
     });
