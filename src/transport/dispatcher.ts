@@ -68,6 +68,18 @@ export class Dispatcher {
     return this.options.metrics;
   }
 
+  /**
+   * Counts a request the transport refused before it reached the dispatcher (unknown route,
+   * unreadable or oversize body), so the metrics show every request that arrived.
+   */
+  countRefused(receivedBytes: number, sentBytes: number): void {
+    const { metrics } = this.options;
+    metrics.requestStarted();
+    metrics.received(receivedBytes);
+    metrics.sent(sentBytes);
+    metrics.requestFinished(false, performance.now());
+  }
+
   /** The endpoint for a route, or a 404/405 EndpointError. */
   route(method: string, path: string): Endpoint {
     const endpoint = this.endpoints.get(routeKey(method, path));

@@ -45,17 +45,20 @@ async function handle(dispatcher: Dispatcher, options: ListenerOptions, req: Inc
     endpoint = dispatcher.route(method, path);
   } catch (error) {
     drain(req);
-    return writeError(res, toEndpointError(error), requestId);
+    return refuse(dispatcher, res, toEndpointError(error), requestId, 0);
   }
   const limit = dispatcher.config.limits.maxRequestBytes;
   let body: { data: unknown; bytes: number };
   try {
     body = await readBody(req, limit, endpoint.spec.request !== null);
   } catch (error) {
-    // The rest of an oversize body is never read: answer, then drop the connection.
-    res.setHeader('connection', 'close');
-    writeError(res, toEndpointError(error), requestId);
-    res.on('finish', () => req.destroy());
+    const refused = toEndpointError(error);
+    if (refused.status === 413) {
+      // The rest of an oversize body is never read: answer, then drop the connection.
+      res.setHeader('connection', 'close');
+      res.on('finish', () => req.destroy());
+    }
+    refuse(dispatcher, res, refused, requestId, Number(req.headers['content-length'] ?? 0) || 0);
     return;
   }
   const aborter = new LazyAbort();
@@ -142,10 +145,17 @@ function tooLarge(bytes: number, limit: number): EndpointError {
   });
 }
 
-export function writeError(res: ServerResponse, error: EndpointError, requestId: string | null): void {
+/** Answers a request refused before dispatch, and counts it. */
+function refuse(dispatcher: Dispatcher, res: ServerResponse, error: EndpointError, requestId: string, receivedBytes: number): void {
+  const sent = writeError(res, error, requestId);
+  dispatcher.countRefused(receivedBytes, sent);
+}
+
+/** Writes the error body; returns its size in bytes. */
+export function writeError(res: ServerResponse, error: EndpointError, requestId: string | null): number {
   if (res.headersSent) {
     res.destroy();
-    return;
+    return 0;
   }
   const headers: Record<string, string> = { ...JSON_HEADERS };
   if (requestId) headers['x-svc-request-id'] = requestId;
@@ -154,7 +164,9 @@ export function writeError(res: ServerResponse, error: EndpointError, requestId:
     const allowed = (error.details as { allowed?: string[] } | undefined)?.allowed;
     if (allowed) headers.allow = allowed.join(', ');
   }
-  res.writeHead(error.status, headers).end(JSON.stringify({ error: error.toObject(requestId) }));
+  const body = JSON.stringify({ error: error.toObject(requestId) });
+  res.writeHead(error.status, headers).end(body);
+  return Buffer.byteLength(body);
 }
 
 function headerValue(req: IncomingMessage, name: string): string | undefined {
