@@ -1,29 +1,12 @@
 // The error a server sends: one shape on every wire (schemas/native/error-body.schema.json).
 // HTTP sends it as the body with `status` as the HTTP status; envelopes carry the inner object
 // in `error`; gRPC maps `status` to a gRPC code and carries the object in the envelope.
+import type { ErrorCode, WireError } from '../../generated/types/index.js';
 import type { ValidationIssue } from '../../generated/validators/index.js';
 import { TransportLimitError } from './errors.js';
 
-export type ErrorCode =
-  | 'invalid_json'
-  | 'invalid_request'
-  | 'unauthenticated'
-  | 'forbidden'
-  | 'not_found'
-  | 'method_not_allowed'
-  | 'payload_too_large'
-  | 'response_too_large'
-  | 'unsupported_media_type'
-  | 'unavailable'
-  | 'internal';
-
-export interface ErrorObject {
-  code: string;
-  message: string;
-  status: number;
-  request_id?: string | null;
-  details?: unknown;
-}
+/** The wire error object (schemas/native/wire-error.schema.json). */
+export type ErrorObject = WireError;
 
 export class EndpointError extends Error {
   constructor(

@@ -19,9 +19,9 @@ const STYLE = `
   table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; }
   th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
   th { font-weight: 600; font-size: 13px; color: var(--muted); }
-  dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; margin: 0; } dt { color: var(--muted); }
-  code { font-size: 13px; } .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(140px, 1fr)); gap: 8px; }
-  .metric { border: 1px solid var(--line); border-radius: 8px; padding: 8px 10px; } .metric b { display: block; font-size: 20px; }
+  dl { display: grid; grid-template-columns: 10em 1fr; gap: 2px 16px; margin: 0; } dt { color: var(--muted); }
+  code { font-size: 13px; } .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(150px, 1fr)); gap: 8px; }
+  .metric { border: 1px solid var(--line); border-radius: 8px; padding: 8px 10px; } .metric b { display: block; font-size: 20px; } .metric span { white-space: nowrap; font-size: 13px; }
   form { display: flex; gap: 8px; } input[type=text] { flex: 1; padding: 8px; font: inherit; } button { padding: 8px 16px; font: inherit; }
   #log { border: 1px solid var(--line); border-radius: 8px; min-height: 200px; padding: 12px; margin: 12px 0; white-space: pre-wrap; }
   .turn-user { color: var(--accent); }
@@ -33,6 +33,7 @@ export function page(title: string, body: string, script = ''): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 <title>${escapeHtml(title)}</title>
 <style>${STYLE}</style>
 </head>
