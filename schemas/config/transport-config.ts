@@ -125,6 +125,12 @@ export interface GrpcSettings {
    * @default true
    */
   enable_reflection?: boolean;
+  /**
+   * How a client encodes messages: `json` (the JSON envelope, `application/grpc+json`) or
+   * `proto` (binary protobuf). Servers accept both, and JSON passed through as plain bytes.
+   * @default "json"
+   */
+  codec?: 'json' | 'proto';
 }
 
 /** Everything a transport is configured with, in its serialized form. */

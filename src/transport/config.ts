@@ -33,6 +33,8 @@ export interface GrpcOptions {
   gracefulShutdownTimeout?: number;
   enableHealth?: boolean;
   enableReflection?: boolean;
+  /** Client message codec: `json` (default) or binary `proto`. */
+  codec?: 'json' | 'proto';
   /** Raw channel/server options that replace the ones derived from the limits. */
   channelOptions?: Readonly<Record<string, number | string>>;
 }
@@ -81,6 +83,7 @@ export interface Grpc {
   readonly gracefulShutdownTimeout: number;
   readonly enableHealth: boolean;
   readonly enableReflection: boolean;
+  readonly codec: 'json' | 'proto';
   readonly channelOptions: Readonly<Record<string, number | string>>;
 }
 
@@ -172,6 +175,7 @@ export class ResolvedConfig {
         graceful_shutdown_timeout: this.grpc.gracefulShutdownTimeout,
         enable_health: this.grpc.enableHealth,
         enable_reflection: this.grpc.enableReflection,
+        codec: this.grpc.codec,
       },
     };
   }
@@ -216,6 +220,7 @@ export class ResolvedConfig {
         gracefulShutdownTimeout: grpc.graceful_shutdown_timeout,
         enableHealth: grpc.enable_health,
         enableReflection: grpc.enable_reflection,
+        codec: grpc.codec,
       },
     });
   }
@@ -285,6 +290,7 @@ function resolveGrpc(options: GrpcOptions, limits: Limits): Grpc {
     gracefulShutdownTimeout: positive('grpc.gracefulShutdownTimeout', options.gracefulShutdownTimeout ?? 3),
     enableHealth: bool('grpc.enableHealth', options.enableHealth ?? true),
     enableReflection: bool('grpc.enableReflection', options.enableReflection ?? true),
+    codec: oneOf('grpc.codec', options.codec ?? 'json', ['json', 'proto'] as const),
     channelOptions: Object.freeze({ ...(options.channelOptions ?? {}) }),
   });
 }
@@ -308,6 +314,11 @@ function positiveInteger(field: string, value: unknown): number {
     throw new ConfigError(field, value, 'must be a positive integer');
   }
   return value;
+}
+
+function oneOf<T extends string>(field: string, value: unknown, allowed: readonly T[]): T {
+  if (!allowed.includes(value as T)) throw new ConfigError(field, value, `must be one of ${allowed.join(', ')}`);
+  return value as T;
 }
 
 function bool(field: string, value: unknown): boolean {

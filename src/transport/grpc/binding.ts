@@ -8,5 +8,5 @@ export const grpcBinding: TransportBinding = {
   name: 'grpc',
   schemes: ['grpc:', 'grpcs:'],
   createServer: (context) => new GrpcServer(context),
-  createClient: (context) => new GrpcClient(context),
+  createClient: (context) => new GrpcClient(context, { codec: context.config.grpc.codec }),
 };
