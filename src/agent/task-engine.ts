@@ -68,11 +68,18 @@ export class TaskEngine {
         queue.fail(error);
       },
     );
+    // A network transport learns first that its client left (the request's signal), while
+    // this generator may be parked waiting for the next event; cancel from there too.
+    const onLeave = () => {
+      if (!finished) this.abort(task.id, 'stream closed by the client');
+    };
+    request.signal.addEventListener('abort', onLeave, { once: true });
     try {
       yield* queue;
     } finally {
+      request.signal.removeEventListener('abort', onLeave);
       // The client stopped reading before the end: stop the work it asked for.
-      if (!finished) this.abort(task.id, 'stream closed by the client');
+      onLeave();
     }
   }
 
