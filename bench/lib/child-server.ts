@@ -5,25 +5,29 @@ import { createInterface } from 'node:readline';
 
 export interface ChildServer {
   readonly url: string;
-  stop(): Promise<void>;
+  /** Stops the server; resolves with the CPU time it used, in microseconds, if it reported one. */
+  stop(): Promise<number | null>;
 }
 
 export function startChildServer(script: string, args: readonly string[] = []): Promise<ChildServer> {
   const child: ChildProcess = spawn(process.execPath, [script, ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  let cpu: number | null = null;
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code} before it was ready`)));
     lines.on('line', (line) => {
+      const used = /^cpu (\d+)/.exec(line);
+      if (used) cpu = Number(used[1]);
       const match = /^ready (\S+)/.exec(line);
       if (!match) return;
       resolve({
         url: match[1]!,
         stop: () =>
-          new Promise<void>((done) => {
+          new Promise<number | null>((done) => {
             child.removeAllListeners('exit');
-            child.once('exit', () => done());
+            child.once('exit', () => done(cpu));
             child.kill('SIGTERM');
           }),
       });

@@ -64,7 +64,7 @@ test('the serialized defaults are the spec table, in snake_case', () => {
     collect_metrics: true,
     timeout: 360,
     tls: null,
-    grpc: { maximum_concurrent_rpcs: 100, graceful_shutdown_timeout: 3, enable_health: true, enable_reflection: true },
+    grpc: { maximum_concurrent_rpcs: 100, graceful_shutdown_timeout: 3, enable_health: true, enable_reflection: true, codec: 'json' },
   });
 });
 
