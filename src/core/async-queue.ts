@@ -1,7 +1,10 @@
 // A single-consumer queue that a producer pushes into and a consumer reads with for-await.
+// Reads advance an index instead of shifting the array: Array#shift turns linear on large
+// arrays, and a fast producer can queue thousands of stream events.
 
 export class AsyncQueue<T> implements AsyncIterable<T> {
-  private readonly items: T[] = [];
+  private items: (T | undefined)[] = [];
+  private head = 0;
   private waiting: { resolve: (result: IteratorResult<T>) => void; reject: (error: unknown) => void } | null = null;
   private ended = false;
   private failure: { error: unknown } | null = null;
@@ -20,7 +23,7 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
   end(): void {
     if (this.ended) return;
     this.ended = true;
-    if (this.waiting && this.items.length === 0) {
+    if (this.waiting && this.head >= this.items.length) {
       const { resolve } = this.waiting;
       this.waiting = null;
       resolve({ value: undefined, done: true });
@@ -41,16 +44,27 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
   [Symbol.asyncIterator](): AsyncIterator<T> {
     return {
       next: () => {
-        if (this.items.length > 0) return Promise.resolve({ value: this.items.shift()!, done: false });
+        if (this.head < this.items.length) return Promise.resolve({ value: this.take(), done: false });
         if (this.failure) return Promise.reject(this.failure.error);
         if (this.ended) return Promise.resolve({ value: undefined, done: true });
         return new Promise((resolve, reject) => (this.waiting = { resolve, reject }));
       },
       return: () => {
         this.ended = true;
-        this.items.length = 0;
+        this.items = [];
+        this.head = 0;
         return Promise.resolve({ value: undefined, done: true });
       },
     };
+  }
+
+  private take(): T {
+    const item = this.items[this.head] as T;
+    this.items[this.head++] = undefined;
+    if (this.head === this.items.length) {
+      this.items = [];
+      this.head = 0;
+    }
+    return item;
   }
 }

@@ -228,7 +228,7 @@ interface Deadline {
 function deadlineSignal(options: OutboundOptions, config: ResolvedConfig): Deadline {
   const ms = options.timeoutMs ?? config.timeout * 1000;
   const timer = new AbortController();
-  let handle = setTimeout(() => timer.abort(new DeadlineExceeded(ms)), ms);
+  const handle = setTimeout(() => timer.abort(new DeadlineExceeded(ms)), ms);
   const signal = options.signal ? AbortSignal.any([options.signal, timer.signal]) : timer.signal;
   return {
     signal,
@@ -239,8 +239,7 @@ function deadlineSignal(options: OutboundOptions, config: ResolvedConfig): Deadl
       return error;
     },
     reset() {
-      clearTimeout(handle);
-      handle = setTimeout(() => timer.abort(new DeadlineExceeded(ms)), ms);
+      handle.refresh();
     },
     dispose() {
       clearTimeout(handle);

@@ -25,7 +25,7 @@ for (const [, schema] of all) runtimeAjv.addSchema(schema);
 
 /** Values of many shapes, valid and not, to compare verdicts on. */
 function probes(schema: Schema): unknown[] {
-  const base = [null, 0, 'text', true, [], {}, { id: 'x' }, { id: 1 }, { type: 'text', content: 5 }];
+  const base: unknown[] = [null, 0, 'text', true, [], {}, { id: 'x' }, { id: 1 }, { type: 'text', content: 5 }];
   for (const example of schema.examples ?? []) {
     base.push(example);
     if (example && typeof example === 'object' && !Array.isArray(example)) {
