@@ -49,12 +49,10 @@ export function buildMessage(input: MessageInput): Message {
 
 export function buildArtifact(input: ArtifactInput): Artifact {
   const { text, parts, ...rest } = input;
+  // Optional fields the handler did not set (name, uri, media_type, action_id) stay absent
+  // rather than null: every answer is smaller for it.
   return {
     kind: 'result',
-    name: null,
-    uri: null,
-    media_type: null,
-    action_id: null,
     metadata: {},
     ...rest,
     id: input.id ?? newId(),

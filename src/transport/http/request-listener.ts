@@ -22,6 +22,7 @@ export interface ListenerOptions {
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
+const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
 
 export function createRequestListener(dispatcher: Dispatcher, options: ListenerOptions = {}) {
   return (req: IncomingMessage, res: ServerResponse): void => {
@@ -38,7 +39,8 @@ async function handle(dispatcher: Dispatcher, options: ListenerOptions, req: Inc
   const target = req.url ?? '/';
   const queryAt = target.indexOf('?');
   const path = queryAt < 0 ? target : target.slice(0, queryAt);
-  const search = new URLSearchParams(queryAt < 0 ? '' : target.slice(queryAt + 1));
+  // Most requests carry no query string; parse one only when there is.
+  const search = queryAt < 0 ? null : new URLSearchParams(target.slice(queryAt + 1));
   const method = (req.method ?? 'GET').toUpperCase();
   let endpoint: Endpoint;
   try {
@@ -69,12 +71,12 @@ async function handle(dispatcher: Dispatcher, options: ListenerOptions, req: Inc
     method,
     path,
     data: body.data,
-    params: queryParams(search),
+    params: search ? queryParams(search) : NO_PARAMS,
     requestId,
     idempotencyKey: headerValue(req, 'idempotency-key') || null,
     credentials: extractCredentials(
       (name) => headerValue(req, name),
-      (name) => search.get(name) ?? undefined,
+      (name) => search?.get(name) ?? undefined,
     ),
     get signal() {
       return aborter.signal;
