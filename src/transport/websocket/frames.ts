@@ -75,14 +75,7 @@ export function decodeRequestFrame(raw: RawData, isBinary: boolean, maxRequestBy
       error: EndpointError.invalidRequest('request envelope', checked.errors),
     };
   }
-  const envelope = value as {
-    id: string;
-    method: string;
-    path: string;
-    data?: unknown;
-    params?: Record<string, unknown>;
-    idempotency_key?: string | null;
-  };
+  const envelope = checked.value;
   const bytes = buffer.length <= maxRequestBytes ? buffer.length : Buffer.byteLength(JSON.stringify(envelope.data ?? null));
   return {
     ok: true,
