@@ -16,7 +16,7 @@ import type {
   Task,
 } from '../../generated/types/index.js';
 import { newId } from '../core/ids.js';
-import { StateError } from '../core/errors.js';
+import { InvalidArgumentError, StateError } from '../core/errors.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import { compactHistory, countTokens } from '../llm/history-compaction.js';
 import type { LanguageModel } from '../llm/language-model.js';
@@ -71,7 +71,7 @@ export class AgentServer implements AgentHandlers<RequestContext> {
   private readonly llm: LanguageModel | null;
 
   constructor(private readonly options: AgentServerOptions) {
-    if (!options.name) throw new StateError('an agent needs a name', 'invalid_argument');
+    if (!options.name) throw new InvalidArgumentError('an agent needs a name', 'invalid_argument');
     if (typeof options.transport === 'string' || options.transport === undefined) {
       resolveTransportName(options.transport ?? 'http');
       this.transportInstance = null;

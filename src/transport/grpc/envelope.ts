@@ -5,6 +5,7 @@
 // (proto/svc/transport/v1/transport.proto explains the presence rules).
 import { fromJson, fromJsonString, toJson, type JsonObject, type JsonValue } from '@bufbuild/protobuf';
 import { ValueSchema, type Value } from '@bufbuild/protobuf/wkt';
+import type { InvokeRequest, InvokeResponse } from '../../../generated/proto/svc/transport/v1/transport_pb.js';
 import { extractCredentials } from '../../auth/credentials.js';
 import { newId } from '../../core/ids.js';
 import { normalizeJson } from '../../core/json.js';
@@ -12,23 +13,10 @@ import type { InboundRequest, QueryParams } from '../endpoint.js';
 import { EndpointError, type ErrorObject } from '../endpoint-error.js';
 
 /** The fields InvokeRequest and StreamRequest share (same numbers, same JSON names). */
-export interface RequestEnvelope {
-  id?: string;
-  method?: string;
-  path?: string;
-  data?: Value;
-  params?: JsonObject;
-  idempotencyKey?: string;
-}
+export type RequestEnvelope = Partial<Omit<InvokeRequest, '$typeName' | '$unknown'>>;
 
 /** The fields InvokeResponse and StreamResponse share. */
-export interface ResponseEnvelope {
-  id?: string;
-  ok?: boolean;
-  result?: Value;
-  error?: JsonObject;
-  final?: boolean;
-}
+export type ResponseEnvelope = Partial<Omit<InvokeResponse, '$typeName' | '$unknown'>>;
 
 /** Lowercase metadata keys the spec names. */
 export const METADATA = Object.freeze({
