@@ -23,6 +23,21 @@ function defaultPort(protocol: string): number {
   return protocol === 'https:' || protocol === 'wss:' ? 443 : 80;
 }
 
+/**
+ * Keeps `sockets` up to date with the server's open connections (so close() can end them) and
+ * answers malformed HTTP with a bare 400 instead of letting the error escape.
+ */
+export function watchConnections(server: Server, sockets: Set<Socket>): void {
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  server.on('clientError', (_error: Error, socket: Socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
+    else socket.destroy();
+  });
+}
+
 /** Stops accepting, ends idle connections, and destroys the rest after `timeoutMs`. */
 export function closeServer(server: Server, sockets: Set<Socket>, timeoutMs: number): Promise<void> {
   return new Promise((resolve) => {

@@ -7,9 +7,10 @@ import { fromJson, fromJsonString, toJson, type JsonObject, type JsonValue } fro
 import { ValueSchema, type Value } from '@bufbuild/protobuf/wkt';
 import type { InvokeRequest, InvokeResponse } from '../../../generated/proto/svc/transport/v1/transport_pb.js';
 import { extractCredentials } from '../../auth/credentials.js';
+import { paramsFromEnvelope, paramsFromSearch } from '../query-params.js';
 import { newId } from '../../core/ids.js';
 import { normalizeJson } from '../../core/json.js';
-import type { InboundRequest, QueryParams } from '../endpoint.js';
+import type { InboundRequest } from '../endpoint.js';
 import { EndpointError, type ErrorObject } from '../endpoint-error.js';
 
 /** The fields InvokeRequest and StreamRequest share (same numbers, same JSON names). */
@@ -54,7 +55,10 @@ export function decodeRequest(envelope: RequestEnvelope, metadata: Headers, sign
   // A query string left in the path is read too; explicit params win over it.
   const queryAt = rawPath.indexOf('?');
   const path = queryAt < 0 ? rawPath : rawPath.slice(0, queryAt);
-  const params = queryAt < 0 ? queryParams(envelope.params) : { ...searchParams(rawPath.slice(queryAt + 1)), ...queryParams(envelope.params) };
+  const params =
+    queryAt < 0
+      ? paramsFromEnvelope(envelope.params)
+      : { ...paramsFromSearch(new URLSearchParams(rawPath.slice(queryAt + 1))), ...paramsFromEnvelope(envelope.params) };
   const inbound: InboundRequest = {
     method: method.toUpperCase(),
     path,
@@ -97,30 +101,8 @@ export function valueOfText(text: string): Value {
   return fromJsonString(ValueSchema, text);
 }
 
-/** Params arrive as a JSON object; the dispatcher sees strings and lists of strings. */
-function queryParams(params: JsonObject | undefined): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  if (!params) return out;
-  for (const [key, value] of Object.entries(params)) {
-    if (value === null || value === undefined) continue;
-    out[key] = Array.isArray(value) ? value.map(scalarText) : scalarText(value);
-  }
-  return out;
-}
 
-function scalarText(value: JsonValue): string {
-  return typeof value === 'string' ? value : JSON.stringify(value);
-}
 
-function searchParams(query: string): QueryParams {
-  const search = new URLSearchParams(query);
-  const out: Record<string, string | string[]> = {};
-  for (const key of new Set(search.keys())) {
-    const values = search.getAll(key);
-    out[key] = values.length === 1 ? values[0]! : values;
-  }
-  return out;
-}
 
 function nonEmpty(value: string | null | undefined): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;

@@ -4,6 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { newId } from '../../core/ids.js';
 import { LazyAbort } from '../../core/lazy-abort.js';
+import { headerValue, paramsFromSearch } from '../query-params.js';
 import { extractCredentials } from '../../auth/credentials.js';
 import type { Dispatcher } from '../dispatcher.js';
 import type { Endpoint, InboundRequest } from '../endpoint.js';
@@ -71,7 +72,7 @@ async function handle(dispatcher: Dispatcher, options: ListenerOptions, req: Inc
     method,
     path,
     data: body.data,
-    params: search ? queryParams(search) : NO_PARAMS,
+    params: search ? paramsFromSearch(search) : NO_PARAMS,
     requestId,
     idempotencyKey: headerValue(req, 'idempotency-key') || null,
     credentials: extractCredentials(
@@ -171,19 +172,7 @@ export function writeError(res: ServerResponse, error: EndpointError, requestId:
   return Buffer.byteLength(body);
 }
 
-function headerValue(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
 
-function queryParams(search: URLSearchParams): Record<string, string | string[]> {
-  const params: Record<string, string | string[]> = {};
-  for (const key of new Set(search.keys())) {
-    const values = search.getAll(key);
-    params[key] = values.length === 1 ? values[0]! : values;
-  }
-  return params;
-}
 
 /** Lets an unread body flow away so the connection can be reused. */
 function drain(req: IncomingMessage): void {

@@ -6,7 +6,7 @@ import type { BindingContext, TransportServer } from '../binding.js';
 import type { Dispatcher } from '../dispatcher.js';
 import { serverTlsOptions } from '../../tls/node-tls-options.js';
 import { createRequestListener, type ListenerOptions } from './request-listener.js';
-import { listenOn, closeServer } from '../listen.js';
+import { closeServer, listenOn, watchConnections } from '../listen.js';
 
 export class HttpServer implements TransportServer {
   private server: Server | null = null;
@@ -29,14 +29,7 @@ export class HttpServer implements TransportServer {
     server.keepAliveTimeout = config.keepaliveInterval === null ? 0 : config.keepaliveTimeout * 1000;
     server.headersTimeout = Math.max(60_000, server.keepAliveTimeout + 1000);
     server.requestTimeout = 0;
-    server.on('connection', (socket: Socket) => {
-      this.sockets.add(socket);
-      socket.on('close', () => this.sockets.delete(socket));
-    });
-    server.on('clientError', (_error, socket: Socket) => {
-      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
-      else socket.destroy();
-    });
+    watchConnections(server, this.sockets);
     const port = await listenOn(server, parsed);
     this.server = server;
     parsed.port = String(port);

@@ -7,6 +7,7 @@ import type { Limits } from '../config.js';
 import type { QueryParams } from '../endpoint.js';
 import { EndpointError, type ErrorObject } from '../endpoint-error.js';
 import { TransportProtocolError } from '../errors.js';
+import { paramsFromEnvelope } from '../query-params.js';
 
 /** Room for the envelope around the largest payload (id, method, path, params, key). */
 export const ENVELOPE_ROOM = 64 * 1024;
@@ -84,26 +85,14 @@ export function decodeRequestFrame(raw: RawData, isBinary: boolean, maxRequestBy
       method: envelope.method,
       path: envelope.path,
       data: envelope.data,
-      params: queryParams(envelope.params ?? {}),
+      params: paramsFromEnvelope(envelope.params),
       idempotencyKey: envelope.idempotency_key ?? null,
       bytes,
     },
   };
 }
 
-/** Envelope params are any JSON object; handlers see query parameters as strings, as over HTTP. */
-function queryParams(params: Record<string, unknown>): QueryParams {
-  const out: Record<string, string | string[]> = {};
-  for (const [key, value] of Object.entries(params)) {
-    if (value === null || value === undefined) continue;
-    out[key] = Array.isArray(value) ? value.map(scalarText) : scalarText(value);
-  }
-  return out;
-}
 
-function scalarText(value: unknown): string {
-  return typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
-}
 
 /** A success frame around an already encoded result, so the result is serialized once. */
 export function okFrame(id: string, resultText: string, final: boolean): string {

@@ -7,6 +7,7 @@ import type { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
 import type { ServerOptions, WebSocket, WebSocketServer } from 'ws';
 import { extractCredentials } from '../../auth/credentials.js';
+import { headerValue } from '../query-params.js';
 import type { SecurityContext } from '../../../generated/types/index.js';
 import { InvalidArgumentError } from '../../core/errors.js';
 import { serverTlsOptions } from '../../tls/node-tls-options.js';
@@ -14,7 +15,7 @@ import type { BindingContext, TransportServer } from '../binding.js';
 import type { Dispatcher } from '../dispatcher.js';
 import type { Endpoint } from '../endpoint.js';
 import { EndpointError, toEndpointError } from '../endpoint-error.js';
-import { closeServer, listenOn } from '../listen.js';
+import { closeServer, listenOn, watchConnections } from '../listen.js';
 import { maxFrameBytes } from './frames.js';
 import { ServerConnection } from './server-connection.js';
 import { loadWs } from './ws-module.js';
@@ -46,14 +47,7 @@ export class WebSocketTransportServer implements TransportServer {
     http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       void this.upgrade(wss, dispatcher, gate, req, socket, head);
     });
-    http.on('connection', (socket: Socket) => {
-      this.sockets.add(socket);
-      socket.on('close', () => this.sockets.delete(socket));
-    });
-    http.on('clientError', (_error, socket: Duplex) => {
-      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
-      else socket.destroy();
-    });
+    watchConnections(http, this.sockets);
     const port = await listenOn(http, parsed);
     this.http = http;
     this.wss = wss;
@@ -167,7 +161,3 @@ function answerPlainRequest(req: IncomingMessage, res: ServerResponse): void {
   res.end(JSON.stringify({ error: error.toObject(null) }));
 }
 
-function headerValue(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
