@@ -125,11 +125,35 @@ export class TaskEngine {
     run.cancel?.(error);
   }
 
-  private async execute(input: Task, request: RequestContext, sink: EventSink | null): Promise<Task> {
+  private execute(input: Task, request: RequestContext, sink: EventSink | null): Promise<Task> {
     // The engine owns the task from here (transports decode a fresh copy per request). A
     // unary caller that goes away does not cancel it: its retry finds the finished result in
     // the idempotency cache. A stream's consumer leaving does (see stream()).
-    const task = prepareTask(input);
+    let run: EngineRun;
+    try {
+      run = this.begin(input, sink);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const context = new RunContext(run, this.options.llm, request);
+    let output: unknown;
+    try {
+      if (sink) context.send({ type: 'task_status', state: 'working', task: structuredClone(run.task) });
+      output = this.options.handler(context);
+    } catch (error) {
+      this.fail(run, error);
+      return Promise.resolve(this.finish(run));
+    }
+    if (isPending(output)) return this.settle(run, context, output);
+    // A plain handler finished synchronously: no turns to wait for.
+    if (!run.canceled) applyOutcome(run.task, output as HandlerOutput, context);
+    return Promise.resolve(this.finish(run));
+  }
+
+  /** Checks and registers a submitted task and moves it to `working`. */
+  private begin(input: Task, sink: EventSink | null): EngineRun {
+    const now = nowIso();
+    const task = prepareTask(input, now);
     if (this.active.has(task.id)) {
       throw new EndpointError(409, 'conflict', `task ${task.id} is already running`);
     }
@@ -138,32 +162,39 @@ export class TaskEngine {
     }
     const run: EngineRun = { task, sink, controller: null, canceled: false, cancelReason: undefined, cancel: null };
     this.active.set(task.id, run);
-    const history = task.metadata!.state_history!;
-    if (history.length === 0) transition(task, 'submitted');
-    transition(task, 'working');
-    const context = new RunContext(run, this.options.llm, request);
-    if (sink) context.send({ type: 'task_status', state: 'working', task: structuredClone(task) });
+    if (task.metadata!.state_history!.length === 0) transition(task, 'submitted', null, now);
+    transition(task, 'working', null, now);
+    return run;
+  }
 
+  /** Waits for a handler that returned a promise or a generator. */
+  private async settle(run: EngineRun, context: RunContext, output: PromiseLike<HandlerOutput> | AsyncGenerator<AgentEvent, HandlerOutput>): Promise<Task> {
     try {
       // Settles with the handler, or at once when the task is cancelled: a handler that
       // ignores its signal cannot hold the caller.
       const outcome = await new Promise<HandlerOutput>((resolve, reject) => {
         run.cancel = reject;
-        runHandler(this.options.handler, context).then(resolve, reject);
+        drain(output, context).then(resolve, reject);
       });
-      if (!run.canceled) applyOutcome(task, outcome, context);
+      if (!run.canceled) applyOutcome(run.task, outcome, context);
     } catch (error) {
-      if (!run.canceled) {
-        const message = error instanceof Error ? error.message : String(error);
-        task.metadata!.error = { name: error instanceof Error ? error.name : 'Error', message };
-        transition(task, 'failed', message || 'the handler failed');
-      }
-    } finally {
-      this.active.delete(task.id);
-      this.remember(task);
+      this.fail(run, error);
     }
-    // Finished tasks are never changed again, so the caller can have the record itself.
-    return task;
+    return this.finish(run);
+  }
+
+  private fail(run: EngineRun, error: unknown): void {
+    if (run.canceled) return;
+    const message = error instanceof Error ? error.message : String(error);
+    run.task.metadata!.error = { name: error instanceof Error ? error.name : 'Error', message };
+    transition(run.task, 'failed', message || 'the handler failed');
+  }
+
+  /** Finished tasks are never changed again, so the caller can have the record itself. */
+  private finish(run: EngineRun): Task {
+    this.active.delete(run.task.id);
+    this.remember(run.task);
+    return run.task;
   }
 
   private remember(task: Task): void {
@@ -177,22 +208,28 @@ interface EngineRun extends Run {
   cancel: ((error: unknown) => void) | null;
 }
 
-/** Runs a plain or generator handler; generator yields become events. */
-async function runHandler(handler: AgentHandler, context: TaskContext): Promise<HandlerOutput> {
-  const result = handler(context);
-  if (result && typeof result === 'object' && Symbol.asyncIterator in result && 'next' in result) {
-    const generator = result as AsyncGenerator<AgentEvent, HandlerOutput, undefined>;
-    try {
-      for (;;) {
-        const step = await generator.next();
-        if (step.done) return step.value;
-        context.emit(step.value);
-      }
-    } finally {
-      await generator.return(undefined).catch(() => undefined);
+/** Whether a handler's result still has to be waited for: a promise or an async generator. */
+function isPending(output: unknown): output is PromiseLike<HandlerOutput> | AsyncGenerator<AgentEvent, HandlerOutput> {
+  if (output === null || typeof output !== 'object') return false;
+  return typeof (output as PromiseLike<unknown>).then === 'function' || Symbol.asyncIterator in output;
+}
+
+/** Awaits a promise, or runs a generator to its end with its yields becoming events. */
+async function drain(
+  output: PromiseLike<HandlerOutput> | AsyncGenerator<AgentEvent, HandlerOutput>,
+  context: TaskContext,
+): Promise<HandlerOutput> {
+  if (!(Symbol.asyncIterator in output) || !('next' in output)) return await output;
+  const generator = output;
+  try {
+    for (;;) {
+      const step = await generator.next();
+      if (step.done) return step.value;
+      context.emit(step.value);
     }
+  } finally {
+    await generator.return(undefined).catch(() => undefined);
   }
-  return (await result) as HandlerOutput;
 }
 
 function applyOutcome(task: Task, output: HandlerOutput, context: TaskContext): void {

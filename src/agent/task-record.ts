@@ -5,8 +5,7 @@ import { newId } from '../core/ids.js';
 import type { ArtifactInput, MessageInput } from './handler.js';
 
 /** Fills in every default of a submitted task, in place: the engine owns the object. */
-export function prepareTask(task: Task): Task {
-  const now = nowIso();
+export function prepareTask(task: Task, now = nowIso()): Task {
   task.state ??= 'submitted';
   task.messages ??= [];
   for (const message of task.messages) {
@@ -20,10 +19,10 @@ export function prepareTask(task: Task): Task {
   return task;
 }
 
-export function transition(task: Task, state: TaskState, reason?: string | null): void {
+export function transition(task: Task, state: TaskState, reason?: string | null, timestamp = nowIso()): void {
   task.state = state;
   const history = (task.metadata ??= {}).state_history ?? (task.metadata.state_history = []);
-  history.push(reason ? { state, timestamp: nowIso(), reason } : { state, timestamp: nowIso() });
+  history.push(reason ? { state, timestamp, reason } : { state, timestamp });
 }
 
 /** Text of the latest user message, its text parts joined by newlines. */
@@ -32,10 +31,12 @@ export function latestUserText(task: Task): string {
   for (let i = messages.length - 1; i >= 0; i--) {
     const message = messages[i]!;
     if (message.role !== 'user') continue;
-    return message.parts
-      .filter((part) => part.type === 'text' && typeof part.content === 'string')
-      .map((part) => part.content as string)
-      .join('\n');
+    let text: string | null = null;
+    for (const part of message.parts) {
+      if (part.type !== 'text' || typeof part.content !== 'string') continue;
+      text = text === null ? part.content : `${text}\n${part.content}`;
+    }
+    return text ?? '';
   }
   return '';
 }

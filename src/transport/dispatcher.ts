@@ -13,6 +13,7 @@ import {
   type Endpoint,
   type EndpointTable,
   type InboundRequest,
+  type QueryParams,
   type RequestContext,
   type StreamItem,
 } from './endpoint.js';
@@ -117,7 +118,9 @@ export class Dispatcher {
       if (target.spec.streaming || !target.unary) {
         throw new EndpointError(400, 'invalid_request', `${target.spec.method} ${target.spec.path} is a stream; open it as one`);
       }
-      const { input, context } = await this.prepare(target, request);
+      const prepared = this.prepare(target, request);
+      // Without an authenticator there is nothing to wait for: skip the extra turn.
+      const { input, context } = prepared instanceof Promise ? await prepared : prepared;
       const run = target.unary;
       let replayable = true;
       const invoke = async (): Promise<UnaryOutcome> => {
@@ -207,14 +210,15 @@ export class Dispatcher {
   }
 
   /** Authenticates, checks size and schema, and says what the handler receives. */
-  private async prepare(endpoint: Endpoint, request: InboundRequest): Promise<{ input: unknown; context: RequestContext }> {
-    const security =
-      request.authenticated !== undefined && this.options.authenticator && !endpoint.spec.public
-        ? request.authenticated
-        : await this.authenticate(endpoint, request.credentials);
-    assertWithin('request', request.receivedBytes, this.options.config.limits.maxRequestBytes, {
-      requestId: request.requestId,
-    });
+  private prepare(endpoint: Endpoint, request: InboundRequest): Prepared | Promise<Prepared> {
+    const needsAuthenticator = this.options.authenticator !== null && !endpoint.spec.public;
+    if (!needsAuthenticator) return this.admit(endpoint, request, null);
+    if (request.authenticated !== undefined) return this.admit(endpoint, request, request.authenticated);
+    return this.authenticate(endpoint, request.credentials).then((security) => this.admit(endpoint, request, security));
+  }
+
+  private admit(endpoint: Endpoint, request: InboundRequest, security: SecurityContext | null): Prepared {
+    assertWithin('request', request.receivedBytes, this.options.config.limits.maxRequestBytes, request);
     const { spec } = endpoint;
     // Body operations get the body; query operations (registry discovery) get the parameters.
     const input = spec.request ? request.data : spec.query ? request.params : undefined;
@@ -223,19 +227,37 @@ export class Dispatcher {
       const checked = validate(schema, input);
       if (!checked.valid) throw EndpointError.invalidRequest(spec.request ? 'request body' : 'query', checked.errors);
     }
-    const options = this.options;
-    const context: RequestContext = {
-      requestId: request.requestId,
-      idempotencyKey: request.idempotencyKey,
-      params: request.params,
-      security,
-      // Read through, so a signal is only made for handlers that look at it.
-      get signal() {
-        return request.signal;
-      },
-      transport: options.name,
-      url: options.url(),
-    };
-    return { input, context };
+    return { input, context: new HandlerContext(request, security, this.options.name, this.options.url()) };
+  }
+}
+
+interface Prepared {
+  readonly input: unknown;
+  readonly context: RequestContext;
+}
+
+/**
+ * What a handler sees of its request. A class rather than an object literal: the signal is
+ * read through a prototype getter (so one is only made for handlers that look at it), and
+ * literals with accessors are slow to create in V8.
+ */
+class HandlerContext implements RequestContext {
+  readonly requestId: string;
+  readonly idempotencyKey: string | null;
+  readonly params: QueryParams;
+
+  constructor(
+    private readonly request: InboundRequest,
+    readonly security: SecurityContext | null,
+    readonly transport: TransportName,
+    readonly url: string,
+  ) {
+    this.requestId = request.requestId;
+    this.idempotencyKey = request.idempotencyKey;
+    this.params = request.params;
+  }
+
+  get signal(): AbortSignal {
+    return this.request.signal;
   }
 }
