@@ -4,6 +4,7 @@ import type { Artifact, Message, StreamEvent, Task, ToolCall } from '../../gener
 import { nowIso } from '../core/clock.js';
 import { newId } from '../core/ids.js';
 import { normalizeJson } from '../core/json.js';
+import { merge } from '../core/objects.js';
 import type { LanguageModel } from '../llm/language-model.js';
 import type { RequestContext } from '../transport/endpoint.js';
 import type { AgentEvent, ArtifactInput, MessageInput, TaskContext } from './handler.js';
@@ -74,7 +75,7 @@ export class RunContext implements TaskContext {
 
   async tool<T>(call: Omit<ToolCall, 'call_id'> & { call_id?: string }, work: () => Promise<T> | T): Promise<T> {
     const call_id = call.call_id ?? newId();
-    this.emit({ type: 'task_tool_call', tool_call: { ...call, call_id } });
+    this.emit({ type: 'task_tool_call', tool_call: merge(call, { call_id }) });
     try {
       const result = await work();
       this.emit({ type: 'task_tool_result', tool_result: { call_id, result } });
@@ -88,7 +89,7 @@ export class RunContext implements TaskContext {
   /** Stamps and forwards an event to the stream, when there is one. */
   send(event: Record<string, unknown>): void {
     const sink = this.run.sink;
-    if (sink) sink({ ...event, task_id: this.run.task.id, timestamp: nowIso() } as StreamEvent);
+    if (sink) sink(merge(event, { task_id: this.run.task.id, timestamp: nowIso() }) as unknown as StreamEvent);
   }
 }
 

@@ -20,7 +20,10 @@ function isPlainJson(value: unknown, depth: number): boolean {
       return Number.isFinite(value);
     case 'object': {
       if (depth > 64) return false;
-      if (Array.isArray(value)) return value.every((item) => isPlainJson(item, depth + 1));
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) if (!isPlainJson(value[i], depth + 1)) return false;
+        return true;
+      }
       const proto = Object.getPrototypeOf(value);
       if (proto !== Object.prototype && proto !== null) return false;
       for (const key in value) {

@@ -5,6 +5,7 @@ import type { CallOptions, OperationSpec } from '../../generated/operations/spec
 import { sleep } from '../core/clock.js';
 import { newId } from '../core/ids.js';
 import type { EncodedJson } from '../core/json.js';
+import { merge } from '../core/objects.js';
 import type { InboundEvent, OutboundCall, TransportClient } from './binding.js';
 import type { ResolvedConfig } from './config.js';
 import {
@@ -28,7 +29,7 @@ export interface OutboundContext {
   readonly config: ResolvedConfig;
   readonly metrics: TransportMetrics;
   readonly client: () => TransportClient;
-  readonly authHeaders: () => Promise<Record<string, string>>;
+  readonly authHeaders: () => Readonly<Record<string, string>> | Promise<Readonly<Record<string, string>>>;
 }
 
 export class Outbound {
@@ -50,7 +51,7 @@ export class Outbound {
     metrics.requestStarted();
     let ok = false;
     try {
-      const headers = { ...(options.headers ?? {}), ...(await this.context.authHeaders()) };
+      const headers = await this.headers(options);
       const attempts = async () => {
         for (let attempt = 1; ; attempt++) {
           const deadline = deadlineSignal(options, config);
@@ -94,6 +95,13 @@ export class Outbound {
     }
   }
 
+  /** The caller's headers plus the credential headers, which win on a clash. */
+  private headers(options: OutboundOptions): Readonly<Record<string, string>> | Promise<Readonly<Record<string, string>>> {
+    const auth = this.context.authHeaders();
+    if (auth instanceof Promise) return auth.then((resolved) => merge(options.headers, resolved));
+    return merge(options.headers, auth);
+  }
+
   /** Opens a stream and yields each event's result; never retried, never resumed. */
   async *stream(spec: OperationSpec, request: unknown, options: OutboundOptions = {}): AsyncGenerator<unknown, void, undefined> {
     const { config, metrics } = this.context;
@@ -105,7 +113,7 @@ export class Outbound {
     const deadline = deadlineSignal(options, config);
     let ok = false;
     try {
-      const headers = { ...(options.headers ?? {}), ...(await this.context.authHeaders()) };
+      const headers = await this.headers(options);
       const call: OutboundCall = {
         spec,
         body,
@@ -160,7 +168,7 @@ function queryFor(spec: OperationSpec, request: unknown, options: OutboundOption
       params[key] = Array.isArray(value) ? value.map(String) : typeof value === 'object' ? JSON.stringify(value) : String(value);
     }
   }
-  return { ...params, ...(options.params ?? {}) };
+  return options.params ? merge(params, options.params) : params;
 }
 
 function checkEvent(event: InboundEvent, requestId: string, url: string, limit: number): unknown {

@@ -15,6 +15,8 @@ import { TransportMetrics } from './metrics.js';
 import { Outbound, type OutboundOptions } from './outbound.js';
 import { parseTransportUrl } from './url.js';
 
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
 export interface TransportOptions extends TransportConfigOptions {
   /** Server side: verifies credentials on protected routes. Client side: turns `credentials` into a context. */
   authenticator?: Authenticator;
@@ -151,9 +153,11 @@ export class Transport implements OperationInvoker {
     return this.security;
   }
 
-  private async authHeaders(): Promise<Record<string, string>> {
-    if (!this.authenticator) return {};
-    return credentialHeaders(this.authenticator.scheme, await this.authenticate());
+  /** Headers for the configured credentials; nothing to wait for when there are none. */
+  private authHeaders(): Readonly<Record<string, string>> | Promise<Readonly<Record<string, string>>> {
+    if (!this.authenticator) return NO_HEADERS;
+    const scheme = this.authenticator.scheme;
+    return this.authenticate().then((context) => credentialHeaders(scheme, context));
   }
 
   private bindingContext() {

@@ -112,7 +112,7 @@ export class Channel {
 
   /** The open connection for these headers, or a new one. */
   private async connect(call: OutboundCall): Promise<Connection> {
-    const key = JSON.stringify([call.url, Object.entries(call.headers).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))]);
+    const key = connectionKey(call);
     const current = this.current;
     if (current && current.key === key && current.socket.readyState === current.socket.OPEN) return current;
     if (current) this.drop(current);
@@ -331,4 +331,11 @@ function readSome(res: IncomingMessage, limit: number): Promise<string> {
     res.once('close', done);
     res.once('error', done);
   });
+}
+
+/** Calls share a connection when they go to the same URL with the same handshake headers. */
+function connectionKey(call: OutboundCall): string {
+  const names = Object.keys(call.headers);
+  if (names.length === 0) return call.url;
+  return JSON.stringify([call.url, names.sort().map((name) => [name, call.headers[name]])]);
 }

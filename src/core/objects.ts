@@ -1,0 +1,21 @@
+// Copying plain objects on hot paths.
+
+/**
+ * `{ ...base, ...extra }` for plain data objects (own enumerable properties, extra's winning).
+ * A loop, because object spread costs about ten times as much on Node 20's V8: it showed up
+ * as the largest single item of a stream's per-event profile. Missing inputs count as empty;
+ * when one side is empty the other is returned as it is, not copied.
+ */
+export function merge<A extends object, B extends object>(base: A | undefined, extra: B | undefined): A & B {
+  if (!extra || isEmpty(extra)) return (base ?? {}) as A & B;
+  if (!base || isEmpty(base)) return extra as A & B;
+  const out: Record<string, unknown> = {};
+  for (const key in base) if (Object.hasOwn(base, key)) out[key] = base[key];
+  for (const key in extra) if (Object.hasOwn(extra, key)) out[key] = extra[key];
+  return out as A & B;
+}
+
+function isEmpty(object: object): boolean {
+  for (const key in object) if (Object.hasOwn(object, key)) return false;
+  return true;
+}
