@@ -26,7 +26,7 @@
 //
 // Environment: BENCH_SECONDS (4) per unary round, BENCH_ROUNDS (3), BENCH_WARMUP (1 s),
 // BENCH_CALLERS (16), BENCH_TASK_BYTES (256), BENCH_EVENTS (20000), BENCH_EVENT_BYTES (1024),
-// BENCH_STREAM_ROUNDS (3), BENCH_ONLY (unary|stream), BENCH_TRANSPORTS (comma list),
+// BENCH_STREAM_ROUNDS (3), BENCH_STREAM_WARMUP (2 streams each), BENCH_ONLY (unary|stream), BENCH_TRANSPORTS (comma list),
 // BENCH_PIN (1; 0 turns pinning off), BENCH_CPU_PROF (a directory: servers run with
 // --cpu-prof and write their profiles there). The defaults take about two minutes.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -57,6 +57,8 @@ const TASK_BYTES = env('BENCH_TASK_BYTES', 256);
 const EVENTS = env('BENCH_EVENTS', 20_000);
 const EVENT_BYTES = env('BENCH_EVENT_BYTES', 1024);
 const STREAM_ROUNDS = env('BENCH_STREAM_ROUNDS', 3);
+// Streams each contender runs before measuring: the JIT needs a few to settle on both sides.
+const STREAM_WARMUP = env('BENCH_STREAM_WARMUP', 2);
 const ONLY = process.env.BENCH_ONLY ?? '';
 const SELECTED = new Set((process.env.BENCH_TRANSPORTS ?? 'websocket,grpc,sse,runtime').split(',').map((name) => name.trim()));
 const CPU_PROF = process.env.BENCH_CPU_PROF ?? '';
@@ -618,8 +620,8 @@ async function streamBench(servers: Map<string, Server>): Promise<void> {
         clientCpu: Math.min(previous.clientCpu, clientCpu),
       });
     };
-    // One warm-up stream each, then rounds alternated.
-    for (let round = 0; round <= STREAM_ROUNDS; round++) {
+    // Warm-up streams for each, then rounds alternated.
+    for (let round = 1 - STREAM_WARMUP; round <= STREAM_ROUNDS; round++) {
       for (const pair of pairs) {
         for (const contender of [pair.raw, pair.parley, ...(pair.extra ? [pair.extra] : [])]) {
           const serverBefore = contender.server?.cpu() ?? NaN;
@@ -649,7 +651,7 @@ async function streamBench(servers: Map<string, Server>): Promise<void> {
     }
     console.log(
       `\nOne stream of ${EVENTS} task_llm_stream events, ${EVENT_BYTES}-byte delta, first to last event at the client ` +
-        `(best of ${STREAM_ROUNDS} after a warm-up; MB/s counts the deltas only)`,
+        `(best of ${STREAM_ROUNDS} after ${STREAM_WARMUP} warm-up streams; MB/s counts the deltas only)`,
     );
     console.table(rows);
     if (best.has('async generator + JSON')) {

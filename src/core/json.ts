@@ -86,6 +86,53 @@ export interface EncodedJson {
 }
 
 export function encodeJson(value: unknown): EncodedJson {
-  const text = JSON.stringify(normalizeJson(value)) ?? 'null';
+  return encodeNormalizedJson(normalizeJson(value));
+}
+
+/** encodeJson for a value normalizeJson has already been through. */
+export function encodeNormalizedJson(value: unknown): EncodedJson {
+  const text = JSON.stringify(value) ?? 'null';
   return { text, bytes: Buffer.byteLength(text, 'utf8') };
+}
+
+// Characters JSON.stringify writes as escapes: quote, backslash, controls, lone surrogates.
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/**
+ * The UTF-8 byte length of JSON.stringify(value) for normalized JSON, counted without building
+ * the text: for a payload that arrived in another form (a protobuf Value) and is only measured.
+ */
+export function jsonByteLength(value: unknown): number {
+  if (value === null) return 4;
+  switch (typeof value) {
+    case 'string':
+      return stringBytes(value);
+    case 'boolean':
+      return value ? 4 : 5;
+    case 'number':
+      return Number.isFinite(value) ? String(value).length : 4;
+    case 'object': {
+      if (Array.isArray(value)) {
+        let bytes = 2 + Math.max(0, value.length - 1);
+        for (let i = 0; i < value.length; i++) bytes += jsonByteLength(value[i] ?? null);
+        return bytes;
+      }
+      let bytes = 2;
+      let members = 0;
+      for (const key in value) {
+        const item = (value as Record<string, unknown>)[key];
+        if (item === undefined) continue;
+        bytes += stringBytes(key) + 1 + jsonByteLength(item);
+        members++;
+      }
+      return bytes + Math.max(0, members - 1);
+    }
+    default:
+      return Buffer.byteLength(JSON.stringify(value) ?? 'null', 'utf8');
+  }
+}
+
+function stringBytes(text: string): number {
+  if (!NEEDS_ESCAPE.test(text)) return Buffer.byteLength(text, 'utf8') + 2;
+  return Buffer.byteLength(JSON.stringify(text), 'utf8');
 }

@@ -4,7 +4,7 @@
 // key, checks the response size and counts it. A transport knows framing, not business.
 import type { SecurityContext } from '../../generated/types/index.js';
 import { validate, isSchemaName } from '../../generated/validators/index.js';
-import type { EncodedJson } from '../core/json.js';
+import { encodeNormalizedJson, normalizeJson, type EncodedJson } from '../core/json.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { ResolvedConfig } from './config.js';
 import type { TransportName } from './capabilities.js';
@@ -38,7 +38,13 @@ export type UnaryOutcome =
 
 /** One frame of a served stream; the one with `final` true is the last. */
 export type StreamFrame =
-  | { readonly ok: true; readonly encoded: EncodedJson; readonly final: boolean }
+  | {
+      readonly ok: true;
+      readonly encoded: EncodedJson;
+      /** The normalized result the text was made from, for wires that do not send JSON text. */
+      readonly value: unknown;
+      readonly final: boolean;
+    }
   | { readonly ok: false; readonly error: ErrorObject; readonly final: true };
 
 export class Dispatcher {
@@ -186,11 +192,13 @@ export class Dispatcher {
       let ok = false;
       try {
         for await (const item of source) {
-          const encoded = encodeWithin('event', item.result, config.limits.maxEventBytes, { requestId: request.requestId });
+          const value = normalizeJson(item.result);
+          const encoded = encodeNormalizedJson(value);
+          assertWithin('event', encoded.bytes, config.limits.maxEventBytes, request);
           metrics.sent(encoded.bytes);
           // Marked before the yield: a consumer may stop reading once it has the final frame.
           if (item.final) ok = true;
-          yield { ok: true, encoded, final: item.final };
+          yield { ok: true, encoded, value, final: item.final };
           if (item.final) return;
         }
         yield {

@@ -1,7 +1,7 @@
 // src/core/json.ts: normalization to plain JSON, and the UTF-8 byte size every limit uses.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { encodeJson, normalizeJson } from '../../src/core/json.js';
+import { encodeJson, jsonByteLength, normalizeJson } from '../../src/core/json.js';
 
 class Point {
   constructor(
@@ -84,3 +84,25 @@ test('encodeJson counts bytes, not characters', () => {
   assert.equal(result.text.length, 5);
   assert.equal(result.bytes, 11);
 });
+
+// jsonByteLength counts what JSON.stringify would write without writing it; every row is
+// checked against the real text.
+const measured: Array<[string, unknown]> = [
+  ['null', null],
+  ['booleans', [true, false]],
+  ['numbers', [0, -0, 1.5, -2e-7, 1e21, 123456789012345680000, Number.MAX_SAFE_INTEGER]],
+  ['an empty object and array', { a: {}, b: [] }],
+  ['plain ASCII text', 'All work and no play makes a dull agent.'],
+  ['quotes, backslashes and controls', 'say "hi"\\ \n\t\u0001\u001f'],
+  ['multi-byte text', 'héllo wörld, 日本語, emoji 🤖'],
+  ['a lone surrogate', 'broken \ud800 pair'],
+  ['keys that need escaping', { 'quote"key': 1, 'new\nline': 2, 'ünï': 3 }],
+  ['a task-like document', { id: 't1', messages: [{ role: 'user', parts: [{ type: 'text', content: 'hi ✓' }] }], metadata: { n: [1, null, 'x'] } }],
+  ['nested lists', [[[]], [[1, [2, [3]]]]]],
+];
+
+for (const [name, value] of measured) {
+  test(`jsonByteLength matches the UTF-8 size of JSON.stringify: ${name}`, () => {
+    assert.equal(jsonByteLength(value), Buffer.byteLength(JSON.stringify(value), 'utf8'));
+  });
+}

@@ -16,9 +16,10 @@
 // on the links these calls usually take, the CPU costs more than the bytes.
 import type { Client, Transport as ConnectTransport } from '@connectrpc/connect';
 import type { Http2SessionManager } from '@connectrpc/connect-node';
-import type { JsonObject, JsonValue } from '@bufbuild/protobuf';
+import type { JsonObject } from '@bufbuild/protobuf';
 import { SvcTransport } from '../../../generated/proto/svc/transport/v1/transport_pb.js';
 import { clientTlsOptions } from '../../tls/node-tls-options.js';
+import { jsonByteLength } from '../../core/json.js';
 import type { BindingContext, InboundEvent, InboundReply, OutboundCall, TransportClient } from '../binding.js';
 import { TransportProtocolError } from '../errors.js';
 import { remoteErrorFrom } from '../outbound.js';
@@ -62,7 +63,7 @@ export class GrpcClient implements TransportClient {
     checkEnvelope(response, call);
     if (!response.ok) throw remoteErrorFrom(response.error, call.url, call.requestId);
     const value = jsonOf(response.result);
-    return { value, bytes: jsonBytes(value) };
+    return { value, bytes: jsonByteLength(value) };
   }
 
   async *stream(call: OutboundCall): AsyncGenerator<InboundEvent> {
@@ -99,7 +100,7 @@ export class GrpcClient implements TransportClient {
           result,
           error: event.error,
           final,
-          bytes: jsonBytes(event.ok ? (result ?? null) : (event.error ?? null)),
+          bytes: jsonByteLength(event.ok ? (result ?? null) : (event.error ?? null)),
         };
         if (final || !event.ok) return;
       }
@@ -203,6 +204,3 @@ function checkEnvelope(envelope: ResponseEnvelope, call: OutboundCall): void {
   }
 }
 
-function jsonBytes(value: JsonValue | JsonObject): number {
-  return Buffer.byteLength(JSON.stringify(value), 'utf8');
-}

@@ -81,6 +81,11 @@ export function successEnvelope(requestId: string, jsonText: string, final: bool
   return { id: requestId, ok: true, result: fromJsonString(ValueSchema, jsonText), final };
 }
 
+/** A success envelope around an already normalized JSON value (no text to parse back). */
+export function valueEnvelope(requestId: string, value: unknown, final: boolean): ResponseEnvelope {
+  return { id: requestId, ok: true, result: fromJson(ValueSchema, value as JsonValue), final };
+}
+
 /** A success envelope around a string result (text/html operations). */
 export function textEnvelope(requestId: string, text: string): ResponseEnvelope {
   return { id: requestId, ok: true, result: fromJson(ValueSchema, text), final: true };

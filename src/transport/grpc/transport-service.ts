@@ -18,6 +18,7 @@ import {
   decodeRequest,
   failureEnvelope,
   successEnvelope,
+  valueEnvelope,
   textEnvelope,
   type RequestEnvelope,
   type ResponseEnvelope,
@@ -96,7 +97,7 @@ export function createTransportService(options: TransportServiceOptions): Servic
         // Leaving this loop early (the client cancelled, a write failed) returns `frames`,
         // which releases the dispatcher's stream slot and counts the stream as failed.
         for await (const frame of frames) {
-          yield frame.ok ? successEnvelope(requestId, frame.encoded.text, frame.final) : failureEnvelope(requestId, frame.error);
+          yield frame.ok ? valueEnvelope(requestId, frame.value, frame.final) : failureEnvelope(requestId, frame.error);
           if (frame.final) return;
         }
       } finally {
