@@ -3,6 +3,7 @@
 // lifecycle, the Dispatcher the server pipeline, the outbound pipeline retries and limits.
 import type { OperationSpec } from '../../generated/operations/spec.js';
 import type { EncodedJson } from '../core/json.js';
+import type { LazyAbort } from '../core/lazy-abort.js';
 import type { TransportName } from './capabilities.js';
 import type { ResolvedConfig } from './config.js';
 import type { Dispatcher } from './dispatcher.js';
@@ -23,6 +24,11 @@ export interface OutboundCall {
   readonly headers: Readonly<Record<string, string>>;
   /** Aborted at the deadline or by the caller; the binding must stop promptly. */
   readonly signal: AbortSignal;
+  /**
+   * The same cancellation without an AbortSignal: bindings of our own listen here (onAbort)
+   * and leave `signal`, which is made on first use, to APIs that need one.
+   */
+  readonly cancellation: LazyAbort;
   /** The URL of the peer. */
   readonly url: string;
   /** True for control-plane calls, which some wires route on a separate connection. */

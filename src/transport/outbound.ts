@@ -5,6 +5,7 @@ import type { CallOptions, OperationSpec } from '../../generated/operations/spec
 import { sleep } from '../core/clock.js';
 import { newId } from '../core/ids.js';
 import type { EncodedJson } from '../core/json.js';
+import { LazyAbort } from '../core/lazy-abort.js';
 import { merge } from '../core/objects.js';
 import type { InboundEvent, OutboundCall, TransportClient } from './binding.js';
 import type { ResolvedConfig } from './config.js';
@@ -54,19 +55,8 @@ export class Outbound {
       const headers = await this.headers(options);
       const attempts = async () => {
         for (let attempt = 1; ; attempt++) {
-          const deadline = deadlineSignal(options, config);
-          const call: OutboundCall = {
-            spec,
-            body,
-            params: queryFor(spec, request, options),
-            requestId,
-            idempotencyKey,
-            attempt,
-            headers,
-            signal: deadline.signal,
-            url,
-            controlPlane: spec.controlPlane,
-          };
+          const deadline = new Deadline(options, config);
+          const call = new Attempt(spec, body, queryFor(spec, request, options), requestId, idempotencyKey, attempt, headers, url, deadline.cancellation);
           try {
             metrics.sent(body?.bytes ?? 0);
             const reply = await this.context.client().send(call);
@@ -110,22 +100,11 @@ export class Outbound {
     const body = encodeBody(spec, request, config.limits.maxRequestBytes, url, requestId);
     const release = await this.streams.acquire(options.signal);
     metrics.streamStarted();
-    const deadline = deadlineSignal(options, config);
+    const deadline = new Deadline(options, config);
     let ok = false;
     try {
       const headers = await this.headers(options);
-      const call: OutboundCall = {
-        spec,
-        body,
-        params: queryFor(spec, request, options),
-        requestId,
-        idempotencyKey: null,
-        attempt: 1,
-        headers,
-        signal: deadline.signal,
-        url,
-        controlPlane: false,
-      };
+      const call = new Attempt(spec, body, queryFor(spec, request, options), requestId, null, 1, headers, url, deadline.cancellation);
       metrics.sent(body?.bytes ?? 0);
       try {
         for await (const event of this.context.client().stream(call)) {
@@ -224,35 +203,74 @@ export function remoteErrorFrom(
   });
 }
 
-interface Deadline {
-  readonly signal: AbortSignal;
-  /** Maps an abort caused by the deadline to TransportTimeoutError; other errors pass through. */
-  translate(error: unknown, url: string, requestId: string): unknown;
-  /** Starts the deadline over: streams wait at most `timeout` between two events. */
-  reset(): void;
-  dispose(): void;
+/** One attempt as the binding sees it; its AbortSignal is only made if the binding asks. */
+class Attempt implements OutboundCall {
+  readonly controlPlane: boolean;
+
+  constructor(
+    readonly spec: OperationSpec,
+    readonly body: EncodedJson | null,
+    readonly params: Readonly<Record<string, string | readonly string[]>>,
+    readonly requestId: string,
+    readonly idempotencyKey: string | null,
+    readonly attempt: number,
+    readonly headers: Readonly<Record<string, string>>,
+    readonly url: string,
+    readonly cancellation: LazyAbort,
+  ) {
+    this.controlPlane = spec.controlPlane;
+  }
+
+  get signal(): AbortSignal {
+    return this.cancellation.signal;
+  }
 }
 
-function deadlineSignal(options: OutboundOptions, config: ResolvedConfig): Deadline {
-  const ms = options.timeoutMs ?? config.timeout * 1000;
-  const timer = new AbortController();
-  const handle = setTimeout(() => timer.abort(new DeadlineExceeded(ms)), ms);
-  const signal = options.signal ? AbortSignal.any([options.signal, timer.signal]) : timer.signal;
-  return {
-    signal,
-    translate(error, url, requestId) {
-      if (timer.signal.aborted && !(options.signal?.aborted ?? false) && !(error instanceof TransportLimitError)) {
-        return new TransportTimeoutError(`no answer within ${ms} ms`, { url, requestId, cause: error });
-      }
-      return error;
-    },
-    reset() {
-      handle.refresh();
-    },
-    dispose() {
-      clearTimeout(handle);
-    },
-  };
+/**
+ * The time a call (or, for a stream, the wait for each next event) may take, plus the
+ * caller's own signal, as one cancellation.
+ */
+class Deadline {
+  readonly cancellation = new LazyAbort();
+  private readonly ms: number;
+  private readonly handle: NodeJS.Timeout;
+  private timedOut = false;
+  private readonly callerSignal: AbortSignal | undefined;
+  private readonly onCallerAbort: (() => void) | null = null;
+
+  constructor(options: OutboundOptions, config: ResolvedConfig) {
+    this.ms = options.timeoutMs ?? config.timeout * 1000;
+    this.handle = setTimeout(() => {
+      this.timedOut = true;
+      this.cancellation.abort(new DeadlineExceeded(this.ms));
+    }, this.ms);
+    const caller = (this.callerSignal = options.signal);
+    if (!caller) return;
+    if (caller.aborted) {
+      this.cancellation.abort(caller.reason);
+      return;
+    }
+    this.onCallerAbort = () => this.cancellation.abort(caller.reason);
+    caller.addEventListener('abort', this.onCallerAbort, { once: true });
+  }
+
+  /** Maps an abort caused by the deadline to TransportTimeoutError; other errors pass through. */
+  translate(error: unknown, url: string, requestId: string): unknown {
+    if (this.timedOut && !(this.callerSignal?.aborted ?? false) && !(error instanceof TransportLimitError)) {
+      return new TransportTimeoutError(`no answer within ${this.ms} ms`, { url, requestId, cause: error });
+    }
+    return error;
+  }
+
+  /** Starts the deadline over: streams wait at most `timeout` between two events. */
+  reset(): void {
+    this.handle.refresh();
+  }
+
+  dispose(): void {
+    clearTimeout(this.handle);
+    if (this.onCallerAbort) this.callerSignal!.removeEventListener('abort', this.onCallerAbort);
+  }
 }
 
 class DeadlineExceeded extends Error {

@@ -9,14 +9,14 @@ import { TransportConnectionError } from '../errors.js';
 import { remoteErrorFrom } from '../outbound.js';
 import { findTarget } from './registry.js';
 import { nowIso } from '../../core/clock.js';
+import type { LazyAbort } from '../../core/lazy-abort.js';
 
 /** In-process work cannot be interrupted, but the caller can stop waiting for it. */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
+function untilAborted<T>(work: Promise<T>, cancellation: LazyAbort): Promise<T> {
+  if (cancellation.aborted) return Promise.reject(cancellation.reason);
   return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    const stopListening = cancellation.onAbort(reject);
+    work.then(resolve, reject).finally(stopListening);
   });
 }
 
@@ -28,7 +28,7 @@ export class RuntimeClient implements TransportClient {
     const target = this.target(call);
     this.assertRoute(target, call);
     try {
-      const outcome = await untilAborted(target.unary(inbound(call)), call.signal);
+      const outcome = await untilAborted(target.unary(inbound(call)), call.cancellation);
       if (outcome.kind === 'html') return { value: outcome.html, bytes: Buffer.byteLength(outcome.html) };
       return { value: JSON.parse(outcome.encoded.text), bytes: outcome.encoded.bytes };
     } catch (error) {
@@ -66,7 +66,7 @@ export class RuntimeClient implements TransportClient {
     const submit = target.endpoints.get(TASK_SUBMIT)!;
     let outcome;
     try {
-      outcome = await target.unary({ ...inbound(call), method: 'POST', path: '/tasks/' }, submit);
+      outcome = await target.unary(new RuntimeInbound(call, 'POST', '/tasks/'), submit);
     } catch (error) {
       throw this.remote(error, call);
     }
@@ -114,15 +114,34 @@ export class RuntimeClient implements TransportClient {
 }
 
 function inbound(call: OutboundCall): InboundRequest {
-  return {
-    method: call.spec.method,
-    path: call.spec.path,
-    data: call.body ? JSON.parse(call.body.text) : undefined,
-    params: {},
-    requestId: call.requestId,
-    idempotencyKey: call.idempotencyKey,
-    credentials: null,
-    signal: call.signal,
-    receivedBytes: call.body?.bytes ?? 0,
-  };
+  return new RuntimeInbound(call);
+}
+
+/** The target's view of a call; the caller's AbortSignal is only made if a handler asks. */
+class RuntimeInbound implements InboundRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly data: unknown;
+  readonly params: InboundRequest['params'] = {};
+  readonly requestId: string;
+  readonly idempotencyKey: string | null;
+  readonly credentials = null;
+  readonly receivedBytes: number;
+
+  constructor(
+    private readonly call: OutboundCall,
+    method = call.spec.method,
+    path = call.spec.path,
+  ) {
+    this.method = method;
+    this.path = path;
+    this.data = call.body ? JSON.parse(call.body.text) : undefined;
+    this.requestId = call.requestId;
+    this.idempotencyKey = call.idempotencyKey;
+    this.receivedBytes = call.body?.bytes ?? 0;
+  }
+
+  get signal(): AbortSignal {
+    return this.call.signal;
+  }
 }

@@ -6,6 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ClientOptions, WebSocket } from 'ws';
+import type { LazyAbort } from '../../core/lazy-abort.js';
 import { clientTlsOptions } from '../../tls/node-tls-options.js';
 import type { InboundEvent, InboundReply, OutboundCall } from '../binding.js';
 import type { ResolvedConfig } from '../config.js';
@@ -31,13 +32,13 @@ export class Channel {
   constructor(private readonly config: ResolvedConfig) {}
 
   async send(call: OutboundCall): Promise<InboundReply> {
-    call.signal.throwIfAborted();
-    const release = await this.lock.acquire(call.signal);
+    call.cancellation.throwIfAborted();
+    const release = await this.lock.acquire(() => call.signal);
     let connection: Connection | null = null;
     let answered = false;
     try {
       connection = await this.connect(call);
-      const frame = await this.begin(connection, call).next(call.signal);
+      const frame = await this.begin(connection, call).next(call.cancellation);
       if (!frame.final) {
         throw new TransportProtocolError(`unary answer from ${call.url} is not marked final`, {
           url: call.url,
@@ -54,15 +55,15 @@ export class Channel {
   }
 
   async *stream(call: OutboundCall): AsyncGenerator<InboundEvent, void, undefined> {
-    call.signal.throwIfAborted();
-    const release = await this.lock.acquire(call.signal);
+    call.cancellation.throwIfAborted();
+    const release = await this.lock.acquire(() => call.signal);
     let connection: Connection | null = null;
     let ended = false;
     try {
       connection = await this.connect(call);
       const exchange = this.begin(connection, call);
       for (;;) {
-        const frame = await exchange.next(call.signal);
+        const frame = await exchange.next(call.cancellation);
         ended = frame.final;
         yield { id: frame.id, ok: frame.ok, result: frame.result, error: frame.error, final: frame.final, bytes: frame.bytes };
         if (ended) return;
@@ -117,7 +118,7 @@ export class Channel {
     if (current && current.key === key && current.socket.readyState === current.socket.OPEN) return current;
     if (current) this.drop(current);
     const ws = await loadWs();
-    call.signal.throwIfAborted();
+    call.cancellation.throwIfAborted();
     const options: ClientOptions & { closeTimeout: number } = {
       headers: { ...call.headers },
       maxPayload: maxFrameBytes(this.config.limits),
@@ -285,7 +286,7 @@ class Exchange {
     this.wake?.();
   }
 
-  async next(signal: AbortSignal): Promise<ResponseFrame> {
+  async next(cancellation: LazyAbort): Promise<ResponseFrame> {
     for (;;) {
       const frame = this.frames.shift();
       if (frame) {
@@ -293,15 +294,16 @@ class Exchange {
         return frame;
       }
       if (this.failure) throw this.failure.error;
-      signal.throwIfAborted();
+      cancellation.throwIfAborted();
       await new Promise<void>((resolve) => {
+        let stopListening: (() => void) | null = null;
         const done = () => {
-          signal.removeEventListener('abort', done);
+          stopListening?.();
           this.wake = null;
           resolve();
         };
         this.wake = done;
-        signal.addEventListener('abort', done, { once: true });
+        stopListening = cancellation.onAbort(done);
       });
     }
   }

@@ -7,7 +7,8 @@ import type { SecurityContext } from '../../../generated/types/index.js';
 import type { WebSocket } from 'ws';
 import type { ResolvedConfig } from '../config.js';
 import type { Dispatcher } from '../dispatcher.js';
-import type { Endpoint, InboundRequest } from '../endpoint.js';
+import type { Endpoint, InboundRequest, QueryParams } from '../endpoint.js';
+import { LazyAbort } from '../../core/lazy-abort.js';
 import { toEndpointError } from '../endpoint-error.js';
 import { decodeRequestFrame, errorFrame, okFrame, type RawData, type RequestFrame } from './frames.js';
 import { startHeartbeat } from './keepalive.js';
@@ -18,7 +19,7 @@ const SEND_HIGH_WATER = 1024 * 1024;
 export class ServerConnection {
   private readonly waiting: Array<{ readonly data: RawData; readonly isBinary: boolean }> = [];
   private serving = 0;
-  private readonly inFlight = new Set<AbortController>();
+  private readonly inFlight = new Set<LazyAbort>();
   /** Resolves once the socket has closed and every request on it was aborted. */
   readonly closed: Promise<void>;
 
@@ -40,7 +41,7 @@ export class ServerConnection {
     this.closed = new Promise((resolve) => {
       socket.once('close', () => {
         this.waiting.length = 0;
-        for (const controller of this.inFlight) controller.abort(new Error('websocket connection closed'));
+        for (const aborter of this.inFlight) aborter.abort(new Error('websocket connection closed'));
         resolve();
       });
     });
@@ -81,17 +82,16 @@ export class ServerConnection {
       return;
     }
     const frame = decoded.frame;
-    const controller = new AbortController();
-    this.inFlight.add(controller);
+    const request = new WsInbound(frame, this.credentials, this.authenticated);
+    this.inFlight.add(request.aborter);
     try {
-      const request = this.inbound(frame, controller.signal);
       const endpoint = this.dispatcher.route(frame.method, frame.path);
       if (endpoint.spec.streaming) await this.serveStream(endpoint, request);
       else await this.serveUnary(endpoint, request);
     } catch (error) {
       await this.send(errorFrame(frame.id, toEndpointError(error).toObject(frame.id)));
     } finally {
-      this.inFlight.delete(controller);
+      this.inFlight.delete(request.aborter);
     }
   }
 
@@ -112,27 +112,49 @@ export class ServerConnection {
     }
   }
 
-  private inbound(frame: RequestFrame, signal: AbortSignal): InboundRequest {
-    return {
-      method: frame.method,
-      path: frame.path,
-      data: frame.data,
-      params: frame.params,
-      requestId: frame.id,
-      idempotencyKey: frame.idempotencyKey,
-      credentials: this.credentials,
-      authenticated: this.authenticated,
-      signal,
-      receivedBytes: frame.bytes,
-    };
-  }
-
   /** Sends a frame; resolves at once unless the socket's buffer is full, then once it drains. */
   private send(text: string): Promise<void> {
-    if (this.socket.readyState !== this.socket.OPEN) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.socket.send(text, () => resolve());
-      if (this.socket.bufferedAmount <= SEND_HIGH_WATER) resolve();
-    });
+    if (this.socket.readyState !== this.socket.OPEN) return SENT;
+    // Below the high-water mark nobody waits, so no write callback is needed either.
+    if (this.socket.bufferedAmount + text.length <= SEND_HIGH_WATER) {
+      this.socket.send(text);
+      return SENT;
+    }
+    return new Promise((resolve) => this.socket.send(text, () => resolve()));
+  }
+}
+
+const SENT = Promise.resolve();
+
+/**
+ * One frame's request. A class with a prototype getter, so the abort signal (and its
+ * controller) is only made for handlers that look at it; closing the connection aborts it.
+ */
+class WsInbound implements InboundRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly data: unknown;
+  readonly params: QueryParams;
+  readonly requestId: string;
+  readonly idempotencyKey: string | null;
+  readonly receivedBytes: number;
+  readonly aborter = new LazyAbort();
+
+  constructor(
+    frame: RequestFrame,
+    readonly credentials: string | null,
+    readonly authenticated: SecurityContext | null | undefined,
+  ) {
+    this.method = frame.method;
+    this.path = frame.path;
+    this.data = frame.data;
+    this.params = frame.params;
+    this.requestId = frame.id;
+    this.idempotencyKey = frame.idempotencyKey;
+    this.receivedBytes = frame.bytes;
+  }
+
+  get signal(): AbortSignal {
+    return this.aborter.signal;
   }
 }
