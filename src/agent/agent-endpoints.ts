@@ -43,13 +43,13 @@ export function buildAgentEndpoints(
       endpoint = { spec, stream: (data, context) => handlers.streamItems(data, context) };
     } else if (spec.request || spec.query) {
       const method = handlers[name] as (request: unknown, context: RequestContext) => unknown;
-      endpoint = { spec, unary: async (data, context) => method.call(handlers, data, context) };
+      endpoint = { spec, unary: (data, context) => settled(() => method.call(handlers, data, context)) };
       // A task that waits for input is not an answer to replay: its follow-up, sent with the
       // same id and the user's reply, must run.
       if (spec.name === 'sendTask') endpoint = { ...endpoint, replayable: isFinishedTask };
     } else {
       const method = handlers[name] as (context: RequestContext) => unknown;
-      endpoint = { spec, unary: async (_data, context) => method.call(handlers, context) };
+      endpoint = { spec, unary: (_data, context) => settled(() => method.call(handlers, context)) };
     }
     table.set(routeKey(spec.method, spec.path), endpoint);
   }
@@ -59,4 +59,17 @@ export function buildAgentEndpoints(
 function isFinishedTask(result: unknown): boolean {
   const state = (result as Task | null)?.state;
   return state !== undefined && isTerminal(state);
+}
+
+/**
+ * The handler's answer as a promise, a synchronous throw included. Not an async wrapper: one
+ * that returns the handler's own promise costs the request extra turns of the event loop.
+ */
+function settled(run: () => unknown): Promise<unknown> {
+  try {
+    const result = run();
+    return result instanceof Promise ? result : Promise.resolve(result);
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }

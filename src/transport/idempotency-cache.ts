@@ -36,34 +36,38 @@ export class IdempotencyCache {
    * from someone else's run. A result `storable` rejects is shared with concurrent duplicates
    * but not kept for later ones.
    */
-  async run<T>(
-    key: string,
-    operation: () => Promise<T>,
-    storable: (value: T) => boolean = () => true,
-  ): Promise<{ value: T; replayed: boolean }> {
+  run<T>(key: string, operation: () => Promise<T>, storable: (value: T) => boolean = () => true): Promise<{ value: T; replayed: boolean }> {
     const stored = this.done.get(key);
     if (stored) {
-      if (stored.expiresAt > this.now()) return { value: stored.value as T, replayed: true };
+      if (stored.expiresAt > this.now()) return Promise.resolve({ value: stored.value as T, replayed: true });
       this.done.delete(key);
     }
     const inFlight = this.running.get(key);
     if (inFlight) {
-      try {
-        return { value: (await inFlight) as T, replayed: true };
-      } catch {
+      return inFlight.then(
+        (value) => ({ value: value as T, replayed: true }),
         // The owner failed and released the key; this duplicate runs it afresh.
-        return this.run(key, operation, storable);
-      }
+        () => this.run(key, operation, storable),
+      );
     }
-    const owned = operation();
-    this.running.set(key, owned);
+    let owned: Promise<T>;
     try {
-      const value = await owned;
-      if (storable(value)) this.store(key, value);
-      return { value, replayed: false };
-    } finally {
-      this.running.delete(key);
+      owned = operation();
+    } catch (error) {
+      return Promise.reject(error);
     }
+    this.running.set(key, owned);
+    return owned.then(
+      (value) => {
+        this.running.delete(key);
+        if (storable(value)) this.store(key, value);
+        return { value, replayed: false };
+      },
+      (error: unknown) => {
+        this.running.delete(key);
+        throw error;
+      },
+    );
   }
 
   private store(key: string, value: unknown): void {

@@ -7,6 +7,7 @@ import type { Dispatcher, StreamFrame } from '../dispatcher.js';
 import type { Endpoint, InboundRequest } from '../endpoint.js';
 import { toEndpointError } from '../endpoint-error.js';
 import { writeError, type StreamWriter } from '../http/request-listener.js';
+import { TurnCork } from '../turn-cork.js';
 
 const KEEPALIVE = ': keepalive\n\n';
 
@@ -42,6 +43,7 @@ export const writeSseStream: StreamWriter = async (
     });
     res.flushHeaders();
     heartbeat = startHeartbeat(res, dispatcher.config.keepaliveInterval);
+    const cork = new TurnCork(res);
     for (;;) {
       const step = await frames.next();
       if (step.done || signal.aborted) break;
@@ -51,6 +53,7 @@ export const writeSseStream: StreamWriter = async (
         ? `${prefix}"ok":true,"result":${frame.encoded.text},"final":${frame.final}}\n\n`
         : `${prefix}"ok":false,"error":${JSON.stringify(frame.error)},"final":true}\n\n`;
       heartbeat.wrote();
+      cork.hold();
       if (!res.write(line)) await drained(res, signal);
       if (frame.final) {
         // One more step lets the dispatcher's generator run to its end, so the stream slot is

@@ -4,6 +4,7 @@
 // end. Every request of the connection carries the credentials of its handshake, and all of
 // them are aborted when the connection goes away (which releases their stream slots).
 import type { SecurityContext } from '../../../generated/types/index.js';
+import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 import type { ResolvedConfig } from '../config.js';
 import type { Dispatcher } from '../dispatcher.js';
@@ -12,6 +13,7 @@ import { LazyAbort } from '../../core/lazy-abort.js';
 import { toEndpointError } from '../endpoint-error.js';
 import { decodeRequestFrame, errorFrame, okFrame, type RawData, type RequestFrame } from './frames.js';
 import { startHeartbeat } from './keepalive.js';
+import { TurnCork } from '../turn-cork.js';
 
 /** Above this many bytes waiting in the socket, senders wait for it to drain. */
 const SEND_HIGH_WATER = 1024 * 1024;
@@ -23,14 +25,20 @@ export class ServerConnection {
   /** Resolves once the socket has closed and every request on it was aborted. */
   readonly closed: Promise<void>;
 
+  /** Gathers the frames of one turn of the event loop into one write. */
+  private readonly cork: TurnCork;
+
   constructor(
     private readonly socket: WebSocket,
+    /** The TCP (or TLS) socket under `socket`, corked while a turn's frames are written. */
+    raw: Duplex,
     private readonly dispatcher: Dispatcher,
     private readonly credentials: string | null,
     /** The handshake's security context, so frames are not authenticated one by one. */
     private readonly authenticated: SecurityContext | null | undefined,
     private readonly config: ResolvedConfig,
   ) {
+    this.cork = new TurnCork(raw);
     socket.on('message', (data: RawData, isBinary: boolean) => {
       this.waiting.push({ data, isBinary });
       this.pump();
@@ -115,6 +123,7 @@ export class ServerConnection {
   /** Sends a frame; resolves at once unless the socket's buffer is full, then once it drains. */
   private send(text: string): Promise<void> {
     if (this.socket.readyState !== this.socket.OPEN) return SENT;
+    this.cork.hold();
     // Below the high-water mark nobody waits, so no write callback is needed either.
     if (this.socket.bufferedAmount + text.length <= SEND_HIGH_WATER) {
       this.socket.send(text);

@@ -99,7 +99,7 @@ export class WebSocketTransportServer implements TransportServer {
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
-      const connection = new ServerConnection(ws, dispatcher, credentials, authenticated, this.context.config);
+      const connection = new ServerConnection(ws, socket, dispatcher, credentials, authenticated, this.context.config);
       this.connections.add(connection);
       void connection.closed.then(() => this.connections.delete(connection));
     });
