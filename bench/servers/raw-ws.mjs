@@ -2,14 +2,13 @@
 // envelope (JSON text frame) is parsed and answered with a response envelope around the task,
 // marked completed. Stream (`path` /tasks/stream): `count` frames, each a response envelope
 // around a `bytes`-character task_llm_stream event serialized on the spot, then a final one.
-// With `full`, the unary answer is instead the task as parley's echo agent returns it (ids and
-// timestamps filled in, the agent's message, a result artifact, state history), built by hand:
-// the same bytes as parley's answer, for telling the answer's size apart from parley's overhead.
+// With `full`, the unary answer is instead the task as parley's echo agent returns it, built by
+// hand (echo-task.mjs): the same bytes as parley's answer.
 // raw-ws.mjs [count] [bytes] [full]
-import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { WebSocketServer } from 'ws';
 import { deltaText, wireEvent } from './stream-handler.mjs';
+import { echoTask } from './echo-task.mjs';
 
 const count = Number(process.argv[2] ?? 20000);
 const delta = deltaText(Number(process.argv[3] ?? 1024));
@@ -30,18 +29,6 @@ wss.on('connection', (ws) => {
     ws.send(JSON.stringify({ id: request.id, ok: true, result, error: null, final: true }));
   });
 });
-
-/** What parley's echo agent answers, without parley. */
-function echoTask(task) {
-  const now = new Date().toISOString();
-  const messages = task.messages.map((message) => ({ ...message, id: message.id ?? randomUUID(), timestamp: message.timestamp ?? now }));
-  const text = messages.at(-1).parts.map((part) => part.content).join('\n');
-  const parts = [{ type: 'text', content: text }];
-  messages.push({ id: randomUUID(), role: 'agent', parts, timestamp: now });
-  const artifact = { kind: 'result', name: null, uri: null, media_type: null, action_id: null, metadata: {}, id: randomUUID(), parts, timestamp: now };
-  const history = ['submitted', 'working', 'completed'].map((state) => ({ state, timestamp: now }));
-  return { ...task, messages, state: 'completed', artifacts: [artifact], metadata: { state_history: history }, created_at: now };
-}
 
 async function stream(ws, request) {
   const taskId = request.data.id;

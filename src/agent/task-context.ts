@@ -55,8 +55,9 @@ export class RunContext implements TaskContext {
     if (!this.run.canceled) this.send(normalizeEvent(event));
   }
 
-  artifact(input: ArtifactInput): Artifact {
-    const artifact = buildArtifact(input);
+  /** `now`, when given, stamps what has no timestamp of its own (one clock read per outcome). */
+  artifact(input: ArtifactInput, now?: string): Artifact {
+    const artifact = buildArtifact(input, now);
     if (!this.run.canceled) {
       this.run.task.artifacts!.push(artifact);
       this.send({ type: 'task_artifact', artifact });
@@ -64,8 +65,8 @@ export class RunContext implements TaskContext {
     return artifact;
   }
 
-  message(input: MessageInput): Message {
-    const message = buildMessage(input);
+  message(input: MessageInput, now?: string): Message {
+    const message = buildMessage(input, now);
     if (!this.run.canceled) {
       this.run.task.messages!.push(message);
       this.send({ type: 'task_message', message });

@@ -232,16 +232,18 @@ async function drain(
   }
 }
 
-function applyOutcome(task: Task, output: HandlerOutput, context: TaskContext): void {
+/** Attaches what the handler returned and records the final state, all at one instant. */
+function applyOutcome(task: Task, output: HandlerOutput, context: RunContext): void {
   const outcome: TaskOutcome = typeof output === 'string' ? { text: output } : (output ?? {});
+  const now = nowIso();
   if (outcome.text !== undefined) {
-    context.message(outcome.text);
-    context.artifact({ kind: 'result', text: outcome.text });
+    context.message(outcome.text, now);
+    context.artifact({ kind: 'result', text: outcome.text }, now);
   }
-  for (const message of outcome.messages ?? []) context.message(message);
-  for (const artifact of outcome.artifacts ?? []) context.artifact(artifact);
+  for (const message of outcome.messages ?? []) context.message(message, now);
+  for (const artifact of outcome.artifacts ?? []) context.artifact(artifact, now);
   if (outcome.metadata) Object.assign(task.metadata!, normalizeJson(outcome.metadata));
-  transition(task, outcome.state ?? 'completed', outcome.reason ?? null);
+  transition(task, outcome.state ?? 'completed', outcome.reason ?? null, now);
 }
 
 export class TaskCanceledError extends Error {

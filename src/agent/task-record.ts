@@ -41,19 +41,19 @@ export function latestUserText(task: Task): string {
   return '';
 }
 
-export function buildMessage(input: MessageInput): Message {
+export function buildMessage(input: MessageInput, now?: string): Message {
   if (typeof input === 'string') {
-    return { id: newId(), role: 'agent', parts: [{ type: 'text', content: input }], timestamp: nowIso() };
+    return { id: newId(), role: 'agent', parts: [{ type: 'text', content: input }], timestamp: now ?? nowIso() };
   }
   const message: Record<string, unknown> = {};
   for (const key in input) if (Object.hasOwn(input, key)) message[key] = input[key as keyof typeof input];
   message.id = input.id ?? newId();
   message.role = input.role ?? 'agent';
-  message.timestamp = input.timestamp ?? nowIso();
+  message.timestamp = input.timestamp ?? now ?? nowIso();
   return message as unknown as Message;
 }
 
-export function buildArtifact(input: ArtifactInput): Artifact {
+export function buildArtifact(input: ArtifactInput, now?: string): Artifact {
   // Optional fields the handler did not set (name, uri, media_type, action_id) stay absent
   // rather than null: every answer is smaller for it. Copied field by field: object spread
   // is slow on Node 20.
@@ -63,6 +63,6 @@ export function buildArtifact(input: ArtifactInput): Artifact {
   }
   artifact.id = input.id ?? newId();
   artifact.parts = input.parts ?? (input.text !== undefined ? [{ type: 'text', content: input.text }] : []);
-  artifact.timestamp = input.timestamp ?? nowIso();
+  artifact.timestamp = input.timestamp ?? now ?? nowIso();
   return artifact as unknown as Artifact;
 }
