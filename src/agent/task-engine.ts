@@ -52,9 +52,10 @@ export class TaskEngine {
 
   /** Runs a task and yields its events; the last one, `task_completed`, closes the stream. */
   async *stream(task: Task, request: RequestContext): AsyncGenerator<StreamItem, void, undefined> {
-    const queue = new AsyncQueue<StreamItem>();
+    const queue = new AsyncQueue<StreamItem>(STREAM_HIGH_WATER);
     let finished = false;
-    this.execute(task, request, (event) => queue.push({ result: event, final: false })).then(
+    const sink: EventSink = (event) => queue.push({ result: event, final: false });
+    this.execute(task, request, sink, () => queue.room()).then(
       (final) => {
         finished = true;
         queue.push({
@@ -125,7 +126,8 @@ export class TaskEngine {
     run.cancel?.(error);
   }
 
-  private execute(input: Task, request: RequestContext, sink: EventSink | null): Promise<Task> {
+  /** `room`, for streams: a generator handler waits on it before producing more events. */
+  private execute(input: Task, request: RequestContext, sink: EventSink | null, room: Room | null = null): Promise<Task> {
     // The engine owns the task from here (transports decode a fresh copy per request). A
     // unary caller that goes away does not cancel it: its retry finds the finished result in
     // the idempotency cache. A stream's consumer leaving does (see stream()).
@@ -144,7 +146,7 @@ export class TaskEngine {
       this.fail(run, error);
       return Promise.resolve(this.finish(run));
     }
-    if (isPending(output)) return this.settle(run, context, output);
+    if (isPending(output)) return this.settle(run, context, output, room);
     // A plain handler finished synchronously: no turns to wait for.
     if (!run.canceled) applyOutcome(run.task, output as HandlerOutput, context);
     return Promise.resolve(this.finish(run));
@@ -168,13 +170,18 @@ export class TaskEngine {
   }
 
   /** Waits for a handler that returned a promise or a generator. */
-  private async settle(run: EngineRun, context: RunContext, output: PromiseLike<HandlerOutput> | AsyncGenerator<AgentEvent, HandlerOutput>): Promise<Task> {
+  private async settle(
+    run: EngineRun,
+    context: RunContext,
+    output: PromiseLike<HandlerOutput> | AsyncGenerator<AgentEvent, HandlerOutput>,
+    room: Room | null,
+  ): Promise<Task> {
     try {
       // Settles with the handler, or at once when the task is cancelled: a handler that
       // ignores its signal cannot hold the caller.
       const outcome = await new Promise<HandlerOutput>((resolve, reject) => {
         run.cancel = reject;
-        drain(output, context).then(resolve, reject);
+        drain(output, context, room).then(resolve, reject);
       });
       if (!run.canceled) applyOutcome(run.task, outcome, context);
     } catch (error) {
@@ -204,6 +211,12 @@ export class TaskEngine {
   }
 }
 
+/** Events a stream buffers for a slow reader before its generator handler is held back. */
+const STREAM_HIGH_WATER = 256;
+
+/** Null while a stream has room for more events, else a promise for when it has. */
+type Room = () => Promise<void> | null;
+
 interface EngineRun extends Run {
   cancel: ((error: unknown) => void) | null;
 }
@@ -218,6 +231,7 @@ function isPending(output: unknown): output is PromiseLike<HandlerOutput> | Asyn
 async function drain(
   output: PromiseLike<HandlerOutput> | AsyncGenerator<AgentEvent, HandlerOutput>,
   context: TaskContext,
+  room: Room | null,
 ): Promise<HandlerOutput> {
   if (!(Symbol.asyncIterator in output) || !('next' in output)) return await output;
   const generator = output;
@@ -226,6 +240,10 @@ async function drain(
       const step = await generator.next();
       if (step.done) return step.value;
       context.emit(step.value);
+      // A consumer that reads slower than the handler yields holds the handler back here,
+      // instead of the events piling up in memory.
+      const wait = room?.();
+      if (wait) await wait;
     }
   } finally {
     await generator.return(undefined).catch(() => undefined);

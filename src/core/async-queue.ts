@@ -1,6 +1,7 @@
 // A single-consumer queue that a producer pushes into and a consumer reads with for-await.
 // Reads advance an index instead of shifting the array: Array#shift turns linear on large
-// arrays, and a fast producer can queue thousands of stream events.
+// arrays. A producer that can wait asks room() before pushing more: past the high-water mark
+// it gets a promise that settles once the consumer has read the queue down to half of it.
 
 export class AsyncQueue<T> implements AsyncIterable<T> {
   private items: (T | undefined)[] = [];
@@ -8,6 +9,26 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
   private waiting: { resolve: (result: IteratorResult<T>) => void; reject: (error: unknown) => void } | null = null;
   private ended = false;
   private failure: { error: unknown } | null = null;
+  private roomWaiter: { readonly promise: Promise<void>; readonly resolve: () => void } | null = null;
+
+  /** @param highWater items buffered before room() asks the producer to wait */
+  constructor(private readonly highWater = Number.POSITIVE_INFINITY) {}
+
+  /** Items pushed and not read yet. */
+  get size(): number {
+    return this.items.length - this.head;
+  }
+
+  /** Null while there is room (or the queue has ended); else a promise for when there is. */
+  room(): Promise<void> | null {
+    if (this.ended || this.size < this.highWater) return null;
+    if (!this.roomWaiter) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((done) => (resolve = done));
+      this.roomWaiter = { promise, resolve };
+    }
+    return this.roomWaiter.promise;
+  }
 
   push(item: T): void {
     if (this.ended) return;
@@ -23,6 +44,7 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
   end(): void {
     if (this.ended) return;
     this.ended = true;
+    this.wakeProducer();
     if (this.waiting && this.head >= this.items.length) {
       const { resolve } = this.waiting;
       this.waiting = null;
@@ -34,6 +56,7 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
     if (this.ended) return;
     this.failure = { error };
     this.ended = true;
+    this.wakeProducer();
     if (this.waiting) {
       const { reject } = this.waiting;
       this.waiting = null;
@@ -53,6 +76,7 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
         this.ended = true;
         this.items = [];
         this.head = 0;
+        this.wakeProducer();
         return Promise.resolve({ value: undefined, done: true });
       },
     };
@@ -65,6 +89,13 @@ export class AsyncQueue<T> implements AsyncIterable<T> {
       this.items = [];
       this.head = 0;
     }
+    if (this.roomWaiter && this.size <= this.highWater / 2) this.wakeProducer();
     return item;
+  }
+
+  private wakeProducer(): void {
+    const waiter = this.roomWaiter;
+    this.roomWaiter = null;
+    waiter?.resolve();
   }
 }

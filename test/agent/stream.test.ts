@@ -252,6 +252,35 @@ describe('POST /tasks/stream over runtime', () => {
     assert.equal(next.at(-1)!.type, 'task_completed');
   });
 
+  test('a reader that stops reading holds a fast generator back instead of buffering its events', async (t) => {
+    const total = 2000;
+    let produced = 0;
+    const h = await startAgent('runtime', {
+      handler: async function* () {
+        for (let i = 0; i < total; i++) {
+          produced++;
+          yield { type: 'task_llm_stream', delta: String(i), final: false };
+        }
+        return 'done';
+      },
+    });
+    t.after(() => h.close());
+    const reader = h.client.streamTask(userTask(uniqueId(), 'go'))[Symbol.asyncIterator]();
+    assert.equal((await reader.next()).value?.type, 'task_status');
+    // Unbounded, the whole run would be queued within these turns of the event loop.
+    for (let turn = 0; turn < 20; turn++) await new Promise((resolve) => setImmediate(resolve));
+    assert.ok(produced < total, `the handler ran ahead to ${produced} events`);
+    assert.ok(produced <= 300, `${produced} events produced for a reader that read none`);
+    const deltas: string[] = [];
+    for (let step = await reader.next(); !step.done; step = await reader.next()) {
+      if (step.value.type === 'task_llm_stream') deltas.push(step.value.delta);
+      if (step.value.type === 'task_completed') assert.equal(step.value.state, 'completed');
+    }
+    assert.equal(deltas.length, total);
+    assert.deepEqual(deltas.slice(0, 3), ['0', '1', '2']);
+    assert.equal(deltas.at(-1), String(total - 1));
+  });
+
   test('cancel from another caller ends the stream with task_completed in state canceled', async (t) => {
     const started = deferred();
     const h = await startAgent('runtime', {

@@ -75,3 +75,39 @@ test('breaking out of the loop (return) ends the queue and drops what is left', 
   const iterator = queue[Symbol.asyncIterator]();
   assert.deepEqual(await iterator.next(), { value: undefined, done: true });
 });
+
+test('room() is null below the high-water mark and a promise at it', () => {
+  const queue = new AsyncQueue<number>(4);
+  for (let i = 0; i < 3; i++) queue.push(i);
+  assert.equal(queue.room(), null);
+  queue.push(3);
+  assert.ok(queue.room() instanceof Promise);
+  assert.equal(queue.size, 4);
+});
+
+test('a waiting producer is let go once the reader is down to half the mark', async () => {
+  const queue = new AsyncQueue<number>(4);
+  for (let i = 0; i < 4; i++) queue.push(i);
+  let released = false;
+  void queue.room()!.then(() => (released = true));
+  const reader = queue[Symbol.asyncIterator]();
+  await reader.next();
+  await Promise.resolve();
+  assert.equal(released, false, 'three left: still over half the mark');
+  await reader.next();
+  await Promise.resolve();
+  assert.equal(released, true, 'two left: room again');
+  assert.equal(queue.room(), null);
+});
+
+test('ending the queue, or the reader leaving, lets a waiting producer go', async () => {
+  for (const stop of [(q: AsyncQueue<number>) => q.end(), (q: AsyncQueue<number>) => void q[Symbol.asyncIterator]().return!()]) {
+    const queue = new AsyncQueue<number>(1);
+    queue.push(1);
+    const room = queue.room();
+    assert.ok(room);
+    stop(queue);
+    await room;
+    assert.equal(queue.room(), null);
+  }
+});
