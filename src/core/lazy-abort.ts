@@ -3,6 +3,8 @@
 // a busy server or client pays that on every request, mostly for calls that are never
 // cancelled. Code of our own listens with plain callbacks (onAbort); a real AbortSignal is
 // made only for APIs that insist on one (node:http, connect, a handler's `signal`).
+import { setMaxListeners } from 'node:events';
+
 export class LazyAbort {
   private controller: AbortController | null = null;
   private listeners: Array<(reason: unknown) => void> | null = null;
@@ -17,10 +19,15 @@ export class LazyAbort {
     return this.abortReason;
   }
 
-  /** A standard signal that follows this one; made on first use. */
+  /**
+   * A standard signal that follows this one; made on first use. One signal may serve many
+   * requests (every request of a websocket connection), so node's listener-count warning
+   * is off for it.
+   */
   get signal(): AbortSignal {
     if (!this.controller) {
       this.controller = new AbortController();
+      setMaxListeners(0, this.controller.signal);
       if (this.isAborted) this.controller.abort(this.abortReason);
     }
     return this.controller.signal;

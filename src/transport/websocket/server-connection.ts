@@ -21,7 +21,11 @@ const SEND_HIGH_WATER = 1024 * 1024;
 export class ServerConnection {
   private readonly waiting: Array<{ readonly data: RawData; readonly isBinary: boolean }> = [];
   private serving = 0;
-  private readonly inFlight = new Set<LazyAbort>();
+  /**
+   * Aborts every request of the connection when it closes. One for all of them: the protocol
+   * has no way to cancel a single request, only to go away.
+   */
+  private readonly gone = new LazyAbort();
   /** Resolves once the socket has closed and every request on it was aborted. */
   readonly closed: Promise<void>;
 
@@ -49,7 +53,7 @@ export class ServerConnection {
     this.closed = new Promise((resolve) => {
       socket.once('close', () => {
         this.waiting.length = 0;
-        for (const aborter of this.inFlight) aborter.abort(new Error('websocket connection closed'));
+        this.gone.abort(new Error('websocket connection closed'));
         resolve();
       });
     });
@@ -90,16 +94,13 @@ export class ServerConnection {
       return;
     }
     const frame = decoded.frame;
-    const request = new WsInbound(frame, this.credentials, this.authenticated);
-    this.inFlight.add(request.aborter);
+    const request = new WsInbound(frame, this.credentials, this.authenticated, this.gone);
     try {
       const endpoint = this.dispatcher.route(frame.method, frame.path);
       if (endpoint.spec.streaming) await this.serveStream(endpoint, request);
       else await this.serveUnary(endpoint, request);
     } catch (error) {
       await this.send(errorFrame(frame.id, toEndpointError(error).toObject(frame.id)));
-    } finally {
-      this.inFlight.delete(request.aborter);
     }
   }
 
@@ -116,14 +117,17 @@ export class ServerConnection {
     // at the final frame would count the stream as failed.
     for await (const frame of frames) {
       if (request.signal.aborted) break;
-      await this.send(frame.ok ? okFrame(request.requestId, frame.encoded.text, frame.final) : errorFrame(request.requestId, frame.error));
+      await this.send(frame.ok ? okFrame(request.requestId, frame.encoded.text, frame.final) : errorFrame(request.requestId, frame.error), true);
     }
   }
 
-  /** Sends a frame; resolves at once unless the socket's buffer is full, then once it drains. */
-  private send(text: string): Promise<void> {
+  /**
+   * Sends a frame; resolves at once unless the socket's buffer is full, then once it drains.
+   * Stream frames (`burst`) are gathered per turn; a unary answer goes out at once.
+   */
+  private send(text: string, burst = false): Promise<void> {
     if (this.socket.readyState !== this.socket.OPEN) return SENT;
-    this.cork.hold();
+    if (burst) this.cork.hold();
     // Below the high-water mark nobody waits, so no write callback is needed either.
     if (this.socket.bufferedAmount + text.length <= SEND_HIGH_WATER) {
       this.socket.send(text);
@@ -136,8 +140,8 @@ export class ServerConnection {
 const SENT = Promise.resolve();
 
 /**
- * One frame's request. A class with a prototype getter, so the abort signal (and its
- * controller) is only made for handlers that look at it; closing the connection aborts it.
+ * One frame's request. A class with a prototype getter, so the connection's abort signal is
+ * only made if a handler looks at it.
  */
 class WsInbound implements InboundRequest {
   readonly method: string;
@@ -147,12 +151,12 @@ class WsInbound implements InboundRequest {
   readonly requestId: string;
   readonly idempotencyKey: string | null;
   readonly receivedBytes: number;
-  readonly aborter = new LazyAbort();
 
   constructor(
     frame: RequestFrame,
     readonly credentials: string | null,
     readonly authenticated: SecurityContext | null | undefined,
+    private readonly gone: LazyAbort,
   ) {
     this.method = frame.method;
     this.path = frame.path;
@@ -164,6 +168,6 @@ class WsInbound implements InboundRequest {
   }
 
   get signal(): AbortSignal {
-    return this.aborter.signal;
+    return this.gone.signal;
   }
 }
