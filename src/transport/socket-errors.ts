@@ -22,7 +22,8 @@ export function errorFromResponse(res: IncomingMessage, text: string, call: Outb
  * mid-exchange is a retryable protocol error; an abort passes through for the deadline logic.
  */
 export function mapSocketError(error: NodeJS.ErrnoException, call: OutboundCall): unknown {
-  if (error.name === 'AbortError' || call.signal.aborted) return call.signal.reason ?? error;
+  if (call.cancellation.aborted) return call.cancellation.reason ?? error;
+  if (error.name === 'AbortError') return error;
   if (error instanceof TransportError) return error;
   const options = { url: call.url, requestId: call.requestId, cause: error };
   switch (error.code) {

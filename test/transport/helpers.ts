@@ -81,6 +81,8 @@ export function runtimeUrl(label: string): string {
 export interface Recorded {
   readonly method: string;
   readonly path: string;
+  /** The query string with its `?`, or ''. */
+  readonly search: string;
   readonly headers: IncomingHttpHeaders;
   readonly body: string;
 }
@@ -106,7 +108,7 @@ export async function rawServer(
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
       const url = new URL(req.url ?? '/', 'http://x');
-      requests.push({ method: req.method ?? '', path: url.pathname, headers: req.headers, body });
+      requests.push({ method: req.method ?? '', path: url.pathname, search: url.search, headers: req.headers, body });
       handler(req, res, requests.length, body);
     });
   });

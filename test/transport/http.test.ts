@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AgentOperationsClient } from '../../generated/clients/agent.js';
 import { validate } from '../../generated/validators/index.js';
-import { TransportProtocolError, TransportRemoteError } from '../../src/transport/errors.js';
+import { TransportProtocolError, TransportRemoteError, TransportTimeoutError } from '../../src/transport/errors.js';
 import type { Transport } from '../../src/transport/transport.js';
 import { answer, client, header, ops, rawRequest, rawServer, rejection, serve, table, unary, type RawResponse } from './helpers.js';
 
@@ -258,4 +258,22 @@ test('http: a task whose id is not ASCII can be submitted (its idempotency key m
   // The key still deduplicates.
   await api.sendTask({ id: 'tâche-€' });
   assert.equal(calls.length, 1);
+});
+
+test('http client: query parameters go in the query string, a list as a repeated key, with the base path and extra headers', async (t) => {
+  const peer = await rawServer(t, (_req, res) => answer(res, 200, { id: 'q' }));
+  const api = new AgentOperationsClient(await client(t, 'http', `${peer.url}/mount/`));
+  await api.sendTask({ id: 'q' }, { params: { verbose: 'yes', tag: ['a b', 'c&d'] }, headers: { 'x-trace': 't-1' } });
+  const [request] = peer.requests;
+  assert.equal(request!.path, '/mount/tasks/');
+  assert.equal(request!.search, '?verbose=yes&tag=a+b&tag=c%26d');
+  assert.equal(header(request!, 'x-trace'), 't-1');
+});
+
+test('http client: a deadline that passes while the answer is awaited ends the call with TransportTimeoutError', async (t) => {
+  const peer = await rawServer(t, () => undefined); // never answers
+  const api = new AgentOperationsClient(await client(t, 'http', peer.url));
+  const started = performance.now();
+  await assert.rejects(api.sendTask({ id: 'slow' }, { timeoutMs: 100 }), (error: unknown) => error instanceof TransportTimeoutError);
+  assert.ok(performance.now() - started < 5000, 'the call ended at its deadline, not later');
 });

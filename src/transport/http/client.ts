@@ -1,15 +1,17 @@
 // The http client: one attempt of a call over node:http with pooled keep-alive connections,
 // failures mapped onto the error taxonomy.
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { BindingContext, InboundEvent, InboundReply, OutboundCall, TransportClient } from '../binding.js';
 import { TransportProtocolError } from '../errors.js';
 import { assertWithin } from '../limits.js';
 import { errorFromResponse, mapSocketError } from '../socket-errors.js';
 import { clientTlsOptions } from '../../tls/node-tls-options.js';
+import { urlToHttpOptions } from 'node:url';
 
 export class HttpClient implements TransportClient {
   private readonly agents = new Map<string, HttpAgent>();
+  private readonly bases = new Map<string, PeerBase>();
 
   constructor(protected readonly context: BindingContext) {}
 
@@ -43,35 +45,46 @@ export class HttpClient implements TransportClient {
     this.agents.clear();
   }
 
+  /** Connection options and base path for a peer URL, parsed once. */
+  private base(url: string): PeerBase {
+    let base = this.bases.get(url);
+    if (!base) {
+      const parsed = new URL(url);
+      const { protocol, hostname, port, auth } = urlToHttpOptions(parsed);
+      base = { protocol, hostname, port, auth, path: parsed.pathname.replace(/\/$/, ''), secure: parsed.protocol === 'https:' };
+      this.bases.set(url, base);
+    }
+    return base;
+  }
+
   /** Sends the request and resolves once the response head has arrived. */
   protected open(call: OutboundCall, accept: string): Promise<IncomingMessage> {
-    const target = new URL(call.spec.path, call.url.endsWith('/') ? call.url : `${call.url}/`);
-    // The route is absolute; keep any base path the URL had (an agent mounted under /agent).
-    const base = new URL(call.url);
-    target.pathname = base.pathname.replace(/\/$/, '') + call.spec.path;
-    for (const [key, value] of Object.entries(call.params)) {
-      for (const item of typeof value === 'string' ? [value] : value) target.searchParams.append(key, item);
-    }
-    const secure = target.protocol === 'https:';
-    const headers: Record<string, string | number> = {
-      accept,
-      'x-svc-request-id': call.requestId,
-      ...call.headers,
-    };
+    const base = this.base(call.url);
+    const headers: Record<string, string | number> = { accept, 'x-svc-request-id': call.requestId };
+    for (const name in call.headers) headers[name] = call.headers[name]!;
     if (call.idempotencyKey) headers['idempotency-key'] = headerSafe(call.idempotencyKey);
     if (call.body) {
       headers['content-type'] = 'application/json';
       headers['content-length'] = call.body.bytes;
     }
-    const options = {
+    const options: RequestOptions = {
+      protocol: base.protocol,
+      hostname: base.hostname,
+      port: base.port,
+      auth: base.auth,
+      // The route is absolute; any base path the URL had (an agent mounted under /agent) stays.
+      path: base.path + call.spec.path + queryString(call.params),
       method: call.spec.method,
       headers,
-      agent: this.agentFor(secure, call.controlPlane),
-      signal: call.signal,
+      agent: this.agentFor(base.secure, call.controlPlane),
     };
     return new Promise((resolve, reject) => {
       try {
-        const req = (secure ? httpsRequest : httpRequest)(target, options, resolve);
+        const req = (base.secure ? httpsRequest : httpRequest)(options, resolve);
+        // Aborting (deadline, caller) destroys the request, as node's `signal` option would,
+        // without making an AbortSignal for every call.
+        const stopListening = call.cancellation.onAbort((reason) => req.destroy(reason as Error));
+        req.once('close', stopListening);
         req.on('error', (error: NodeJS.ErrnoException) => reject(mapSocketError(error, call)));
         req.end(call.body?.text);
       } catch (error) {
@@ -137,6 +150,30 @@ export function readText(res: IncomingMessage, limit: number, call: OutboundCall
     res.on('error', (error: NodeJS.ErrnoException) => reject(mapSocketError(error, call)));
     res.on('end', () => resolve({ value: Buffer.concat(chunks).toString('utf8'), bytes }));
   });
+}
+
+/** Where a peer URL points, in node's request() terms. */
+interface PeerBase {
+  readonly protocol: RequestOptions['protocol'];
+  readonly hostname: RequestOptions['hostname'];
+  readonly port: RequestOptions['port'];
+  readonly auth: RequestOptions['auth'];
+  /** The URL's path without a trailing slash: routes are appended to it. */
+  readonly path: string;
+  readonly secure: boolean;
+}
+
+/** `?a=1&b=2` for the call's query parameters (lists repeat the key); '' when there are none. */
+function queryString(params: OutboundCall['params']): string {
+  let search: URLSearchParams | null = null;
+  for (const key in params) {
+    const value = params[key]!;
+    search ??= new URLSearchParams();
+    if (typeof value === 'string') search.append(key, value);
+    else for (const item of value) search.append(key, item);
+  }
+  const text = search?.toString() ?? '';
+  return text ? `?${text}` : '';
 }
 
 /** Header values must be visible ASCII; other keys travel percent-encoded (the server treats them as opaque). */
