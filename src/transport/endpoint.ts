@@ -28,6 +28,35 @@ export interface InboundRequest {
   readonly receivedBytes: number;
 }
 
+/** Whatever hands out a request's AbortSignal on demand (a LazyAbort, an outbound call). */
+export interface SignalSource {
+  readonly signal: AbortSignal;
+}
+
+/**
+ * An InboundRequest as transports build them. A class, not an object literal: the signal is a
+ * prototype getter that asks its source only when a handler reads it (an AbortSignal costs
+ * microseconds to make on Node 20, and object literals with accessors are slow to create).
+ */
+export class Inbound implements InboundRequest {
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    readonly data: unknown,
+    readonly params: QueryParams,
+    readonly requestId: string,
+    readonly idempotencyKey: string | null,
+    readonly credentials: string | null,
+    readonly receivedBytes: number,
+    private readonly abort: SignalSource,
+    readonly authenticated?: SecurityContext | null,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+}
+
 /** What a handler learns about the request it serves. */
 export interface RequestContext {
   readonly requestId: string;

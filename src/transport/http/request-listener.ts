@@ -7,7 +7,7 @@ import { LazyAbort } from '../../core/lazy-abort.js';
 import { headerValue, paramsFromSearch } from '../query-params.js';
 import { extractCredentials } from '../../auth/credentials.js';
 import type { Dispatcher } from '../dispatcher.js';
-import type { Endpoint, InboundRequest, QueryParams } from '../endpoint.js';
+import { Inbound, type Endpoint, type InboundRequest } from '../endpoint.js';
 import { EndpointError, toEndpointError } from '../endpoint-error.js';
 
 /** Writes a stream's events; the http transport has none, sse supplies one. */
@@ -64,10 +64,24 @@ async function handle(dispatcher: Dispatcher, options: ListenerOptions, req: Inc
     refuse(dispatcher, res, refused, requestId, Number(req.headers['content-length'] ?? 0) || 0);
     return;
   }
-  const inbound = new HttpInbound(req, method, path, search, requestId, body);
+  const aborter = new LazyAbort();
   res.on('close', () => {
-    if (!res.writableFinished) inbound.aborter.abort(new Error('client disconnected'));
+    if (!res.writableFinished) aborter.abort(new Error('client disconnected'));
   });
+  const inbound = new Inbound(
+    method,
+    path,
+    body.data,
+    search ? paramsFromSearch(search) : NO_PARAMS,
+    requestId,
+    headerValue(req, 'idempotency-key') || null,
+    extractCredentials(
+      (name) => headerValue(req, name),
+      (name) => search?.get(name) ?? undefined,
+    ),
+    body.bytes,
+    aborter,
+  );
   if (endpoint.spec.streaming) {
     if (!options.streamWriter) {
       return writeError(res, new EndpointError(404, 'not_found', `no endpoint for ${method} ${path}`), requestId);
@@ -85,41 +99,6 @@ async function handle(dispatcher: Dispatcher, options: ListenerOptions, req: Inc
     }
   } catch (error) {
     writeError(res, toEndpointError(error), requestId);
-  }
-}
-
-/**
- * A request as the dispatcher sees it. A class rather than an object literal: its signal is a
- * prototype getter, made only for handlers that ask (literals with accessors are slow to create).
- */
-class HttpInbound implements InboundRequest {
-  readonly data: unknown;
-  readonly receivedBytes: number;
-  readonly params: QueryParams;
-  readonly idempotencyKey: string | null;
-  readonly credentials: string | null;
-  readonly aborter = new LazyAbort();
-
-  constructor(
-    req: IncomingMessage,
-    readonly method: string,
-    readonly path: string,
-    search: URLSearchParams | null,
-    readonly requestId: string,
-    body: { data: unknown; bytes: number },
-  ) {
-    this.data = body.data;
-    this.receivedBytes = body.bytes;
-    this.params = search ? paramsFromSearch(search) : NO_PARAMS;
-    this.idempotencyKey = headerValue(req, 'idempotency-key') || null;
-    this.credentials = extractCredentials(
-      (name) => headerValue(req, name),
-      (name) => search?.get(name) ?? undefined,
-    );
-  }
-
-  get signal(): AbortSignal {
-    return this.aborter.signal;
   }
 }
 

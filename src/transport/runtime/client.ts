@@ -3,7 +3,7 @@
 // objects. Query parameters are discarded.
 import type { InboundEvent, InboundReply, OutboundCall, TransportClient } from '../binding.js';
 import type { Dispatcher } from '../dispatcher.js';
-import { routeKey, type InboundRequest } from '../endpoint.js';
+import { Inbound, routeKey, type InboundRequest } from '../endpoint.js';
 import { EndpointError } from '../endpoint-error.js';
 import { TransportConnectionError } from '../errors.js';
 import { remoteErrorFrom } from '../outbound.js';
@@ -66,7 +66,7 @@ export class RuntimeClient implements TransportClient {
     const submit = target.endpoints.get(TASK_SUBMIT)!;
     let outcome;
     try {
-      outcome = await target.unary(new RuntimeInbound(call, 'POST', '/tasks/'), submit);
+      outcome = await target.unary(inbound(call, 'POST', '/tasks/'), submit);
     } catch (error) {
       throw this.remote(error, call);
     }
@@ -113,35 +113,10 @@ export class RuntimeClient implements TransportClient {
   }
 }
 
-function inbound(call: OutboundCall): InboundRequest {
-  return new RuntimeInbound(call);
-}
-
 /** The target's view of a call; the caller's AbortSignal is only made if a handler asks. */
-class RuntimeInbound implements InboundRequest {
-  readonly method: string;
-  readonly path: string;
-  readonly data: unknown;
-  readonly params: InboundRequest['params'] = {};
-  readonly requestId: string;
-  readonly idempotencyKey: string | null;
-  readonly credentials = null;
-  readonly receivedBytes: number;
-
-  constructor(
-    private readonly call: OutboundCall,
-    method = call.spec.method,
-    path = call.spec.path,
-  ) {
-    this.method = method;
-    this.path = path;
-    this.data = call.body ? JSON.parse(call.body.text) : undefined;
-    this.requestId = call.requestId;
-    this.idempotencyKey = call.idempotencyKey;
-    this.receivedBytes = call.body?.bytes ?? 0;
-  }
-
-  get signal(): AbortSignal {
-    return this.call.signal;
-  }
+function inbound(call: OutboundCall, method = call.spec.method, path = call.spec.path): InboundRequest {
+  const data = call.body ? JSON.parse(call.body.text) : undefined;
+  return new Inbound(method, path, data, NO_PARAMS, call.requestId, call.idempotencyKey, null, call.body?.bytes ?? 0, call);
 }
+
+const NO_PARAMS = Object.freeze({});

@@ -8,10 +8,10 @@ import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 import type { ResolvedConfig } from '../config.js';
 import type { Dispatcher } from '../dispatcher.js';
-import type { Endpoint, InboundRequest, QueryParams } from '../endpoint.js';
+import { Inbound, type Endpoint, type InboundRequest } from '../endpoint.js';
 import { LazyAbort } from '../../core/lazy-abort.js';
 import { toEndpointError } from '../endpoint-error.js';
-import { decodeRequestFrame, errorFrame, okFrame, type RawData, type RequestFrame } from './frames.js';
+import { decodeRequestFrame, errorFrame, okFrame, type RawData } from './frames.js';
 import { startHeartbeat } from './keepalive.js';
 import { TurnCork } from '../turn-cork.js';
 
@@ -94,7 +94,18 @@ export class ServerConnection {
       return;
     }
     const frame = decoded.frame;
-    const request = new WsInbound(frame, this.credentials, this.authenticated, this.gone);
+    const request = new Inbound(
+      frame.method,
+      frame.path,
+      frame.data,
+      frame.params,
+      frame.id,
+      frame.idempotencyKey,
+      this.credentials,
+      frame.bytes,
+      this.gone,
+      this.authenticated,
+    );
     try {
       const endpoint = this.dispatcher.route(frame.method, frame.path);
       if (endpoint.spec.streaming) await this.serveStream(endpoint, request);
@@ -138,36 +149,3 @@ export class ServerConnection {
 }
 
 const SENT = Promise.resolve();
-
-/**
- * One frame's request. A class with a prototype getter, so the connection's abort signal is
- * only made if a handler looks at it.
- */
-class WsInbound implements InboundRequest {
-  readonly method: string;
-  readonly path: string;
-  readonly data: unknown;
-  readonly params: QueryParams;
-  readonly requestId: string;
-  readonly idempotencyKey: string | null;
-  readonly receivedBytes: number;
-
-  constructor(
-    frame: RequestFrame,
-    readonly credentials: string | null,
-    readonly authenticated: SecurityContext | null | undefined,
-    private readonly gone: LazyAbort,
-  ) {
-    this.method = frame.method;
-    this.path = frame.path;
-    this.data = frame.data;
-    this.params = frame.params;
-    this.requestId = frame.id;
-    this.idempotencyKey = frame.idempotencyKey;
-    this.receivedBytes = frame.bytes;
-  }
-
-  get signal(): AbortSignal {
-    return this.gone.signal;
-  }
-}
