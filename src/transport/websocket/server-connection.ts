@@ -127,7 +127,7 @@ export class ServerConnection {
     // Read on past the final frame: the frames end right after it, and ending them ourselves
     // at the final frame would count the stream as failed.
     for await (const frame of frames) {
-      if (request.signal.aborted) break;
+      if (this.gone.aborted) break;
       await this.send(frame.ok ? okFrame(request.requestId, frame.encoded.text, frame.final) : errorFrame(request.requestId, frame.error), true);
     }
   }
