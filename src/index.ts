@@ -13,6 +13,7 @@ export {
   type TaskOutcome,
   type ToolOutput,
 } from './agent/handler.js';
+export type { SessionValues } from './agent/sessions.js';
 export { TaskCanceledError } from './agent/task-engine.js';
 export { AgentClient, TaskFailedError, transportForUrl, type AgentClientOptions } from './client/agent-client.js';
 export type { Authenticator } from './auth/authenticator.js';

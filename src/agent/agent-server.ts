@@ -81,7 +81,7 @@ export class AgentServer implements AgentHandlers<RequestContext> {
     this.llm = options.llm ?? null;
     this.sessions = new SessionStore(options.maxSessions);
     const handler = options.handler ?? (this.llm ? inferenceHandler(this.sessions) : echoHandler);
-    this.engine = new TaskEngine({ handler, llm: this.llm, recentLimit: options.recentTasks });
+    this.engine = new TaskEngine({ handler, llm: this.llm, sessions: this.sessions, recentLimit: options.recentTasks });
     this.state = new StateOperations(this.sessions, this.engine, this.llm);
   }
 

@@ -13,6 +13,7 @@ import type {
 } from '../../generated/types/index.js';
 import type { LanguageModel } from '../llm/language-model.js';
 import type { RequestContext } from '../transport/endpoint.js';
+import type { SessionValues } from './sessions.js';
 
 /** An artifact as a handler writes it: the engine fills in `id` and `timestamp`. */
 export type ArtifactInput = Omit<Artifact, 'id' | 'parts'> & Partial<Pick<Artifact, 'id'>> & {
@@ -63,6 +64,8 @@ export interface TaskContext {
   readonly input: string;
   /** Session the task belongs to: `metadata.session_id`, else the task id. */
   readonly sessionId: string;
+  /** Values kept in that session across its tasks (shown and reset by the state operations). */
+  readonly session: SessionValues;
   /** Aborted when the task is cancelled or its stream's client goes away. */
   readonly signal: AbortSignal;
   /** The agent's language model, if it has one. */

@@ -2,6 +2,7 @@
 // recently used session is dropped first.
 import { nowIso } from '../core/clock.js';
 import type { ChatTurn } from '../llm/language-model.js';
+import { normalizeJson } from '../core/json.js';
 
 export interface Session {
   readonly id: string;
@@ -9,6 +10,57 @@ export interface Session {
   values: Record<string, unknown>;
   readonly created_at: string;
   updated_at: string;
+}
+
+/**
+ * A session's free-form values as a handler sees them (`context.session`). They live as long
+ * as the session: across its tasks, until a state reset or eviction. Values are stored as
+ * plain JSON, so what `get` returns is what `POST /state/describe` shows.
+ */
+export interface SessionValues {
+  get(key: string): unknown;
+  /** Stores a copy of `value` as plain JSON; `undefined` deletes the key. */
+  set(key: string, value: unknown): void;
+  delete(key: string): boolean;
+  has(key: string): boolean;
+  keys(): string[];
+}
+
+/** The values view over one session, looked up again on each use: a reset may replace it. */
+export class SessionValuesView implements SessionValues {
+  constructor(
+    private readonly store: SessionStore,
+    private readonly id: string,
+  ) {}
+
+  get(key: string): unknown {
+    return this.store.get(this.id)?.values[key];
+  }
+
+  set(key: string, value: unknown): void {
+    if (value === undefined) {
+      this.delete(key);
+      return;
+    }
+    const session = this.store.ensure(this.id);
+    session.values[key] = JSON.parse(JSON.stringify(normalizeJson(value)));
+  }
+
+  delete(key: string): boolean {
+    const values = this.store.get(this.id)?.values;
+    if (!values || !Object.hasOwn(values, key)) return false;
+    delete values[key];
+    return true;
+  }
+
+  has(key: string): boolean {
+    const values = this.store.get(this.id)?.values;
+    return values !== undefined && Object.hasOwn(values, key);
+  }
+
+  keys(): string[] {
+    return Object.keys(this.store.get(this.id)?.values ?? {});
+  }
 }
 
 export class SessionStore {

@@ -9,6 +9,7 @@ import type { LanguageModel } from '../llm/language-model.js';
 import type { RequestContext } from '../transport/endpoint.js';
 import type { AgentEvent, ArtifactInput, MessageInput, TaskContext } from './handler.js';
 import { buildArtifact, buildMessage, latestUserText } from './task-record.js';
+import { SessionValuesView, type SessionStore, type SessionValues } from './sessions.js';
 
 export type EventSink = (event: StreamEvent) => void;
 
@@ -26,10 +27,13 @@ export class RunContext implements TaskContext {
   readonly input: string;
   readonly sessionId: string;
 
+  private values: SessionValues | null = null;
+
   constructor(
     private readonly run: Run,
     readonly llm: LanguageModel | null,
     readonly request: RequestContext,
+    private readonly sessions: SessionStore,
   ) {
     const task = run.task;
     this.input = latestUserText(task);
@@ -39,6 +43,11 @@ export class RunContext implements TaskContext {
   /** The task as submitted, defaults filled in. Treat it as read-only. */
   get task(): Task {
     return this.run.task;
+  }
+
+  /** Made on first use; the session itself only once a value is set. */
+  get session(): SessionValues {
+    return (this.values ??= new SessionValuesView(this.sessions, this.sessionId));
   }
 
   /** Created on first use: most handlers never look at it. */

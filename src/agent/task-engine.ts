@@ -14,6 +14,7 @@ import { EndpointError } from '../transport/endpoint-error.js';
 import type { AgentEvent, AgentHandler, HandlerOutput, TaskContext, TaskOutcome } from './handler.js';
 import { RunContext, type EventSink, type Run } from './task-context.js';
 import { prepareTask, transition } from './task-record.js';
+import type { SessionStore } from './sessions.js';
 
 
 export interface TaskSummary {
@@ -28,6 +29,8 @@ export interface TaskSummary {
 export interface TaskEngineOptions {
   readonly handler: AgentHandler;
   readonly llm: LanguageModel | null;
+  /** Where handlers keep per-session values (`context.session`). */
+  readonly sessions: SessionStore;
   /** Finished tasks kept for the status page and idempotent cancels (oldest dropped first). */
   readonly recentLimit?: number;
 }
@@ -137,7 +140,7 @@ export class TaskEngine {
     } catch (error) {
       return Promise.reject(error);
     }
-    const context = new RunContext(run, this.options.llm, request);
+    const context = new RunContext(run, this.options.llm, request, this.options.sessions);
     let output: unknown;
     try {
       if (sink) context.send({ type: 'task_status', state: 'working', task: structuredClone(run.task) });

@@ -80,6 +80,46 @@ for (const kind of TRANSPORTS) {
       assert.equal((await h.client.describeState({ session_id: id })).state.turns, 2);
     });
 
+    test('handler session values: kept across a session\'s tasks, shown by describe, narrowed and removed by a keyed reset', async (t) => {
+      const h = await startAgent(kind, {
+        handler: ({ session, input }) => {
+          const visits = ((session.get('visits') as number | undefined) ?? 0) + 1;
+          session.set('visits', visits);
+          session.set('last', { text: input, at: new Date(Date.UTC(2026, 0, 2)) });
+          session.set('gone', undefined);
+          return `visit ${visits}`;
+        },
+      });
+      t.after(() => h.close());
+      const task = (id: string, text: string) => ({
+        id,
+        messages: [{ role: 'user' as const, parts: [{ type: 'text' as const, content: text }] }],
+        metadata: { session_id: `s-${kind}` },
+      });
+      const first = await h.client.sendTask(task(`v1-${kind}`, 'one'));
+      const second = await h.client.sendTask(task(`v2-${kind}`, 'two'));
+      assert.equal(second.artifacts?.[0]?.parts[0]?.content, 'visit 2', JSON.stringify(first.artifacts));
+      const described = await h.client.describeState({ session_id: `s-${kind}` });
+      checkResult(described, 'describe', 'session', `s-${kind}`);
+      // Stored as plain JSON: the Date became its ISO text; an undefined value is no key.
+      assert.deepEqual(described.state.values, { visits: 2, last: { text: 'two', at: '2026-01-02T00:00:00.000Z' } });
+      const narrowed = await h.client.describeState({ session_id: `s-${kind}`, keys: ['visits'] });
+      assert.deepEqual(narrowed.state.values, { visits: 2 });
+      const reset = await h.client.resetState({ session_id: `s-${kind}`, keys: ['visits'] });
+      assert.equal(reset.changed, true);
+      assert.deepEqual(reset.state.values, { last: { text: 'two', at: '2026-01-02T00:00:00.000Z' } });
+      const third = await h.client.sendTask(task(`v3-${kind}`, 'three'));
+      assert.equal(third.artifacts?.[0]?.parts[0]?.content, 'visit 1', 'the count starts over after the reset');
+    });
+
+    test('a task that never touches its session creates none', async (t) => {
+      const h = await startAgent(kind);
+      t.after(() => h.close());
+      await h.client.sendTask({ id: `plain-${kind}`, messages: [{ role: 'user', parts: [{ type: 'text', content: 'hi' }] }] });
+      const agent = await h.client.describeState({});
+      assert.equal(agent.state.sessions, 0);
+    });
+
     test('reset of a session deletes it and leaves the others; it is not idempotent', async (t) => {
       const h = await startAgent(kind, { llm: new EchoModel() });
       t.after(() => h.close());
