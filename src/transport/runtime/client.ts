@@ -2,7 +2,7 @@
 // text, so the size checks match the network transports and caller and target never share
 // objects. Query parameters are discarded.
 import type { InboundEvent, InboundReply, OutboundCall, TransportClient } from '../binding.js';
-import type { Dispatcher } from '../dispatcher.js';
+import type { Dispatcher, StreamFrame } from '../dispatcher.js';
 import { Inbound, routeKey, type InboundRequest } from '../endpoint.js';
 import { EndpointError } from '../endpoint-error.js';
 import { TransportConnectionError } from '../errors.js';
@@ -36,27 +36,39 @@ export class RuntimeClient implements TransportClient {
     }
   }
 
-  async *stream(call: OutboundCall): AsyncGenerator<InboundEvent> {
+  stream(call: OutboundCall): AsyncIterable<InboundEvent> {
     const target = this.target(call);
     const streamKey = routeKey(call.spec.method, call.spec.path);
-    if (!target.endpoints.has(streamKey) && target.endpoints.has(TASK_SUBMIT)) {
-      yield* this.synthesized(target, call);
-      return;
-    }
+    if (!target.endpoints.has(streamKey) && target.endpoints.has(TASK_SUBMIT)) return this.synthesized(target, call);
     this.assertRoute(target, call);
-    let events;
-    try {
-      events = await target.openStream(inbound(call), undefined, { holdSlot: false });
-    } catch (error) {
-      throw this.remote(error, call);
-    }
-    for await (const frame of events) {
-      if (frame.ok) {
-        yield { id: call.requestId, ok: true, result: JSON.parse(frame.encoded.text), final: frame.final, bytes: frame.encoded.bytes };
-      } else {
-        yield { id: call.requestId, ok: false, error: frame.error, final: true, bytes: 0 };
-      }
-    }
+    // A plain iterator mapping the target's frames, opened at the first read: one
+    // async-generator layer less per event.
+    let frames: Promise<AsyncGenerator<StreamFrame, void, undefined>> | null = null;
+    let opened: AsyncGenerator<StreamFrame, void, undefined> | null = null;
+    const open = () =>
+      (frames ??= target.openStream(inbound(call), undefined, { holdSlot: false }).then(
+        (generator) => (opened = generator),
+        (error: unknown) => {
+          throw this.remote(error, call);
+        },
+      ));
+    const toEvent = (step: IteratorResult<StreamFrame, void>): IteratorResult<InboundEvent, void> => {
+      if (step.done) return { value: undefined, done: true };
+      const frame = step.value;
+      const event: InboundEvent = frame.ok
+        ? { id: call.requestId, ok: true, result: JSON.parse(frame.encoded.text), final: frame.final, bytes: frame.encoded.bytes }
+        : { id: call.requestId, ok: false, error: frame.error, final: true, bytes: 0 };
+      return { value: event, done: false };
+    };
+    const events: AsyncIterableIterator<InboundEvent> = {
+      next: () => (opened ? opened.next().then(toEvent) : open().then((generator) => generator.next().then(toEvent))),
+      return: async () => {
+        if (frames) await (await frames.catch(() => null))?.return();
+        return { value: undefined, done: true };
+      },
+      [Symbol.asyncIterator]: () => events,
+    };
+    return events;
   }
 
   async close(): Promise<void> {}
