@@ -55,8 +55,8 @@ export class AgentClient {
   }
 
   /** Submits a task (or a text, which becomes a one-message task) and returns it with its artifacts. */
-  async sendTask(task: Task | string, options?: OutboundOptions): Promise<Task> {
-    return (await this.api()).sendTask(toTask(task), options);
+  sendTask(task: Task | string, options?: OutboundOptions): Promise<Task> {
+    return this.withApi((api) => api.sendTask(toTask(task), options));
   }
 
   /** Sends a message and returns the agent's answering message. */
@@ -79,40 +79,40 @@ export class AgentClient {
   }
 
   /** Cancels an active task; returns the updated task. */
-  async cancel(taskId: string, reason?: string, options?: OutboundOptions): Promise<Task> {
-    return (await this.api()).cancelTask({ id: taskId, metadata: reason ? { reason } : {} }, options);
+  cancel(taskId: string, reason?: string, options?: OutboundOptions): Promise<Task> {
+    return this.withApi((api) => api.cancelTask({ id: taskId, metadata: reason ? { reason } : {} }, options));
   }
 
-  async getCard(options?: OutboundOptions): Promise<AgentCard> {
-    return (await this.api()).getCard(options);
+  getCard(options?: OutboundOptions): Promise<AgentCard> {
+    return this.withApi((api) => api.getCard(options));
   }
 
-  async health(options?: OutboundOptions): Promise<Health> {
-    return (await this.api()).healthz(options);
+  health(options?: OutboundOptions): Promise<Health> {
+    return this.withApi((api) => api.healthz(options));
   }
 
-  async readiness(options?: OutboundOptions): Promise<Health> {
-    return (await this.api()).readyz(options);
+  readiness(options?: OutboundOptions): Promise<Health> {
+    return this.withApi((api) => api.readyz(options));
   }
 
-  async compactHistory(request: CompactHistoryRequest, options?: OutboundOptions): Promise<CompactHistoryResult> {
-    return (await this.api()).compactHistory(request, options);
+  compactHistory(request: CompactHistoryRequest, options?: OutboundOptions): Promise<CompactHistoryResult> {
+    return this.withApi((api) => api.compactHistory(request, options));
   }
 
-  async describeState(request: StateRequest = {}, options?: OutboundOptions): Promise<StateResult> {
-    return (await this.api()).describeState(request, options);
+  describeState(request: StateRequest = {}, options?: OutboundOptions): Promise<StateResult> {
+    return this.withApi((api) => api.describeState(request, options));
   }
 
-  async resetState(request: StateRequest = {}, options?: OutboundOptions): Promise<StateResult> {
-    return (await this.api()).resetState(request, options);
+  resetState(request: StateRequest = {}, options?: OutboundOptions): Promise<StateResult> {
+    return this.withApi((api) => api.resetState(request, options));
   }
 
-  async compactState(request: StateRequest = {}, options?: OutboundOptions): Promise<StateResult> {
-    return (await this.api()).compactState(request, options);
+  compactState(request: StateRequest = {}, options?: OutboundOptions): Promise<StateResult> {
+    return this.withApi((api) => api.compactState(request, options));
   }
 
-  async chat(message: string, sessionId?: string, options?: OutboundOptions): Promise<ChatResponse> {
-    return (await this.api()).chat(sessionId ? { message, session_id: sessionId } : { message }, options);
+  chat(message: string, sessionId?: string, options?: OutboundOptions): Promise<ChatResponse> {
+    return this.withApi((api) => api.chat(sessionId ? { message, session_id: sessionId } : { message }, options));
   }
 
   /** Closes pooled connections. */
@@ -125,6 +125,17 @@ export class AgentClient {
 
   private async api(): Promise<AgentOperationsClient> {
     return (this.operations ??= new AgentOperationsClient(await this.transport()));
+  }
+
+  /** Calls the typed client; once it exists, without waiting a turn for it. */
+  private withApi<T>(use: (api: AgentOperationsClient) => Promise<T>): Promise<T> {
+    const ready = this.operations;
+    if (!ready) return this.api().then(use);
+    try {
+      return use(ready);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 }
 

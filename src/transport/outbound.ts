@@ -52,7 +52,8 @@ export class Outbound {
     metrics.requestStarted();
     let ok = false;
     try {
-      const headers = await this.headers(options);
+      const pending = this.headers(options);
+      const headers = pending instanceof Promise ? await pending : pending;
       const attempts = async () => {
         for (let attempt = 1; ; attempt++) {
           const deadline = new Deadline(options, config);
@@ -103,7 +104,8 @@ export class Outbound {
     const deadline = new Deadline(options, config);
     let ok = false;
     try {
-      const headers = await this.headers(options);
+      const pending = this.headers(options);
+      const headers = pending instanceof Promise ? await pending : pending;
       const call = new Attempt(spec, body, queryFor(spec, request, options), requestId, null, 1, headers, url, deadline.cancellation);
       metrics.sent(body?.bytes ?? 0);
       try {
