@@ -73,19 +73,21 @@ export const writeSseStream: StreamWriter = async (
   }
 };
 
-/** Waits until the response can take more, or the caller is gone. */
+/**
+ * Waits until the response can take more, or the caller is gone. The response's `close` is
+ * what aborts the request's signal, so listening to the response covers both (and spares an
+ * AbortSignal listener per wait).
+ */
 function drained(res: ServerResponse, signal: AbortSignal): Promise<void> {
   if (signal.aborted || res.destroyed) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {
       res.off('drain', done);
       res.off('close', done);
-      signal.removeEventListener('abort', done);
       resolve();
     };
     res.on('drain', done);
     res.on('close', done);
-    signal.addEventListener('abort', done, { once: true });
   });
 }
 
