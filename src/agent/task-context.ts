@@ -61,7 +61,8 @@ export class RunContext implements TaskContext {
   }
 
   emit(event: AgentEvent): void {
-    if (!this.run.canceled) this.send(normalizeEvent(event));
+    // Without a stream nobody receives events: skip shaping them.
+    if (this.run.sink && !this.run.canceled) this.send(normalizeEvent(event));
   }
 
   /** `now`, when given, stamps what has no timestamp of its own (one clock read per outcome). */

@@ -2,6 +2,7 @@
 import type { Artifact, Message, Task, TaskState } from '../../generated/types/index.js';
 import { nowIso } from '../core/clock.js';
 import { newId } from '../core/ids.js';
+import { merge } from '../core/objects.js';
 import type { ArtifactInput, MessageInput } from './handler.js';
 
 /** Fills in every default of a submitted task, in place: the engine owns the object. */
@@ -45,12 +46,7 @@ export function buildMessage(input: MessageInput, now?: string): Message {
   if (typeof input === 'string') {
     return { id: newId(), role: 'agent', parts: [{ type: 'text', content: input }], timestamp: now ?? nowIso() };
   }
-  const message: Record<string, unknown> = {};
-  for (const key in input) if (Object.hasOwn(input, key)) message[key] = input[key as keyof typeof input];
-  message.id = input.id ?? newId();
-  message.role = input.role ?? 'agent';
-  message.timestamp = input.timestamp ?? now ?? nowIso();
-  return message as unknown as Message;
+  return merge(input, { id: input.id ?? newId(), role: input.role ?? 'agent', timestamp: input.timestamp ?? now ?? nowIso() });
 }
 
 export function buildArtifact(input: ArtifactInput, now?: string): Artifact {

@@ -6,6 +6,9 @@ import type { TransportName } from './capabilities.js';
 
 export type QueryParams = Readonly<Record<string, string | readonly string[]>>;
 
+/** The parameters of a request that has none (shared: nobody may change them). */
+export const NO_PARAMS: QueryParams = Object.freeze({});
+
 /** One decoded inbound request, whatever the wire it came over. */
 export interface InboundRequest {
   readonly method: string;

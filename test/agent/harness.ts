@@ -129,34 +129,7 @@ export async function rejectsWithStatus(promise: Promise<unknown>, status: numbe
 
 // --- promises the test controls ---
 
-export interface Deferred<T> {
-  readonly promise: Promise<T>;
-  resolve(value: T): void;
-  reject(reason: unknown): void;
-}
-
-export function deferred<T = void>(): Deferred<T> {
-  let resolve!: (value: T) => void;
-  let reject!: (reason: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
-
-/** Resolves with the signal's reason once it aborts (at once if it already has). */
-export function aborted(signal: AbortSignal): Promise<unknown> {
-  return new Promise((resolve) => {
-    if (signal.aborted) resolve(signal.reason);
-    else signal.addEventListener('abort', () => resolve(signal.reason), { once: true });
-  });
-}
-
-/** Rejects with the signal's reason once it aborts: what a well-behaved handler awaits. */
-export function untilAborted(signal: AbortSignal): Promise<never> {
-  return aborted(signal).then((reason) => Promise.reject(reason));
-}
+export { aborted, deferred, untilAborted, type Deferred } from '../support/async.js';
 
 // --- a deterministic language model ---
 

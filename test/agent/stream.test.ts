@@ -22,12 +22,8 @@ import {
   userTask,
   type Harness,
 } from './harness.js';
+import { collect } from '../support/async.js';
 
-async function collect(events: AsyncIterable<StreamEvent>): Promise<StreamEvent[]> {
-  const out: StreamEvent[] = [];
-  for await (const event of events) out.push(event);
-  return out;
-}
 
 function assertWellFormed(events: readonly StreamEvent[], taskId: string): void {
   for (const event of events) {

@@ -126,34 +126,4 @@ export function assertError(error: Error, type: abstract new (...args: any[]) =>
   if (code !== undefined) assert.equal((error as { code?: unknown }).code, code, `${error.name}: ${error.message}`);
 }
 
-export async function collect<T>(events: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const event of events) out.push(event);
-  return out;
-}
-
-// --- promises the test controls ---
-
-export interface Deferred<T> {
-  readonly promise: Promise<T>;
-  resolve(value: T): void;
-  reject(reason: unknown): void;
-}
-
-export function deferred<T = void>(): Deferred<T> {
-  let resolve!: (value: T) => void;
-  let reject!: (reason: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
-
-/** Rejects with the signal's reason once it aborts: what a well-behaved handler awaits. */
-export function untilAborted(signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => {
-    if (signal.aborted) reject(signal.reason);
-    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-  });
-}
+export { collect, deferred, untilAborted, type Deferred } from '../support/async.js';

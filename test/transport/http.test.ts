@@ -270,10 +270,9 @@ test('http client: query parameters go in the query string, a list as a repeated
   assert.equal(header(request!, 'x-trace'), 't-1');
 });
 
-test('http client: a deadline that passes while the answer is awaited ends the call with TransportTimeoutError', async (t) => {
-  const peer = await rawServer(t, () => undefined); // never answers
+// The peer never answers: without the deadline the call would hang, which the test timeout turns into a failure.
+test('http client: a deadline that passes while the answer is awaited ends the call with TransportTimeoutError', { timeout: 10_000 }, async (t) => {
+  const peer = await rawServer(t, () => undefined);
   const api = new AgentOperationsClient(await client(t, 'http', peer.url));
-  const started = performance.now();
   await assert.rejects(api.sendTask({ id: 'slow' }, { timeoutMs: 100 }), (error: unknown) => error instanceof TransportTimeoutError);
-  assert.ok(performance.now() - started < 5000, 'the call ended at its deadline, not later');
 });

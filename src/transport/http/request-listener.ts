@@ -7,7 +7,7 @@ import { LazyAbort } from '../../core/lazy-abort.js';
 import { headerValue, paramsFromSearch } from '../query-params.js';
 import { extractCredentials } from '../../auth/credentials.js';
 import type { Dispatcher } from '../dispatcher.js';
-import { Inbound, type Endpoint, type InboundRequest } from '../endpoint.js';
+import { Inbound, NO_PARAMS, type Endpoint, type InboundRequest } from '../endpoint.js';
 import { EndpointError, toEndpointError } from '../endpoint-error.js';
 
 /** Writes a stream's events; the http transport has none, sse supplies one. */
@@ -23,7 +23,6 @@ export interface ListenerOptions {
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
-const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
 
 export function createRequestListener(dispatcher: Dispatcher, options: ListenerOptions = {}) {
   return (req: IncomingMessage, res: ServerResponse): void => {

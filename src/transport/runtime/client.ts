@@ -3,7 +3,7 @@
 // objects. Query parameters are discarded.
 import type { InboundEvent, InboundReply, OutboundCall, TransportClient } from '../binding.js';
 import type { Dispatcher, StreamFrame } from '../dispatcher.js';
-import { Inbound, routeKey, type InboundRequest } from '../endpoint.js';
+import { Inbound, NO_PARAMS, routeKey, type InboundRequest } from '../endpoint.js';
 import { EndpointError } from '../endpoint-error.js';
 import { TransportConnectionError } from '../errors.js';
 import { remoteErrorFrom } from '../outbound.js';
@@ -130,5 +130,3 @@ function inbound(call: OutboundCall, method = call.spec.method, path = call.spec
   const data = call.body ? JSON.parse(call.body.text) : undefined;
   return new Inbound(method, path, data, NO_PARAMS, call.requestId, call.idempotencyKey, null, call.body?.bytes ?? 0, call);
 }
-
-const NO_PARAMS = Object.freeze({});

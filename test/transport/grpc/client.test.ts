@@ -27,12 +27,8 @@ import { Outbound } from '../../../src/transport/outbound.js';
 import { createTransport } from '../../../src/transport/factory.js';
 import { client, gate, instantRetry, rejection, stream, table, unary, waitFor } from '../helpers.js';
 import { agentEndpoints, aborted, keyAuthenticator, ops, passThroughService, serveGrpc } from './helpers.js';
+import { collect } from '../../support/async.js';
 
-async function collect(events: AsyncIterable<unknown>): Promise<unknown[]> {
-  const out: unknown[] = [];
-  for await (const event of events) out.push(event);
-  return out;
-}
 
 describe('parley client <-> parley server', () => {
   it('unary and stream with the default (JSON) codec', async (t) => {

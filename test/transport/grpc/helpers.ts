@@ -8,6 +8,9 @@ import type { Authenticator } from '../../../src/auth/authenticator.js';
 import type { Endpoint, RequestContext, StreamItem } from '../../../src/transport/endpoint.js';
 import type { Transport, TransportOptions } from '../../../src/transport/transport.js';
 import { echoTask, gate, ops, serve, stream, table, unary } from '../helpers.js';
+import { aborted } from '../../support/async.js';
+
+export { aborted };
 
 export const PROTO_ROOT = fileURLToPath(new URL('../../../proto/', import.meta.url));
 
@@ -184,13 +187,6 @@ export const keyAuthenticator: Authenticator = {
   refreshToken: async (context) => context,
 };
 
-/** Resolves once `signal` aborts. */
-export function aborted(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    signal.addEventListener('abort', () => resolve(), { once: true });
-  });
-}
 
 export interface AgentFixture {
   readonly endpoints: Map<string, Endpoint>;

@@ -15,15 +15,11 @@ import { TransportLimitError, TransportRemoteError } from '../../../src/transpor
 import { createTransport } from '../../../src/transport/factory.js';
 import type { Transport } from '../../../src/transport/transport.js';
 import { aborted, deferred, type Deferred, endpointTable, nextTurn, startServer, taskEvents } from './helpers.js';
+import { collect } from '../../support/async.js';
 
 const TIMEOUT = { timeout: 20_000 };
 const task: Task = { id: 'task-1', messages: [] };
 
-async function collect(events: AsyncIterable<unknown>): Promise<unknown[]> {
-  const out: unknown[] = [];
-  for await (const event of events) out.push(event);
-  return out;
-}
 
 describe('sse client and server', TIMEOUT, () => {
   let server: Transport;

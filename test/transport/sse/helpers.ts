@@ -136,25 +136,7 @@ export function dataLines(body: string): string[] {
     });
 }
 
-/** A promise with its resolver outside, for handing control between a test and a handler. */
-export interface Deferred<T = void> {
-  readonly promise: Promise<T>;
-  readonly resolve: (value: T) => void;
-}
-
-export function deferred<T = void>(): Deferred<T> {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
-}
-
-/** Resolves when `signal` aborts. */
-export function aborted(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) resolve();
-    else signal.addEventListener('abort', () => resolve(), { once: true });
-  });
-}
+export { aborted, deferred, type Deferred } from '../../support/async.js';
 
 /** Lets every pending microtask and I/O callback of this turn run. */
 export function nextTurn(): Promise<void> {

@@ -12,12 +12,8 @@ import { createTransport } from '../../../src/transport/factory.js';
 import { TransportConnectionError, TransportLimitError, TransportRemoteError } from '../../../src/transport/errors.js';
 import { client, ops, rejection, serve, table, unary, waitFor } from '../helpers.js';
 import { agentTable, RawPeer, testAuthenticator } from './helpers.js';
+import { collect } from '../../support/async.js';
 
-async function collect(events: AsyncIterable<unknown>): Promise<any[]> {
-  const out: any[] = [];
-  for await (const event of events) out.push(event);
-  return out;
-}
 
 describe('websocket client and server', () => {
   it('round-trips a unary call and a stream', async (t) => {
@@ -25,7 +21,7 @@ describe('websocket client and server', () => {
     assert.match(server.url, /^ws:\/\/127\.0\.0\.1:\d+$/);
     const transport = await client(t, 'websocket', server.url);
     assert.deepEqual(await transport.unary(ops.sendTask, { id: 't1' }), { id: 't1', state: 'completed' });
-    const events = await collect(transport.stream(ops.streamTask, { id: 't2' }));
+    const events = await collect(transport.stream(ops.streamTask, { id: 't2' }) as AsyncIterable<{ type: string; n: number }>);
     assert.deepEqual(
       events.map((event) => [event.type, event.n]),
       [
