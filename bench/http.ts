@@ -1,13 +1,15 @@
 // bench/http: native POST /tasks/ to the echo agent on the http transport against a raw
 // node:http JSON server, same load generator (autocannon, 32 connections), same run, rounds
-// alternated. Target: parley at least 70% of the raw baseline. Also: runtime transport round
-// trip per 1 KB task, against serializing the same task in and out.
+// alternated; servers on one core, the load generator on the other (cpu-pinning.ts). Target:
+// parley at least 70% of the raw baseline. Also: runtime transport round trip per 1 KB task,
+// against serializing the same task in and out.
 import autocannon from 'autocannon';
 import { randomUUID } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { AgentServer } from '../src/agent/agent-server.js';
 import { AgentClient } from '../src/client/agent-client.js';
 import { sampleTask, startChildServer } from './lib/child-server.js';
+import { pinLoadGenerator, pinningNote } from './lib/cpu-pinning.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
@@ -130,5 +132,7 @@ async function runtimeRoundTrip(): Promise<void> {
 
 // The servers run the compiled code; build it first.
 execFileSync('npm', ['run', '-s', 'build'], { stdio: 'inherit' });
+pinLoadGenerator();
+console.log(pinningNote());
 await httpComparison();
 await runtimeRoundTrip();

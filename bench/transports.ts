@@ -32,7 +32,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest, Agent as HttpAgent } from 'node:http';
-import { availableParallelism } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -42,6 +41,7 @@ import { createGrpcTransport } from '@connectrpc/connect-node';
 import { fromJson, toJson, type JsonObject, type JsonValue } from '@bufbuild/protobuf';
 import { ValueSchema } from '@bufbuild/protobuf/wkt';
 import { sampleTask } from './lib/child-server.js';
+import { pinLoadGenerator, pinningNote, serverCommand } from './lib/cpu-pinning.js';
 import { deltaText, streamHandler, wireEvent } from './servers/stream-handler.mjs';
 
 const env = (name: string, fallback: number): number => {
@@ -70,19 +70,7 @@ const DIST = new URL('../dist/', import.meta.url).href;
 
 // ------------------------------------------------------------------------- child processes
 
-// Counted before this process pins itself (availableParallelism follows the affinity mask).
-const CPUS = availableParallelism();
-const PIN = process.env.BENCH_PIN !== '0' && CPUS >= 2 && hasTaskset();
 const children = new Set<ChildProcess>();
-
-function hasTaskset(): boolean {
-  try {
-    execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 interface Server {
   readonly url: string;
@@ -125,7 +113,7 @@ function startServer(script: string, args: readonly (string | number)[]): Promis
     `bench/servers/${script}`,
     ...args.map(String),
   ];
-  const [command, argv] = PIN ? ['taskset', ['-c', '1', process.execPath, ...nodeArgs]] : [process.execPath, nodeArgs];
+  const [command, argv] = serverCommand(nodeArgs);
   // stdin is a pipe the servers watch (exit-with-parent.mjs): it closes when this process dies.
   const child = spawn(command as string, argv as string[], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
   children.add(child);
@@ -671,12 +659,9 @@ async function streamBench(servers: Map<string, Server>): Promise<void> {
 async function main(): Promise<void> {
   // The servers run the compiled code; build it first.
   execFileSync('npm', ['run', '-s', 'build'], { cwd: ROOT, stdio: 'inherit' });
-  if (PIN) execFileSync('taskset', ['-a', '-cp', '0', String(process.pid)], { stdio: 'ignore' });
+  pinLoadGenerator();
   await loadDist();
-  console.log(
-    `node ${process.version}, ${CPUS} CPUs, ` +
-      (PIN ? 'servers pinned to CPU 1, load generator to CPU 0' : 'no CPU pinning'),
-  );
+  console.log(pinningNote());
   const servers = new Map<string, Server>();
   const start = async (key: string, script: string, args: readonly (string | number)[]) => {
     servers.set(key, await startServer(script, args));

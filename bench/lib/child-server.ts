@@ -1,7 +1,9 @@
 // Runs a benchmark server (plain JS, so no TypeScript loader sits on its hot path) in its own
-// process, on its own core away from the load generator, and waits for its `ready <url>` line.
+// process, on the servers' core when pinning is possible (cpu-pinning.ts), and waits for its
+// `ready <url>` line.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { serverCommand } from './cpu-pinning.js';
 
 export interface ChildServer {
   readonly url: string;
@@ -10,9 +12,8 @@ export interface ChildServer {
 }
 
 export function startChildServer(script: string, args: readonly string[] = []): Promise<ChildServer> {
-  const child: ChildProcess = spawn(process.execPath, [script, ...args], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const [command, argv] = serverCommand([script, ...args]);
+  const child: ChildProcess = spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
   let cpu: number | null = null;
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });

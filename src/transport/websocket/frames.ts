@@ -92,8 +92,6 @@ export function decodeRequestFrame(raw: RawData, isBinary: boolean, maxRequestBy
   };
 }
 
-
-
 /** A success frame around an already encoded result, so the result is serialized once. */
 export function okFrame(id: string, resultText: string, final: boolean): string {
   return `{"id":${JSON.stringify(id)},"ok":true,"result":${resultText},"error":null,"final":${final}}`;
