@@ -4,6 +4,7 @@ import { agentOperations } from '../../generated/operations/agent.js';
 import type { OperationSpec } from '../../generated/operations/spec.js';
 import type { AgentHandlers } from '../../generated/handlers/agent.js';
 import type { Task } from '../../generated/types/index.js';
+import { PreEncoded } from '../core/json.js';
 import { isTerminal } from '../core/task-state.js';
 import { routeKey, type Endpoint, type RequestContext, type StreamItem } from '../transport/endpoint.js';
 import type { Transport } from '../transport/transport.js';
@@ -29,9 +30,17 @@ export function isAvailable(spec: OperationSpec, facts: AvailabilityFacts): bool
   }
 }
 
+/** What the endpoint table calls instead of the typed handler, where the wire wants more. */
+export interface WireHandlers {
+  /** The stream with its closing marker. */
+  streamItems(task: unknown, context: RequestContext): AsyncIterable<StreamItem>;
+  /** sendTask with the answer already encoded. */
+  sendTaskEncoded?(task: unknown, context: RequestContext): Promise<PreEncoded>;
+}
+
 /** The agent's endpoint table for one transport. */
 export function buildAgentEndpoints(
-  handlers: AgentHandlers<RequestContext> & { streamItems(task: unknown, context: RequestContext): AsyncIterable<StreamItem> },
+  handlers: AgentHandlers<RequestContext> & WireHandlers,
   facts: AvailabilityFacts,
 ): Map<string, Endpoint> {
   const table = new Map<string, Endpoint>();
@@ -41,12 +50,15 @@ export function buildAgentEndpoints(
     let endpoint: Endpoint;
     if (spec.streaming) {
       endpoint = { spec, stream: (data, context) => handlers.streamItems(data, context) };
+    } else if (spec.name === 'sendTask') {
+      const encoded = handlers.sendTaskEncoded;
+      const method = encoded ?? (handlers.sendTask as (request: unknown, context: RequestContext) => unknown);
+      // A task that waits for input is not an answer to replay: its follow-up, sent with the
+      // same id and the user's reply, must run.
+      endpoint = { spec, unary: (data, context) => settled(() => method.call(handlers, data, context)), replayable: isFinishedTask };
     } else if (spec.request || spec.query) {
       const method = handlers[name] as (request: unknown, context: RequestContext) => unknown;
       endpoint = { spec, unary: (data, context) => settled(() => method.call(handlers, data, context)) };
-      // A task that waits for input is not an answer to replay: its follow-up, sent with the
-      // same id and the user's reply, must run.
-      if (spec.name === 'sendTask') endpoint = { ...endpoint, replayable: isFinishedTask };
     } else {
       const method = handlers[name] as (context: RequestContext) => unknown;
       endpoint = { spec, unary: (_data, context) => settled(() => method.call(handlers, context)) };
@@ -57,7 +69,8 @@ export function buildAgentEndpoints(
 }
 
 function isFinishedTask(result: unknown): boolean {
-  const state = (result as Task | null)?.state;
+  const task = result instanceof PreEncoded ? result.value : result;
+  const state = (task as Task | null)?.state;
   return state !== undefined && isTerminal(state);
 }
 

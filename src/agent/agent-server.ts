@@ -16,6 +16,7 @@ import type {
   Task,
 } from '../../generated/types/index.js';
 import { newId } from '../core/ids.js';
+import type { PreEncoded } from '../core/json.js';
 import { InvalidArgumentError, StateError } from '../core/errors.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import { compactHistory, countTokens } from '../llm/history-compaction.js';
@@ -140,6 +141,11 @@ export class AgentServer implements AgentHandlers<RequestContext> {
 
   streamTask(task: Task, context: RequestContext): AsyncIterable<StreamEvent> {
     return mapIterable(this.engine.stream(task, context), (item) => item.result as StreamEvent);
+  }
+
+  /** sendTask as the endpoint table serves it: the task with the JSON the engine made of it. */
+  sendTaskEncoded(task: unknown, context: RequestContext): Promise<PreEncoded> {
+    return this.engine.submitEncoded(task as Task, context);
   }
 
   /** The stream with its closing marker, as the endpoint table serves it. */

@@ -58,7 +58,11 @@ export interface ToolOutput {
 }
 
 export interface TaskContext {
-  /** The task as submitted, with defaults filled in. */
+  /**
+   * The task as submitted, with defaults filled in. Read-only: change it through the outcome,
+   * message() and artifact(), which normalize what they attach; the finished record is
+   * serialized as it stands.
+   */
   readonly task: Task;
   /** Text of the latest user message (its text parts joined by newlines). */
   readonly input: string;

@@ -2,12 +2,14 @@
 // `submitted` to `working` before the handler runs, and ends `completed`, `input-required`,
 // `failed` (the handler threw or said so) or `canceled`. Every transition is recorded in
 // `metadata.state_history`. Active runs can be cancelled from another request; finished tasks
-// are kept in a short, bounded list for the status page and for idempotent cancels.
+// are kept in a short, bounded list for the status page and for idempotent cancels, as their
+// JSON text and a summary line: a finished task graph kept alive past a few young-generation
+// collections costs the garbage collector more than serializing it once (docs/benchmarks.md).
 import type { CancelRequest, Task } from '../../generated/types/index.js';
 import { AsyncQueue } from '../core/async-queue.js';
 import { nowIso } from '../core/clock.js';
 import { isTerminal } from '../core/task-state.js';
-import { normalizeJson } from '../core/json.js';
+import { encodeNormalizedJson, normalizeJson, PreEncoded, type EncodedJson } from '../core/json.js';
 import type { LanguageModel } from '../llm/language-model.js';
 import type { RequestContext, StreamItem } from '../transport/endpoint.js';
 import { EndpointError } from '../transport/endpoint-error.js';
@@ -15,7 +17,6 @@ import type { AgentEvent, AgentHandler, HandlerOutput, TaskContext, TaskOutcome 
 import { RunContext, type EventSink, type Run } from './task-context.js';
 import { prepareTask, transition } from './task-record.js';
 import type { SessionStore } from './sessions.js';
-
 
 export interface TaskSummary {
   readonly id: string;
@@ -37,7 +38,7 @@ export interface TaskEngineOptions {
 
 export class TaskEngine {
   private readonly active = new Map<string, EngineRun>();
-  private readonly recent = new Map<string, Task>();
+  private readonly recent = new Map<string, FinishedTask>();
   private readonly recentLimit: number;
 
   constructor(private readonly options: TaskEngineOptions) {
@@ -50,6 +51,14 @@ export class TaskEngine {
 
   /** Runs a task to its end and returns it. */
   submit(task: Task, request: RequestContext): Promise<Task> {
+    return this.execute(normalizeJson(task) as Task, request, null).then((finished) => finished.value as Task);
+  }
+
+  /**
+   * submit() for a wire: the finished task with the JSON the engine made of it. The task must
+   * be decoded JSON (every transport hands over a fresh parse), so it is not normalized again.
+   */
+  submitEncoded(task: Task, request: RequestContext): Promise<PreEncoded> {
     return this.execute(task, request, null);
   }
 
@@ -58,7 +67,8 @@ export class TaskEngine {
    * run starts at the first read. A plain iterator over the event queue rather than an async
    * generator around it: one layer less for every event.
    */
-  stream(task: Task, request: RequestContext): AsyncIterableIterator<StreamItem> {
+  stream(input: Task, request: RequestContext): AsyncIterableIterator<StreamItem> {
+    const task = normalizeJson(input) as Task;
     let reader: AsyncIterator<StreamItem> | null = null;
     let leave: (() => void) | null = null;
     const start = (): AsyncIterator<StreamItem> => {
@@ -82,8 +92,9 @@ export class TaskEngine {
       };
       const sink: EventSink = (event) => queue.push({ result: event, final: false });
       this.execute(task, request, sink, () => queue.room()).then(
-        (final) => {
+        (finished) => {
           settled();
+          const final = finished.value as Task;
           queue.push({
             result: { type: 'task_completed', task_id: final.id, timestamp: nowIso(), state: final.state!, task: final },
             final: true,
@@ -118,25 +129,15 @@ export class TaskEngine {
     }
     if (run) return structuredClone(run.task);
     const finished = this.recent.get(request.id);
-    if (finished) return structuredClone(finished);
+    if (finished) return JSON.parse(finished.encoded.text) as Task;
     throw new EndpointError(404, 'not_found', `no active task with id ${JSON.stringify(request.id)}`);
   }
 
   /** Active tasks first, then recently finished ones, newest first. */
   summaries(limit = 20): TaskSummary[] {
-    const running = [...this.active.values()].map((run) => run.task);
-    const done = [...this.recent.values()].reverse();
-    return [...running, ...done].slice(0, limit).map((task) => {
-      const history = task.metadata?.state_history ?? [];
-      return {
-        id: task.id,
-        state: task.state,
-        created_at: task.created_at,
-        updated_at: history.at(-1)?.timestamp ?? task.created_at ?? '',
-        messages: task.messages?.length ?? 0,
-        artifacts: task.artifacts?.length ?? 0,
-      };
-    });
+    const running = [...this.active.values()].map((run) => summarize(run.task));
+    const done = [...this.recent.values()].reverse().map((finished) => finished.summary);
+    return [...running, ...done].slice(0, limit);
   }
 
   private abort(id: string, reason: string): void {
@@ -151,7 +152,7 @@ export class TaskEngine {
   }
 
   /** `room`, for streams: a generator handler waits on it before producing more events. */
-  private execute(input: Task, request: RequestContext, sink: EventSink | null, room: Room | null = null): Promise<Task> {
+  private execute(input: Task, request: RequestContext, sink: EventSink | null, room: Room | null = null): Promise<PreEncoded> {
     // The engine owns the task from here (transports decode a fresh copy per request). A
     // unary caller that goes away does not cancel it: its retry finds the finished result in
     // the idempotency cache. A stream's consumer leaving does (see stream()).
@@ -168,12 +169,17 @@ export class TaskEngine {
       output = this.options.handler(context);
     } catch (error) {
       this.fail(run, error);
-      return Promise.resolve(this.finish(run));
+      return this.finishNow(run);
     }
     if (isPending(output)) return this.settle(run, context, output, room);
     // A plain handler finished synchronously: no turns to wait for.
-    if (!run.canceled) applyOutcome(run.task, output as HandlerOutput, context);
-    return Promise.resolve(this.finish(run));
+    try {
+      if (!run.canceled) applyOutcome(run.task, output as HandlerOutput, context);
+    } catch (error) {
+      // What it returned cannot be attached (a cycle): the task fails, as if it had thrown.
+      this.fail(run, error);
+    }
+    return this.finishNow(run);
   }
 
   /** Checks and registers a submitted task and moves it to `working`. */
@@ -199,7 +205,7 @@ export class TaskEngine {
     context: RunContext,
     output: PromiseLike<HandlerOutput> | AsyncGenerator<AgentEvent, HandlerOutput>,
     room: Room | null,
-  ): Promise<Task> {
+  ): Promise<PreEncoded> {
     try {
       // Settles with the handler, or at once when the task is cancelled: a handler that
       // ignores its signal cannot hold the caller.
@@ -221,18 +227,52 @@ export class TaskEngine {
     transition(run.task, 'failed', message || 'the handler failed');
   }
 
-  /** Finished tasks are never changed again, so the caller can have the record itself. */
-  private finish(run: EngineRun): Task {
-    this.active.delete(run.task.id);
-    this.remember(run.task);
-    return run.task;
+  /**
+   * Finished tasks are never changed again, so the caller can have the record itself, with
+   * its JSON (made here once, for the recent list, and reused as the answer on the wire).
+   * The record is plain JSON by construction (decoded or normalized input, handler output
+   * normalized as it is attached), so it is serialized without another walk. A task that
+   * cannot be serialized fails the request here.
+   */
+  private finish(run: EngineRun): PreEncoded {
+    const task = run.task;
+    this.active.delete(task.id);
+    const encoded = encodeNormalizedJson(task);
+    this.remember(task.id, { summary: summarize(task), encoded });
+    return new PreEncoded(task, encoded);
   }
 
-  private remember(task: Task): void {
-    this.recent.delete(task.id);
-    this.recent.set(task.id, task);
+  private finishNow(run: EngineRun): Promise<PreEncoded> {
+    try {
+      return Promise.resolve(this.finish(run));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  private remember(id: string, finished: FinishedTask): void {
+    this.recent.delete(id);
+    this.recent.set(id, finished);
     while (this.recent.size > this.recentLimit) this.recent.delete(this.recent.keys().next().value!);
   }
+}
+
+/** What the recent list keeps of a finished task. */
+interface FinishedTask {
+  readonly summary: TaskSummary;
+  readonly encoded: EncodedJson;
+}
+
+function summarize(task: Task): TaskSummary {
+  const history = task.metadata?.state_history ?? [];
+  return {
+    id: task.id,
+    state: task.state,
+    created_at: task.created_at,
+    updated_at: history.at(-1)?.timestamp ?? task.created_at ?? '',
+    messages: task.messages?.length ?? 0,
+    artifacts: task.artifacts?.length ?? 0,
+  };
 }
 
 /** Events a stream buffers for a slow reader before its generator handler is held back. */

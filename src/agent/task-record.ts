@@ -2,6 +2,7 @@
 import type { Artifact, Message, Task, TaskState } from '../../generated/types/index.js';
 import { nowIso } from '../core/clock.js';
 import { newId } from '../core/ids.js';
+import { normalizeJson } from '../core/json.js';
 import { merge } from '../core/objects.js';
 import type { ArtifactInput, MessageInput } from './handler.js';
 
@@ -42,11 +43,15 @@ export function latestUserText(task: Task): string {
   return '';
 }
 
+// What a handler hands over is normalized here, as it is attached: the task record stays plain
+// JSON, which the engine relies on when it serializes the finished task.
+
 export function buildMessage(input: MessageInput, now?: string): Message {
   if (typeof input === 'string') {
     return { id: newId(), role: 'agent', parts: [{ type: 'text', content: input }], timestamp: now ?? nowIso() };
   }
-  return merge(input, { id: input.id ?? newId(), role: input.role ?? 'agent', timestamp: input.timestamp ?? now ?? nowIso() });
+  const message = merge(input, { id: input.id ?? newId(), role: input.role ?? 'agent', timestamp: input.timestamp ?? now ?? nowIso() });
+  return normalizeJson(message) as Message;
 }
 
 export function buildArtifact(input: ArtifactInput, now?: string): Artifact {
@@ -55,10 +60,12 @@ export function buildArtifact(input: ArtifactInput, now?: string): Artifact {
   // is slow on Node 20.
   const artifact: Record<string, unknown> = { kind: 'result', metadata: {} };
   for (const key in input) {
-    if (key !== 'text' && key !== 'parts' && Object.hasOwn(input, key)) artifact[key] = input[key as keyof ArtifactInput];
+    if (key === 'text' || key === 'parts' || !Object.hasOwn(input, key)) continue;
+    const value = input[key as keyof ArtifactInput];
+    if (value !== undefined) artifact[key] = normalizeJson(value);
   }
-  artifact.id = input.id ?? newId();
-  artifact.parts = input.parts ?? (input.text !== undefined ? [{ type: 'text', content: input.text }] : []);
-  artifact.timestamp = input.timestamp ?? now ?? nowIso();
+  artifact.id ??= newId();
+  artifact.parts = input.parts ? normalizeJson(input.parts) : input.text !== undefined ? [{ type: 'text', content: String(input.text) }] : [];
+  artifact.timestamp ??= now ?? nowIso();
   return artifact as unknown as Artifact;
 }

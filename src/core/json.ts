@@ -85,7 +85,20 @@ export interface EncodedJson {
   readonly bytes: number;
 }
 
+/**
+ * A value handed over together with the encoding its producer already made (the task engine
+ * serializes every finished task once, to keep it compactly): encodeJson takes that text as
+ * it is. `encoded` holds no reference to `value`, so it can be kept without the object graph.
+ */
+export class PreEncoded {
+  constructor(
+    readonly value: unknown,
+    readonly encoded: EncodedJson,
+  ) {}
+}
+
 export function encodeJson(value: unknown): EncodedJson {
+  if (value instanceof PreEncoded) return value.encoded;
   return encodeNormalizedJson(normalizeJson(value));
 }
 

@@ -22,7 +22,14 @@ function assertJsonError(res: RawResponse, status: number, code: string): any {
   assert.equal(body.error.code, code);
   assert.equal(body.error.status, status);
   assert.ok(body.error.message.length > 0);
+  assertWholeBody(res);
   return body;
+}
+
+/** The answer declares its length rather than arriving as chunked frames. */
+function assertWholeBody(res: RawResponse): void {
+  assert.equal(res.headers['transfer-encoding'], undefined);
+  assert.equal(res.headers['content-length'], String(Buffer.byteLength(res.text)));
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
@@ -152,5 +159,22 @@ describe('bad input over http', () => {
     assertValid('task', task);
     assert.equal(task.state, 'completed');
     assert.ok(res.headers.get('x-svc-request-id'));
+  });
+
+  test('JSON answers and pages carry their length, not chunked encoding', async (t) => {
+    const h = await startAgent('http');
+    t.after(() => h.close());
+    const answer = await rawHttp(h.url, {
+      method: 'POST',
+      path: '/tasks/',
+      headers: JSON_HEADERS,
+      body: JSON.stringify(userTask(uniqueId('length'), 'héllo, wörld')),
+    });
+    assert.equal(answer.status, 200);
+    assertWholeBody(answer);
+    assert.equal(answer.json().messages.at(-1).parts[0].content, 'héllo, wörld');
+    const page = await rawHttp(h.url, { path: '/status' });
+    assert.equal(page.status, 200);
+    assertWholeBody(page);
   });
 });

@@ -178,6 +178,26 @@ for (const kind of TRANSPORTS) {
       assert.deepEqual(failed.metadata!.error, { name: 'TypeError', message: 'kaboom' });
     });
 
+    test('an outcome that cannot be serialized (a cycle) fails the task with the reason; the server keeps serving', async (t) => {
+      const h = await startAgent(kind, {
+        handler: ({ input }) => {
+          if (input !== 'cycle') return { text: input };
+          const loop: Record<string, unknown> = {};
+          loop.self = loop;
+          return { messages: [{ parts: [{ type: 'text', content: 'looped' }], metadata: loop }] };
+        },
+      });
+      t.after(() => h.close());
+      const failed = await h.client.sendTask(userTask(uniqueId(), 'cycle'));
+      assertValid('task', failed);
+      assert.equal(failed.state, 'failed');
+      assert.match(failed.metadata!.state_history!.at(-1)!.reason!, /circular/);
+      assert.equal(failed.messages!.length, 1, 'nothing of the refused outcome is attached');
+      const again = await h.client.sendTask(userTask(uniqueId(), 'fine now'));
+      assert.equal(again.state, 'completed');
+      assert.deepEqual(texts(again.artifacts![0]!.parts), ['fine now']);
+    });
+
     test('an async handler that rejects, and one that throws a non-Error, fail the task too', async (t) => {
       const h = await startAgent(kind, {
         handler: async ({ input }) => {

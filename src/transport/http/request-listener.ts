@@ -90,11 +90,16 @@ async function handle(dispatcher: Dispatcher, options: ListenerOptions, req: Inc
   try {
     const outcome = await dispatcher.unary(inbound, endpoint);
     // Headers as one flat list: node's setHeader-then-writeHead merge costs more than the
-    // rest of writing the answer.
+    // rest of writing the answer. The length is known, so the body goes out whole rather than
+    // as chunked frames (writeHead fixes the headers before end() could add it).
     if (outcome.kind === 'html') {
-      res.writeHead(200, ['content-type', 'text/html; charset=utf-8', 'x-svc-request-id', requestId]).end(outcome.html);
+      const length = String(Buffer.byteLength(outcome.html));
+      res.writeHead(200, ['content-type', 'text/html; charset=utf-8', 'content-length', length, 'x-svc-request-id', requestId]);
+      res.end(outcome.html);
     } else {
-      res.writeHead(200, ['content-type', 'application/json', 'x-svc-request-id', requestId]).end(outcome.encoded.text);
+      const length = String(outcome.encoded.bytes);
+      res.writeHead(200, ['content-type', 'application/json', 'content-length', length, 'x-svc-request-id', requestId]);
+      res.end(outcome.encoded.text);
     }
   } catch (error) {
     writeError(res, toEndpointError(error), requestId);
@@ -166,11 +171,11 @@ export function writeError(res: ServerResponse, error: EndpointError, requestId:
     if (allowed) headers.allow = allowed.join(', ');
   }
   const body = JSON.stringify({ error: error.toObject(requestId) });
+  const bytes = Buffer.byteLength(body);
+  headers['content-length'] = String(bytes);
   res.writeHead(error.status, headers).end(body);
-  return Buffer.byteLength(body);
+  return bytes;
 }
-
-
 
 /** Lets an unread body flow away so the connection can be reused. */
 function drain(req: IncomingMessage): void {
