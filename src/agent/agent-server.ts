@@ -130,7 +130,11 @@ export class AgentServer implements AgentHandlers<RequestContext> {
 
   // --- the generated handler interface ---
 
-  /** Runs a task. The server takes ownership of `task` (it is filled in and updated in place). */
+  /**
+   * Runs a task. The server takes ownership of `task`: it is filled in and updated in place,
+   * unless it held values that are not plain JSON (dates, maps), in which case a normalized
+   * copy is.
+   */
   sendTask(task: Task, context: RequestContext): Promise<Task> {
     return this.engine.submit(task, context);
   }
