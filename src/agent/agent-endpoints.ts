@@ -35,7 +35,7 @@ export interface WireHandlers {
   /** The stream with its closing marker. */
   streamItems(task: unknown, context: RequestContext): AsyncIterable<StreamItem>;
   /** sendTask with the answer already encoded. */
-  sendTaskEncoded?(task: unknown, context: RequestContext): Promise<PreEncoded>;
+  sendTaskEncoded(task: unknown, context: RequestContext): Promise<PreEncoded>;
 }
 
 /** The agent's endpoint table for one transport. */
@@ -51,11 +51,9 @@ export function buildAgentEndpoints(
     if (spec.streaming) {
       endpoint = { spec, stream: (data, context) => handlers.streamItems(data, context) };
     } else if (spec.name === 'sendTask') {
-      const encoded = handlers.sendTaskEncoded;
-      const method = encoded ?? (handlers.sendTask as (request: unknown, context: RequestContext) => unknown);
       // A task that waits for input is not an answer to replay: its follow-up, sent with the
       // same id and the user's reply, must run.
-      endpoint = { spec, unary: (data, context) => settled(() => method.call(handlers, data, context)), replayable: isFinishedTask };
+      endpoint = { spec, unary: (data, context) => handlers.sendTaskEncoded(data, context), replayable: isFinishedTask };
     } else if (spec.request || spec.query) {
       const method = handlers[name] as (request: unknown, context: RequestContext) => unknown;
       endpoint = { spec, unary: (data, context) => settled(() => method.call(handlers, data, context)) };

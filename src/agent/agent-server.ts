@@ -16,7 +16,7 @@ import type {
   Task,
 } from '../../generated/types/index.js';
 import { newId } from '../core/ids.js';
-import type { PreEncoded } from '../core/json.js';
+import { normalizeJson, type PreEncoded } from '../core/json.js';
 import { InvalidArgumentError, StateError } from '../core/errors.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import { compactHistory, countTokens } from '../llm/history-compaction.js';
@@ -131,12 +131,12 @@ export class AgentServer implements AgentHandlers<RequestContext> {
   // --- the generated handler interface ---
 
   /**
-   * Runs a task. The server takes ownership of `task`: it is filled in and updated in place,
-   * unless it held values that are not plain JSON (dates, maps), in which case a normalized
-   * copy is.
+   * Runs a task. The server takes ownership of `task`: it is filled in and updated in place.
+   * A task holding values that are not plain JSON (dates, maps) is normalized into a copy
+   * first, and the copy is what gets updated.
    */
   sendTask(task: Task, context: RequestContext): Promise<Task> {
-    return this.engine.submit(task, context);
+    return this.engine.submit(normalizeJson(task) as Task, context).then((finished) => finished.value as Task);
   }
 
   cancelTask(request: CancelRequest): Task {
@@ -144,12 +144,12 @@ export class AgentServer implements AgentHandlers<RequestContext> {
   }
 
   streamTask(task: Task, context: RequestContext): AsyncIterable<StreamEvent> {
-    return mapIterable(this.engine.stream(task, context), (item) => item.result as StreamEvent);
+    return mapIterable(this.engine.stream(normalizeJson(task) as Task, context), (item) => item.result as StreamEvent);
   }
 
-  /** sendTask as the endpoint table serves it: the task with the JSON the engine made of it. */
+  /** sendTask as the endpoint table serves it (a freshly decoded task), answered with the JSON the engine made of it. */
   sendTaskEncoded(task: unknown, context: RequestContext): Promise<PreEncoded> {
-    return this.engine.submitEncoded(task as Task, context);
+    return this.engine.submit(task as Task, context);
   }
 
   /** The stream with its closing marker, as the endpoint table serves it. */

@@ -49,16 +49,11 @@ export class TaskEngine {
     return this.active.size;
   }
 
-  /** Runs a task to its end and returns it. */
-  submit(task: Task, request: RequestContext): Promise<Task> {
-    return this.execute(normalizeJson(task) as Task, request, null).then((finished) => finished.value as Task);
-  }
-
   /**
-   * submit() for a wire: the finished task with the JSON the engine made of it. The task must
-   * be decoded JSON (every transport hands over a fresh parse), so it is not normalized again.
+   * Runs a task to its end and returns it with the JSON the engine made of it. Tasks given to
+   * the engine are plain JSON: a fresh parse from a wire, or normalized by AgentServer.
    */
-  submitEncoded(task: Task, request: RequestContext): Promise<PreEncoded> {
+  submit(task: Task, request: RequestContext): Promise<PreEncoded> {
     return this.execute(task, request, null);
   }
 
@@ -67,8 +62,7 @@ export class TaskEngine {
    * run starts at the first read. A plain iterator over the event queue rather than an async
    * generator around it: one layer less for every event.
    */
-  stream(input: Task, request: RequestContext): AsyncIterableIterator<StreamItem> {
-    const task = normalizeJson(input) as Task;
+  stream(task: Task, request: RequestContext): AsyncIterableIterator<StreamItem> {
     let reader: AsyncIterator<StreamItem> | null = null;
     let leave: (() => void) | null = null;
     const start = (): AsyncIterator<StreamItem> => {
