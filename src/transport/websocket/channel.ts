@@ -20,6 +20,8 @@ import { loadWs } from './ws-module.js';
 
 /** Stream frames a slow consumer may leave unread before the socket stops being read. */
 const MAX_UNREAD_FRAMES = 16;
+/** Send options for a request frame handed over as a Buffer: still a text frame. */
+const TEXT_FRAME = { binary: false } as const;
 /** How much of a refused handshake's body is read for its error object. */
 const MAX_HANDSHAKE_BODY = 64 * 1024;
 
@@ -87,9 +89,10 @@ export class Channel {
     const exchange = new Exchange(call.requestId, connection.socket);
     connection.exchange = exchange;
     connection.raw?.ref();
-    connection.socket.send(requestFrame(call), (error) => {
-      if (error) exchange.fail(connectionLost(call.url, call.requestId, error.message));
-    });
+    // As a Buffer, ws masks the frame into one buffer and writes it once (a string takes a
+    // header and a payload write). A write that fails closes the socket; the close handler
+    // fails the exchange, so no write callback is needed.
+    connection.socket.send(Buffer.from(requestFrame(call)), TEXT_FRAME);
     return exchange;
   }
 
