@@ -9,13 +9,13 @@ import type { CancelRequest, Task } from '../../generated/types/index.js';
 import { AsyncQueue } from '../core/async-queue.js';
 import { nowIso } from '../core/clock.js';
 import { isTerminal } from '../core/task-state.js';
-import { encodeNormalizedJson, normalizeJson, PreEncoded, type EncodedJson } from '../core/json.js';
+import { normalizeJson, PreEncoded, type EncodedJson } from '../core/json.js';
 import type { LanguageModel } from '../llm/language-model.js';
 import type { RequestContext, StreamItem } from '../transport/endpoint.js';
 import { EndpointError } from '../transport/endpoint-error.js';
 import type { AgentEvent, AgentHandler, HandlerOutput, TaskContext, TaskOutcome } from './handler.js';
 import { RunContext, type EventSink, type Run } from './task-context.js';
-import { prepareTask, transition } from './task-record.js';
+import { encodeFinishedTask, prepareTask, transition } from './task-record.js';
 import type { SessionStore } from './sessions.js';
 
 export interface TaskSummary {
@@ -225,13 +225,13 @@ export class TaskEngine {
    * Finished tasks are never changed again, so the caller can have the record itself, with
    * its JSON (made here once, for the recent list, and reused as the answer on the wire).
    * The record is plain JSON by construction (decoded or normalized input, handler output
-   * normalized as it is attached), so it is serialized without another walk. A task that
-   * cannot be serialized fails the request here.
+   * normalized as it is attached), so it is serialized without another walk; see
+   * encodeFinishedTask for a handler that wrote into it anyway.
    */
   private finish(run: EngineRun): PreEncoded {
     const task = run.task;
     this.active.delete(task.id);
-    const encoded = encodeNormalizedJson(task);
+    const encoded = encodeFinishedTask(task);
     this.remember(task.id, { summary: summarize(task), encoded });
     return new PreEncoded(task, encoded);
   }

@@ -2,7 +2,7 @@
 import type { Artifact, Message, Task, TaskState } from '../../generated/types/index.js';
 import { nowIso } from '../core/clock.js';
 import { newId } from '../core/ids.js';
-import { normalizeJson } from '../core/json.js';
+import { encodeNormalizedJson, normalizeJson, type EncodedJson } from '../core/json.js';
 import { merge } from '../core/objects.js';
 import type { ArtifactInput, MessageInput } from './handler.js';
 
@@ -68,4 +68,70 @@ export function buildArtifact(input: ArtifactInput, now?: string): Artifact {
   artifact.parts = input.parts ? normalizeJson(input.parts) : input.text !== undefined ? [{ type: 'text', content: String(input.text) }] : [];
   artifact.timestamp ??= now ?? nowIso();
   return artifact as unknown as Artifact;
+}
+
+/**
+ * The finished task's JSON text. The record is plain JSON unless a handler wrote into
+ * `context.task` (documented as read-only) something JSON.stringify refuses. Then the task
+ * gets the rules handler output gets: a bigint becomes a string and the like, and a value
+ * with no JSON form (a cycle) is dropped. A task that lost something that way ends `failed`
+ * instead of its outcome, saying what was dropped; nobody has seen the outcome yet.
+ */
+export function encodeFinishedTask(task: Task): EncodedJson {
+  try {
+    return encodeNormalizedJson(task);
+  } catch {
+    // Repaired below; the common case pays nothing for the check.
+  }
+  const dropped = makePlain(task as unknown as Record<string, unknown>);
+  if (dropped.length > 0 && (task.state === 'completed' || task.state === 'input-required')) {
+    const reason = `the task held values with no JSON form, dropped: ${dropped.join(', ')}`;
+    const metadata = (task.metadata ??= {});
+    const history = (metadata.state_history ??= []);
+    const timestamp = history.at(-1)?.timestamp ?? nowIso();
+    task.state = 'failed';
+    history.splice(history.length - 1, 1, { state: 'failed', timestamp, reason });
+    metadata.error = { name: 'TypeError', message: reason };
+  }
+  return encodeNormalizedJson(task);
+}
+
+/** Normalizes every member in place; one that cannot be is dropped, item by item for lists and objects. */
+function makePlain(record: Record<string, unknown>): string[] {
+  const dropped: string[] = [];
+  for (const key of Object.keys(record)) {
+    const value = record[key];
+    const plain = tryNormalize(value);
+    if (plain.ok) {
+      record[key] = plain.value;
+    } else if (Array.isArray(value)) {
+      const kept: unknown[] = [];
+      value.forEach((item, index) => {
+        const each = tryNormalize(item);
+        if (each.ok) kept.push(each.value);
+        else dropped.push(`${key}[${index}]`);
+      });
+      record[key] = kept;
+    } else if (value !== null && typeof value === 'object') {
+      const kept: Record<string, unknown> = {};
+      for (const [name, item] of Object.entries(value)) {
+        const each = tryNormalize(item);
+        if (each.ok) kept[name] = each.value;
+        else dropped.push(`${key}.${name}`);
+      }
+      record[key] = kept;
+    } else {
+      delete record[key];
+      dropped.push(key);
+    }
+  }
+  return dropped;
+}
+
+function tryNormalize(value: unknown): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: normalizeJson(value) };
+  } catch {
+    return { ok: false };
+  }
 }

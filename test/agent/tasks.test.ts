@@ -198,6 +198,35 @@ for (const kind of TRANSPORTS) {
       assert.deepEqual(texts(again.artifacts![0]!.parts), ['fine now']);
     });
 
+    test('a handler writing into context.task (read-only by contract): a bigint becomes a string, a cycle is dropped and fails the task', async (t) => {
+      const h = await startAgent(kind, {
+        handler: ({ input, task }) => {
+          const metadata = task.metadata as Record<string, unknown>;
+          if (input === 'bigint') metadata.count = 12345678901234567890n;
+          if (input === 'cycle') metadata.self = metadata;
+          return { text: input };
+        },
+      });
+      t.after(() => h.close());
+      const big = await h.client.sendTask(userTask(uniqueId(), 'bigint'));
+      assertValid('task', big);
+      assert.equal(big.state, 'completed');
+      assert.equal(big.metadata!.count, '12345678901234567890');
+
+      const looped = await h.client.sendTask(userTask(uniqueId(), 'cycle'));
+      assertValid('task', looped);
+      assert.equal(looped.state, 'failed');
+      assert.deepEqual(
+        looped.metadata!.state_history!.map((entry) => entry.state),
+        ['submitted', 'working', 'failed'],
+        'the refused outcome is replaced, not followed',
+      );
+      assert.match(looped.metadata!.state_history!.at(-1)!.reason!, /metadata\.self/);
+      assert.equal(looped.metadata!.self, undefined);
+      assert.deepEqual(texts(looped.artifacts![0]!.parts), ['cycle'], 'what could be kept is kept');
+      assert.equal((await h.client.sendTask(userTask(uniqueId(), 'fine'))).state, 'completed');
+    });
+
     test('an async handler that rejects, and one that throws a non-Error, fail the task too', async (t) => {
       const h = await startAgent(kind, {
         handler: async ({ input }) => {
