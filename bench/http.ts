@@ -10,7 +10,7 @@ import { AgentServer } from '../src/agent/agent-server.js';
 import { AgentClient } from '../src/client/agent-client.js';
 import { sampleTask, startChildServer } from './lib/child-server.js';
 import { pinLoadGenerator, pinningNote } from './lib/cpu-pinning.js';
-import { describePaired, median, pairedRatios } from './lib/paired-rounds.js';
+import { judgeRatio, pairedRatios } from './lib/paired-rounds.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -96,10 +96,8 @@ async function httpComparison(): Promise<void> {
   const paired = pairedRatios(rounds('parley http'), rounds('raw node:http'));
   console.log(`\nHTTP POST /tasks/ (${CONNECTIONS} connections, ${SECONDS}s x ${ROUNDS} rounds alternated, best round)`);
   console.table(rows);
-  console.log(
-    `throughput ratio parley/raw: ${describePaired(paired)}; best rounds ${ratio('parley http', 'raw node:http')} ` +
-      `(target >= 0.70, on the median) ${median(paired) >= 0.7 ? 'OK' : 'BELOW TARGET'}`,
-  );
+  const bestRounds = bestOf.get('parley http')!.rps / bestOf.get('raw node:http')!.rps;
+  console.log(`throughput ratio parley/raw: ${judgeRatio(paired, bestRounds)}`);
   console.log(
     `CPU cost ratio raw/parley:   ${(costOf.get('raw node:http')! / costOf.get('parley http')!).toFixed(2)} (the same ratio, measured in CPU time)`,
   );

@@ -42,7 +42,7 @@ import { fromJson, toJson, type JsonObject, type JsonValue } from '@bufbuild/pro
 import { ValueSchema } from '@bufbuild/protobuf/wkt';
 import { sampleTask } from './lib/child-server.js';
 import { pinLoadGenerator, pinningNote, serverCommand } from './lib/cpu-pinning.js';
-import { describePaired, median, pairedRatios } from './lib/paired-rounds.js';
+import { judgeRatio, pairedRatios } from './lib/paired-rounds.js';
 import { deltaText, streamHandler, wireEvent } from './servers/stream-handler.mjs';
 
 const env = (name: string, fallback: number): number => {
@@ -413,10 +413,7 @@ async function unaryBench(servers: Map<string, Server>): Promise<string[]> {
           'parley/raw': ratioText,
         };
       }
-      ratios.push(
-        `${pair.label}: ratio parley/raw ${describePaired(paired)}; best rounds ${ratio.toFixed(2)} ` +
-          `(target >= 0.70, on the median) ${median(paired) >= 0.7 ? 'OK' : 'BELOW TARGET'}; ${pair.note}`,
-      );
+      ratios.push(`${pair.label}: ratio parley/raw ${judgeRatio(paired, ratio)}; ${pair.note}`);
       if (pair.extra && extra) {
         ratios.push(`${pair.label}: parley / (${pair.extra.name}) ${(ours.rps / extra.rps).toFixed(2)} (informational: the same answer bytes)`);
       }
@@ -652,10 +649,7 @@ async function streamBench(servers: Map<string, Server>): Promise<void> {
       row(pair.raw.name, '');
       if (pair.extra) row(pair.extra.name, '');
       row(pair.parley.name, ratio.toFixed(2));
-      verdicts.push(
-        `${pair.label}: ratio parley/raw ${describePaired(paired)}; best rounds ${ratio.toFixed(2)} ` +
-          `(target >= 0.70, on the median) ${median(paired) >= 0.7 ? 'OK' : 'BELOW TARGET'}`,
-      );
+      verdicts.push(`${pair.label}: ratio parley/raw ${judgeRatio(paired, ratio)}`);
     }
     console.log(
       `\nOne stream of ${EVENTS} task_llm_stream events, ${EVENT_BYTES}-byte delta, first to last event at the client ` +
