@@ -112,17 +112,15 @@ function makePlain(record: Record<string, unknown>): string[] {
         else dropped.push(`${key}[${index}]`);
       });
       record[key] = kept;
-    } else if (value !== null && typeof value === 'object') {
+    } else {
+      // Only objects fail to normalize (a primitive always has a JSON form).
       const kept: Record<string, unknown> = {};
-      for (const [name, item] of Object.entries(value)) {
+      for (const [name, item] of Object.entries(value as object)) {
         const each = tryNormalize(item);
         if (each.ok) kept[name] = each.value;
         else dropped.push(`${key}.${name}`);
       }
       record[key] = kept;
-    } else {
-      delete record[key];
-      dropped.push(key);
     }
   }
   return dropped;
