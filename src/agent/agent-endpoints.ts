@@ -54,6 +54,11 @@ export function buildAgentEndpoints(
       // A task that waits for input is not an answer to replay: its follow-up, sent with the
       // same id and the user's reply, must run.
       endpoint = { spec, unary: (data, context) => handlers.sendTaskEncoded(data, context), replayable: isFinishedTask };
+    } else if (spec.name === 'cancelTask') {
+      // The answer describes the task as it is at that moment, and a task waiting for input
+      // can run again after it: a later cancel must act on it, not replay an older answer.
+      // Concurrent duplicates still share one answer; canceling twice is harmless.
+      endpoint = { spec, unary: (data, context) => settled(() => handlers.cancelTask(data as never, context)), replayable: never };
     } else if (spec.request || spec.query) {
       const method = handlers[name] as (request: unknown, context: RequestContext) => unknown;
       endpoint = { spec, unary: (data, context) => settled(() => method.call(handlers, data, context)) };
@@ -64,6 +69,10 @@ export function buildAgentEndpoints(
     table.set(routeKey(spec.method, spec.path), endpoint);
   }
   return table;
+}
+
+function never(): boolean {
+  return false;
 }
 
 function isFinishedTask(result: unknown): boolean {

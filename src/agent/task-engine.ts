@@ -9,7 +9,7 @@ import type { CancelRequest, Task } from '../../generated/types/index.js';
 import { AsyncQueue } from '../core/async-queue.js';
 import { nowIso } from '../core/clock.js';
 import { isTerminal } from '../core/task-state.js';
-import { normalizeJson, PreEncoded, type EncodedJson } from '../core/json.js';
+import { encodeNormalizedJson, normalizeJson, PreEncoded, type EncodedJson } from '../core/json.js';
 import type { LanguageModel } from '../llm/language-model.js';
 import type { RequestContext, StreamItem } from '../transport/endpoint.js';
 import { EndpointError } from '../transport/endpoint-error.js';
@@ -113,7 +113,10 @@ export class TaskEngine {
     return events;
   }
 
-  /** Cancels an active task (best effort) and returns it; a recently finished one comes back unchanged. */
+  /**
+   * Cancels a running task (best effort) or one waiting for input, and returns it; a recently
+   * finished one comes back unchanged.
+   */
   cancel(request: CancelRequest): Task {
     const reason = typeof request.metadata?.reason === 'string' ? request.metadata.reason : 'canceled by request';
     const run = this.active.get(request.id);
@@ -123,8 +126,14 @@ export class TaskEngine {
     }
     if (run) return structuredClone(run.task);
     const finished = this.recent.get(request.id);
-    if (finished) return JSON.parse(finished.encoded.text) as Task;
-    throw new EndpointError(404, 'not_found', `no active task with id ${JSON.stringify(request.id)}`);
+    if (!finished) throw new EndpointError(404, 'not_found', `no active task with id ${JSON.stringify(request.id)}`);
+    const task = JSON.parse(finished.encoded.text) as Task;
+    // Waiting for the user's answer is not running, but it is not over either.
+    if (task.state === 'input-required') {
+      transition(task, 'canceled', reason);
+      this.remember(task.id, { summary: summarize(task), encoded: encodeNormalizedJson(task) });
+    }
+    return task;
   }
 
   /** Active tasks first, then recently finished ones, newest first. */

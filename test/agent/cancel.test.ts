@@ -3,7 +3,7 @@
 // work it controls; unknown id is 404; a finished task comes back unchanged; idempotent.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AgentHandler } from '../../src/agent/handler.js';
+import { needsInput, type AgentHandler } from '../../src/agent/handler.js';
 import { agentOperations } from '../../generated/operations/agent.js';
 import type { Task } from '../../generated/types/index.js';
 import {
@@ -203,7 +203,7 @@ for (const kind of TRANSPORTS) {
       const first = await h.client.cancelTask({ id, metadata: { reason: 'first' } });
       const second = await h.client.cancelTask({ id, metadata: { reason: 'second' } });
       assert.deepEqual(second, first);
-      // Past the idempotency cache (another key) the engine itself does not cancel twice.
+      // Under another key too: the engine itself does not cancel twice.
       const third = (await h.clientTransport.unary(agentOperations.cancelTask, { id, metadata: { reason: 'third' } }, {
         idempotencyKey: 'another-key',
       })) as Task;
@@ -211,6 +211,39 @@ for (const kind of TRANSPORTS) {
       assert.deepEqual(historyStates(third), ['submitted', 'working', 'canceled']);
       assert.equal(third.metadata!.state_history!.at(-1)!.reason, 'first');
       assert.equal((await pending).state, 'canceled');
+    });
+
+    test('cancel of a task waiting for input cancels it', async (t) => {
+      const h = await startAgent(kind, { handler: () => needsInput('Which city?') });
+      t.after(() => h.close());
+      const id = uniqueId();
+      assert.equal((await h.client.sendTask(userTask(id, 'book a trip'))).state, 'input-required');
+      const canceled = await h.client.cancelTask({ id, metadata: { reason: 'never mind' } });
+      assertValid('task', canceled);
+      assert.equal(canceled.state, 'canceled');
+      assert.deepEqual(historyStates(canceled), ['submitted', 'working', 'input-required', 'canceled']);
+      assert.equal(canceled.metadata!.state_history!.at(-1)!.reason, 'never mind');
+      assert.deepEqual(await h.client.cancelTask({ id, metadata: { reason: 'again' } }), canceled, 'a second cancel changes nothing');
+    });
+
+    test('a later cancel acts on the task as it is now, not on an earlier answer: a follow-up run is canceled too', async (t) => {
+      const work = blockingHandler();
+      const h = await startAgent(kind, {
+        handler: (context) => (context.input === 'book a trip' ? needsInput('Which city?') : work.handler(context)),
+      });
+      t.after(() => h.close());
+      const id = uniqueId();
+      const asked = await h.client.sendTask(userTask(id, 'book a trip'));
+      assert.equal((await h.client.cancelTask({ id })).state, 'canceled');
+      // The user answers after all, from the copy they had: the task runs again.
+      const reply = { role: 'user' as const, parts: [{ type: 'text' as const, content: 'Porto' }] };
+      const followUp = h.client.sendTask({ ...asked, messages: [...asked.messages!, reply] });
+      await work.started(id);
+      const canceled = await h.client.cancelTask({ id, metadata: { reason: 'stop now' } });
+      assert.equal(canceled.state, 'canceled');
+      assert.equal(canceled.metadata!.state_history!.at(-1)!.reason, 'stop now');
+      assert.equal(await work.sawAbort(id).then(() => 'aborted'), 'aborted');
+      assert.equal((await followUp).state, 'canceled');
     });
 
     test('a canceled task ignores what its handler does afterwards', async (t) => {
