@@ -188,6 +188,14 @@ export class Dispatcher {
     }
     metrics.streamStarted();
     metrics.received(request.receivedBytes);
+    let finished = false;
+    /** Counts the stream and frees its slot, once, however it ends. */
+    const finish = (ok: boolean) => {
+      if (finished) return;
+      finished = true;
+      metrics.streamFinished(ok && !request.signal.aborted);
+      release();
+    };
     const frames = async function* (): AsyncGenerator<StreamFrame, void, undefined> {
       let ok = false;
       try {
@@ -210,11 +218,15 @@ export class Dispatcher {
         if (request.signal.aborted) return;
         yield { ok: false, error: toEndpointError(error).toObject(request.requestId), final: true };
       } finally {
-        metrics.streamFinished(ok && !request.signal.aborted);
-        release();
+        finish(ok);
       }
     };
-    return frames();
+    const stream = frames();
+    // A generator closed before its first step skips its body, finally included (a caller
+    // that left while the stream was being opened): the slot is freed here then.
+    const close = stream.return.bind(stream);
+    stream.return = (value) => close(value).finally(() => finish(false));
+    return stream;
   }
 
   /** Authenticates, checks size and schema, and says what the handler receives. */

@@ -3,8 +3,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AgentOperationsClient } from '../../generated/clients/agent.js';
+import { LazyAbort } from '../../src/core/lazy-abort.js';
+import { ResolvedConfig } from '../../src/transport/config.js';
+import { Dispatcher } from '../../src/transport/dispatcher.js';
+import { Inbound, NO_PARAMS } from '../../src/transport/endpoint.js';
+import { TransportMetrics } from '../../src/transport/metrics.js';
 import { Slots } from '../../src/transport/slots.js';
-import { client, gate, ops, rejection, runtimeUrl, serve, table, unary, waitFor } from './helpers.js';
+import { collect } from '../support/async.js';
+import { client, gate, ops, rejection, runtimeUrl, serve, stream, table, unary, waitFor } from './helpers.js';
 
 // ---- the semaphore itself ----------------------------------------------------------------
 
@@ -240,4 +246,30 @@ test('runtime streams wait for the caller stream slot (max_concurrent_streams 1)
   assert.equal(b.length, 1);
   assert.deepEqual(events, ['open first', 'close first', 'open second', 'close second']);
   assert.equal(transport.health().metrics.active_streams, 0);
+});
+
+// A caller that leaves while its stream is being opened (credentials still being checked, or a
+// slot being waited for) gets a stream that its transport closes before reading a frame. An
+// async generator closed before its first step never runs its own cleanup; the slot must be
+// freed all the same, or such callers would use up every slot.
+test('server: a stream closed before its first frame frees its slot and counts as failed', { timeout: 5_000 }, async () => {
+  const metrics = new TransportMetrics(true);
+  const dispatcher = new Dispatcher(
+    table(
+      stream(ops.streamTask, async function* (task: { id: string }) {
+        yield { result: { type: 'task_completed', task_id: task.id }, final: true };
+      }),
+    ),
+    { name: 'runtime', url: () => 'runtime://slots', config: new ResolvedConfig({ limits: { maxConcurrentStreams: 1 } }), metrics, authenticator: null },
+  );
+  const request = (id: string) => new Inbound('POST', '/tasks/stream', { id }, NO_PARAMS, `request-${id}`, null, null, 16, new LazyAbort());
+  const left = await dispatcher.openStream(request('left'));
+  assert.equal(metrics.snapshot().active_streams, 1);
+  await left.return();
+  assert.equal(metrics.snapshot().active_streams, 0);
+  assert.equal(metrics.snapshot().streams_failed, 1);
+  // The only slot is free: the next stream opens at once and runs to its final frame.
+  const frames = await collect(await dispatcher.openStream(request('next')));
+  assert.deepEqual(frames.map((frame) => frame.final), [true]);
+  assert.deepEqual(metrics.snapshot(), { ...metrics.snapshot(), active_streams: 0, streams_started: 2, streams_completed: 1, streams_failed: 1 });
 });
