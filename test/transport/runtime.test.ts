@@ -9,7 +9,7 @@ import { validate } from '../../generated/validators/index.js';
 import { TransportConnectionError, TransportRemoteError } from '../../src/transport/errors.js';
 import { createTransport } from '../../src/transport/factory.js';
 import type { RequestContext } from '../../src/transport/endpoint.js';
-import { client, echoTask, ops, rejection, runtimeUrl, serve, stream, table, unary } from './helpers.js';
+import { bytesOf, client, echoTask, ops, rejection, runtimeUrl, serve, stream, table, unary } from './helpers.js';
 
 async function drain<T>(events: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
@@ -49,6 +49,26 @@ test('runtime: an unknown endpoint is a TransportRemoteError with status 404', a
   assert.equal(error.code, 'not_found');
   assert.equal(error.retryable, false);
   assert.equal(error.url, url);
+});
+
+test('runtime: the target counts a call to an unknown route, and one its schema refuses, once each', async (t) => {
+  const url = runtimeUrl('rt-refused');
+  const server = await serve(t, 'runtime', url, table(echoTask()));
+  const transport = await client(t, 'runtime', url);
+  const counts = () => {
+    const { requests_started: started, requests_failed: failed } = server.health().metrics;
+    return { started, failed };
+  };
+  const body = { id: 'lost' };
+  const unknown = await rejection(transport.unary({ ...ops.sendTask, path: '/nowhere' }, body));
+  assert.equal(unknown.statusCode, 404);
+  assert.deepEqual(counts(), { started: 1, failed: 1 });
+  assert.equal(server.health().metrics.bytes_received, bytesOf(body));
+  const invalid = await rejection(transport.unary(ops.sendTask, { id: 5 }));
+  assert.equal(invalid.statusCode, 400);
+  assert.deepEqual(counts(), { started: 2, failed: 2 });
+  await transport.unary(ops.sendTask, { id: 'fine' });
+  assert.deepEqual(counts(), { started: 3, failed: 2 });
 });
 
 test('runtime: a target that was never started is a retryable TransportConnectionError', async (t) => {

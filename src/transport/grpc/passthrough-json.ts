@@ -95,6 +95,6 @@ async function* failing(error: unknown): AsyncGenerator<Uint8Array> {
   throw error;
 }
 
-function isByteStream(body: UniversalServerRequest['body']): body is AsyncIterable<Uint8Array> {
+export function isByteStream(body: UniversalServerRequest['body']): body is AsyncIterable<Uint8Array> {
   return typeof body === 'object' && body !== null && Symbol.asyncIterator in body;
 }

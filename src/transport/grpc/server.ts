@@ -13,7 +13,7 @@
 //
 // Requests are routed by path to connect's universal handlers directly (the few lines
 // connectNodeAdapter would run), so the SvcTransport handlers can be wrapped by the
-// pass-through JSON peek.
+// pass-through JSON peek and by the count of calls refused before dispatch (refused-calls.ts).
 //
 // Limits: message sizes from options.ts; `maximum_concurrent_rpcs` is a slot every Invoke and
 // Stream holds, control-plane calls excepted (excess calls wait, as the spec says), and the
@@ -47,6 +47,7 @@ import { listenOn } from '../listen.js';
 import { loadConnect } from './connect-module.js';
 import { HealthState, ServingStatus, createHealthService } from './health-service.js';
 import { acceptPassThroughJson } from './passthrough-json.js';
+import { RefusedCalls } from './refused-calls.js';
 import { DescriptorIndex, createReflectionServiceV1, createReflectionServiceV1alpha } from './reflection-service.js';
 import { GrpcStatus } from './status.js';
 import { createTransportService } from './transport-service.js';
@@ -122,7 +123,8 @@ export class GrpcServer implements TransportServer {
       jsonOptions: { ignoreUnknownFields: true },
     });
     const rpcSlots = new Slots(config.grpc.maximumConcurrentRpcs);
-    router.service(SvcTransport, createTransportService({ connect, dispatcher, rpcSlots }));
+    const refused = new RefusedCalls(connect, dispatcher);
+    router.service(SvcTransport, createTransportService({ connect, dispatcher, rpcSlots, refused }));
     const served: DescService[] = [SvcTransport];
     if (config.grpc.enableHealth) {
       this.health = new HealthState(['', SvcTransport.typeName]);
@@ -137,7 +139,7 @@ export class GrpcServer implements TransportServer {
     const paths = new Map<string, UniversalHandler>();
     for (const handler of router.handlers) {
       const passThrough = handler.service.typeName === SvcTransport.typeName;
-      paths.set(handler.requestPath, passThrough ? acceptPassThroughJson(handler) : handler);
+      paths.set(handler.requestPath, passThrough ? refused.counting(acceptPassThroughJson(handler)) : handler);
     }
     return (req: Http2ServerRequest, res: Http2ServerResponse): void => {
       const path = (req.url ?? '').split('?', 1)[0]!;

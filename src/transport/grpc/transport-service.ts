@@ -6,10 +6,12 @@
 // status.ts for why); only a missing or rejected credential aborts the call, with
 // UNAUTHENTICATED, as the spec requires. Every call holds one of the `maximum_concurrent_rpcs`
 // slots while it runs (a stream for its whole life), except control-plane calls, which must
-// reach the work they control however busy the server is.
+// reach the work they control however busy the server is. A call refused before it reaches
+// the dispatcher is counted by refused-calls.ts; the service marks which calls got there.
 import type { Code, HandlerContext, ServiceImpl } from '@connectrpc/connect';
 import type { SvcTransport } from '../../../generated/proto/svc/transport/v1/transport_pb.js';
 import type { Dispatcher, StreamFrame } from '../dispatcher.js';
+import type { Endpoint } from '../endpoint.js';
 import { EndpointError, toEndpointError } from '../endpoint-error.js';
 import type { Slots } from '../slots.js';
 import type { ConnectModule } from './connect-module.js';
@@ -23,6 +25,7 @@ import {
   type RequestEnvelope,
   type ResponseEnvelope,
 } from './envelope.js';
+import type { CallTally, RefusedCalls } from './refused-calls.js';
 import { GrpcStatus } from './status.js';
 
 export interface TransportServiceOptions {
@@ -30,10 +33,12 @@ export interface TransportServiceOptions {
   readonly dispatcher: Dispatcher;
   /** `maximum_concurrent_rpcs`: excess calls wait here for a slot. */
   readonly rpcSlots: Slots;
+  /** Where a call is marked as dispatched, or notes the error it was refused with. */
+  readonly refused: RefusedCalls;
 }
 
 export function createTransportService(options: TransportServiceOptions): ServiceImpl<typeof SvcTransport> {
-  const { connect, dispatcher, rpcSlots } = options;
+  const { connect, dispatcher, rpcSlots, refused } = options;
 
   /** Auth failures abort the call; every other EndpointError becomes an envelope. */
   const abortIfUnauthenticated = (error: EndpointError): void => {
@@ -51,22 +56,32 @@ export function createTransportService(options: TransportServiceOptions): Servic
     }
   };
 
+  /** The answer to a call refused before dispatch; its size goes into the count (refused-calls.ts). */
+  const refuse = (tally: CallTally, requestId: string, error: EndpointError): ResponseEnvelope => {
+    const object = error.toObject(requestId);
+    tally.errorBytes = Buffer.byteLength(JSON.stringify(object));
+    return failureEnvelope(requestId, object);
+  };
+
   return {
     async invoke(request: RequestEnvelope, context: HandlerContext): Promise<ResponseEnvelope> {
+      const tally = refused.tally(context);
       const decoded = decodeRequest(request, context.requestHeader, context.signal);
       context.responseHeader.set(METADATA.requestId, decoded.requestId);
-      if (!decoded.ok) return failureEnvelope(decoded.requestId, decoded.error.toObject(decoded.requestId));
+      if (!decoded.ok) return refuse(tally, decoded.requestId, decoded.error);
       const { requestId, inbound } = decoded;
       let release: () => void = () => undefined;
       try {
         const endpoint = dispatcher.route(inbound.method, inbound.path);
         // Control-plane calls (cancellation) never wait behind the work they control.
         if (!endpoint.spec.controlPlane) release = await acquire(context);
+        tally.dispatched = true;
         const outcome = await dispatcher.unary(inbound, endpoint);
         return outcome.kind === 'json' ? successEnvelope(requestId, outcome.encoded.text, true) : textEnvelope(requestId, outcome.html);
       } catch (raw) {
         if (raw instanceof connect.ConnectError) throw raw;
         const error = toEndpointError(raw);
+        if (!tally.dispatched) return refuse(tally, requestId, error);
         abortIfUnauthenticated(error);
         return failureEnvelope(requestId, error.toObject(requestId));
       } finally {
@@ -75,20 +90,31 @@ export function createTransportService(options: TransportServiceOptions): Servic
     },
 
     async *stream(request: RequestEnvelope, context: HandlerContext): AsyncGenerator<ResponseEnvelope> {
+      const tally = refused.tally(context);
       const decoded = decodeRequest(request, context.requestHeader, context.signal);
       context.responseHeader.set(METADATA.requestId, decoded.requestId);
       if (!decoded.ok) {
-        yield failureEnvelope(decoded.requestId, decoded.error.toObject(decoded.requestId));
+        yield refuse(tally, decoded.requestId, decoded.error);
         return;
       }
       const { requestId, inbound } = decoded;
+      // Routed before waiting for a slot: an unknown path is refused at once, as a request
+      // (the stream never opened), like on the other transports.
+      let endpoint: Endpoint;
+      try {
+        endpoint = dispatcher.route(inbound.method, inbound.path);
+      } catch (raw) {
+        yield refuse(tally, requestId, toEndpointError(raw));
+        return;
+      }
       const release = await acquire(context);
       try {
         let frames: AsyncGenerator<StreamFrame, void, undefined>;
         try {
-          frames = await dispatcher.openStream(inbound);
+          tally.dispatched = true;
+          frames = await dispatcher.openStream(inbound, endpoint);
         } catch (raw) {
-          // Refused before the first event (auth, validation, unknown path).
+          // Refused before the first event (auth, validation), counted as a failed stream.
           const error = toEndpointError(raw);
           abortIfUnauthenticated(error);
           yield failureEnvelope(requestId, error.toObject(requestId));

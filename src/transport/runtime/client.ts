@@ -107,11 +107,15 @@ export class RuntimeClient implements TransportClient {
 
   /**
    * Methods are an HTTP idea: in-process, a route that is not in the table is simply unknown
-   * (404), even where another method exists on the same path.
+   * (404), even where another method exists on the same path. The target's dispatcher never
+   * sees the call, so it is counted on the target here, as a network server counts the
+   * requests it refuses.
    */
   private assertRoute(target: Dispatcher, call: OutboundCall): void {
     if (target.endpoints.has(routeKey(call.spec.method, call.spec.path))) return;
-    throw this.remote(new EndpointError(404, 'not_found', `no endpoint for ${call.spec.method} ${call.spec.path}`), call);
+    const refused = new EndpointError(404, 'not_found', `no endpoint for ${call.spec.method} ${call.spec.path}`);
+    target.countRefused(call.body?.bytes ?? 0, Buffer.byteLength(JSON.stringify(refused.toObject(call.requestId))));
+    throw this.remote(refused, call);
   }
 
   /**

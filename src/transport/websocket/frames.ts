@@ -30,6 +30,11 @@ export function frameBuffer(raw: RawData): Buffer {
   return Buffer.from(raw);
 }
 
+/** A frame's size, without joining its fragments. */
+function byteLengthOf(raw: RawData): number {
+  return Array.isArray(raw) ? raw.reduce((sum, fragment) => sum + fragment.length, 0) : raw.byteLength;
+}
+
 // ---------------------------------------------------------------------------- server side
 
 export interface RequestFrame {
@@ -45,7 +50,8 @@ export interface RequestFrame {
 
 export type DecodedRequest =
   | { readonly ok: true; readonly frame: RequestFrame }
-  | { readonly ok: false; readonly id: string | null; readonly error: EndpointError };
+  /** `bytes`: the frame's size, for the metrics of a refused request. */
+  | { readonly ok: false; readonly id: string | null; readonly error: EndpointError; readonly bytes: number };
 
 /** Reads a request frame. A frame that cannot be served says why, with its id when it has a readable one. */
 export function decodeRequestFrame(raw: RawData, isBinary: boolean, maxRequestBytes: number): DecodedRequest {
@@ -54,6 +60,7 @@ export function decodeRequestFrame(raw: RawData, isBinary: boolean, maxRequestBy
       ok: false,
       id: null,
       error: new EndpointError(400, 'invalid_request', 'binary frames are not accepted; send each request as a JSON text frame'),
+      bytes: byteLengthOf(raw),
     };
   }
   const buffer = frameBuffer(raw);
@@ -65,6 +72,7 @@ export function decodeRequestFrame(raw: RawData, isBinary: boolean, maxRequestBy
       ok: false,
       id: null,
       error: new EndpointError(400, 'invalid_json', `request frame is not valid JSON: ${(error as Error).message}`),
+      bytes: buffer.length,
     };
   }
   const checked = validate('request-envelope', value);
@@ -74,6 +82,7 @@ export function decodeRequestFrame(raw: RawData, isBinary: boolean, maxRequestBy
       ok: false,
       id: typeof id === 'string' && id !== '' ? id : null,
       error: EndpointError.invalidRequest('request envelope', checked.errors),
+      bytes: buffer.length,
     };
   }
   const envelope = checked.value;

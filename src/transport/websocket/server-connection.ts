@@ -10,7 +10,7 @@ import type { ResolvedConfig } from '../config.js';
 import type { Dispatcher } from '../dispatcher.js';
 import { Inbound, type Endpoint, type InboundRequest } from '../endpoint.js';
 import { LazyAbort } from '../../core/lazy-abort.js';
-import { toEndpointError } from '../endpoint-error.js';
+import { toEndpointError, type EndpointError } from '../endpoint-error.js';
 import { decodeRequestFrame, errorFrame, okFrame, type RawData } from './frames.js';
 import { startHeartbeat } from './keepalive.js';
 import { TurnCork } from '../turn-cork.js';
@@ -48,8 +48,9 @@ export class ServerConnection {
       this.pump();
     });
     // ws reports protocol violations (an oversize frame, bad UTF-8) here and then closes the
-    // connection with the matching close code; the close is all this side needs.
-    socket.on('error', () => undefined);
+    // connection with the matching close code; the close is all this side sends. The frame is
+    // still a refused request: counted, without a size, which ws does not report.
+    socket.on('error', () => dispatcher.countRefused(0, 0));
     this.closed = new Promise((resolve) => {
       socket.once('close', () => {
         this.waiting.length = 0;
@@ -89,11 +90,14 @@ export class ServerConnection {
 
   private async serve(data: RawData, isBinary: boolean): Promise<void> {
     const decoded = decodeRequestFrame(data, isBinary, this.config.limits.maxRequestBytes);
-    if (!decoded.ok) {
-      await this.send(errorFrame(decoded.id, decoded.error.toObject(decoded.id)));
-      return;
-    }
+    if (!decoded.ok) return this.refuse(decoded.id, decoded.error, decoded.bytes);
     const frame = decoded.frame;
+    let endpoint: Endpoint;
+    try {
+      endpoint = this.dispatcher.route(frame.method, frame.path);
+    } catch (error) {
+      return this.refuse(frame.id, toEndpointError(error), frame.bytes);
+    }
     const request = new Inbound(
       frame.method,
       frame.path,
@@ -107,12 +111,22 @@ export class ServerConnection {
       this.authenticated,
     );
     try {
-      const endpoint = this.dispatcher.route(frame.method, frame.path);
       if (endpoint.spec.streaming) await this.serveStream(endpoint, request);
       else await this.serveUnary(endpoint, request);
     } catch (error) {
+      // The dispatcher has counted this one already.
       await this.send(errorFrame(frame.id, toEndpointError(error).toObject(frame.id)));
     }
+  }
+
+  /**
+   * Answers a frame refused before it reached the dispatcher (unreadable, not an envelope,
+   * no such route) and counts it, as the http transport counts the requests it refuses.
+   */
+  private refuse(id: string | null, error: EndpointError, receivedBytes: number): Promise<void> {
+    const text = errorFrame(id, error.toObject(id));
+    this.dispatcher.countRefused(receivedBytes, Buffer.byteLength(text));
+    return this.send(text);
   }
 
   private async serveUnary(endpoint: Endpoint, request: InboundRequest): Promise<void> {

@@ -6,9 +6,11 @@ import assert from 'node:assert/strict';
 import { connect as http2Connect, type ClientHttp2Session } from 'node:http2';
 import { describe, it } from 'node:test';
 import { status as GrpcCode } from '@grpc/grpc-js';
-import { waitFor } from '../helpers.js';
+import type { Transport } from '../../../src/transport/transport.js';
+import { bytesOf, waitFor } from '../helpers.js';
 import {
   INVOKE_PATH,
+  STREAM_PATH,
   agentEndpoints,
   binaryClient,
   envelopeOf,
@@ -22,6 +24,71 @@ import {
   toValue,
   unaryCall,
 } from './helpers.js';
+
+/** A raw HTTP/2 connection to the server, closed when the test ends. */
+function session(t: { after(fn: () => unknown): void }, url: string): ClientHttp2Session {
+  const client = http2Connect(`http://${new URL(url).host}`);
+  client.on('error', () => undefined);
+  t.after(() => client.close());
+  return client;
+}
+
+/** A length-prefixed gRPC message; `declared` may claim more bytes than follow (a truncated one). */
+function frame(message: Buffer, declared = message.length): Buffer {
+  const prefix = Buffer.alloc(5);
+  prefix.writeUInt32BE(declared, 1);
+  return Buffer.concat([prefix, message]);
+}
+
+/** A message carrying the JSON text of `value`, as pass-through JSON peers send it. */
+const jsonFrame = (value: unknown) => frame(Buffer.from(JSON.stringify(value)));
+
+interface RawAnswer {
+  readonly headers: Record<string, unknown>;
+  readonly body: Buffer;
+  readonly trailers: Record<string, unknown>;
+  /** grpc-status, from the trailers or a trailers-only answer. */
+  readonly status: number;
+  /** grpc-message as it came on the wire (percent-encoded). */
+  readonly statusMessage: string;
+}
+
+/** One call whose request body is `body` exactly. */
+function call(client: ClientHttp2Session, path: string, contentType: string, body: Buffer) {
+  return new Promise<RawAnswer>((resolve, reject) => {
+    const stream = client.request({ ':method': 'POST', ':path': path, 'content-type': contentType, te: 'trailers' });
+    let headers: Record<string, unknown> = {};
+    let trailers: Record<string, unknown> = {};
+    const chunks: Buffer[] = [];
+    stream.on('response', (h) => (headers = h));
+    stream.on('trailers', (h) => (trailers = h));
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    stream.on('end', () => {
+      const status = Number(trailers['grpc-status'] ?? headers['grpc-status']);
+      const statusMessage = String(trailers['grpc-message'] ?? headers['grpc-message'] ?? '');
+      resolve({ headers, body: Buffer.concat(chunks), trailers, status, statusMessage });
+    });
+    stream.on('error', reject);
+    stream.end(body);
+  });
+}
+
+/** The JSON messages of an answer's body, in order. */
+function messagesOf(answer: RawAnswer): any[] {
+  const messages: any[] = [];
+  for (let at = 0; at < answer.body.length; ) {
+    const length = answer.body.readUInt32BE(at + 1);
+    messages.push(JSON.parse(answer.body.subarray(at + 5, at + 5 + length).toString('utf8')));
+    at += 5 + length;
+  }
+  return messages;
+}
+
+/** The server's request counters (spec: Health payload). */
+function requestCounts(server: Transport): { started: number; failed: number } {
+  const { requests_started: started, requests_failed: failed } = server.health().metrics;
+  return { started, failed };
+}
 
 describe('binary protobuf (grpc-js + proto-loader)', () => {
   it('Invoke carries the envelope and echoes its id', async (t) => {
@@ -155,39 +222,11 @@ describe('pass-through JSON (grpc-js with JSON serializers, plain application/gr
 });
 
 describe('raw HTTP/2 peer', () => {
-  function session(t: { after(fn: () => unknown): void }, url: string): ClientHttp2Session {
-    const client = http2Connect(`http://${new URL(url).host}`);
-    client.on('error', () => undefined);
-    t.after(() => client.close());
-    return client;
-  }
-
-  function frame(message: Buffer): Buffer {
-    const prefix = Buffer.alloc(5);
-    prefix.writeUInt32BE(message.length, 1);
-    return Buffer.concat([prefix, message]);
-  }
-
-  function call(client: ClientHttp2Session, path: string, contentType: string, message: Buffer) {
-    return new Promise<{ headers: Record<string, unknown>; body: Buffer; trailers: Record<string, unknown> }>((resolve, reject) => {
-      const stream = client.request({ ':method': 'POST', ':path': path, 'content-type': contentType, te: 'trailers' });
-      let headers: Record<string, unknown> = {};
-      let trailers: Record<string, unknown> = {};
-      const chunks: Buffer[] = [];
-      stream.on('response', (h) => (headers = h));
-      stream.on('trailers', (h) => (trailers = h));
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => resolve({ headers, body: Buffer.concat(chunks), trailers }));
-      stream.on('error', reject);
-      stream.end(frame(message));
-    });
-  }
-
   it('answers JSON sent as application/grpc+proto in JSON, under the same content type', async (t) => {
     const server = await serveGrpc(t, agentEndpoints().endpoints);
     const client = session(t, server.url);
     const request = Buffer.from(JSON.stringify({ id: 'raw-1', method: 'POST', path: '/tasks/', data: { id: 'r' } }));
-    const answer = await call(client, INVOKE_PATH, 'application/grpc+proto', request);
+    const answer = await call(client, INVOKE_PATH, 'application/grpc+proto', frame(request));
     assert.equal(answer.headers['content-type'], 'application/grpc+proto');
     assert.equal(answer.trailers['grpc-status'], '0');
     const length = answer.body.readUInt32BE(1);
@@ -202,7 +241,7 @@ describe('raw HTTP/2 peer', () => {
     const server = await serveGrpc(t, agentEndpoints().endpoints);
     const client = session(t, server.url);
     const request = Buffer.from(JSON.stringify({ id: 'raw-2', method: 'GET', path: '/healthz' }));
-    const answer = await call(client, INVOKE_PATH, 'application/grpc+json', request);
+    const answer = await call(client, INVOKE_PATH, 'application/grpc+json', frame(request));
     assert.equal(answer.headers['content-type'], 'application/grpc+json');
     assert.deepEqual(JSON.parse(answer.body.subarray(5).toString('utf8')), {
       id: 'raw-2',
@@ -280,7 +319,8 @@ describe('bad input', () => {
   it('a message that is neither protobuf nor JSON gets an error status; the server keeps serving', async (t) => {
     const server = await serveGrpc(t, agentEndpoints().endpoints);
     const error = await statusOf(unaryCall(rawBytesClient(t, server.url), 'Invoke', Buffer.from([0xff, 0xff, 0xff])));
-    assert.ok([GrpcCode.INVALID_ARGUMENT, GrpcCode.INTERNAL].includes(error.code), `status ${error.code}`);
+    // INTERNAL, as gRPC servers answer a message they cannot unmarshal.
+    assert.equal(error.code, GrpcCode.INTERNAL);
     const response = await unaryCall(jsonClient(t, server.url), 'Invoke', { id: 'after', method: 'GET', path: '/healthz' });
     assert.equal(response.ok, true);
   });
@@ -356,6 +396,61 @@ describe('bad input', () => {
       unaryCall(jsonClient(t, server.url), 'Invoke', { id: 'huge', method: 'POST', path: '/tasks/', data: { id: 'y'.repeat(400) } }),
     );
     assert.equal(error.code, GrpcCode.RESOURCE_EXHAUSTED);
+  });
+
+  it('counts each call refused before dispatch once, Invoke and Stream alike, and keeps serving', async (t) => {
+    const server = await serveGrpc(t, agentEndpoints().endpoints);
+    const client = session(t, server.url);
+    const { INTERNAL, INVALID_ARGUMENT, OK } = GrpcCode;
+    const garbage = frame(Buffer.from([0xff, 0xff, 0xff]));
+    const streamTask = { id: 's', method: 'POST', path: '/tasks/stream', data: { id: 's' } };
+    const streamText = Buffer.from(JSON.stringify(streamTask));
+    const truncated = frame(streamText.subarray(0, 20), streamText.length);
+    // [what, method path, request body, grpc-status, error code of the ok:false envelope]
+    const cases: Array<[string, string, Buffer, number, string?]> = [
+      ['Invoke, neither protobuf nor JSON', INVOKE_PATH, garbage, INTERNAL],
+      ['Invoke, truncated message', INVOKE_PATH, truncated, INVALID_ARGUMENT],
+      ['Invoke, broken JSON', INVOKE_PATH, frame(Buffer.from('{"id":"x","method":')), INVALID_ARGUMENT],
+      ['Invoke, no path', INVOKE_PATH, jsonFrame({ id: 'np', method: 'POST' }), OK, 'invalid_request'],
+      ['Invoke, unknown path', INVOKE_PATH, jsonFrame({ id: 'nf', method: 'GET', path: '/nowhere' }), OK, 'not_found'],
+      // Refused by the dispatcher, which counts it: once, not twice.
+      ['Invoke, body failing its schema', INVOKE_PATH, jsonFrame({ ...streamTask, path: '/tasks/', data: { id: 5 } }), OK, 'invalid_request'],
+      ['Stream, neither protobuf nor JSON', STREAM_PATH, garbage, INTERNAL],
+      ['Stream, truncated message', STREAM_PATH, truncated, INVALID_ARGUMENT],
+      ['Stream, no method', STREAM_PATH, jsonFrame({ id: 'nm', path: '/tasks/stream' }), OK, 'invalid_request'],
+      ['Stream, unknown path', STREAM_PATH, jsonFrame({ ...streamTask, path: '/nowhere' }), OK, 'not_found'],
+    ];
+    for (const [n, [what, path, body, status, error]] of cases.entries()) {
+      const answer = await call(client, path, 'application/grpc', body);
+      assert.equal(answer.status, status, `${what}: ${decodeURIComponent(answer.statusMessage)}`);
+      if (error) assert.deepEqual(messagesOf(answer).map((message) => message.error.code), [error], what);
+      assert.deepEqual(requestCounts(server), { started: n + 1, failed: n + 1 }, what);
+    }
+    const served = await call(client, INVOKE_PATH, 'application/grpc', jsonFrame({ ...streamTask, path: '/tasks/' }));
+    assert.equal(messagesOf(served)[0].ok, true);
+    const streamed = await call(client, STREAM_PATH, 'application/grpc', frame(streamText));
+    assert.equal(messagesOf(streamed).at(-1).final, true);
+    // A stream the dispatcher refuses is a failed stream, not a request as well.
+    const refusedStream = await call(client, STREAM_PATH, 'application/grpc', jsonFrame({ ...streamTask, data: { id: 5 } }));
+    assert.equal(messagesOf(refusedStream)[0].error.code, 'invalid_request');
+    const metrics = server.health().metrics;
+    assert.deepEqual(requestCounts(server), { started: cases.length + 1, failed: cases.length });
+    assert.deepEqual([metrics.streams_started, metrics.streams_completed, metrics.streams_failed], [2, 1, 1]);
+  });
+
+  it('counts the bytes of a refused call and of the error it was answered with', async (t) => {
+    const server = await serveGrpc(t, agentEndpoints().endpoints);
+    const client = session(t, server.url);
+    const garbage = frame(Buffer.from([0xff, 0xff, 0xff]));
+    const refused = await call(client, INVOKE_PATH, 'application/grpc', garbage);
+    assert.equal(refused.status, GrpcCode.INTERNAL);
+    assert.equal(server.health().metrics.bytes_received, garbage.length);
+    assert.equal(server.health().metrics.bytes_sent, Buffer.byteLength(refused.statusMessage));
+    const unknown = jsonFrame({ id: 'nf', method: 'GET', path: '/nowhere' });
+    const [envelope] = messagesOf(await call(client, INVOKE_PATH, 'application/grpc', unknown));
+    assert.equal(envelope.error.code, 'not_found');
+    assert.equal(server.health().metrics.bytes_received, garbage.length + unknown.length);
+    assert.equal(server.health().metrics.bytes_sent, Buffer.byteLength(refused.statusMessage) + bytesOf(envelope.error));
   });
 
   it('an unknown method of the service is UNIMPLEMENTED', async (t) => {

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { describe, it } from 'node:test';
 import { validate } from '../../../generated/validators/index.js';
+import type { Transport } from '../../../src/transport/transport.js';
 import { serve, waitFor } from '../helpers.js';
 import { agentTable, RawPeer, refusedHandshake, testAuthenticator } from './helpers.js';
 
@@ -12,6 +13,12 @@ const LIMITS = { maxRequestBytes: 2048, maxResponseBytes: 2048, maxEventBytes: 2
 
 function taskRequest(id: string, taskId: string, path = '/tasks/') {
   return { id, method: 'POST', path, data: { id: taskId }, params: {}, idempotency_key: null };
+}
+
+/** The server's request counters (spec: Health payload). */
+function requestCounts(server: Transport): { started: number; failed: number } {
+  const { requests_started: started, requests_failed: failed } = server.health().metrics;
+  return { started, failed };
 }
 
 describe('websocket server, raw ws client', () => {
@@ -62,9 +69,11 @@ describe('websocket server, raw ws client', () => {
       // Within the frame size, over max_request_bytes: an ordinary error, not a close.
       { send: taskRequest('big', 'x'.repeat(4096)), id: 'big', code: 'payload_too_large', status: 413 },
     ];
-    for (const item of cases) {
+    for (const [n, item] of cases.entries()) {
       peer.send(item.send);
       const { json: frame } = await peer.next();
+      // Counted once each, whether refused by the connection or by the dispatcher.
+      assert.deepEqual(requestCounts(server), { started: n + 1, failed: n + 1 }, item.code);
       assert.equal(validate('response-envelope', frame).valid, true, JSON.stringify(frame));
       assert.equal(frame.id, item.id, item.code);
       assert.equal(frame.ok, false);
@@ -77,6 +86,23 @@ describe('websocket server, raw ws client', () => {
     }
     const [after] = await peer.call(taskRequest('after', 'still-here'));
     assert.deepEqual([after.id, after.ok, after.result.id], ['after', true, 'still-here']);
+    assert.deepEqual(requestCounts(server), { started: cases.length + 1, failed: cases.length });
+  });
+
+  it('counts the bytes of a refused frame and of its answer', async (t) => {
+    const server = await serve(t, 'websocket', 'ws://127.0.0.1:0', agentTable().endpoints);
+    const peer = await RawPeer.open(server.url);
+    t.after(() => peer.close());
+    const sent: string[] = ['{"id":"cut","method":', JSON.stringify(taskRequest('lost', 't', '/no/such/route'))];
+    const answers: string[] = [];
+    for (const text of sent) {
+      peer.send(text);
+      answers.push((await peer.next()).text);
+    }
+    const metrics = server.health().metrics;
+    assert.equal(metrics.bytes_received, sent.reduce((sum, text) => sum + Buffer.byteLength(text), 0));
+    assert.equal(metrics.bytes_sent, answers.reduce((sum, text) => sum + Buffer.byteLength(text), 0));
+    assert.deepEqual(requestCounts(server), { started: 2, failed: 2 });
   });
 
   it('closes a connection with code 1009 for a frame over the frame size; the server keeps serving', async (t) => {
@@ -87,10 +113,12 @@ describe('websocket server, raw ws client', () => {
     peer.send(taskRequest('huge', 'x'.repeat(2048 + 64 * 1024 + 1)));
     const { code } = await peer.closed;
     assert.equal(code, 1009);
+    assert.deepEqual(requestCounts(server), { started: 1, failed: 1 });
     const next = await RawPeer.open(server.url);
     t.after(() => next.close());
     const [frame] = await next.call(taskRequest('next', 'fine'));
     assert.equal(frame.ok, true);
+    assert.deepEqual(requestCounts(server), { started: 2, failed: 1 });
   });
 
   it('serves frames pipelined past the per-connection bound, each answered once', async (t) => {
