@@ -8,6 +8,7 @@ import { EndpointError } from '../endpoint-error.js';
 import { TransportConnectionError } from '../errors.js';
 import { remoteErrorFrom } from '../outbound.js';
 import { findTarget } from './registry.js';
+import { extractCredentials } from '../../auth/credentials.js';
 import { nowIso } from '../../core/clock.js';
 import type { LazyAbort } from '../../core/lazy-abort.js';
 
@@ -132,5 +133,23 @@ export class RuntimeClient implements TransportClient {
 /** The target's view of a call; the caller's AbortSignal is only made if a handler asks. */
 function inbound(call: OutboundCall, method = call.spec.method, path = call.spec.path): InboundRequest {
   const data = call.body ? JSON.parse(call.body.text) : undefined;
-  return new Inbound(method, path, data, NO_PARAMS, call.requestId, call.idempotencyKey, null, call.body?.bytes ?? 0, call);
+  return new Inbound(method, path, data, NO_PARAMS, call.requestId, call.idempotencyKey, credentialsOf(call), call.body?.bytes ?? 0, call);
+}
+
+/** The caller's credential, found in its headers where a network server would look. */
+function credentialsOf(call: OutboundCall): string | null {
+  const { headers } = call;
+  if (Object.keys(headers).length === 0) return null;
+  return extractCredentials((name) => headerValue(headers, name), noQuery);
+}
+
+/** A header by its lowercase name; a caller's own headers may be spelled in any case. */
+function headerValue(headers: Readonly<Record<string, string>>, name: string): string | undefined {
+  if (headers[name] !== undefined) return headers[name];
+  for (const key in headers) if (key.toLowerCase() === name) return headers[key];
+  return undefined;
+}
+
+function noQuery(): undefined {
+  return undefined;
 }
