@@ -4,7 +4,6 @@
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import type { Authenticator } from '../../../src/auth/authenticator.js';
 import type { Endpoint, RequestContext, StreamItem } from '../../../src/transport/endpoint.js';
 import type { Transport, TransportOptions } from '../../../src/transport/transport.js';
 import { echoTask, gate, ops, serve, stream, table, unary } from '../helpers.js';
@@ -178,14 +177,7 @@ export function envelopeOf(message: any): Record<string, unknown> {
 }
 
 /** An authenticator that accepts the credential `good` only. */
-export const keyAuthenticator: Authenticator = {
-  scheme: { type: 'apiKey', scheme: null, description: 'test key', metadata: {} },
-  authenticate: async (credentials) => {
-    if (credentials !== 'good') throw new Error('Invalid API key');
-    return { principal_id: 'tester', token: credentials, expires_at: null, metadata: {} };
-  },
-  refreshToken: async (context) => context,
-};
+export { keyAuthenticator } from '../../support/key-authenticator.js';
 
 
 export interface AgentFixture {

@@ -4,7 +4,6 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import WebSocket, { WebSocketServer, type RawData } from 'ws';
-import type { Authenticator } from '../../../src/auth/authenticator.js';
 import type { Endpoint, RequestContext } from '../../../src/transport/endpoint.js';
 import { echoTask, gate, ops, stream, table, unary } from '../helpers.js';
 
@@ -144,14 +143,7 @@ export function reply(socket: WebSocket, id: unknown, result: unknown, final = t
 }
 
 /** An authenticator that accepts the credential `good` only. */
-export const testAuthenticator: Authenticator = {
-  scheme: { type: 'apiKey', scheme: null, description: 'test key', metadata: {} },
-  authenticate: async (credentials) => {
-    if (credentials !== 'good') throw new Error('Invalid API key');
-    return { principal_id: 'tester', token: credentials, expires_at: null, metadata: {} };
-  },
-  refreshToken: async (context) => context,
-};
+export { keyAuthenticator as testAuthenticator } from '../../support/key-authenticator.js';
 
 /**
  * The endpoints the parley servers in these tests serve. A streamed task with id `hold`
