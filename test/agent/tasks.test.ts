@@ -18,6 +18,7 @@ import {
   uniqueId,
   userTask,
 } from './harness.js';
+import { waitFor } from '../transport/helpers.js';
 
 for (const kind of TRANSPORTS) {
   describe(`POST /tasks/ over ${kind}`, () => {
@@ -347,9 +348,16 @@ for (const kind of TRANSPORTS) {
       const first = h.client.sendTask(userTask(id, 'one'));
       await started.promise;
       const duplicate = other.sendTask(userTask(id, 'one'));
+      // Release the first run only once the server has counted the duplicate: released at once,
+      // the duplicate would arrive after the run finished and get the stored result instead.
+      await waitFor(() => h.agent.transport.health().metrics.requests_started >= 2, 'the server to receive the duplicate');
+      assert.equal(calls, 1, 'the duplicate did not run the handler');
       release.resolve();
       const [a, b] = await Promise.all([first, duplicate]);
-      assert.deepEqual(b, a);
+      assert.equal(a.id, id);
+      assert.equal(a.state, 'completed');
+      assert.deepEqual(texts(a.artifacts![0]!.parts), ['done: one']);
+      assert.deepEqual(b, a, "the duplicate got the first run's result");
       assert.equal(calls, 1);
     });
 

@@ -175,6 +175,93 @@ const scenarios: Scenario[] = [
   },
 
   {
+    name: 'stream events: one stream carries every event type the engine emits, in order, with its shape',
+    skip: { http: 'plain http has no task stream (spec: Events)' },
+    async run(f) {
+      let calls = 0;
+      // Every way a handler emits (docs/agents.md): generator yields, emit(), tool(), message(),
+      // artifact(); the engine adds task_status first and task_completed last.
+      const handler: AgentHandler = async function* (ctx) {
+        calls++;
+        yield { type: 'task_llm_stream', delta: 'Let me ', final: false, model: 'm' };
+        // An LLM sub-event may carry final true for its model step without closing the task
+        // stream (spec: Events): everything below must still arrive.
+        ctx.emit({ type: 'task_llm_stream', delta: 'look.', final: true, model: 'm' });
+        yield { type: 'task_tool_call', tool_call: { call_id: 'call-lookup', name: 'lookup', arguments: { term: ctx.input } } };
+        // Tool output is normalized to JSON and sent as call_id, result, error (spec: Events).
+        yield {
+          type: 'task_tool_result',
+          tool_result: { call_id: 'call-lookup', result: { found: ctx.input, at: new Date(0), tags: new Set(['x']), skip: undefined } },
+        };
+        const failed = await ctx
+          .tool({ call_id: 'call-broken', name: 'broken', arguments: {} }, () => {
+            throw new RangeError('tool exploded');
+          })
+          .then(
+            () => 'no error',
+            (error: Error) => error.message,
+          );
+        ctx.message(`lookup: ${failed}`);
+        ctx.artifact({ kind: 'data', name: 'lookup.json', media_type: 'application/json', parts: [{ type: 'data', content: { found: ctx.input } }] });
+      };
+      const agent = await f.agent({ handler });
+      const client = f.client(agent.url);
+      const id = uniqueId();
+      const events = await collect<StreamEvent>(client.streamTask(userTask(id, TEXT)));
+      for (const event of events) {
+        assertValid('stream-event', event);
+        assert.equal(event.task_id, id, `${event.type} carries the task id`);
+      }
+      assert.deepEqual(
+        events.map((event) => event.type),
+        [
+          'task_status',
+          'task_llm_stream',
+          'task_llm_stream',
+          'task_tool_call',
+          'task_tool_result',
+          'task_tool_call',
+          'task_tool_result',
+          'task_message',
+          'task_artifact',
+          'task_completed',
+        ],
+      );
+      const [status, llm, llmFinal, lookup, lookupResult, broken, brokenResult, message, artifact, completed] = events as any[];
+      assert.equal(status.state, 'working');
+      assert.equal(status.task.id, id);
+      assert.deepEqual(historyStates(status.task), ['submitted', 'working']);
+      assert.deepEqual([llm.delta, llm.final, llm.model], ['Let me ', false, 'm']);
+      assert.deepEqual([llmFinal.delta, llmFinal.final, llmFinal.model], ['look.', true, 'm']);
+      assert.deepEqual(lookup.tool_call, { call_id: 'call-lookup', name: 'lookup', arguments: { term: TEXT } });
+      assert.deepEqual(lookupResult.tool_result, {
+        call_id: 'call-lookup',
+        result: { found: TEXT, at: '1970-01-01T00:00:00.000Z', tags: ['x'] },
+        error: null,
+      });
+      assert.deepEqual(broken.tool_call, { call_id: 'call-broken', name: 'broken', arguments: {} });
+      assert.deepEqual(brokenResult.tool_result, { call_id: 'call-broken', result: null, error: 'tool exploded' });
+      assert.equal(message.message.role, 'agent');
+      assert.deepEqual(texts(message.message.parts), ['lookup: tool exploded']);
+      assert.equal(artifact.artifact.kind, 'data');
+      assert.equal(artifact.artifact.name, 'lookup.json');
+      assert.equal(artifact.artifact.media_type, 'application/json');
+      assert.deepEqual(artifact.artifact.parts, [{ type: 'data', content: { found: TEXT } }]);
+      // The final event carries the finished task, with what the stream showed attached.
+      assert.equal(completed.state, 'completed');
+      assertValid('task', completed.task);
+      assert.equal(completed.task.state, 'completed');
+      assert.deepEqual(historyStates(completed.task), ['submitted', 'working', 'completed']);
+      assert.deepEqual(completed.task.messages.at(-1), message.message);
+      assert.deepEqual(completed.task.artifacts, [artifact.artifact]);
+      assert.equal(calls, 1);
+      const metrics = (await client.transport()).health().metrics;
+      assert.equal(metrics.streams_completed, 1);
+      assert.equal(metrics.streams_failed, 0);
+    },
+  },
+
+  {
     name: 'cancel: a second caller cancels a running task while the first waits for it',
     async run(f) {
       const started = deferred();
@@ -223,12 +310,18 @@ const scenarios: Scenario[] = [
       const firstCall = client.sendTask(structuredClone(task));
       await started.promise;
       // A concurrent duplicate waits for the owner's result (spec: Idempotency and correlation).
+      // The owner is released only once the server has counted the duplicate, so the duplicate
+      // really arrives while the owner runs (released at once, it would arrive after the owner
+      // finished, and get the stored result instead).
       const concurrent = other.sendTask(structuredClone(task));
+      await until(() => agent.transport.health().metrics.requests_started >= 2, f.signal);
+      assert.equal(calls, 1, 'the duplicate did not run the handler');
       release.resolve();
       const first = await firstCall;
       assert.equal(first.state, 'completed');
+      assert.equal(first.id, task.id);
       assert.deepEqual(texts(first.artifacts![0]!.parts), ['once #1']);
-      assert.deepEqual(await concurrent, first);
+      assert.deepEqual(await concurrent, first, "the duplicate got the owner's result");
       // Later duplicates get the stored result, from the same caller and from another one.
       assert.deepEqual(await client.sendTask(structuredClone(task)), first);
       assert.deepEqual(await other.sendTask(structuredClone(task)), first);
@@ -488,22 +581,29 @@ const scenarios: Scenario[] = [
         }
         return { text: input };
       };
-      const agent = await f.agent({ handler, transportOptions: { limits: { maxConcurrentRequests: 1 } } });
+      let tasksRouted = 0;
+      const agent = await f.agent({
+        handler,
+        transportOptions: { limits: { maxConcurrentRequests: 1 } },
+        onRoute: (method, path) => {
+          if (method === 'POST' && path === '/tasks/') tasksRouted++;
+        },
+      });
       // Two callers, so nothing on the client side (a connection lock, a pool) does the waiting.
       const first = f.client(agent.url);
       const second = f.client(agent.url);
       const one = first.sendTask(userTask(uniqueId(), 'first'));
       await firstStarted.promise;
       const two = second.sendTask(userTask(uniqueId(), 'second'));
-      if (f.kind !== 'grpc') {
-        // The server has the second request (the dispatcher counts it on arrival), yet does not run it.
-        await until(() => agent.transport.health().metrics.requests_started >= 2, f.signal);
-        assert.deepEqual(order, ['first'], 'the second request waits for the only slot');
-      }
-      // grpc: the wait happens in the gRPC server itself (spec: Limits, per-transport mapping:
-      // `maximum_concurrent_rpcs`, default max_concurrent_requests), before the dispatcher counts
-      // the request, so its arrival cannot be observed; the order below still shows it waited
-      // whenever it got there before the release.
+      // The first is released only once the server holds the second request, so the second
+      // really arrives while the only slot is taken. The dispatcher counts a request on arrival,
+      // before its slot; grpc waits for the slot earlier, in the gRPC server itself (spec:
+      // Limits, per-transport mapping: `maximum_concurrent_rpcs`, default
+      // max_concurrent_requests), where the sign of arrival is the endpoint lookup it does first.
+      const arrived =
+        f.kind === 'grpc' ? () => tasksRouted >= 2 : () => agent.transport.health().metrics.requests_started >= 2;
+      await until(arrived, f.signal);
+      assert.deepEqual(order, ['first'], 'the second request waits for the only slot');
       released = true;
       release.resolve();
       const [a, b] = await Promise.all([one, two]);

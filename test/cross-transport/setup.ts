@@ -8,9 +8,10 @@ import type { Task, TaskState } from '../../generated/types/index.js';
 import { validate, type NativeSchemaName } from '../../generated/validators/index.js';
 import { AgentServer, type AgentServerOptions } from '../../src/agent/agent-server.js';
 import { AgentClient, type AgentClientOptions } from '../../src/client/agent-client.js';
+import type { TransportBinding } from '../../src/transport/binding.js';
 import type { EndpointTable } from '../../src/transport/endpoint.js';
-import { createTransport } from '../../src/transport/factory.js';
-import type { Transport, TransportOptions } from '../../src/transport/transport.js';
+import { createTransport, loadBinding } from '../../src/transport/factory.js';
+import { Transport, type TransportOptions } from '../../src/transport/transport.js';
 
 export type TransportKind = 'http' | 'sse' | 'websocket' | 'grpc' | 'runtime';
 
@@ -34,6 +35,41 @@ export function listenUrl(kind: TransportKind): string {
   }
 }
 
+export type FixtureAgentOptions = Omit<AgentServerOptions, 'name' | 'transport' | 'url'> & {
+  name?: string;
+  /**
+   * Told of every request the server's transport routes (method and path), when it looks the
+   * endpoint up, before the request waits for any slot. On gRPC that lookup is the only sign of
+   * a call waiting for one of the `maximum_concurrent_rpcs`: the dispatcher's metrics count a
+   * call only once it has one.
+   */
+  onRoute?: (method: string, path: string) => void;
+};
+
+/** The real binding of `kind`, telling `onRoute` about each endpoint lookup of its servers. */
+async function routeObservingBinding(kind: TransportKind, onRoute: (method: string, path: string) => void): Promise<TransportBinding> {
+  const base = await loadBinding(kind);
+  return {
+    name: base.name,
+    schemes: base.schemes,
+    createClient: (context) => base.createClient(context),
+    createServer(context) {
+      const server = base.createServer(context);
+      return {
+        listen(url, dispatcher) {
+          const route = dispatcher.route.bind(dispatcher);
+          dispatcher.route = (method, path) => {
+            onRoute(method, path);
+            return route(method, path);
+          };
+          return server.listen(url, dispatcher);
+        },
+        close: () => server.close(),
+      };
+    },
+  };
+}
+
 /** Something a scenario must stop before it ends. */
 interface Stoppable {
   stop(): Promise<void>;
@@ -54,8 +90,16 @@ export class Fixture {
   ) {}
 
   /** Starts an AgentServer on this fixture's transport. */
-  async agent(options: Omit<AgentServerOptions, 'name' | 'transport' | 'url'> & { name?: string } = {}): Promise<AgentServer> {
-    const agent = new AgentServer({ name: 'cross-agent', ...options, transport: this.kind, url: listenUrl(this.kind) });
+  async agent({ onRoute, ...options }: FixtureAgentOptions = {}): Promise<AgentServer> {
+    const url = listenUrl(this.kind);
+    // With onRoute, the agent gets a ready transport, built as AgentServer would build it.
+    const transport = onRoute
+      ? new Transport(await routeObservingBinding(this.kind, onRoute), url, {
+          ...options.transportOptions,
+          authenticator: options.authenticator,
+        })
+      : this.kind;
+    const agent = new AgentServer({ name: 'cross-agent', ...options, transport, url });
     this.servers.push(agent);
     await agent.start();
     return agent;

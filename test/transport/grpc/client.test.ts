@@ -293,10 +293,17 @@ interface Received {
   readonly metadata: Record<string, unknown>;
 }
 
+/** The envelopes the peer's Stream writes by default: two events, the second final. */
+const twoEvents = (request: any): unknown[] => [
+  { id: request.id, ok: true, result: { n: 1 }, final: false },
+  { id: request.id, ok: true, result: { n: 2 }, final: true },
+];
+
 /** A grpc-js server reading and writing pass-through JSON messages, as a spec peer would. */
 async function jsonPeer(
   t: { after(fn: () => unknown): void },
   answer: (request: any, n: number) => { error: Partial<grpc.StatusObject> } | { envelope: unknown },
+  events: (request: any) => unknown[] = twoEvents,
 ): Promise<{ url: string; received: Received[] }> {
   const received: Received[] = [];
   const server = new grpc.Server();
@@ -309,8 +316,7 @@ async function jsonPeer(
     },
     Stream(call: grpc.ServerWritableStream<any, any>) {
       received.push({ request: call.request, metadata: call.metadata.getMap() });
-      call.write({ id: call.request.id, ok: true, result: { n: 1 }, final: false });
-      call.write({ id: call.request.id, ok: true, result: { n: 2 }, final: true });
+      for (const envelope of events(call.request)) call.write(envelope);
       call.end();
     },
   });
@@ -382,6 +388,33 @@ describe('parley client against a grpc-js pass-through JSON server', () => {
     const error = await rejection(transport.unary(ops.sendTask, { id: 'x' }));
     assert.ok(error instanceof TransportProtocolError, String(error));
     assert.equal(error.retryable, false);
+  });
+
+  it('a stream event for another request id is a protocol error, and the stream is not retried', async (t) => {
+    const unused = () => ({ error: { code: grpc.status.UNIMPLEMENTED } });
+    const peer = await jsonPeer(t, unused, (request) => [
+      { id: request.id, ok: true, result: { n: 1 }, final: false },
+      // A null id is allowed (spec: Events, "each envelope's non-null id must equal the request id").
+      { id: null, ok: true, result: { n: 2 }, final: false },
+      { id: 'someone-else', ok: true, result: { n: 3 }, final: false },
+      { id: request.id, ok: true, result: { n: 4 }, final: true },
+    ]);
+    const transport = await client(t, 'grpc', peer.url, { retry: instantRetry(3) });
+    const seen: unknown[] = [];
+    const error = await rejection(
+      (async () => {
+        for await (const event of transport.stream(ops.streamTask, { id: 's' })) seen.push(event);
+      })(),
+    );
+    assert.ok(error instanceof TransportProtocolError, String(error));
+    assert.equal(error.retryable, false);
+    assert.match(error.message, /someone-else/);
+    assert.deepEqual(seen, [{ n: 1 }, { n: 2 }], 'the events before the stray one were delivered, nothing after it');
+    assert.equal(peer.received.length, 1);
+    const metrics = transport.metrics.snapshot();
+    assert.equal(metrics.streams_failed, 1);
+    assert.equal(metrics.retries, 0);
+    assert.equal(metrics.active_streams, 0);
   });
 
   it('an ok:false envelope keeps the peer error object', async (t) => {
