@@ -223,14 +223,22 @@ describe('lifecycle', () => {
         return task;
       }),
     );
+    // The service looks each call's route up before it waits for a slot: counting lookups
+    // tells when the second call has reached the server.
+    let lookups = 0;
+    const lookUp = endpoints.get.bind(endpoints);
+    endpoints.get = (key) => {
+      lookups++;
+      return lookUp(key);
+    };
     const server = await serveGrpc(t, endpoints, { grpc: { maximumConcurrentRpcs: 1 } });
     const transport = await client(t, 'grpc', server.url);
     const a = transport.unary(ops.sendTask, { id: 'first' });
     await waitFor(() => order.length === 1, 'the first call to start');
     const b = transport.unary(ops.sendTask, { id: 'second' });
-    // Give the second call time to reach the server; it must not start before the first ends.
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.deepEqual(order, ['start first']);
+    await waitFor(() => lookups >= 2, 'the second call to reach the server');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(order, ['start first'], 'the second call must not start before the first ends');
     first.open();
     await Promise.all([a, b]);
     assert.deepEqual(order, ['start first', 'end first', 'start second', 'end second']);
