@@ -100,6 +100,8 @@ export class TaskEngine {
           queue.fail(error);
         },
       );
+      // A signal that aborted before the run began never fires: the client is already gone.
+      if (signal.aborted) onLeave();
       return queue[Symbol.asyncIterator]();
     };
     const events: AsyncIterableIterator<StreamItem> = {

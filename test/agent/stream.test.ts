@@ -5,6 +5,9 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { StreamEvent } from '../../generated/types/index.js';
 import type { AgentHandler } from '../../src/agent/handler.js';
+import type { Authenticator } from '../../src/auth/authenticator.js';
+import { SessionStore } from '../../src/agent/sessions.js';
+import { TaskEngine } from '../../src/agent/task-engine.js';
 import { TransportProtocolError } from '../../src/transport/errors.js';
 import {
   EchoModel,
@@ -23,6 +26,7 @@ import {
   type Harness,
 } from './harness.js';
 import { collect } from '../support/async.js';
+import { waitFor } from '../transport/helpers.js';
 
 
 function assertWellFormed(events: readonly StreamEvent[], taskId: string): void {
@@ -246,6 +250,66 @@ describe('POST /tasks/stream over runtime', () => {
     // The agent goes on serving streams.
     const next = await collect(h.client.streamTask(userTask(uniqueId(), 'quick')));
     assert.equal(next.at(-1)!.type, 'task_completed');
+  });
+
+  test('a caller that leaves while its stream is still being opened cancels the task as soon as it starts', { timeout: 5_000 }, async (t) => {
+    const checking = deferred();
+    const arrived = deferred();
+    const sawAbort = deferred<unknown>();
+    const authenticator: Authenticator = {
+      scheme: { type: 'apiKey', scheme: null, description: 'slow key check', metadata: {} },
+      async authenticate(credentials) {
+        arrived.resolve();
+        await checking.promise;
+        return { principal_id: 'caller', token: credentials, expires_at: null, metadata: {} };
+      },
+      refreshToken: async (context) => context,
+    };
+    const h = await startAgent(
+      'runtime',
+      {
+        authenticator,
+        handler: async ({ signal }) => {
+          void aborted(signal).then((reason) => sawAbort.resolve(reason));
+          await untilAborted(signal);
+        },
+      },
+      { authenticator: { ...authenticator, authenticate: async (token) => ({ principal_id: 'caller', token, expires_at: null, metadata: {} }) }, credentials: 'key' },
+    );
+    t.after(() => h.close());
+    const hangUp = new AbortController();
+    const left = collect(h.client.streamTask(userTask(uniqueId(), 'x'), { signal: hangUp.signal }));
+    await arrived.promise;
+    hangUp.abort(new Error('the caller hung up'));
+    await assert.rejects(left);
+    checking.resolve();
+    // The run starts after its caller left: it is canceled at once, not left waiting forever.
+    assert.equal(((await sawAbort.promise) as Error).name, 'TaskCanceledError');
+    await waitFor(() => h.agent.healthz().metrics.active_streams === 0, 'the stream to be over');
+  });
+
+  test('the engine cancels a stream whose request was aborted before the run began', { timeout: 5_000 }, async () => {
+    // A transport may only learn after the fact that its caller left: the signal is aborted
+    // before the engine ever listens to it, so no abort event will come.
+    const sawAbort = deferred<unknown>();
+    const engine = new TaskEngine({
+      handler: async ({ signal }) => {
+        void aborted(signal).then((reason) => sawAbort.resolve(reason));
+        await untilAborted(signal);
+      },
+      llm: null,
+      sessions: new SessionStore(),
+    });
+    const left = new AbortController();
+    left.abort(new Error('the caller left'));
+    const request = { requestId: 'r', idempotencyKey: null, params: {}, security: null, signal: left.signal, transport: 'runtime', url: 'runtime://engine' } as const;
+    const events = engine.stream(userTask(uniqueId(), 'x'), request);
+    assert.equal((await events.next()).value?.result.type, 'task_status');
+    assert.equal(((await sawAbort.promise) as Error).name, 'TaskCanceledError');
+    const rest = [];
+    for (let step = await events.next(); !step.done; step = await events.next()) rest.push(step.value.result);
+    assert.equal((rest.at(-1) as { state?: string }).state, 'canceled');
+    assert.equal(engine.activeCount, 0);
   });
 
   test('a reader that stops reading holds a fast generator back instead of buffering its events', async (t) => {
