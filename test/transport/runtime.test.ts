@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AgentOperationsClient } from '../../generated/clients/agent.js';
 import { validate } from '../../generated/validators/index.js';
-import { TransportConnectionError, TransportRemoteError } from '../../src/transport/errors.js';
+import { TransportConnectionError, TransportRemoteError, TransportTimeoutError } from '../../src/transport/errors.js';
 import { createTransport } from '../../src/transport/factory.js';
 import type { RequestContext } from '../../src/transport/endpoint.js';
 import { bytesOf, client, echoTask, ops, rejection, runtimeUrl, serve, stream, table, unary } from './helpers.js';
@@ -221,4 +221,50 @@ test('runtime: the transport is not networked and serves no browser pages', asyn
   assert.equal(server.capabilities.networked, false);
   assert.equal(server.capabilities.streaming, true);
   assert.equal(server.health().url, url);
+});
+
+test("runtime: a stream's deadline ends the caller's wait at once and frees its stream slot, even if the target goes quiet", { timeout: 5_000 }, async (t) => {
+  const url = runtimeUrl('quiet-stream');
+  await serve(
+    t,
+    'runtime',
+    url,
+    table(
+      stream(ops.streamTask, async function* (task: { id: string }) {
+        yield { result: { type: 'task_status', task_id: task.id }, final: false };
+        // An upstream that never answers, and a handler that does not look at its signal.
+        if (task.id === 'quiet') await new Promise(() => undefined);
+        yield { result: { type: 'task_completed', task_id: task.id }, final: true };
+      }),
+    ),
+  );
+  const transport = await client(t, 'runtime', url, { timeout: 0.2, limits: { maxConcurrentStreams: 1 } });
+  const seen: unknown[] = [];
+  const error = await rejection(
+    (async () => {
+      for await (const event of transport.stream(ops.streamTask, { id: 'quiet' })) seen.push(event);
+    })(),
+  );
+  assert.ok(error instanceof TransportTimeoutError, String(error));
+  assert.deepEqual(seen, [{ type: 'task_status', task_id: 'quiet' }]);
+  assert.equal(transport.health().metrics.active_streams, 0);
+  // The only stream slot is free again.
+  const next = [];
+  for await (const event of transport.stream(ops.streamTask, { id: 'next' })) next.push(event);
+  assert.equal(next.length, 2);
+});
+
+test("runtime: a caller's abort ends its wait for a target without a stream endpoint too", { timeout: 5_000 }, async (t) => {
+  const url = runtimeUrl('quiet-submit');
+  await serve(t, 'runtime', url, table(unary(ops.sendTask, () => new Promise(() => undefined))));
+  const transport = await client(t, 'runtime', url);
+  const hangUp = new AbortController();
+  const waiting = rejection(
+    (async () => {
+      for await (const _ of transport.stream(ops.streamTask, { id: 'x' }, { signal: hangUp.signal })) void _;
+    })(),
+  );
+  hangUp.abort(new Error('the caller hung up'));
+  assert.equal(((await waiting) as Error).message, 'the caller hung up');
+  assert.equal(transport.health().metrics.active_streams, 0);
 });

@@ -61,8 +61,15 @@ export class RuntimeClient implements TransportClient {
         : { id: call.requestId, ok: false, error: frame.error, final: true, bytes: 0 };
       return { value: event, done: false };
     };
+    // The caller's abort or deadline ends its wait at once, as it would on a network wire. The
+    // target is told by closing its frames; that waits behind a pending step, so it is not awaited.
+    const step = (pending: Promise<IteratorResult<InboundEvent, void>>) =>
+      untilAborted(pending, call.cancellation).catch((error: unknown) => {
+        if (call.cancellation.aborted) frames?.then((generator) => generator.return()).catch(ignore);
+        throw error;
+      });
     const events: AsyncIterableIterator<InboundEvent> = {
-      next: () => (opened ? opened.next().then(toEvent) : open().then((generator) => generator.next().then(toEvent))),
+      next: () => step(opened ? opened.next().then(toEvent) : open().then((generator) => generator.next().then(toEvent))),
       return: async () => {
         if (frames) await (await frames.catch(() => null))?.return();
         return { value: undefined, done: true };
@@ -79,7 +86,7 @@ export class RuntimeClient implements TransportClient {
     const submit = target.endpoints.get(TASK_SUBMIT)!;
     let outcome;
     try {
-      outcome = await target.unary(inbound(call, 'POST', '/tasks/'), submit);
+      outcome = await untilAborted(target.unary(inbound(call, 'POST', '/tasks/'), submit), call.cancellation);
     } catch (error) {
       throw this.remote(error, call);
     }
@@ -153,3 +160,5 @@ function headerValue(headers: Readonly<Record<string, string>>, name: string): s
 function noQuery(): undefined {
   return undefined;
 }
+
+function ignore(): void {}
