@@ -181,7 +181,9 @@ export class Dispatcher {
       if (options.holdSlot !== false) release = await this.streams.acquire(request.signal);
       source = target.stream(input, context);
     } catch (error) {
-      // A stream refused before its first event still counts, as a failed one.
+      // A stream refused before its first event still counts, as a failed one, and gives its
+      // slot back if it had one (an endpoint may refuse synchronously, after the slot).
+      release();
       metrics.streamStarted();
       metrics.streamFinished(false);
       throw toEndpointError(error);

@@ -6,6 +6,7 @@ import { AgentOperationsClient } from '../../generated/clients/agent.js';
 import { LazyAbort } from '../../src/core/lazy-abort.js';
 import { ResolvedConfig } from '../../src/transport/config.js';
 import { Dispatcher } from '../../src/transport/dispatcher.js';
+import { EndpointError } from '../../src/transport/endpoint-error.js';
 import { Inbound, NO_PARAMS } from '../../src/transport/endpoint.js';
 import { TransportMetrics } from '../../src/transport/metrics.js';
 import { Slots } from '../../src/transport/slots.js';
@@ -272,4 +273,26 @@ test('server: a stream closed before its first frame frees its slot and counts a
   const frames = await collect(await dispatcher.openStream(request('next')));
   assert.deepEqual(frames.map((frame) => frame.final), [true]);
   assert.deepEqual(metrics.snapshot(), { ...metrics.snapshot(), active_streams: 0, streams_started: 2, streams_completed: 1, streams_failed: 1 });
+});
+
+test('server: a stream endpoint that refuses synchronously gives its slot back', { timeout: 5_000 }, async () => {
+  const metrics = new TransportMetrics(true);
+  const dispatcher = new Dispatcher(
+    table(
+      stream(ops.streamTask, (task: { id: string }) => {
+        // Checked before the iterable exists: the throw comes after the slot was taken.
+        if (task.id === 'refused') throw new EndpointError(400, 'invalid_request', 'refused by the endpoint');
+        return (async function* () {
+          yield { result: { type: 'task_completed', task_id: task.id }, final: true };
+        })();
+      }),
+    ),
+    { name: 'runtime', url: () => 'runtime://slots', config: new ResolvedConfig({ limits: { maxConcurrentStreams: 1 } }), metrics, authenticator: null },
+  );
+  const request = (id: string) => new Inbound('POST', '/tasks/stream', { id }, NO_PARAMS, `request-${id}`, null, null, 16, new LazyAbort());
+  const refused = await rejection(dispatcher.openStream(request('refused')));
+  assert.equal((refused as EndpointError).code, 'invalid_request');
+  assert.equal(metrics.snapshot().streams_failed, 1);
+  const frames = await collect(await dispatcher.openStream(request('next')));
+  assert.deepEqual(frames.map((frame) => frame.final), [true]);
 });
