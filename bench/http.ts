@@ -91,18 +91,17 @@ async function httpComparison(): Promise<void> {
     costOf.set(name, cost);
     rows[name] = { 'req/s': Math.round(top.rps), 'p50 ms': top.p50, 'p99 ms': top.p99, errors: top.errors, 'server CPU µs/req': cost.toFixed(1) };
   }
-  const ratio = (a: string, b: string) => (bestOf.get(a)!.rps / bestOf.get(b)!.rps).toFixed(2);
+  const ratio = (a: string, b: string) => bestOf.get(a)!.rps / bestOf.get(b)!.rps;
   const rounds = (name: string) => contenders.find((contender) => contender.name === name)!.runs.map((run) => run.rps);
   const paired = pairedRatios(rounds('parley http'), rounds('raw node:http'));
   console.log(`\nHTTP POST /tasks/ (${CONNECTIONS} connections, ${SECONDS}s x ${ROUNDS} rounds alternated, best round)`);
   console.table(rows);
-  const bestRounds = bestOf.get('parley http')!.rps / bestOf.get('raw node:http')!.rps;
-  console.log(`throughput ratio parley/raw: ${judgeRatio(paired, bestRounds)}`);
+  console.log(`throughput ratio parley/raw: ${judgeRatio(paired, ratio('parley http', 'raw node:http'))}`);
   console.log(
     `CPU cost ratio raw/parley:   ${(costOf.get('raw node:http')! / costOf.get('parley http')!).toFixed(2)} (the same ratio, measured in CPU time)`,
   );
   console.log(
-    `parley / (raw, parley-sized answer): ${ratio('parley http', 'raw, parley-sized answer')} ` +
+    `parley / (raw, parley-sized answer): ${ratio('parley http', 'raw, parley-sized answer').toFixed(2)} ` +
       `(informational: the raw echo answers ${RAW_ANSWER_NOTE})`,
   );
 }
