@@ -14,14 +14,12 @@ import { TransportConnectionError, TransportLimitError, TransportProtocolError }
 import { errorFromResponse, mapSocketError } from '../socket-errors.js';
 import { remoteErrorFrom } from '../outbound.js';
 import { Slots } from '../slots.js';
-import { decodeResponseFrame, maxFrameBytes, requestFrame, type RawData, type ResponseFrame } from './frames.js';
+import { decodeResponseFrame, maxFrameBytes, requestFrame, TEXT_FRAME, type RawData, type ResponseFrame } from './frames.js';
 import { startHeartbeat } from './keepalive.js';
 import { loadWs } from './ws-module.js';
 
 /** Stream frames a slow consumer may leave unread before the socket stops being read. */
 const MAX_UNREAD_FRAMES = 16;
-/** Send options for a request frame handed over as a Buffer: still a text frame. */
-const TEXT_FRAME = { binary: false } as const;
 /** How much of a refused handshake's body is read for its error object. */
 const MAX_HANDSHAKE_BODY = 64 * 1024;
 

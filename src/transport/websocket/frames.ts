@@ -9,6 +9,9 @@ import { EndpointError, type ErrorObject } from '../endpoint-error.js';
 import { TransportProtocolError } from '../errors.js';
 import { paramsFromEnvelope } from '../query-params.js';
 
+/** Send options for a frame handed to ws as a Buffer: still a text frame. */
+export const TEXT_FRAME = { binary: false } as const;
+
 /** Room for the envelope around the largest payload (id, method, path, params, key). */
 export const ENVELOPE_ROOM = 64 * 1024;
 

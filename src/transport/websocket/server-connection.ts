@@ -11,7 +11,7 @@ import type { Dispatcher } from '../dispatcher.js';
 import { Inbound, type Endpoint, type InboundRequest } from '../endpoint.js';
 import { LazyAbort } from '../../core/lazy-abort.js';
 import { toEndpointError, type EndpointError } from '../endpoint-error.js';
-import { decodeRequestFrame, errorFrame, okFrame, type RawData } from './frames.js';
+import { decodeRequestFrame, errorFrame, okFrame, TEXT_FRAME, type RawData } from './frames.js';
 import { startHeartbeat } from './keepalive.js';
 import { TurnCork } from '../turn-cork.js';
 
@@ -154,11 +154,13 @@ export class ServerConnection {
     if (this.socket.readyState !== this.socket.OPEN) return SENT;
     if (burst) this.cork.hold();
     // Below the high-water mark nobody waits, so no write callback is needed either.
-    if (this.socket.bufferedAmount + text.length <= SEND_HIGH_WATER) {
-      this.socket.send(text);
+    // A Buffer is encoded once here; a string would be measured by ws, then encoded again.
+    const bytes = Buffer.from(text);
+    if (this.socket.bufferedAmount + bytes.length <= SEND_HIGH_WATER) {
+      this.socket.send(bytes, TEXT_FRAME);
       return SENT;
     }
-    return new Promise((resolve) => this.socket.send(text, () => resolve()));
+    return new Promise((resolve) => this.socket.send(bytes, TEXT_FRAME, () => resolve()));
   }
 }
 
