@@ -2,7 +2,6 @@
 // endpoints, AgentCard, Health payload).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Health } from '../../generated/types/index.js';
 import {
   TRANSPORTS,
   EchoModel,
@@ -11,28 +10,8 @@ import {
   rejectsWithStatus,
   startAgent,
   userTask,
-  type TransportKind,
 } from './harness.js';
-
-const CAPABILITIES: Record<TransportKind, Health['capabilities']> = {
-  http: { networked: true, streaming: false, tls: true, bidirectional: false, persistent_connections: true },
-  runtime: { networked: false, streaming: true, tls: false, bidirectional: false, persistent_connections: false },
-};
-
-const METRIC_KEYS = [
-  'active_requests',
-  'active_streams',
-  'bytes_received',
-  'bytes_sent',
-  'requests_failed',
-  'requests_started',
-  'requests_succeeded',
-  'retries',
-  'streams_completed',
-  'streams_failed',
-  'streams_started',
-  'total_latency_ms',
-];
+import { SPEC_CAPABILITIES, SPEC_METRIC_NAMES } from '../support/spec-tables.js';
 
 for (const kind of TRANSPORTS) {
   describe(`agent card over ${kind}`, () => {
@@ -85,8 +64,8 @@ for (const kind of TRANSPORTS) {
         assert.equal(payload.ready, true);
         assert.equal(payload.transport, kind);
         assert.equal(payload.url, h.url);
-        assert.deepEqual(payload.capabilities, CAPABILITIES[kind]);
-        assert.deepEqual(Object.keys(payload.metrics).sort(), METRIC_KEYS);
+        assert.deepEqual(payload.capabilities, SPEC_CAPABILITIES[kind]);
+        assert.deepEqual(Object.keys(payload.metrics).sort(), SPEC_METRIC_NAMES);
       }
       const { metrics: healthMetrics, ...healthRest } = health;
       const { metrics: readyMetrics, ...readyRest } = ready;

@@ -7,7 +7,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { agentOperations } from '../../generated/operations/agent.js';
-import type { Health, StateResult, StreamEvent } from '../../generated/types/index.js';
+import type { StateResult, StreamEvent } from '../../generated/types/index.js';
 import type { AgentHandler } from '../../src/agent/handler.js';
 import { routeKey, type Endpoint } from '../../src/transport/endpoint.js';
 import { EndpointError } from '../../src/transport/endpoint-error.js';
@@ -35,6 +35,7 @@ import {
   userTask,
   type TransportKind,
 } from './setup.js';
+import { SPEC_CAPABILITIES, SPEC_METRIC_NAMES } from '../support/spec-tables.js';
 
 interface Scenario {
   readonly name: string;
@@ -44,30 +45,6 @@ interface Scenario {
   readonly timeout?: number;
   run(f: Fixture): Promise<void>;
 }
-
-/** The spec's capabilities table (Health payload), copied here rather than imported from src. */
-const SPEC_CAPABILITIES: Readonly<Record<TransportKind, Health['capabilities']>> = {
-  http: { networked: true, streaming: false, tls: true, bidirectional: false, persistent_connections: true },
-  sse: { networked: true, streaming: true, tls: true, bidirectional: false, persistent_connections: true },
-  websocket: { networked: true, streaming: true, tls: true, bidirectional: true, persistent_connections: true },
-  grpc: { networked: true, streaming: true, tls: true, bidirectional: false, persistent_connections: true },
-  runtime: { networked: false, streaming: true, tls: false, bidirectional: false, persistent_connections: false },
-};
-
-const METRIC_NAMES = [
-  'active_requests',
-  'active_streams',
-  'bytes_received',
-  'bytes_sent',
-  'requests_failed',
-  'requests_started',
-  'requests_succeeded',
-  'retries',
-  'streams_completed',
-  'streams_failed',
-  'streams_started',
-  'total_latency_ms',
-];
 
 /**
  * What a client that talked to a server before it stopped gets on its next call.
@@ -666,7 +643,7 @@ const scenarios: Scenario[] = [
       assert.equal(health.url, agent.url);
       assert.deepEqual(health.capabilities, SPEC_CAPABILITIES[f.kind]);
       for (const metrics of [healthMetrics, readyMetrics]) {
-        assert.deepEqual(Object.keys(metrics).sort(), METRIC_NAMES);
+        assert.deepEqual(Object.keys(metrics).sort(), SPEC_METRIC_NAMES);
         for (const [name, value] of Object.entries(metrics)) {
           if (name === 'total_latency_ms') assert.ok(typeof value === 'number' && value >= 0, `${name} = ${value}`);
           else assert.ok(Number.isInteger(value) && (value as number) >= 0, `${name} = ${value}`);

@@ -10,27 +10,13 @@ import { CAPABILITIES } from '../../src/transport/capabilities.js';
 import { TransportConnectionError, TransportProtocolError } from '../../src/transport/errors.js';
 import { createTransport } from '../../src/transport/factory.js';
 import type { Transport } from '../../src/transport/transport.js';
+import { SPEC_CAPABILITIES, type SpecTransport } from '../support/spec-tables.js';
 import { client, echoTask, ops, rejection, runtimeUrl, table, unary, waitFor } from './helpers.js';
 
-// The spec's capabilities table, row by row.
-const capabilityTable: Array<[string, boolean, boolean, boolean, boolean, boolean]> = [
-  // transport, networked, streaming, tls, bidirectional, persistent_connections
-  ['http', true, false, true, false, true],
-  ['sse', true, true, true, false, true],
-  ['websocket', true, true, true, true, true],
-  ['grpc', true, true, true, false, true],
-  ['runtime', false, true, false, false, false],
-];
-const rowFor = (name: string) => {
-  const row = capabilityTable.find(([transport]) => transport === name)!;
-  const [, networked, streaming, tls, bidirectional, persistent_connections] = row;
-  return { networked, streaming, tls, bidirectional, persistent_connections };
-};
-
-for (const [name] of capabilityTable) {
+for (const name of Object.keys(SPEC_CAPABILITIES) as SpecTransport[]) {
   test(`capabilities of ${name} match the spec table`, () => {
-    assert.deepEqual(CAPABILITIES[name as keyof typeof CAPABILITIES], rowFor(name));
-    assert.ok(validate('transport-capabilities', CAPABILITIES[name as keyof typeof CAPABILITIES]).valid);
+    assert.deepEqual(CAPABILITIES[name], SPEC_CAPABILITIES[name]);
+    assert.ok(validate('transport-capabilities', CAPABILITIES[name]).valid);
   });
 }
 
@@ -43,7 +29,7 @@ function assertHealth(transport: Transport, name: string, ready: boolean): void 
   assert.equal(transport.ready, ready);
   assert.equal(health.transport, name);
   assert.equal(health.url, transport.url);
-  assert.deepEqual(health.capabilities, rowFor(name));
+  assert.deepEqual(health.capabilities, SPEC_CAPABILITIES[name as SpecTransport]);
 }
 
 /** TCP listeners this process has open (http servers). */
@@ -169,7 +155,7 @@ for (const name of ['http', 'runtime'] as const) {
     assert.equal(health.ready, true);
     assert.equal(health.transport, name);
     assert.equal(health.url, server.url);
-    assert.deepEqual(health.capabilities, rowFor(name));
+    assert.deepEqual(health.capabilities, SPEC_CAPABILITIES[name as SpecTransport]);
     const ready = await api.readyz();
     assert.ok(validate('health', ready).valid);
     assert.deepEqual(ready.capabilities, health.capabilities);
