@@ -28,7 +28,7 @@ const commands: Readonly<Record<string, Command>> = {
     },
   },
   serve: {
-    summary: 'run an agent or a registry server',
+    summary: 'run an echo agent server: parley serve agent',
     async run(args) {
       const { runServe } = await import('./serve.js');
       return runServe(args);
@@ -38,7 +38,8 @@ const commands: Readonly<Record<string, Command>> = {
     summary: 'show this help, or a command\'s: parley help <command>',
     async run(args) {
       const topic = args[0];
-      if (topic === undefined) {
+      // `parley help help` asks help for its own usage, which arrives here as `--help`.
+      if (topic === undefined || topic === '--help' || topic === '-h') {
         process.stdout.write(usage());
         return 0;
       }

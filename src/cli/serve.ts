@@ -1,44 +1,51 @@
-// `parley serve agent`: runs an echo agent (text in, the same text back as an artifact) on
-// any transport until SIGINT or SIGTERM, printing `ready <url>` once it accepts requests.
+// `parley serve agent`: runs an echo agent (text in, the same text back as an artifact) on a
+// network transport until SIGINT or SIGTERM, printing `ready <url>` once it accepts requests.
+// Only the agent role exists so far. The runtime transport is refused: it lives inside one
+// process, so nothing outside this command could ever reach an agent served on it.
 import { AgentServer } from '../agent/agent-server.js';
 import { resolveTransportName } from '../transport/factory.js';
+import { UsageError } from './usage-error.js';
 
+/** The transports `parley serve agent` can listen on, and where each listens by default. */
 const DEFAULT_URLS: Readonly<Record<string, string>> = {
   http: 'http://127.0.0.1:8080',
   sse: 'http://127.0.0.1:8080',
   websocket: 'ws://127.0.0.1:8080',
   grpc: 'grpc://127.0.0.1:50051',
-  runtime: 'runtime://echo',
 };
+const SERVED = Object.keys(DEFAULT_URLS);
 
-const USAGE = `usage: parley serve agent [--transport http|sse|websocket|grpc|runtime] [--url URL] [--name NAME]
+export const SERVE_USAGE = `Usage: parley serve agent [--transport ${SERVED.join('|')}] [--url URL] [--name NAME]
 
-Starts an echo agent and prints "ready <url>" when it accepts requests. Defaults: http on
-http://127.0.0.1:8080 (websocket ws://127.0.0.1:8080, grpc grpc://127.0.0.1:50051). Port 0
-picks a free port. Stop it with Ctrl-C.`;
+Starts an echo agent, which sends the text of each task back as an artifact, and prints
+"ready <url>" once it accepts requests. Ctrl-C (or SIGTERM) stops it: it prints "stopped"
+and exits 0. Only an agent can be served so far.
+
+Options:
+  --transport NAME  ${SERVED.join(', ')} (default: http). The in-process runtime
+                    transport cannot be served; use it from code (AgentServer, AgentClient)
+  --url URL         where to listen (default: http://127.0.0.1:8080, for websocket
+                    ws://127.0.0.1:8080, for grpc grpc://127.0.0.1:50051); port 0 picks
+                    a free port, and the ready line names the one bound
+  --name NAME       the agent's name in its card (default: echo)
+  -h, --help        show this help
+`;
 
 export async function runServe(args: string[]): Promise<number> {
+  if (args.some((arg) => arg === '--help' || arg === '-h')) {
+    process.stdout.write(SERVE_USAGE);
+    return 0;
+  }
   const [role, ...rest] = args;
-  if (role === undefined || role === '--help' || role === '-h') {
-    console.log(USAGE);
-    return role === undefined ? 2 : 0;
+  if (role === undefined) {
+    process.stderr.write(SERVE_USAGE);
+    return 2;
   }
   if (role !== 'agent') {
-    console.error(`parley: unknown role ${JSON.stringify(role)} for serve\n${USAGE}`);
-    return 2;
+    throw new UsageError(`unknown role ${JSON.stringify(role)} for serve; only agent can be served so far (see parley serve --help)`);
   }
   const flags = parseFlags(rest);
-  if (flags instanceof Error) {
-    console.error(`parley: ${flags.message}\n${USAGE}`);
-    return 2;
-  }
-  let transport: string;
-  try {
-    transport = resolveTransportName(flags.transport ?? 'http');
-  } catch (error) {
-    console.error(`parley: ${(error as Error).message}`);
-    return 2;
-  }
+  const transport = servedTransport(flags.transport ?? 'http');
   const agent = new AgentServer({
     name: flags.name ?? 'echo',
     description: 'Echoes the text of each task back as an artifact.',
@@ -64,14 +71,34 @@ export async function runServe(args: string[]): Promise<number> {
   return 0;
 }
 
-function parseFlags(args: string[]): { transport?: string; url?: string; name?: string } | Error {
+/** The canonical name of a transport this command can listen on, or a usage error. */
+function servedTransport(name: string): string {
+  let canonical: string;
+  try {
+    canonical = resolveTransportName(name);
+  } catch {
+    throw new UsageError(`unknown transport ${JSON.stringify(name)}; expected one of ${SERVED.join(', ')}`);
+  }
+  if (canonical === 'runtime') {
+    throw new UsageError(
+      'the runtime transport is in-process only, so nothing outside this process could reach it; ' +
+        `use it from code with AgentServer and AgentClient, or serve one of ${SERVED.join(', ')}`,
+    );
+  }
+  if (!SERVED.includes(canonical)) {
+    throw new UsageError(`the ${canonical} transport cannot be served yet; expected one of ${SERVED.join(', ')}`);
+  }
+  return canonical;
+}
+
+function parseFlags(args: string[]): { transport?: string; url?: string; name?: string } {
   const flags: Record<string, string> = {};
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     const match = /^--(transport|url|name)(?:=(.*))?$/.exec(arg);
-    if (!match) return new Error(`unknown argument ${JSON.stringify(arg)}`);
+    if (!match) throw new UsageError(`unknown argument ${JSON.stringify(arg)} for serve agent (see parley serve --help)`);
     const value = match[2] ?? args[++i];
-    if (value === undefined || value === '') return new Error(`--${match[1]} needs a value`);
+    if (value === undefined || value === '') throw new UsageError(`--${match[1]} needs a value`);
     flags[match[1]!] = value;
   }
   return flags;

@@ -1,6 +1,7 @@
 // `parley serve agent` as a user runs it: a child process started from source, listening on a
 // free port, answering a real call from AgentClient, and stopping cleanly (exit 0, `stopped`)
-// on SIGTERM and on SIGINT. A usage error exits 2 with one `parley: ...` line, no stack trace.
+// on SIGTERM and on SIGINT. A usage error exits 2 with one `parley: ...` line, no stack trace;
+// --help anywhere prints the usage and exits 0.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
@@ -120,6 +121,51 @@ describe('parley serve agent', { concurrency: 5, timeout: 30_000 }, () => {
     assert.equal(result.code, 2);
     assert.equal(result.stdout, '');
     assert.match(result.stderr, /^parley: unknown transport "nope"; expected one of .*\bwebsocket\b.*\n$/);
+    assert.equal(result.stderr.split('\n').filter(Boolean).length, 1);
+  });
+
+  it('refuses the in-process runtime transport up front: exit 2, one line, nothing served', async () => {
+    for (const name of ['runtime', 'Runtime']) {
+      const result = await runCli(['serve', 'agent', '--transport', name], { cwd: ROOT });
+      assert.equal(result.code, 2, result.stderr);
+      assert.equal(result.stdout, '', 'no ready line');
+      assert.match(result.stderr, /^parley: the runtime transport is in-process only\b.*\bAgentServer and AgentClient\b.*\n$/);
+      assert.equal(result.stderr.split('\n').filter(Boolean).length, 1);
+    }
+  });
+});
+
+describe('parley serve: usage', { concurrency: 5, timeout: 30_000 }, () => {
+  const USAGE_LINE = 'Usage: parley serve agent [--transport http|sse|websocket|grpc] [--url URL] [--name NAME]';
+
+  for (const args of [
+    ['serve', '--help'],
+    ['serve', 'agent', '--help'],
+    ['serve', 'agent', '-h'],
+    ['serve', 'agent', '--transport', 'grpc', '--help'],
+    ['serve', 'registry', '--help'],
+    ['help', 'serve'],
+  ]) {
+    it(`${args.join(' ')} prints the usage on stdout and exits 0`, async () => {
+      const result = await runCli(args, { cwd: ROOT });
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal(result.stderr, '');
+      assert.equal(result.stdout.split('\n')[0], USAGE_LINE, 'capital "Usage:", runtime not offered as a choice');
+    });
+  }
+
+  it('without a role prints the usage on stderr and exits 2, like parley without a command', async () => {
+    const result = await runCli(['serve'], { cwd: ROOT });
+    assert.equal(result.code, 2);
+    assert.equal(result.stdout, '');
+    assert.equal(result.stderr.split('\n')[0], USAGE_LINE);
+  });
+
+  it('serve registry says that only agent can be served so far: exit 2, one line', async () => {
+    const result = await runCli(['serve', 'registry'], { cwd: ROOT });
+    assert.equal(result.code, 2);
+    assert.equal(result.stdout, '');
+    assert.match(result.stderr, /^parley: unknown role "registry" for serve; only agent can be served so far\b.*\n$/);
     assert.equal(result.stderr.split('\n').filter(Boolean).length, 1);
   });
 });

@@ -103,6 +103,8 @@ describe('parley: usage errors', { concurrency: 4 }, () => {
       [['valdate'], /unknown command "valdate"; did you mean: validate\?/],
       [['--frobnicate'], /unknown option --frobnicate/],
       [['schemas', 'extra'], /unexpected argument "extra"/],
+      [['help', 'nope'], /unknown command "nope"/],
+      [['help', 'hlep'], /unknown command "hlep"; did you mean: help\?/],
     ];
     for (const [args, message] of cases) {
       const result = await run(...args);
@@ -132,6 +134,21 @@ describe('parley: help, version, schemas', { concurrency: 4 }, () => {
       assert.equal(result.code, 0);
       assert.match(result.stdout, /^Usage: parley validate --schema <name> <file>\.\.\./);
     }
+  });
+
+  it('help help (and help --help) prints the general usage', async () => {
+    for (const args of [['help', 'help'], ['help', '--help'], ['help', '-h']]) {
+      const result = await run(...args);
+      assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
+      assert.equal(result.stderr, '');
+      assert.match(result.stdout, /^Usage: parley <command>/);
+    }
+  });
+
+  it('describes serve as what exists: an agent server, no registry yet', async () => {
+    const result = await run('--help');
+    assert.match(result.stdout, /^  serve .*\bagent\b/m);
+    assert.doesNotMatch(result.stdout, /registry/);
   });
 
   it('prints the version', async () => {
