@@ -97,6 +97,11 @@ export class Dispatcher {
         allowed: [...allowed].sort(),
       });
     }
+    // The commonest slip: a trailing slash too many or too few (`/tasks` for `/tasks/`).
+    const near = path.endsWith('/') ? path.slice(0, -1) : `${path}/`;
+    if (this.endpoints.has(routeKey(method, near))) {
+      throw new EndpointError(404, 'not_found', `no endpoint for ${method} ${path}; did you mean ${method} ${near}?`);
+    }
     throw new EndpointError(404, 'not_found', `no endpoint for ${method} ${path}`);
   }
 

@@ -92,12 +92,13 @@ for (const kind of TRANSPORTS) {
       const h = await startAgent(kind);
       t.after(() => h.close());
       if (kind === 'http') {
-        // The path exists for GET (the page), so HTTP says 405 and which method is allowed.
+        // The path exists for GET (the page), so HTTP says 405 and which methods are allowed
+        // (HEAD with every GET).
         const error = await rejectsWithStatus(h.client.chat({ message: 'hi' }), 405, 'method_not_allowed');
         assert.deepEqual((error as { details?: unknown }).details, { allowed: ['GET'] });
         const raw = await rawHttp(h.url, { method: 'POST', path: '/chat', body: '{"message":"hi"}' });
         assert.equal(raw.status, 405);
-        assert.equal(raw.headers.allow, 'GET');
+        assert.equal(raw.headers.allow, 'GET, HEAD');
       } else {
         await rejectsWithStatus(h.client.chat({ message: 'hi' }), 404, 'not_found');
       }

@@ -100,7 +100,7 @@ describe('bad input over http', () => {
     const array = await rawHttp(h.url, { method: 'POST', path: '/tasks/', body: '[]', headers: JSON_HEADERS });
     assertJsonError(array, 400, 'invalid_request');
     const empty = await rawHttp(h.url, { method: 'POST', path: '/tasks/', body: '', headers: JSON_HEADERS });
-    assertJsonError(empty, 400, 'invalid_request');
+    assertJsonError(empty, 400, 'invalid_json');
     const badCancel = await rawHttp(h.url, { method: 'POST', path: '/tasks/cancel', body: '{}', headers: JSON_HEADERS });
     assertJsonError(badCancel, 400, 'invalid_request');
     // Oversize body, with a declared length and streamed in chunks.
@@ -123,7 +123,7 @@ describe('bad input over http', () => {
     assert.equal(wrongMethod.headers.allow, 'POST');
     const deleteHealth = await rawHttp(h.url, { method: 'DELETE', path: '/healthz' });
     assertJsonError(deleteHealth, 405, 'method_not_allowed');
-    assert.equal(deleteHealth.headers.allow, 'GET');
+    assert.equal(deleteHealth.headers.allow, 'GET, HEAD');
     // The request id travels back, in the header and the body.
     const tagged = await rawHttp(h.url, { path: '/nope', headers: { 'x-svc-request-id': 'req-123' } });
     assert.equal(tagged.headers['x-svc-request-id'], 'req-123');

@@ -46,7 +46,7 @@ async function stillServing(server: Transport, calls: string[]): Promise<void> {
   assert.equal(calls.length, before + 1);
 }
 
-const bad: Array<[string, { method: string; path: string; body?: string }, number, string, (res: RawResponse) => void]> = [
+const bad: Array<[string, { method: string; path: string; body?: string; headers?: Record<string, string> }, number, string, (res: RawResponse) => void]> = [
   [
     'malformed JSON body -> 400 invalid_json',
     { method: 'POST', path: '/tasks/', body: '{"id": "x",' },
@@ -80,11 +80,32 @@ const bad: Array<[string, { method: string; path: string; body?: string }, numbe
     (res) => assert.ok(res.json.error.details.issues.some((issue: { pointer: string }) => issue.pointer === '/id')),
   ],
   [
-    'no body where one is required -> 400 invalid_request',
+    'no body where one is required -> 400 invalid_json',
     { method: 'POST', path: '/tasks/', body: '' },
     400,
-    'invalid_request',
+    'invalid_json',
+    (res) => assert.match(res.json.error.message, /empty/),
+  ],
+  [
+    'a form body (curl -d without a content type) -> 415 unsupported_media_type',
+    { method: 'POST', path: '/tasks/', body: 'id=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+    415,
+    'unsupported_media_type',
+    (res) => assert.match(res.json.error.message, /application\/json.*application\/x-www-form-urlencoded/),
+  ],
+  [
+    'a JSON body labelled text/plain -> 415 unsupported_media_type',
+    { method: 'POST', path: '/tasks/', body: '{"id":"x"}', headers: { 'content-type': 'text/plain; charset=utf-8' } },
+    415,
+    'unsupported_media_type',
     () => undefined,
+  ],
+  [
+    'a trailing slash missing -> 404 naming the route meant',
+    { method: 'POST', path: '/tasks', body: '{"id":"x"}' },
+    404,
+    'not_found',
+    (res) => assert.equal(res.json.error.message, 'no endpoint for POST /tasks; did you mean POST /tasks/?'),
   ],
   ['unknown path -> 404 not_found', { method: 'GET', path: '/nowhere' }, 404, 'not_found', () => undefined],
   ['unknown path with a body -> 404', { method: 'POST', path: '/tasks/unknown', body: '{"id":"x"}' }, 404, 'not_found', () => undefined],
@@ -100,7 +121,7 @@ const bad: Array<[string, { method: string; path: string; body?: string }, numbe
     { method: 'DELETE', path: '/chat' },
     405,
     'method_not_allowed',
-    (res) => assert.equal(res.headers.allow, 'GET, POST'),
+    (res) => assert.equal(res.headers.allow, 'GET, HEAD, POST'),
   ],
 ];
 
@@ -108,7 +129,7 @@ for (const [label, request, status, code, check] of bad) {
   test(`http server: ${label}; the error body validates; the server keeps serving`, async (t) => {
     const { server, calls } = await agentServer(t);
     const requestId = `req-${status}-${code}`;
-    const res = await rawRequest(server.url, { ...request, headers: { 'x-svc-request-id': requestId } });
+    const res = await rawRequest(server.url, { ...request, headers: { ...request.headers, 'x-svc-request-id': requestId } });
     assertErrorBody(res, status, code, requestId);
     check(res);
     assert.deepEqual(calls, [], 'the handler never ran');

@@ -6,7 +6,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TransportBinding } from '../binding.js';
 import { Transport, type TransportOptions } from '../transport.js';
 import { HttpClient } from './client.js';
-import { createRequestListener } from './request-listener.js';
+import { newId } from '../../core/ids.js';
+import { EndpointError } from '../endpoint-error.js';
+import { headerValue } from '../query-params.js';
+import { createRequestListener, writeError } from './request-listener.js';
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -41,8 +44,7 @@ export function createMountedTransport(url: string, options?: TransportOptions):
     transport: new Transport(binding, url, options),
     handler(req, res) {
       if (!listener) {
-        res.writeHead(503, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { code: 'unavailable', message: 'the agent is not started', status: 503 } }));
+        writeError(res, new EndpointError(503, 'unavailable', 'the agent is not started'), headerValue(req, 'x-svc-request-id') || newId());
         return;
       }
       listener(req, res);

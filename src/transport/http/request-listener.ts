@@ -24,9 +24,15 @@ export interface ListenerOptions {
 
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
 
+/**
+ * The listener for node's `request` event. For `checkContinue` (a client that sent
+ * `Expect: 100-continue` and waits before sending its body), call it with `awaitingContinue`:
+ * the client is told to go on only once the request has passed every check made before
+ * reading, so a refused request never has its body sent at all.
+ */
 export function createRequestListener(dispatcher: Dispatcher, options: ListenerOptions = {}) {
-  return (req: IncomingMessage, res: ServerResponse): void => {
-    handle(dispatcher, options, req, res).catch((error: unknown) => {
+  return (req: IncomingMessage, res: ServerResponse, awaitingContinue = false): void => {
+    handle(dispatcher, options, req, res, awaitingContinue).catch((error: unknown) => {
       // Reached only if writing the answer itself failed; the connection is the casualty.
       if (!res.headersSent) writeError(res, toEndpointError(error), null);
       else res.destroy();
@@ -34,33 +40,43 @@ export function createRequestListener(dispatcher: Dispatcher, options: ListenerO
   };
 }
 
-async function handle(dispatcher: Dispatcher, options: ListenerOptions, req: IncomingMessage, res: ServerResponse) {
+async function handle(
+  dispatcher: Dispatcher,
+  options: ListenerOptions,
+  req: IncomingMessage,
+  res: ServerResponse,
+  awaitingContinue: boolean,
+) {
   const requestId = headerValue(req, 'x-svc-request-id') || newId();
   const target = req.url ?? '/';
   const queryAt = target.indexOf('?');
   const path = queryAt < 0 ? target : target.slice(0, queryAt);
   // Most requests carry no query string; parse one only when there is.
   const search = queryAt < 0 ? null : new URLSearchParams(target.slice(queryAt + 1));
-  const method = (req.method ?? 'GET').toUpperCase();
+  // HEAD is GET without the body (node leaves the body out of a HEAD answer by itself).
+  const asked = (req.method ?? 'GET').toUpperCase();
+  const method = asked === 'HEAD' ? 'GET' : asked;
   let endpoint: Endpoint;
+  let body: { data: unknown; bytes: number };
+  const read = { bytes: 0 };
   try {
     endpoint = dispatcher.route(method, path);
-  } catch (error) {
-    drain(req);
-    return refuse(dispatcher, res, toEndpointError(error), requestId, 0);
-  }
-  const limit = dispatcher.config.limits.maxRequestBytes;
-  let body: { data: unknown; bytes: number };
-  try {
-    body = await readBody(req, limit, endpoint.spec.request !== null);
+    const expectsBody = endpoint.spec.request !== null;
+    if (expectsBody) checkContentType(req);
+    const limit = dispatcher.config.limits.maxRequestBytes;
+    checkDeclaredLength(req, limit);
+    if (awaitingContinue) res.writeContinue();
+    body = await readBody(req, limit, expectsBody, read);
   } catch (error) {
     const refused = toEndpointError(error);
     if (refused.status === 413) {
       // The rest of an oversize body is never read: answer, then drop the connection.
       res.setHeader('connection', 'close');
       res.on('finish', () => req.destroy());
+    } else {
+      drain(req);
     }
-    refuse(dispatcher, res, refused, requestId, Number(req.headers['content-length'] ?? 0) || 0);
+    refuse(dispatcher, res, refused, requestId, read.bytes);
     return;
   }
   const aborter = new LazyAbort();
@@ -106,12 +122,38 @@ async function handle(dispatcher: Dispatcher, options: ListenerOptions, req: Inc
   }
 }
 
-/** Reads and decodes a JSON body, refusing it as soon as it passes `limit` bytes. */
-function readBody(req: IncomingMessage, limit: number, expectsBody: boolean): Promise<{ data: unknown; bytes: number }> {
+/**
+ * A body is read as JSON whatever its label when it has none; one labelled as something else
+ * (a form, plain text) is refused, since reading it as JSON would only fail less clearly.
+ */
+function checkContentType(req: IncomingMessage): void {
+  const header = req.headers['content-type'];
+  if (!header) return;
+  const type = header.split(';', 1)[0]!.trim().toLowerCase();
+  if (type === 'application/json' || type.endsWith('+json')) return;
+  throw new EndpointError(415, 'unsupported_media_type', `request body must be application/json, not ${type}`);
+}
+
+/** A body whose Content-Length is over the limit is refused before any of it is read. */
+function checkDeclaredLength(req: IncomingMessage, limit: number): void {
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (declared > limit) {
-    return Promise.reject(tooLarge(declared, limit));
+    throw new EndpointError(413, 'payload_too_large', `request of ${declared} bytes exceeds the ${limit}-byte limit`, {
+      limit,
+      size: declared,
+    });
   }
+}
+
+/** Reads and decodes a JSON body, refusing it as soon as it passes `limit` bytes. */
+function readBody(
+  req: IncomingMessage,
+  limit: number,
+  expectsBody: boolean,
+  /** How much has been read so far, for the metrics of a body that is then refused. */
+  read: { bytes: number },
+): Promise<{ data: unknown; bytes: number }> {
+  const declared = Number(req.headers['content-length'] ?? NaN);
   // Bodies parsed earlier (express.json() in front of the adapter) are taken as they are.
   const preParsed = (req as IncomingMessage & { body?: unknown }).body;
   if (preParsed !== undefined && req.readableEnded) {
@@ -122,17 +164,27 @@ function readBody(req: IncomingMessage, limit: number, expectsBody: boolean): Pr
     let bytes = 0;
     req.on('data', (chunk: Buffer) => {
       bytes += chunk.length;
+      read.bytes = bytes;
       if (bytes > limit) {
         req.pause();
         req.removeAllListeners('data');
-        reject(tooLarge(bytes, limit));
+        // A body without a Content-Length: its size is unknown, only that it passed the limit.
+        reject(
+          new EndpointError(413, 'payload_too_large', `request body exceeds the ${limit}-byte limit (reading stopped after ${bytes} bytes)`, {
+            limit,
+            size: bytes,
+          }),
+        );
         return;
       }
       chunks.push(chunk);
     });
     req.on('error', reject);
     req.on('end', () => {
-      if (bytes === 0) return resolve({ data: undefined, bytes: 0 });
+      if (bytes === 0) {
+        if (expectsBody) return reject(new EndpointError(400, 'invalid_json', 'request body is empty; this endpoint takes a JSON body'));
+        return resolve({ data: undefined, bytes: 0 });
+      }
       const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
       if (!expectsBody && text.trim() === '') return resolve({ data: undefined, bytes });
       try {
@@ -141,13 +193,6 @@ function readBody(req: IncomingMessage, limit: number, expectsBody: boolean): Pr
         reject(new EndpointError(400, 'invalid_json', `request body is not valid JSON: ${(error as Error).message}`));
       }
     });
-  });
-}
-
-function tooLarge(bytes: number, limit: number): EndpointError {
-  return new EndpointError(413, 'payload_too_large', `request of ${bytes} bytes exceeds the ${limit}-byte limit`, {
-    limit,
-    size: bytes,
   });
 }
 
@@ -168,7 +213,8 @@ export function writeError(res: ServerResponse, error: EndpointError, requestId:
   if (error.status === 401) headers['www-authenticate'] = 'Bearer, Basic, ApiKey';
   if (error.status === 405) {
     const allowed = (error.details as { allowed?: string[] } | undefined)?.allowed;
-    if (allowed) headers.allow = allowed.join(', ');
+    // Every GET route answers HEAD too (see handle).
+    if (allowed) headers.allow = (allowed.includes('GET') ? [...allowed, 'HEAD'].sort() : allowed).join(', ');
   }
   const body = JSON.stringify({ error: error.toObject(requestId) });
   const bytes = Buffer.byteLength(body);

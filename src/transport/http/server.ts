@@ -1,5 +1,5 @@
 // The standalone http server: node:http (node:https for https: URLs) serving the dispatcher.
-import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import type { BindingContext, TransportServer } from '../binding.js';
@@ -29,6 +29,9 @@ export class HttpServer implements TransportServer {
     server.keepAliveTimeout = config.keepaliveInterval === null ? 0 : config.keepaliveTimeout * 1000;
     server.headersTimeout = Math.max(60_000, server.keepAliveTimeout + 1000);
     server.requestTimeout = 0;
+    // Clients that wait for `100 Continue` get it from the listener, once their request passed
+    // the checks made before its body is read (node would send it at once).
+    server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => listener(req, res, true));
     watchConnections(server, this.sockets);
     const port = await listenOn(server, parsed);
     this.server = server;

@@ -25,8 +25,11 @@ for (const withJsonParser of [false, true]) {
     const { transport, handler } = createMountedTransport(`${base}/agent`);
     // Before the agent starts, the mount answers 503.
     app.use('/agent', handler);
-    const early = await fetch(`${base}/agent/healthz`);
+    const early = await fetch(`${base}/agent/healthz`, { headers: { 'x-svc-request-id': 'too-early' } });
     assert.equal(early.status, 503);
+    assert.deepEqual(await early.json(), {
+      error: { code: 'unavailable', message: 'the agent is not started', status: 503, request_id: 'too-early' },
+    });
 
     const agent = new AgentServer({ name: 'mounted', transport });
     await agent.start();
