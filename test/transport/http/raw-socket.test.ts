@@ -75,12 +75,18 @@ for (const [label, head, status] of [
   ['an unknown route', 'POST /nowhere HTTP/1.1\r\ncontent-type: application/json\r\ncontent-length: 10', 404],
   ['a body that is not JSON', 'POST /tasks/ HTTP/1.1\r\ncontent-type: text/plain\r\ncontent-length: 10', 415],
 ] as const) {
-  test(`http server: Expect: 100-continue with ${label} is refused without 100 Continue (${status})`, async (t) => {
+  test(`http server: Expect: 100-continue with ${label} is refused without 100 Continue (${status}), and the connection closed`, async (t) => {
     const { port, calls } = await server(t);
     const socket = await open(port);
     socket.write(`${head}\r\nhost: x\r\nexpect: 100-continue\r\n\r\n`);
-    const text = await exchange(socket);
+    // The body was never sent, so the connection cannot carry another request: node closes
+    // it. 'end' is the server closing its side (destroying ours would not emit it).
+    let endedByServer = false;
+    socket.once('end', () => (endedByServer = true));
+    const text = await exchange(socket, 2_000);
+    assert.ok(endedByServer, 'the server closed the connection');
     assert.deepEqual(statuses(text), [status], text);
+    assert.match(text, /connection: close\r\n/i);
     assert.deepEqual(calls, []);
   });
 }
