@@ -41,6 +41,13 @@ export class Slots {
     });
   }
 
+  /** A slot at once if one is free and nobody waits for it, else null (no promise made). */
+  tryAcquire(): (() => void) | null {
+    if (this.active >= this.capacity || this.waiters.length > 0) return null;
+    this.active++;
+    return this.releaser();
+  }
+
   /** Runs `work` inside a slot. */
   run<T>(work: () => Promise<T>, signal?: AbortSignal | (() => AbortSignal)): Promise<T> {
     if (this.active < this.capacity && this.waiters.length === 0) {

@@ -94,6 +94,25 @@ test('Slots: releasing twice frees only one slot', async () => {
   again();
 });
 
+test('Slots.tryAcquire takes a free slot at once, and none while the slots are full or others wait', async () => {
+  const slots = new Slots(1);
+  const first = slots.tryAcquire();
+  assert.ok(first);
+  assert.equal(slots.inUse, 1);
+  assert.equal(slots.tryAcquire(), null, 'full');
+  const queued = slots.acquire();
+  first();
+  // The slot went to the waiter, not to a caller that came later without waiting.
+  const second = await queued;
+  assert.equal(slots.inUse, 1);
+  assert.equal(slots.tryAcquire(), null, 'taken by the waiter');
+  second();
+  assert.equal(slots.inUse, 0);
+  const third = slots.tryAcquire();
+  assert.ok(third);
+  third();
+});
+
 test('Slots.run releases the slot when the work fails', async () => {
   const slots = new Slots(1);
   await assert.rejects(slots.run(async () => Promise.reject(new Error('x'))), /x/);

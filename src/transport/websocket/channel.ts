@@ -33,11 +33,11 @@ export class Channel {
 
   async send(call: OutboundCall): Promise<InboundReply> {
     call.cancellation.throwIfAborted();
-    const release = await this.lock.acquire(() => call.signal);
+    const release = this.lock.tryAcquire() ?? (await this.lock.acquire(() => call.signal));
     let connection: Connection | null = null;
     let answered = false;
     try {
-      connection = await this.connect(call);
+      connection = this.reusable(call) ?? (await this.connect(call));
       const frame = await this.begin(connection, call).next(call.cancellation);
       if (!frame.final) {
         throw new TransportProtocolError(`unary answer from ${call.url} is not marked final`, {
@@ -56,11 +56,11 @@ export class Channel {
 
   async *stream(call: OutboundCall): AsyncGenerator<InboundEvent, void, undefined> {
     call.cancellation.throwIfAborted();
-    const release = await this.lock.acquire(() => call.signal);
+    const release = this.lock.tryAcquire() ?? (await this.lock.acquire(() => call.signal));
     let connection: Connection | null = null;
     let ended = false;
     try {
-      connection = await this.connect(call);
+      connection = this.reusable(call) ?? (await this.connect(call));
       const exchange = this.begin(connection, call);
       for (;;) {
         const frame = await exchange.next(call.cancellation);
@@ -112,12 +112,17 @@ export class Channel {
     connection.socket.terminate();
   }
 
-  /** The open connection for these headers, or a new one. */
+  /** The open connection for these headers, if there is one (no await on the common path). */
+  private reusable(call: OutboundCall): Connection | null {
+    const current = this.current;
+    if (current && current.key === connectionKey(call) && current.socket.readyState === current.socket.OPEN) return current;
+    return null;
+  }
+
+  /** A new connection for these headers, replacing the current one. */
   private async connect(call: OutboundCall): Promise<Connection> {
     const key = connectionKey(call);
-    const current = this.current;
-    if (current && current.key === key && current.socket.readyState === current.socket.OPEN) return current;
-    if (current) this.drop(current);
+    if (this.current) this.drop(this.current);
     const ws = await loadWs();
     call.cancellation.throwIfAborted();
     const options: ClientOptions & { closeTimeout: number } = {
