@@ -3,8 +3,7 @@
 //   single  one JSON value (the whole text parses);
 //   array   one JSON array whose items are checked one by one (when the caller asks for it);
 //   ndjson  one JSON value per line (blank lines ignored), the JSON Lines convention.
-import { findJsonSyntaxProblem } from './json-syntax.js';
-import { positionAt } from './text-position.js';
+import { locateJsonSyntaxError } from '../core/json-syntax.js';
 
 export type RecordLayout = 'single' | 'array' | 'ndjson';
 
@@ -79,14 +78,6 @@ function parseLines(text: string): unknown[] {
 
 /** Locates the problem in `text`, which starts on line `firstLine` of the input. */
 function syntaxError(text: string, parseError: unknown, firstLine: number): JsonInputError {
-  const problem = findJsonSyntaxProblem(text);
-  if (problem) {
-    const at = positionAt(text, problem.offset);
-    return new JsonInputError(problem.reason, firstLine + at.line - 1, at.column);
-  }
-  // The scanner and JSON.parse disagree (they should not): fall back on JSON.parse's words.
-  const message = parseError instanceof Error ? parseError.message : String(parseError);
-  const offset = Number(/at position (\d+)/.exec(message)?.[1] ?? 0);
-  const at = positionAt(text, offset);
-  return new JsonInputError(message, firstLine + at.line - 1, at.column);
+  const at = locateJsonSyntaxError(text, parseError);
+  return new JsonInputError(at.reason, firstLine + at.line - 1, at.column);
 }

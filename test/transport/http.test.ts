@@ -48,11 +48,11 @@ async function stillServing(server: Transport, calls: string[]): Promise<void> {
 
 const bad: Array<[string, { method: string; path: string; body?: string; headers?: Record<string, string> }, number, string, (res: RawResponse) => void]> = [
   [
-    'malformed JSON body -> 400 invalid_json',
-    { method: 'POST', path: '/tasks/', body: '{"id": "x",' },
+    'malformed JSON body -> 400 invalid_json naming the line and column',
+    { method: 'POST', path: '/tasks/', body: '{\n  "id": "x",\n  "messages": [}' },
     400,
     'invalid_json',
-    () => undefined,
+    (res) => assert.equal(res.json.error.message, "request body is not valid JSON: line 3, column 16: expected a value, found '}'"),
   ],
   [
     'a body that is not JSON at all -> 400 invalid_json',

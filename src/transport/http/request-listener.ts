@@ -3,6 +3,7 @@
 // the request, hands it to the dispatcher and writes the answer.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { newId } from '../../core/ids.js';
+import { describeJsonSyntaxError } from '../../core/json-syntax.js';
 import { LazyAbort } from '../../core/lazy-abort.js';
 import { headerValue, paramsFromSearch } from '../query-params.js';
 import { extractCredentials } from '../../auth/credentials.js';
@@ -190,7 +191,7 @@ function readBody(
       try {
         resolve({ data: JSON.parse(text), bytes });
       } catch (error) {
-        reject(new EndpointError(400, 'invalid_json', `request body is not valid JSON: ${(error as Error).message}`));
+        reject(new EndpointError(400, 'invalid_json', `request body is not valid JSON: ${describeJsonSyntaxError(text, error)}`));
       }
     });
   });

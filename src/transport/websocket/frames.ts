@@ -2,6 +2,7 @@
 // (schemas/native/request-envelope.schema.json); every answer is a response envelope, one
 // per unary call or one per stream event, the last with `final` true.
 import { validate } from '../../../generated/validators/index.js';
+import { describeJsonSyntaxError } from '../../core/json-syntax.js';
 import type { OutboundCall } from '../binding.js';
 import type { Limits } from '../config.js';
 import type { QueryParams } from '../endpoint.js';
@@ -67,14 +68,15 @@ export function decodeRequestFrame(raw: RawData, isBinary: boolean, maxRequestBy
     };
   }
   const buffer = frameBuffer(raw);
+  const text = buffer.toString('utf8');
   let value: unknown;
   try {
-    value = JSON.parse(buffer.toString('utf8'));
+    value = JSON.parse(text);
   } catch (error) {
     return {
       ok: false,
       id: null,
-      error: new EndpointError(400, 'invalid_json', `request frame is not valid JSON: ${(error as Error).message}`),
+      error: new EndpointError(400, 'invalid_json', `request frame is not valid JSON: ${describeJsonSyntaxError(text, error)}`),
       bytes: buffer.length,
     };
   }

@@ -57,8 +57,22 @@ describe('websocket server, raw ws client', () => {
     const server = await serve(t, 'websocket', 'ws://127.0.0.1:0', agentTable().endpoints, { limits: LIMITS });
     const peer = await RawPeer.open(server.url);
     t.after(() => peer.close());
-    const cases: Array<{ send: unknown; id: string | null; code: string; status: number }> = [
-      { send: 'this is not json', id: null, code: 'invalid_json', status: 400 },
+    const cases: Array<{ send: unknown; id: string | null; code: string; status: number; message?: string }> = [
+      {
+        send: 'this is not json',
+        id: null,
+        code: 'invalid_json',
+        status: 400,
+        // Its `t` could begin `true`: the scanner says where that reading breaks.
+        message: `request frame is not valid JSON: line 1, column 2: expected "true", found 'h'`,
+      },
+      {
+        send: '{"id": "cut",\n "method": ',
+        id: null,
+        code: 'invalid_json',
+        status: 400,
+        message: 'request frame is not valid JSON: line 2, column 12: expected a value, found the end of the input',
+      },
       { send: { id: 'no-method', path: '/tasks/', data: { id: 'x' } }, id: 'no-method', code: 'invalid_request', status: 400 },
       { send: { id: 'no-path', method: 'POST' }, id: 'no-path', code: 'invalid_request', status: 400 },
       { send: [1, 2, 3], id: null, code: 'invalid_request', status: 400 },
@@ -81,6 +95,7 @@ describe('websocket server, raw ws client', () => {
       assert.equal(frame.result, null);
       assert.equal(frame.error.code, item.code);
       assert.equal(frame.error.status, item.status);
+      if (item.message) assert.equal(frame.error.message, item.message);
       assert.equal(frame.error.request_id, item.id);
       assert.equal(validate('wire-error', frame.error).valid, true);
     }

@@ -3,6 +3,8 @@
 // recursion (so any nesting depth is fine), and reports the offset of the first character that
 // breaks the grammar of RFC 8259. It builds no values: call it only after JSON.parse has failed.
 
+import { positionAt, type TextPosition } from './text-position.js';
+
 export interface JsonSyntaxProblem {
   /** Offset of the offending character (the text's length for an early end). */
   readonly offset: number;
@@ -12,6 +14,26 @@ export interface JsonSyntaxProblem {
 const enum Expect {
   Value,
   AfterValue,
+}
+
+/**
+ * Where and why `text`, which JSON.parse refused with `parseError`, is not JSON: the 1-based
+ * line and column of the first offending character and the rule it breaks. Used by the CLI for
+ * files and by the servers for request bodies and frames.
+ */
+export function locateJsonSyntaxError(text: string, parseError: unknown): TextPosition & { readonly reason: string } {
+  const problem = findJsonSyntaxProblem(text);
+  if (problem) return { ...positionAt(text, problem.offset), reason: problem.reason };
+  // The scanner and JSON.parse disagree (they should not): fall back on JSON.parse's words.
+  const message = parseError instanceof Error ? parseError.message : String(parseError);
+  const offset = Number(/at position (\d+)/.exec(message)?.[1] ?? 0);
+  return { ...positionAt(text, offset), reason: message };
+}
+
+/** `line L, column C: reason`, for an error message. */
+export function describeJsonSyntaxError(text: string, parseError: unknown): string {
+  const { line, column, reason } = locateJsonSyntaxError(text, parseError);
+  return `line ${line}, column ${column}: ${reason}`;
 }
 
 export function findJsonSyntaxProblem(text: string): JsonSyntaxProblem | undefined {
