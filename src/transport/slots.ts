@@ -19,10 +19,8 @@ export class Slots {
    * The signal may be given as a function, called only if the caller has to wait.
    */
   acquire(abort?: AbortSignal | (() => AbortSignal)): Promise<() => void> {
-    if (this.active < this.capacity) {
-      this.active++;
-      return Promise.resolve(this.releaser());
-    }
+    const free = this.tryAcquire();
+    if (free) return Promise.resolve(free);
     const signal = typeof abort === 'function' ? abort() : abort;
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
@@ -50,11 +48,9 @@ export class Slots {
 
   /** Runs `work` inside a slot. */
   run<T>(work: () => Promise<T>, signal?: AbortSignal | (() => AbortSignal)): Promise<T> {
-    if (this.active < this.capacity && this.waiters.length === 0) {
-      // The common case, a free slot, without the extra turns of waiting for acquire().
-      this.active++;
-      return settleThen(work, this.releaser());
-    }
+    // The common case, a free slot, without the extra turns of waiting for acquire().
+    const free = this.tryAcquire();
+    if (free) return settleThen(work, free);
     return this.acquire(signal).then((release) => settleThen(work, release));
   }
 
