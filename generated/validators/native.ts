@@ -7306,7 +7306,7 @@ return errors === 0;
 validate80.evaluated = {"props":{"networked":true,"streaming":true,"tls":true,"bidirectional":true,"persistent_connections":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validate_transport_config = validate81;
-const schema91 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/transport-config.schema.json","title":"TransportConfig","type":"object","properties":{"limits":{"$ref":"#/$defs/TransportLimits","description":"Byte and concurrency limits."},"retry":{"$ref":"#/$defs/RetryPolicy","description":"Retry policy for idempotent requests."},"keepalive_interval":{"type":["number","null"],"description":"Seconds between keepalive probes (WebSocket ping, HTTP keep-alive expiry, gRPC keepalive); null turns the HTTP and WebSocket keepalive off.","exclusiveMinimum":0,"default":20},"keepalive_timeout":{"type":"number","description":"Seconds to wait for a keepalive answer, and the HTTP idle keep-alive.","exclusiveMinimum":0,"default":20},"shutdown_timeout":{"type":"number","description":"Seconds stop() waits for each connection it owns to close.","exclusiveMinimum":0,"default":5},"idempotency_ttl":{"type":"number","description":"Seconds a completed idempotent response can be replayed.","exclusiveMinimum":0,"default":300},"idempotency_cache_size":{"type":"integer","description":"Most completed idempotent responses kept; the oldest go first.","minimum":1,"default":1024},"collect_metrics":{"type":"boolean","description":"Count requests, streams, bytes and latency.","default":true},"timeout":{"type":"number","description":"Outbound request deadline in seconds (the receive deadline on WebSocket).","exclusiveMinimum":0,"default":360},"tls":{"anyOf":[{"$ref":"#/$defs/TlsSettings"},{"type":"null"}],"description":"TLS files and checks; used when the URL scheme is a secure one."},"grpc":{"$ref":"#/$defs/GrpcSettings","description":"grpc-only options."}},"additionalProperties":false,"description":"Serialized transport configuration: limits, retry policy, keepalive, shutdown, idempotency cache, metrics, deadline and TLS files. Generated from schemas/config/transport-config.ts.","examples":[{"limits":{"max_request_bytes":1048576,"max_concurrent_requests":50},"retry":{"max_attempts":3,"initial_backoff":0.1,"max_backoff":2,"jitter":0.1},"keepalive_interval":20,"idempotency_ttl":300,"tls":{"certfile":"server.pem","keyfile":"server.key","cafile":null,"require_client_cert":false}}],"$defs":{"TransportLimits":{"type":"object","properties":{"max_request_bytes":{"type":"integer","description":"Largest request, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":16777216},"max_response_bytes":{"type":"integer","description":"Largest response, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":16777216},"max_event_bytes":{"type":"integer","description":"Largest single stream event, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":4194304},"max_concurrent_requests":{"type":"integer","description":"Unary requests in flight at once; more wait for a slot.","minimum":1,"default":100},"max_concurrent_streams":{"type":"integer","description":"Streams open at once; more wait for a slot.","minimum":1,"default":100}},"additionalProperties":false,"description":"Byte and concurrency limits shared by every transport.","title":"TransportLimits"},"RetryPolicy":{"type":"object","properties":{"max_attempts":{"type":"integer","description":"Total attempts including the first; 1 turns retry off.","minimum":1,"default":1},"initial_backoff":{"type":"number","description":"Delay before the first retry, in seconds; doubles on each further retry.","minimum":0,"default":0.1},"max_backoff":{"type":"number","description":"Ceiling of the doubling delay, in seconds. Must not be below initial_backoff.","minimum":0,"default":2},"jitter":{"type":"number","description":"Largest random delay added to each backoff, in seconds.","minimum":0,"default":0.1},"retryable_methods":{"type":"array","items":{"type":"string"},"description":"HTTP methods that may be retried, matched after upper-casing.","default":["DELETE","GET","POST","PUT"]}},"additionalProperties":false,"description":"When and how often an idempotent request is tried again.","title":"RetryPolicy"},"TlsSettings":{"type":"object","properties":{"certfile":{"type":["string","null"],"description":"PEM certificate chain of a secure server, or of a client doing mutual TLS."},"keyfile":{"type":["string","null"],"description":"PEM private key matching certfile; give both or neither."},"cafile":{"type":["string","null"],"description":"PEM CA bundle; clients fall back to the system roots when absent."},"require_client_cert":{"type":"boolean","description":"Servers demand a client certificate signed by cafile.","default":false},"check_hostname":{"type":"boolean","description":"Clients verify the server's host name. The CA check stays on either way.","default":true}},"additionalProperties":false,"description":"Certificate files and checks. Only paths and flags are ever serialized, never key material.","title":"TlsSettings"},"GrpcSettings":{"type":"object","properties":{"maximum_concurrent_rpcs":{"type":"integer","description":"RPCs served at once; 0 or absent means limits.max_concurrent_requests.","minimum":0},"graceful_shutdown_timeout":{"type":"number","description":"Seconds stop() waits for in-flight RPCs.","exclusiveMinimum":0,"default":3},"enable_health":{"type":"boolean","description":"Serve grpc.health.v1.Health.","default":true},"enable_reflection":{"type":"boolean","description":"Serve gRPC server reflection (v1 and v1alpha).","default":true},"codec":{"type":"string","enum":["json","proto"],"description":"How a client encodes messages: `json` (the JSON envelope, `application/grpc+json`) or `proto` (binary protobuf). Servers accept both, and JSON passed through as plain bytes.","default":"json"}},"additionalProperties":false,"description":"Options only the grpc transport reads.","title":"GrpcSettings"}}};
+const schema91 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/transport-config.schema.json","title":"TransportConfig","type":"object","properties":{"limits":{"$ref":"#/$defs/TransportLimits","description":"Byte and concurrency limits."},"retry":{"$ref":"#/$defs/RetryPolicy","description":"Retry policy for idempotent requests."},"keepalive_interval":{"type":["number","null"],"description":"Seconds between keepalive probes (WebSocket ping, HTTP keep-alive expiry, gRPC keepalive); null turns the HTTP and WebSocket keepalive off.","exclusiveMinimum":0,"default":20},"keepalive_timeout":{"type":"number","description":"Seconds to wait for a keepalive answer, and the HTTP idle keep-alive.","exclusiveMinimum":0,"default":20},"shutdown_timeout":{"type":"number","description":"Seconds stop() waits for each connection it owns to close.","exclusiveMinimum":0,"default":5},"idempotency_ttl":{"type":"number","description":"Seconds a completed idempotent response can be replayed.","exclusiveMinimum":0,"default":300},"idempotency_cache_size":{"type":"integer","description":"Most completed idempotent responses kept; the oldest go first.","minimum":1,"default":1024},"idempotency_cache_bytes":{"type":"integer","description":"Most bytes of completed idempotent responses kept, summed over the cache; the oldest go first, and a response larger than this is never stored.","minimum":1,"default":67108864},"header_timeout":{"type":"number","description":"Seconds a server waits for a request's headers (http, sse, and the WebSocket handshake).","exclusiveMinimum":0,"default":20},"body_timeout":{"type":"number","description":"Seconds a server waits for a whole request body once its headers arrived (http, sse).","exclusiveMinimum":0,"default":60},"max_connections":{"type":"integer","description":"Client connections a server keeps open at once. When a new one would pass this, the connection that has waited longest for its request to finish is closed first.","minimum":1,"default":512},"collect_metrics":{"type":"boolean","description":"Count requests, streams, bytes and latency.","default":true},"timeout":{"type":"number","description":"Outbound request deadline in seconds (the receive deadline on WebSocket).","exclusiveMinimum":0,"default":360},"tls":{"anyOf":[{"$ref":"#/$defs/TlsSettings"},{"type":"null"}],"description":"TLS files and checks; used when the URL scheme is a secure one."},"grpc":{"$ref":"#/$defs/GrpcSettings","description":"grpc-only options."}},"additionalProperties":false,"description":"Serialized transport configuration: limits, retry policy, keepalive, shutdown, idempotency cache, metrics, deadline and TLS files. Generated from schemas/config/transport-config.ts.","examples":[{"limits":{"max_request_bytes":1048576,"max_concurrent_requests":50},"retry":{"max_attempts":3,"initial_backoff":0.1,"max_backoff":2,"jitter":0.1},"keepalive_interval":20,"idempotency_ttl":300,"tls":{"certfile":"server.pem","keyfile":"server.key","cafile":null,"require_client_cert":false}}],"$defs":{"TransportLimits":{"type":"object","properties":{"max_request_bytes":{"type":"integer","description":"Largest request, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":16777216},"max_response_bytes":{"type":"integer","description":"Largest response, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":16777216},"max_event_bytes":{"type":"integer","description":"Largest single stream event, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":4194304},"max_concurrent_requests":{"type":"integer","description":"Unary requests in flight at once; more wait for a slot.","minimum":1,"default":100},"max_concurrent_streams":{"type":"integer","description":"Streams open at once; more wait for a slot.","minimum":1,"default":100}},"additionalProperties":false,"description":"Byte and concurrency limits shared by every transport.","title":"TransportLimits"},"RetryPolicy":{"type":"object","properties":{"max_attempts":{"type":"integer","description":"Total attempts including the first; 1 turns retry off.","minimum":1,"default":1},"initial_backoff":{"type":"number","description":"Delay before the first retry, in seconds; doubles on each further retry.","minimum":0,"default":0.1},"max_backoff":{"type":"number","description":"Ceiling of the doubling delay, in seconds. Must not be below initial_backoff.","minimum":0,"default":2},"jitter":{"type":"number","description":"Largest random delay added to each backoff, in seconds.","minimum":0,"default":0.1},"retryable_methods":{"type":"array","items":{"type":"string"},"description":"HTTP methods that may be retried, matched after upper-casing.","default":["DELETE","GET","POST","PUT"]}},"additionalProperties":false,"description":"When and how often an idempotent request is tried again.","title":"RetryPolicy"},"TlsSettings":{"type":"object","properties":{"certfile":{"type":["string","null"],"description":"PEM certificate chain of a secure server, or of a client doing mutual TLS."},"keyfile":{"type":["string","null"],"description":"PEM private key matching certfile; give both or neither."},"cafile":{"type":["string","null"],"description":"PEM CA bundle; clients fall back to the system roots when absent."},"require_client_cert":{"type":"boolean","description":"Servers demand a client certificate signed by cafile.","default":false},"check_hostname":{"type":"boolean","description":"Clients verify the server's host name. The CA check stays on either way.","default":true}},"additionalProperties":false,"description":"Certificate files and checks. Only paths and flags are ever serialized, never key material.","title":"TlsSettings"},"GrpcSettings":{"type":"object","properties":{"maximum_concurrent_rpcs":{"type":"integer","description":"RPCs served at once; 0 or absent means limits.max_concurrent_requests.","minimum":0},"graceful_shutdown_timeout":{"type":"number","description":"Seconds stop() waits for in-flight RPCs.","exclusiveMinimum":0,"default":3},"enable_health":{"type":"boolean","description":"Serve grpc.health.v1.Health.","default":true},"enable_reflection":{"type":"boolean","description":"Serve gRPC server reflection (v1 and v1alpha).","default":true},"codec":{"type":"string","enum":["json","proto"],"description":"How a client encodes messages: `json` (the JSON envelope, `application/grpc+json`) or `proto` (binary protobuf). Servers accept both, and JSON passed through as plain bytes.","default":"json"}},"additionalProperties":false,"description":"Options only the grpc transport reads.","title":"GrpcSettings"}}};
 const schema92 = {"type":"object","properties":{"max_request_bytes":{"type":"integer","description":"Largest request, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":16777216},"max_response_bytes":{"type":"integer","description":"Largest response, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":16777216},"max_event_bytes":{"type":"integer","description":"Largest single stream event, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":4194304},"max_concurrent_requests":{"type":"integer","description":"Unary requests in flight at once; more wait for a slot.","minimum":1,"default":100},"max_concurrent_streams":{"type":"integer","description":"Streams open at once; more wait for a slot.","minimum":1,"default":100}},"additionalProperties":false,"description":"Byte and concurrency limits shared by every transport.","title":"TransportLimits"};
 const schema93 = {"type":"object","properties":{"max_attempts":{"type":"integer","description":"Total attempts including the first; 1 turns retry off.","minimum":1,"default":1},"initial_backoff":{"type":"number","description":"Delay before the first retry, in seconds; doubles on each further retry.","minimum":0,"default":0.1},"max_backoff":{"type":"number","description":"Ceiling of the doubling delay, in seconds. Must not be below initial_backoff.","minimum":0,"default":2},"jitter":{"type":"number","description":"Largest random delay added to each backoff, in seconds.","minimum":0,"default":0.1},"retryable_methods":{"type":"array","items":{"type":"string"},"description":"HTTP methods that may be retried, matched after upper-casing.","default":["DELETE","GET","POST","PUT"]}},"additionalProperties":false,"description":"When and how often an idempotent request is tried again.","title":"RetryPolicy"};
 const schema94 = {"type":"object","properties":{"certfile":{"type":["string","null"],"description":"PEM certificate chain of a secure server, or of a client doing mutual TLS."},"keyfile":{"type":["string","null"],"description":"PEM private key matching certfile; give both or neither."},"cafile":{"type":["string","null"],"description":"PEM CA bundle; clients fall back to the system roots when absent."},"require_client_cert":{"type":"boolean","description":"Servers demand a client certificate signed by cafile.","default":false},"check_hostname":{"type":"boolean","description":"Clients verify the server's host name. The CA check stays on either way.","default":true}},"additionalProperties":false,"description":"Certificate files and checks. Only paths and flags are ever serialized, never key material.","title":"TlsSettings"};
@@ -7769,9 +7769,10 @@ errors++;
 }
 }
 }
-if(data.collect_metrics !== undefined){
-if(typeof data.collect_metrics !== "boolean"){
-const err35 = {instancePath:instancePath+"/collect_metrics",schemaPath:"#/properties/collect_metrics/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.idempotency_cache_bytes !== undefined){
+let data18 = data.idempotency_cache_bytes;
+if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
+const err35 = {instancePath:instancePath+"/idempotency_cache_bytes",schemaPath:"#/properties/idempotency_cache_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -7780,12 +7781,9 @@ vErrors.push(err35);
 }
 errors++;
 }
-}
-if(data.timeout !== undefined){
-let data19 = data.timeout;
-if((typeof data19 == "number") && (isFinite(data19))){
-if(data19 <= 0 || isNaN(data19)){
-const err36 = {instancePath:instancePath+"/timeout",schemaPath:"#/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if((typeof data18 == "number") && (isFinite(data18))){
+if(data18 < 1 || isNaN(data18)){
+const err36 = {instancePath:instancePath+"/idempotency_cache_bytes",schemaPath:"#/properties/idempotency_cache_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -7795,8 +7793,12 @@ vErrors.push(err36);
 errors++;
 }
 }
-else {
-const err37 = {instancePath:instancePath+"/timeout",schemaPath:"#/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+}
+if(data.header_timeout !== undefined){
+let data19 = data.header_timeout;
+if((typeof data19 == "number") && (isFinite(data19))){
+if(data19 <= 0 || isNaN(data19)){
+const err37 = {instancePath:instancePath+"/header_timeout",schemaPath:"#/properties/header_timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -7806,15 +7808,8 @@ vErrors.push(err37);
 errors++;
 }
 }
-if(data.tls !== undefined){
-let data20 = data.tls;
-const _errs47 = errors;
-let valid7 = false;
-const _errs48 = errors;
-if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
-for(const key3 in data20){
-if(!(((((key3 === "certfile") || (key3 === "keyfile")) || (key3 === "cafile")) || (key3 === "require_client_cert")) || (key3 === "check_hostname"))){
-const err38 = {instancePath:instancePath+"/tls",schemaPath:"#/$defs/TlsSettings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+else {
+const err38 = {instancePath:instancePath+"/header_timeout",schemaPath:"#/properties/header_timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -7824,10 +7819,11 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(data20.certfile !== undefined){
-let data21 = data20.certfile;
-if((typeof data21 !== "string") && (data21 !== null)){
-const err39 = {instancePath:instancePath+"/tls/certfile",schemaPath:"#/$defs/TlsSettings/properties/certfile/type",keyword:"type",params:{type: schema94.properties.certfile.type},message:"must be string,null"};
+if(data.body_timeout !== undefined){
+let data20 = data.body_timeout;
+if((typeof data20 == "number") && (isFinite(data20))){
+if(data20 <= 0 || isNaN(data20)){
+const err39 = {instancePath:instancePath+"/body_timeout",schemaPath:"#/properties/body_timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -7837,10 +7833,8 @@ vErrors.push(err39);
 errors++;
 }
 }
-if(data20.keyfile !== undefined){
-let data22 = data20.keyfile;
-if((typeof data22 !== "string") && (data22 !== null)){
-const err40 = {instancePath:instancePath+"/tls/keyfile",schemaPath:"#/$defs/TlsSettings/properties/keyfile/type",keyword:"type",params:{type: schema94.properties.keyfile.type},message:"must be string,null"};
+else {
+const err40 = {instancePath:instancePath+"/body_timeout",schemaPath:"#/properties/body_timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -7850,10 +7844,10 @@ vErrors.push(err40);
 errors++;
 }
 }
-if(data20.cafile !== undefined){
-let data23 = data20.cafile;
-if((typeof data23 !== "string") && (data23 !== null)){
-const err41 = {instancePath:instancePath+"/tls/cafile",schemaPath:"#/$defs/TlsSettings/properties/cafile/type",keyword:"type",params:{type: schema94.properties.cafile.type},message:"must be string,null"};
+if(data.max_connections !== undefined){
+let data21 = data.max_connections;
+if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
+const err41 = {instancePath:instancePath+"/max_connections",schemaPath:"#/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -7862,10 +7856,9 @@ vErrors.push(err41);
 }
 errors++;
 }
-}
-if(data20.require_client_cert !== undefined){
-if(typeof data20.require_client_cert !== "boolean"){
-const err42 = {instancePath:instancePath+"/tls/require_client_cert",schemaPath:"#/$defs/TlsSettings/properties/require_client_cert/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if((typeof data21 == "number") && (isFinite(data21))){
+if(data21 < 1 || isNaN(data21)){
+const err42 = {instancePath:instancePath+"/max_connections",schemaPath:"#/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -7875,9 +7868,10 @@ vErrors.push(err42);
 errors++;
 }
 }
-if(data20.check_hostname !== undefined){
-if(typeof data20.check_hostname !== "boolean"){
-const err43 = {instancePath:instancePath+"/tls/check_hostname",schemaPath:"#/$defs/TlsSettings/properties/check_hostname/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+if(data.collect_metrics !== undefined){
+if(typeof data.collect_metrics !== "boolean"){
+const err43 = {instancePath:instancePath+"/collect_metrics",schemaPath:"#/properties/collect_metrics/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -7887,9 +7881,11 @@ vErrors.push(err43);
 errors++;
 }
 }
-}
-else {
-const err44 = {instancePath:instancePath+"/tls",schemaPath:"#/$defs/TlsSettings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.timeout !== undefined){
+let data23 = data.timeout;
+if((typeof data23 == "number") && (isFinite(data23))){
+if(data23 <= 0 || isNaN(data23)){
+const err44 = {instancePath:instancePath+"/timeout",schemaPath:"#/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -7898,11 +7894,9 @@ vErrors.push(err44);
 }
 errors++;
 }
-var _valid0 = _errs48 === errors;
-valid7 = valid7 || _valid0;
-const _errs62 = errors;
-if(data20 !== null){
-const err45 = {instancePath:instancePath+"/tls",schemaPath:"#/properties/tls/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+}
+else {
+const err45 = {instancePath:instancePath+"/timeout",schemaPath:"#/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -7911,10 +7905,16 @@ vErrors.push(err45);
 }
 errors++;
 }
-var _valid0 = _errs62 === errors;
-valid7 = valid7 || _valid0;
-if(!valid7){
-const err46 = {instancePath:instancePath+"/tls",schemaPath:"#/properties/tls/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+if(data.tls !== undefined){
+let data24 = data.tls;
+const _errs55 = errors;
+let valid7 = false;
+const _errs56 = errors;
+if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
+for(const key3 in data24){
+if(!(((((key3 === "certfile") || (key3 === "keyfile")) || (key3 === "cafile")) || (key3 === "require_client_cert")) || (key3 === "check_hostname"))){
+const err46 = {instancePath:instancePath+"/tls",schemaPath:"#/$defs/TlsSettings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -7923,24 +7923,11 @@ vErrors.push(err46);
 }
 errors++;
 }
-else {
-errors = _errs47;
-if(vErrors !== null){
-if(_errs47){
-vErrors.length = _errs47;
 }
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data.grpc !== undefined){
-let data26 = data.grpc;
-if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
-for(const key4 in data26){
-if(!(((((key4 === "maximum_concurrent_rpcs") || (key4 === "graceful_shutdown_timeout")) || (key4 === "enable_health")) || (key4 === "enable_reflection")) || (key4 === "codec"))){
-const err47 = {instancePath:instancePath+"/grpc",schemaPath:"#/$defs/GrpcSettings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
+if(data24.certfile !== undefined){
+let data25 = data24.certfile;
+if((typeof data25 !== "string") && (data25 !== null)){
+const err47 = {instancePath:instancePath+"/tls/certfile",schemaPath:"#/$defs/TlsSettings/properties/certfile/type",keyword:"type",params:{type: schema94.properties.certfile.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -7950,10 +7937,10 @@ vErrors.push(err47);
 errors++;
 }
 }
-if(data26.maximum_concurrent_rpcs !== undefined){
-let data27 = data26.maximum_concurrent_rpcs;
-if(!(((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27))) && (isFinite(data27)))){
-const err48 = {instancePath:instancePath+"/grpc/maximum_concurrent_rpcs",schemaPath:"#/$defs/GrpcSettings/properties/maximum_concurrent_rpcs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data24.keyfile !== undefined){
+let data26 = data24.keyfile;
+if((typeof data26 !== "string") && (data26 !== null)){
+const err48 = {instancePath:instancePath+"/tls/keyfile",schemaPath:"#/$defs/TlsSettings/properties/keyfile/type",keyword:"type",params:{type: schema94.properties.keyfile.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -7962,9 +7949,11 @@ vErrors.push(err48);
 }
 errors++;
 }
-if((typeof data27 == "number") && (isFinite(data27))){
-if(data27 < 0 || isNaN(data27)){
-const err49 = {instancePath:instancePath+"/grpc/maximum_concurrent_rpcs",schemaPath:"#/$defs/GrpcSettings/properties/maximum_concurrent_rpcs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data24.cafile !== undefined){
+let data27 = data24.cafile;
+if((typeof data27 !== "string") && (data27 !== null)){
+const err49 = {instancePath:instancePath+"/tls/cafile",schemaPath:"#/$defs/TlsSettings/properties/cafile/type",keyword:"type",params:{type: schema94.properties.cafile.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -7974,12 +7963,9 @@ vErrors.push(err49);
 errors++;
 }
 }
-}
-if(data26.graceful_shutdown_timeout !== undefined){
-let data28 = data26.graceful_shutdown_timeout;
-if((typeof data28 == "number") && (isFinite(data28))){
-if(data28 <= 0 || isNaN(data28)){
-const err50 = {instancePath:instancePath+"/grpc/graceful_shutdown_timeout",schemaPath:"#/$defs/GrpcSettings/properties/graceful_shutdown_timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(data24.require_client_cert !== undefined){
+if(typeof data24.require_client_cert !== "boolean"){
+const err50 = {instancePath:instancePath+"/tls/require_client_cert",schemaPath:"#/$defs/TlsSettings/properties/require_client_cert/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -7989,8 +7975,9 @@ vErrors.push(err50);
 errors++;
 }
 }
-else {
-const err51 = {instancePath:instancePath+"/grpc/graceful_shutdown_timeout",schemaPath:"#/$defs/GrpcSettings/properties/graceful_shutdown_timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data24.check_hostname !== undefined){
+if(typeof data24.check_hostname !== "boolean"){
+const err51 = {instancePath:instancePath+"/tls/check_hostname",schemaPath:"#/$defs/TlsSettings/properties/check_hostname/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -8000,9 +7987,9 @@ vErrors.push(err51);
 errors++;
 }
 }
-if(data26.enable_health !== undefined){
-if(typeof data26.enable_health !== "boolean"){
-const err52 = {instancePath:instancePath+"/grpc/enable_health",schemaPath:"#/$defs/GrpcSettings/properties/enable_health/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+else {
+const err52 = {instancePath:instancePath+"/tls",schemaPath:"#/$defs/TlsSettings/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -8011,10 +7998,11 @@ vErrors.push(err52);
 }
 errors++;
 }
-}
-if(data26.enable_reflection !== undefined){
-if(typeof data26.enable_reflection !== "boolean"){
-const err53 = {instancePath:instancePath+"/grpc/enable_reflection",schemaPath:"#/$defs/GrpcSettings/properties/enable_reflection/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+var _valid0 = _errs56 === errors;
+valid7 = valid7 || _valid0;
+const _errs70 = errors;
+if(data24 !== null){
+const err53 = {instancePath:instancePath+"/tls",schemaPath:"#/properties/tls/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -8023,11 +8011,10 @@ vErrors.push(err53);
 }
 errors++;
 }
-}
-if(data26.codec !== undefined){
-let data31 = data26.codec;
-if(typeof data31 !== "string"){
-const err54 = {instancePath:instancePath+"/grpc/codec",schemaPath:"#/$defs/GrpcSettings/properties/codec/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var _valid0 = _errs70 === errors;
+valid7 = valid7 || _valid0;
+if(!valid7){
+const err54 = {instancePath:instancePath+"/tls",schemaPath:"#/properties/tls/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -8036,8 +8023,24 @@ vErrors.push(err54);
 }
 errors++;
 }
-if(!((data31 === "json") || (data31 === "proto"))){
-const err55 = {instancePath:instancePath+"/grpc/codec",schemaPath:"#/$defs/GrpcSettings/properties/codec/enum",keyword:"enum",params:{allowedValues: schema95.properties.codec.enum},message:"must be equal to one of the allowed values"};
+else {
+errors = _errs55;
+if(vErrors !== null){
+if(_errs55){
+vErrors.length = _errs55;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.grpc !== undefined){
+let data30 = data.grpc;
+if(data30 && typeof data30 == "object" && !Array.isArray(data30)){
+for(const key4 in data30){
+if(!(((((key4 === "maximum_concurrent_rpcs") || (key4 === "graceful_shutdown_timeout")) || (key4 === "enable_health")) || (key4 === "enable_reflection")) || (key4 === "codec"))){
+const err55 = {instancePath:instancePath+"/grpc",schemaPath:"#/$defs/GrpcSettings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -8047,9 +8050,10 @@ vErrors.push(err55);
 errors++;
 }
 }
-}
-else {
-const err56 = {instancePath:instancePath+"/grpc",schemaPath:"#/$defs/GrpcSettings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data30.maximum_concurrent_rpcs !== undefined){
+let data31 = data30.maximum_concurrent_rpcs;
+if(!(((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31))) && (isFinite(data31)))){
+const err56 = {instancePath:instancePath+"/grpc/maximum_concurrent_rpcs",schemaPath:"#/$defs/GrpcSettings/properties/maximum_concurrent_rpcs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -8058,15 +8062,111 @@ vErrors.push(err56);
 }
 errors++;
 }
-}
-}
-else {
-const err57 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if((typeof data31 == "number") && (isFinite(data31))){
+if(data31 < 0 || isNaN(data31)){
+const err57 = {instancePath:instancePath+"/grpc/maximum_concurrent_rpcs",schemaPath:"#/$defs/GrpcSettings/properties/maximum_concurrent_rpcs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err57];
 }
 else {
 vErrors.push(err57);
+}
+errors++;
+}
+}
+}
+if(data30.graceful_shutdown_timeout !== undefined){
+let data32 = data30.graceful_shutdown_timeout;
+if((typeof data32 == "number") && (isFinite(data32))){
+if(data32 <= 0 || isNaN(data32)){
+const err58 = {instancePath:instancePath+"/grpc/graceful_shutdown_timeout",schemaPath:"#/$defs/GrpcSettings/properties/graceful_shutdown_timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+}
+else {
+const err59 = {instancePath:instancePath+"/grpc/graceful_shutdown_timeout",schemaPath:"#/$defs/GrpcSettings/properties/graceful_shutdown_timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+}
+if(data30.enable_health !== undefined){
+if(typeof data30.enable_health !== "boolean"){
+const err60 = {instancePath:instancePath+"/grpc/enable_health",schemaPath:"#/$defs/GrpcSettings/properties/enable_health/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+}
+if(data30.enable_reflection !== undefined){
+if(typeof data30.enable_reflection !== "boolean"){
+const err61 = {instancePath:instancePath+"/grpc/enable_reflection",schemaPath:"#/$defs/GrpcSettings/properties/enable_reflection/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+}
+if(data30.codec !== undefined){
+let data35 = data30.codec;
+if(typeof data35 !== "string"){
+const err62 = {instancePath:instancePath+"/grpc/codec",schemaPath:"#/$defs/GrpcSettings/properties/codec/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+if(!((data35 === "json") || (data35 === "proto"))){
+const err63 = {instancePath:instancePath+"/grpc/codec",schemaPath:"#/$defs/GrpcSettings/properties/codec/enum",keyword:"enum",params:{allowedValues: schema95.properties.codec.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+}
+}
+}
+else {
+const err64 = {instancePath:instancePath+"/grpc",schemaPath:"#/$defs/GrpcSettings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
+}
+}
+}
+else {
+const err65 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
 }
 errors++;
 }

@@ -172,6 +172,34 @@ export interface TransportConfig {
    */
   idempotency_cache_size?: number;
   /**
+   * Most bytes of completed idempotent responses kept, summed over the cache; the oldest go
+   * first, and a response larger than this is never stored.
+   * @asType integer
+   * @minimum 1
+   * @default 67108864
+   */
+  idempotency_cache_bytes?: number;
+  /**
+   * Seconds a server waits for a request's headers (http, sse, and the WebSocket handshake).
+   * @exclusiveMinimum 0
+   * @default 20
+   */
+  header_timeout?: number;
+  /**
+   * Seconds a server waits for a whole request body once its headers arrived (http, sse).
+   * @exclusiveMinimum 0
+   * @default 60
+   */
+  body_timeout?: number;
+  /**
+   * Client connections a server keeps open at once. When a new one would pass this, the
+   * connection that has waited longest for its request to finish is closed first.
+   * @asType integer
+   * @minimum 1
+   * @default 512
+   */
+  max_connections?: number;
+  /**
    * Count requests, streams, bytes and latency.
    * @default true
    */

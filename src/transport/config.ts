@@ -47,6 +47,10 @@ export interface TransportConfigOptions {
   shutdownTimeout?: number;
   idempotencyTtl?: number;
   idempotencyCacheSize?: number;
+  idempotencyCacheBytes?: number;
+  headerTimeout?: number;
+  bodyTimeout?: number;
+  maxConnections?: number;
   collectMetrics?: boolean;
   /** Outbound request deadline; the receive deadline on WebSocket. */
   timeout?: number;
@@ -112,6 +116,10 @@ export class ResolvedConfig {
   readonly shutdownTimeout: number;
   readonly idempotencyTtl: number;
   readonly idempotencyCacheSize: number;
+  readonly idempotencyCacheBytes: number;
+  readonly headerTimeout: number;
+  readonly bodyTimeout: number;
+  readonly maxConnections: number;
   readonly collectMetrics: boolean;
   /** Mutable on a live transport, as the spec allows. */
   timeout: number;
@@ -127,6 +135,10 @@ export class ResolvedConfig {
     this.shutdownTimeout = positive('shutdownTimeout', options.shutdownTimeout ?? 5);
     this.idempotencyTtl = positive('idempotencyTtl', options.idempotencyTtl ?? 300);
     this.idempotencyCacheSize = positiveInteger('idempotencyCacheSize', options.idempotencyCacheSize ?? 1024);
+    this.idempotencyCacheBytes = positiveInteger('idempotencyCacheBytes', options.idempotencyCacheBytes ?? 67_108_864);
+    this.headerTimeout = positive('headerTimeout', options.headerTimeout ?? 20);
+    this.bodyTimeout = positive('bodyTimeout', options.bodyTimeout ?? 60);
+    this.maxConnections = positiveInteger('maxConnections', options.maxConnections ?? 512);
     this.collectMetrics = bool('collectMetrics', options.collectMetrics ?? true);
     this.timeout = positive('timeout', options.timeout ?? 360);
     this.tls = options.tls ? resolveTls(options.tls) : null;
@@ -161,6 +173,10 @@ export class ResolvedConfig {
       shutdown_timeout: this.shutdownTimeout,
       idempotency_ttl: this.idempotencyTtl,
       idempotency_cache_size: this.idempotencyCacheSize,
+      idempotency_cache_bytes: this.idempotencyCacheBytes,
+      header_timeout: this.headerTimeout,
+      body_timeout: this.bodyTimeout,
+      max_connections: this.maxConnections,
       collect_metrics: this.collectMetrics,
       timeout: this.timeout,
       tls: this.tls && {
@@ -206,6 +222,10 @@ export class ResolvedConfig {
       shutdownTimeout: config.shutdown_timeout,
       idempotencyTtl: config.idempotency_ttl,
       idempotencyCacheSize: config.idempotency_cache_size,
+      idempotencyCacheBytes: config.idempotency_cache_bytes,
+      headerTimeout: config.header_timeout,
+      bodyTimeout: config.body_timeout,
+      maxConnections: config.max_connections,
       collectMetrics: config.collect_metrics,
       timeout: config.timeout,
       tls: tls && {
