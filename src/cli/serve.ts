@@ -5,6 +5,7 @@
 import { AgentServer } from '../agent/agent-server.js';
 import type { TransportName } from '../transport/capabilities.js';
 import { resolveTransportName } from '../transport/factory.js';
+import { parseCommandArgs, type OptionSpecs } from './args.js';
 import { UsageError } from './usage-error.js';
 
 /** A transport something outside this process can reach. */
@@ -18,6 +19,12 @@ const DEFAULT_URLS: Readonly<Record<ServedTransport, string>> = {
   grpc: 'grpc://127.0.0.1:50051',
 };
 const SERVED = Object.keys(DEFAULT_URLS);
+
+const SERVE_OPTIONS: OptionSpecs = {
+  transport: { type: 'string' },
+  url: { type: 'string' },
+  name: { type: 'string' },
+};
 
 export const SERVE_USAGE = `Usage: parley serve agent [--transport ${SERVED.join('|')}] [--url URL] [--name NAME]
 
@@ -48,7 +55,14 @@ export async function runServe(args: string[]): Promise<number> {
   if (role !== 'agent') {
     throw new UsageError(`unknown role ${JSON.stringify(role)} for serve; only agent can be served so far (see parley serve --help)`);
   }
-  const flags = parseFlags(rest);
+  const { options, positionals } = parseCommandArgs('serve agent', rest, SERVE_OPTIONS);
+  if (positionals.length > 0) {
+    throw new UsageError(`serve agent: unexpected argument ${JSON.stringify(positionals[0])} (see parley serve --help)`);
+  }
+  const flags = options as { transport?: string; url?: string; name?: string };
+  for (const [name, value] of Object.entries(flags)) {
+    if (value === '') throw new UsageError(`serve agent: --${name} needs a value`);
+  }
   const transport = servedTransport(flags.transport ?? 'http');
   const agent = new AgentServer({
     name: flags.name ?? 'echo',
@@ -90,17 +104,4 @@ function servedTransport(name: string): ServedTransport {
     );
   }
   return canonical;
-}
-
-function parseFlags(args: string[]): { transport?: string; url?: string; name?: string } {
-  const flags: Record<string, string> = {};
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    const match = /^--(transport|url|name)(?:=(.*))?$/.exec(arg);
-    if (!match) throw new UsageError(`unknown argument ${JSON.stringify(arg)} for serve agent (see parley serve --help)`);
-    const value = match[2] ?? args[++i];
-    if (value === undefined || value === '') throw new UsageError(`--${match[1]} needs a value`);
-    flags[match[1]!] = value;
-  }
-  return flags;
 }

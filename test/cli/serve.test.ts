@@ -161,6 +161,23 @@ describe('parley serve: usage', { concurrency: 5, timeout: 30_000 }, () => {
     assert.equal(result.stderr.split('\n')[0], USAGE_LINE);
   });
 
+  // The same parser as every other parley command (cli/args.ts): both flag spellings, and one
+  // usage line for each kind of mistake.
+  for (const [args, expected] of [
+    [['--bogus'], 'parley: serve agent: unknown option --bogus'],
+    [['--url'], 'parley: serve agent: --url needs a value'],
+    [['--url='], 'parley: serve agent: --url needs a value'],
+    [['extra'], 'parley: serve agent: unexpected argument "extra" (see parley serve --help)'],
+    [['--transport=nope'], 'parley: unknown transport "nope"; expected one of http, sse, websocket, grpc'],
+  ] as const) {
+    it(`serve agent ${args.join(' ')} is a usage error: exit 2, one line`, async () => {
+      const result = await runCli(['serve', 'agent', ...args], { cwd: ROOT });
+      assert.equal(result.code, 2);
+      assert.equal(result.stdout, '');
+      assert.equal(result.stderr, `${expected}\n`);
+    });
+  }
+
   it('serve registry says that only agent can be served so far: exit 2, one line', async () => {
     const result = await runCli(['serve', 'registry'], { cwd: ROOT });
     assert.equal(result.code, 2);
