@@ -1,0 +1,59 @@
+// API key authentication: the credential must be one of the configured keys. Each key maps to a
+// list of scopes, which are never copied to the context or enforced here (application policy
+// reads them). Several keys may be valid at once, which is how keys are rotated: add the new key,
+// move callers over, remove the old one.
+import type { SecurityContext, SecurityScheme } from '../../generated/types/index.js';
+import { ConfigError } from '../core/errors.js';
+import { AuthenticationError } from './authentication-error.js';
+import type { Authenticator } from './authenticator.js';
+import { findSecret } from './secret-compare.js';
+import { createSecurityContext } from './security-context.js';
+
+export interface ApiKeyAuthenticatorOptions {
+  /** Valid keys, each with the scopes granted to it (informational; never enforced here). */
+  readonly validKeys: Readonly<Record<string, readonly string[]>>;
+}
+
+export class ApiKeyAuthenticator implements Authenticator {
+  readonly scheme: SecurityScheme = Object.freeze({
+    type: 'apiKey',
+    scheme: null,
+    description: 'API key in the X-API-Key header or Authorization: ApiKey <key>',
+    metadata: {},
+  });
+  private readonly keys: readonly string[];
+  private readonly scopes: ReadonlyMap<string, readonly string[]>;
+
+  constructor(options: ApiKeyAuthenticatorOptions) {
+    const validKeys = options?.validKeys;
+    if (typeof validKeys !== 'object' || validKeys === null || Array.isArray(validKeys)) {
+      throw new ConfigError('validKeys', validKeys, 'must map each API key to a list of scopes');
+    }
+    const scopes = new Map<string, readonly string[]>();
+    for (const [key, granted] of Object.entries(validKeys)) {
+      if (key.trim() === '') throw new ConfigError('validKeys', key, 'an API key must not be empty or blank');
+      if (!Array.isArray(granted) || granted.some((scope) => typeof scope !== 'string')) {
+        throw new ConfigError(`validKeys[${JSON.stringify(key.slice(0, 8))}...]`, granted, 'scopes must be a list of strings');
+      }
+      scopes.set(key, Object.freeze([...granted]));
+    }
+    if (scopes.size === 0) throw new ConfigError('validKeys', validKeys, 'must hold at least one key');
+    this.keys = [...scopes.keys()];
+    this.scopes = scopes;
+  }
+
+  /** The scopes configured for a key, for application policy; never consulted here. */
+  scopesOf(key: string): readonly string[] | undefined {
+    return this.scopes.get(key);
+  }
+
+  async authenticate(credentials: string): Promise<SecurityContext> {
+    const key = typeof credentials === 'string' ? findSecret(credentials, this.keys) : null;
+    if (key === null) throw new AuthenticationError('invalid_api_key', 'Invalid API key');
+    return createSecurityContext({ principalId: `api-key-${key.slice(0, 8)}`, token: key });
+  }
+
+  async refreshToken(context: SecurityContext): Promise<SecurityContext> {
+    return context;
+  }
+}

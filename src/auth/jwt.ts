@@ -1,0 +1,132 @@
+// Bearer JWT authentication with a shared HMAC secret (HS256, HS384 or HS512). Signature and
+// the registered time claims are checked by `jose` (an optional package, loaded on first use);
+// this file adds what the spec asks beyond it: `iat` in the future is refused too, the principal
+// is `sub`, then `client_id`, then `unknown`, and unregistered claims travel in the context.
+import type { SecurityContext, SecurityScheme } from '../../generated/types/index.js';
+import { ConfigError, importOptional } from '../core/errors.js';
+import { AuthenticationError } from './authentication-error.js';
+import type { Authenticator } from './authenticator.js';
+import { createSecurityContext } from './security-context.js';
+
+export const JWT_ALGORITHMS = ['HS256', 'HS384', 'HS512'] as const;
+export type JwtAlgorithm = (typeof JWT_ALGORITHMS)[number];
+
+export interface JwtAuthenticatorOptions {
+  /** The shared HMAC secret; must not be empty. */
+  readonly secret: string | Uint8Array;
+  /** Default HS256. The token header's `alg` must be exactly this. */
+  readonly algorithm?: JwtAlgorithm;
+  /** When set, `iss` must equal it. */
+  readonly issuer?: string | null;
+  /** When set, `aud` (a string or a list) must contain it. */
+  readonly audience?: string | null;
+  /** Clock skew allowed on `exp`, `nbf` and `iat`, in whole seconds. Default 0. */
+  readonly leewaySeconds?: number;
+  /** The clock, for tests. */
+  readonly now?: () => Date;
+}
+
+const REGISTERED_CLAIMS = new Set(['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti']);
+const PREFIX = 'Token authentication failed: ';
+
+type Jose = typeof import('jose');
+let loading: Promise<Jose> | null = null;
+function loadJose(): Promise<Jose> {
+  loading ??= importOptional<Jose>('jose', 'the JWT authenticator').catch((error: unknown) => {
+    loading = null;
+    throw error;
+  });
+  return loading;
+}
+
+function isoFromSeconds(seconds: unknown): string | null {
+  return typeof seconds === 'number' && Number.isFinite(seconds) ? new Date(seconds * 1000).toISOString() : null;
+}
+
+export class JwtAuthenticator implements Authenticator {
+  readonly scheme: SecurityScheme;
+  private readonly key: Uint8Array;
+  private readonly algorithm: JwtAlgorithm;
+  private readonly issuer: string | null;
+  private readonly audience: string | null;
+  private readonly leeway: number;
+  private readonly now: () => Date;
+
+  constructor(options: JwtAuthenticatorOptions) {
+    const secret = options?.secret;
+    const key = typeof secret === 'string' ? new TextEncoder().encode(secret) : secret;
+    if (!(key instanceof Uint8Array) || key.length === 0) throw new ConfigError('secret', '(hidden)', 'must be a non-empty string or byte array');
+    const algorithm = options.algorithm ?? 'HS256';
+    if (!JWT_ALGORITHMS.includes(algorithm)) throw new ConfigError('algorithm', algorithm, `must be one of ${JWT_ALGORITHMS.join(', ')}`);
+    const leeway = options.leewaySeconds ?? 0;
+    if (!Number.isSafeInteger(leeway) || leeway < 0) throw new ConfigError('leewaySeconds', leeway, 'must be a non-negative integer');
+    for (const field of ['issuer', 'audience'] as const) {
+      const value = options[field];
+      if (value !== undefined && value !== null && (typeof value !== 'string' || value === '')) {
+        throw new ConfigError(field, value, 'must be a non-empty string or null');
+      }
+    }
+    this.key = key;
+    this.algorithm = algorithm;
+    this.issuer = options.issuer ?? null;
+    this.audience = options.audience ?? null;
+    this.leeway = leeway;
+    this.now = options.now ?? (() => new Date());
+    this.scheme = Object.freeze({
+      type: 'http',
+      scheme: 'bearer',
+      description: `JWT bearer token signed with ${algorithm}`,
+      metadata: { algorithms: [...JWT_ALGORITHMS], issuer: this.issuer, audience: this.audience },
+    });
+  }
+
+  async authenticate(credentials: string): Promise<SecurityContext> {
+    const jose = await loadJose();
+    const token = typeof credentials === 'string' ? credentials : '';
+    const currentDate = this.now();
+    let payload: Record<string, unknown>;
+    try {
+      // A compact JWS has exactly three segments; jose would also try other serializations' errors.
+      if (token.split('.').length !== 3) throw new Error('a compact JWT has three dot-separated segments');
+      ({ payload } = await jose.jwtVerify(token, this.key, {
+        algorithms: [this.algorithm],
+        ...(this.issuer !== null && { issuer: this.issuer }),
+        ...(this.audience !== null && { audience: this.audience }),
+        clockTolerance: this.leeway,
+        currentDate,
+      }));
+      // jose checks `iat` only against a maximum age; the spec also refuses one in the future.
+      const now = Math.floor(currentDate.getTime() / 1000);
+      if (payload.iat !== undefined && (typeof payload.iat !== 'number' || payload.iat > now + this.leeway)) {
+        throw new Error('"iat" claim is in the future');
+      }
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new AuthenticationError('invalid_token', `${PREFIX}${reason}`, { cause: error });
+    }
+    return this.contextOf(token, payload);
+  }
+
+  async refreshToken(context: SecurityContext): Promise<SecurityContext> {
+    return context;
+  }
+
+  private contextOf(token: string, payload: Record<string, unknown>): SecurityContext {
+    const principal = [payload.sub, payload.client_id].find((value) => typeof value === 'string' && value !== '');
+    const own = payload.metadata;
+    const metadata: Record<string, unknown> =
+      typeof own === 'object' && own !== null && !Array.isArray(own) ? { ...(own as Record<string, unknown>) } : {};
+    const claims: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(payload)) {
+      if (!REGISTERED_CLAIMS.has(name) && name !== 'metadata') claims[name] = value;
+    }
+    if (Object.keys(claims).length > 0) metadata.claims = claims;
+    return createSecurityContext({
+      principalId: (principal as string | undefined) ?? 'unknown',
+      token,
+      expiresAt: isoFromSeconds(payload.exp),
+      issuedAt: isoFromSeconds(payload.iat) ?? undefined,
+      metadata,
+    });
+  }
+}
