@@ -56,7 +56,7 @@ export interface AgentServerOptions extends CardIdentity {
   readonly authenticator?: Authenticator;
   /** Authorizes state reset and compaction. Default: allowed. */
   readonly statePolicy?: StatePolicy;
-  /** Finished tasks kept for the status page and idempotent cancels. Default 100. */
+  /** Finished tasks counted on the status page (tasks waiting for input stay cancelable while listed). Default 100. */
   readonly recentTasks?: number;
   /** Sessions kept for chat and state; least recently used dropped first. Default 1024. */
   readonly maxSessions?: number;
@@ -139,8 +139,9 @@ export class AgentServer implements AgentHandlers<RequestContext> {
     return this.engine.submit(normalizeJson(task) as Task, context).then((finished) => finished.value as Task);
   }
 
-  cancelTask(request: CancelRequest): Task {
-    return this.engine.cancel(request);
+  /** Cancels an active task the caller submitted; any other id is 404 (cancel is not a task lookup). */
+  cancelTask(request: CancelRequest, context: RequestContext): Task {
+    return this.engine.cancel(request, context.security?.principal_id ?? null);
   }
 
   streamTask(task: Task, context: RequestContext): AsyncIterable<StreamEvent> {
@@ -195,7 +196,7 @@ export class AgentServer implements AgentHandlers<RequestContext> {
   }
 
   getStatusPage(): string {
-    return renderStatusPage(this.card(), this.transport.health(), this.engine.summaries());
+    return renderStatusPage(this.card(), this.transport.health(), this.engine.counts());
   }
 
   healthz(): Health {

@@ -1,15 +1,18 @@
 // The default engine: runs a submitted task through the agent's handler. A task goes from
 // `submitted` to `working` before the handler runs, and ends `completed`, `input-required`,
 // `failed` (the handler threw or said so) or `canceled`. Every transition is recorded in
-// `metadata.state_history`. Active runs can be cancelled from another request; finished tasks
-// are kept in a short, bounded list for the status page and for idempotent cancels, as their
-// JSON text and a summary line: a finished task graph kept alive past a few young-generation
-// collections costs the garbage collector more than serializing it once (docs/benchmarks.md).
-import type { CancelRequest, Task } from '../../generated/types/index.js';
+// `metadata.state_history`. Active runs, and tasks waiting for input, can be cancelled from
+// another request by the principal that submitted them; cancel is not a way to look a task up,
+// so any other id (unknown, finished, someone else's) gets one and the same 404. Finished tasks
+// are kept in a short, bounded list for the status page's counts; one waiting for input keeps
+// its JSON text there too, for its cancel: a finished task graph kept alive past a few
+// young-generation collections costs the garbage collector more than serializing it once
+// (docs/benchmarks.md).
+import type { CancelRequest, Task, TaskState } from '../../generated/types/index.js';
 import { AsyncQueue } from '../core/async-queue.js';
 import { nowIso } from '../core/clock.js';
 import { isTerminal } from '../core/task-state.js';
-import { encodeNormalizedJson, normalizeJson, PreEncoded, type EncodedJson } from '../core/json.js';
+import { normalizeJson, PreEncoded, type EncodedJson } from '../core/json.js';
 import type { LanguageModel } from '../llm/language-model.js';
 import type { RequestContext, StreamItem } from '../transport/endpoint.js';
 import { EndpointError } from '../transport/endpoint-error.js';
@@ -18,21 +21,15 @@ import { RunContext, type EventSink, type Run } from './task-context.js';
 import { encodeFinishedTask, prepareTask, transition } from './task-record.js';
 import type { SessionStore } from './sessions.js';
 
-export interface TaskSummary {
-  readonly id: string;
-  readonly state: Task['state'];
-  readonly created_at: string | undefined;
-  readonly updated_at: string;
-  readonly messages: number;
-  readonly artifacts: number;
-}
+/** How many tasks the engine knows of, by state: the active ones and the recently finished ones. */
+export type TaskCounts = Partial<Record<TaskState, number>>;
 
 export interface TaskEngineOptions {
   readonly handler: AgentHandler;
   readonly llm: LanguageModel | null;
   /** Where handlers keep per-session values (`context.session`). */
   readonly sessions: SessionStore;
-  /** Finished tasks kept for the status page and idempotent cancels (oldest dropped first). */
+  /** Finished tasks counted on the status page (oldest dropped first). */
   readonly recentLimit?: number;
 }
 
@@ -116,33 +113,35 @@ export class TaskEngine {
   }
 
   /**
-   * Cancels a running task (best effort) or one waiting for input, and returns it; a recently
-   * finished one comes back unchanged.
+   * Cancels a running task (best effort) or one waiting for input, and returns it. `principal`
+   * is the caller's (null without an authenticator): only the one that submitted the task may
+   * cancel it. Every other case is the same 404, so a cancel reveals neither a finished task's
+   * content nor whether an id exists.
    */
-  cancel(request: CancelRequest): Task {
+  cancel(request: CancelRequest, principal: string | null): Task {
     const reason = typeof request.metadata?.reason === 'string' ? request.metadata.reason : 'canceled by request';
     const run = this.active.get(request.id);
-    if (run && !run.canceled) {
+    if (run && run.owner === principal) {
       this.abort(request.id, reason);
       return structuredClone(run.task);
     }
-    if (run) return structuredClone(run.task);
-    const finished = this.recent.get(request.id);
-    if (!finished) throw new EndpointError(404, 'not_found', `no active task with id ${JSON.stringify(request.id)}`);
-    const task = JSON.parse(finished.encoded.text) as Task;
+    const waiting = run ? undefined : this.recent.get(request.id);
     // Waiting for the user's answer is not running, but it is not over either.
-    if (task.state === 'input-required') {
+    if (waiting?.encoded && waiting.owner === principal) {
+      const task = JSON.parse(waiting.encoded.text) as Task;
       transition(task, 'canceled', reason);
-      this.remember(task.id, { summary: summarize(task), encoded: encodeNormalizedJson(task) });
+      this.remember(task.id, { state: task.state!, owner: waiting.owner, encoded: null });
+      return task;
     }
-    return task;
+    throw new EndpointError(404, 'not_found', 'no active task with that id');
   }
 
-  /** Active tasks first, then recently finished ones, newest first. */
-  summaries(limit = 20): TaskSummary[] {
-    const running = [...this.active.values()].map((run) => summarize(run.task));
-    const done = [...this.recent.values()].reverse().map((finished) => finished.summary);
-    return [...running, ...done].slice(0, limit);
+  /** Active and recently finished tasks, counted by state; nothing that identifies a task. */
+  counts(): TaskCounts {
+    const counts: TaskCounts = {};
+    for (const run of this.active.values()) counts[run.task.state!] = (counts[run.task.state!] ?? 0) + 1;
+    for (const finished of this.recent.values()) counts[finished.state] = (counts[finished.state] ?? 0) + 1;
+    return counts;
   }
 
   private abort(id: string, reason: string): void {
@@ -163,7 +162,7 @@ export class TaskEngine {
     // the idempotency cache. A stream's consumer leaving does (see stream()).
     let run: EngineRun;
     try {
-      run = this.begin(input, sink);
+      run = this.begin(input, request, sink);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -188,7 +187,7 @@ export class TaskEngine {
   }
 
   /** Checks and registers a submitted task and moves it to `working`. */
-  private begin(input: Task, sink: EventSink | null): EngineRun {
+  private begin(input: Task, request: RequestContext, sink: EventSink | null): EngineRun {
     const now = nowIso();
     const task = prepareTask(input, now);
     if (this.active.has(task.id)) {
@@ -197,7 +196,8 @@ export class TaskEngine {
     if (isTerminal(task.state!)) {
       throw new EndpointError(409, 'conflict', `task ${task.id} is already ${task.state}; submit a new task id`);
     }
-    const run: EngineRun = { task, sink, controller: null, canceled: false, cancelReason: undefined, cancel: null };
+    const owner = request.security?.principal_id ?? null;
+    const run: EngineRun = { task, sink, controller: null, canceled: false, cancelReason: undefined, cancel: null, owner };
     this.active.set(task.id, run);
     if (task.metadata!.state_history!.length === 0) transition(task, 'submitted', null, now);
     transition(task, 'working', null, now);
@@ -243,7 +243,7 @@ export class TaskEngine {
     const task = run.task;
     this.active.delete(task.id);
     const encoded = encodeFinishedTask(task);
-    this.remember(task.id, { summary: summarize(task), encoded });
+    this.remember(task.id, { state: task.state!, owner: run.owner, encoded: task.state === 'input-required' ? encoded : null });
     return new PreEncoded(task, encoded);
   }
 
@@ -262,22 +262,12 @@ export class TaskEngine {
   }
 }
 
-/** What the recent list keeps of a finished task. */
+/** What the recent list keeps of a finished task: the JSON only of one waiting for input, which a cancel may still change. */
 interface FinishedTask {
-  readonly summary: TaskSummary;
-  readonly encoded: EncodedJson;
-}
-
-function summarize(task: Task): TaskSummary {
-  const history = task.metadata?.state_history ?? [];
-  return {
-    id: task.id,
-    state: task.state,
-    created_at: task.created_at,
-    updated_at: history.at(-1)?.timestamp ?? task.created_at ?? '',
-    messages: task.messages?.length ?? 0,
-    artifacts: task.artifacts?.length ?? 0,
-  };
+  readonly state: TaskState;
+  /** The principal that submitted it (null without an authenticator). */
+  readonly owner: string | null;
+  readonly encoded: EncodedJson | null;
 }
 
 /** Events a stream buffers for a slow reader before its generator handler is held back. */
@@ -288,6 +278,8 @@ type Room = () => Promise<void> | null;
 
 interface EngineRun extends Run {
   cancel: ((error: unknown) => void) | null;
+  /** The principal that submitted the task (null without an authenticator): the one who may cancel it. */
+  readonly owner: string | null;
 }
 
 /** Whether a handler's result still has to be waited for: a promise or an async generator. */

@@ -55,10 +55,10 @@ export function buildMessage(input: MessageInput, now?: string): Message {
 }
 
 export function buildArtifact(input: ArtifactInput, now?: string): Artifact {
-  // Optional fields the handler did not set (name, uri, media_type, action_id) stay absent
-  // rather than null: every answer is smaller for it. Copied field by field: object spread
+  // The optional descriptors the handler did not set are null, as the spec's Artifact table has
+  // them, so a reader never has to tell absent from null. Copied field by field: object spread
   // is slow on Node 20.
-  const artifact: Record<string, unknown> = { kind: 'result', metadata: {} };
+  const artifact: Record<string, unknown> = { kind: 'result', metadata: {}, name: null, uri: null, media_type: null, action_id: null };
   for (const key in input) {
     if (key === 'text' || key === 'parts' || !Object.hasOwn(input, key)) continue;
     const value = input[key as keyof ArtifactInput];

@@ -62,7 +62,10 @@ export class Dispatcher {
       methods.add(endpoint.spec.method);
       this.paths.set(endpoint.spec.path, methods);
     }
-    this.idempotency = new IdempotencyCache(options.config.idempotencyTtl, options.config.idempotencyCacheSize);
+    this.idempotency = new IdempotencyCache(options.config.idempotencyTtl, {
+      maxEntries: options.config.idempotencyCacheSize,
+      maxWeight: options.config.idempotencyCacheBytes,
+    });
     this.inbound = new Slots(options.config.limits.maxConcurrentRequests);
     this.streams = new Slots(options.config.limits.maxConcurrentStreams);
   }
@@ -147,13 +150,14 @@ export class Dispatcher {
       const slotted = target.spec.controlPlane ? invoke : () => this.inbound.run(invoke, () => request.signal);
       let outcome: UnaryOutcome;
       if (target.spec.idempotent && request.idempotencyKey) {
-        const key = IdempotencyCache.key(target.spec.method, target.spec.path, request.idempotencyKey);
-        const { value, replayed } = await this.idempotency.run(key, slotted, () => replayable);
+        const principal = context.security?.principal_id ?? null;
+        const key = IdempotencyCache.key(target.spec.method, target.spec.path, request.idempotencyKey, principal);
+        const { value, replayed } = await this.idempotency.run(key, slotted, () => replayable, outcomeBytes);
         outcome = replayed && value.kind === 'json' ? { ...value, replayed } : value;
       } else {
         outcome = await slotted();
       }
-      metrics.sent(outcome.kind === 'json' ? outcome.encoded.bytes : Buffer.byteLength(outcome.html));
+      metrics.sent(outcomeBytes(outcome));
       metrics.requestFinished(true, started);
       return outcome;
     } catch (error) {
@@ -256,6 +260,11 @@ export class Dispatcher {
     }
     return { input, context: new HandlerContext(request, security, this.options.name, this.options.url()) };
   }
+}
+
+/** What a stored answer weighs in the idempotency cache: the bytes it is sent as. */
+function outcomeBytes(outcome: UnaryOutcome): number {
+  return outcome.kind === 'json' ? outcome.encoded.bytes : Buffer.byteLength(outcome.html);
 }
 
 interface Prepared {

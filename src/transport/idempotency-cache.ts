@@ -1,23 +1,34 @@
 // Server side of idempotency. The first request with a key owns the operation; duplicates that
 // arrive while it runs wait for its outcome; later duplicates get the stored result until the
 // TTL runs out. A failed or cancelled operation is released, not stored, so a retry runs again.
+// Stored results are bounded twice: by count, and by the total of their weights (the dispatcher
+// weighs an answer by its encoded bytes), so a few large answers cannot exhaust the heap.
 
 interface Stored {
   readonly value: unknown;
   readonly expiresAt: number;
+  readonly weight: number;
+}
+
+export interface IdempotencyCacheLimits {
+  /** Completed results kept at most. */
+  readonly maxEntries: number;
+  /** Total weight of the completed results kept; the oldest are evicted until it fits. */
+  readonly maxWeight: number;
 }
 
 export class IdempotencyCache {
   private readonly done = new Map<string, Stored>();
   private readonly running = new Map<string, Promise<unknown>>();
+  private storedWeight = 0;
 
   /**
    * @param ttlSeconds how long a completed result may be replayed
-   * @param maxEntries completed results kept; the oldest is evicted first
+   * @param limits how many results, and how much of their total weight, are kept; the oldest go first
    */
   constructor(
     private readonly ttlSeconds: number,
-    private readonly maxEntries: number,
+    private readonly limits: IdempotencyCacheLimits,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -25,29 +36,44 @@ export class IdempotencyCache {
     return this.done.size;
   }
 
-  /** Keys are namespaced by method and path, so one task id means different things per route. */
-  static key(method: string, path: string, key: string): string {
-    return `${method} ${path} ${key}`;
+  /** The total weight of the stored results. */
+  get weight(): number {
+    return this.storedWeight;
+  }
+
+  /**
+   * Keys are namespaced by method and path, so one task id means different things per route,
+   * and by the caller's principal (null without an authenticator), so one caller never gets
+   * an answer made for another.
+   */
+  static key(method: string, path: string, key: string, principal: string | null = null): string {
+    // A principal goes in as a JSON string and its absence as `-`, so no key can pass for another.
+    return `${method} ${path} ${principal === null ? '-' : JSON.stringify(principal)} ${key}`;
   }
 
   /**
    * Runs `operation` once per key: concurrently or later within the TTL, callers with the same
    * key share the first caller's result. `replayed` says whether this caller's answer came
-   * from someone else's run. A result `storable` rejects is shared with concurrent duplicates
-   * but not kept for later ones.
+   * from someone else's run. A result `storable` rejects, or one weighing more than the whole
+   * budget, is shared with concurrent duplicates but not kept for later ones.
    */
-  run<T>(key: string, operation: () => Promise<T>, storable: (value: T) => boolean = () => true): Promise<{ value: T; replayed: boolean }> {
+  run<T>(
+    key: string,
+    operation: () => Promise<T>,
+    storable: (value: T) => boolean = () => true,
+    weigh: (value: T) => number = () => 0,
+  ): Promise<{ value: T; replayed: boolean }> {
     const stored = this.done.get(key);
     if (stored) {
       if (stored.expiresAt > this.now()) return Promise.resolve({ value: stored.value as T, replayed: true });
-      this.done.delete(key);
+      this.evict(key, stored);
     }
     const inFlight = this.running.get(key);
     if (inFlight) {
       return inFlight.then(
         (value) => ({ value: value as T, replayed: true }),
         // The owner failed and released the key; this duplicate runs it afresh.
-        () => this.run(key, operation, storable),
+        () => this.run(key, operation, storable, weigh),
       );
     }
     let owned: Promise<T>;
@@ -60,7 +86,7 @@ export class IdempotencyCache {
     return owned.then(
       (value) => {
         this.running.delete(key);
-        if (storable(value)) this.store(key, value);
+        if (storable(value)) this.store(key, value, weigh(value));
         return { value, replayed: false };
       },
       (error: unknown) => {
@@ -70,10 +96,21 @@ export class IdempotencyCache {
     );
   }
 
-  private store(key: string, value: unknown): void {
+  private store(key: string, value: unknown, weight: number): void {
+    const previous = this.done.get(key);
+    if (previous) this.evict(key, previous);
+    if (weight > this.limits.maxWeight) return;
+    this.done.set(key, { value, expiresAt: this.now() + this.ttlSeconds * 1000, weight });
+    this.storedWeight += weight;
+    // Maps iterate in insertion order, so the first entry is the oldest.
+    while (this.done.size > this.limits.maxEntries || this.storedWeight > this.limits.maxWeight) {
+      const [oldestKey, oldest] = this.done.entries().next().value!;
+      this.evict(oldestKey, oldest);
+    }
+  }
+
+  private evict(key: string, stored: Stored): void {
     this.done.delete(key);
-    this.done.set(key, { value, expiresAt: this.now() + this.ttlSeconds * 1000 });
-    // Maps iterate in insertion order, so the first key is the oldest.
-    while (this.done.size > this.maxEntries) this.done.delete(this.done.keys().next().value!);
+    this.storedWeight -= stored.weight;
   }
 }

@@ -1,11 +1,14 @@
 // POST /tasks/cancel (spec: Agent endpoints, States and transitions, control plane): cancels an
 // active task from another caller and answers with the updated task; never waits behind the
-// work it controls; unknown id is 404; a finished task comes back unchanged; idempotent.
+// work it controls. The spec's cancel row: the endpoint "controls active execution only and is
+// not a task-lookup API", so an id that is not active (unknown, finished, or with an
+// authenticator, submitted by another principal) gets one and the same 404, which reveals
+// neither the task nor whether it exists. Repeating a cancel changes nothing.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { needsInput, type AgentHandler } from '../../src/agent/handler.js';
 import { agentOperations } from '../../generated/operations/agent.js';
-import type { Task } from '../../generated/types/index.js';
+import type { Authenticator } from '../../src/auth/authenticator.js';
 import {
   TRANSPORTS,
   aborted,
@@ -175,14 +178,16 @@ for (const kind of TRANSPORTS) {
       await rejectsWithStatus(h.client.cancelTask({ metadata: {} } as unknown as { id: string }), 400, 'invalid_request');
     });
 
-    test('cancel of a finished task returns it unchanged', async (t) => {
+    test('cancel of a finished task is the 404 an unknown id gets: it does not look the task up', async (t) => {
       const h = await startAgent(kind);
       t.after(() => h.close());
       const id = uniqueId();
-      const done = await h.client.sendTask(userTask(id, 'quick'));
-      const answer = await h.client.cancelTask({ id, metadata: { reason: 'too late' } });
-      assert.deepEqual(answer, done);
-      assert.equal(answer.state, 'completed');
+      const done = await h.client.sendTask(userTask(id, 'secret quick'));
+      assert.equal(done.state, 'completed');
+      const finished = await rejectsWithStatus(h.client.cancelTask({ id, metadata: { reason: 'too late' } }), 404, 'not_found');
+      const unknown = await rejectsWithStatus(h.client.cancelTask({ id: uniqueId() }), 404, 'not_found');
+      assert.equal(finished.message, unknown.message, 'the same answer, so existence is not revealed');
+      assert.ok(!finished.message.includes(id) && !finished.message.includes('secret'));
       const failing = await startAgent(kind, {
         handler: () => {
           throw new Error('nope');
@@ -190,10 +195,11 @@ for (const kind of TRANSPORTS) {
       });
       t.after(() => failing.close());
       const failed = await failing.client.sendTask(userTask(uniqueId(), 'x'));
-      assert.deepEqual(await failing.client.cancelTask({ id: failed.id }), failed);
+      assert.equal(failed.state, 'failed');
+      await rejectsWithStatus(failing.client.cancelTask({ id: failed.id }), 404, 'not_found');
     });
 
-    test('cancel is idempotent: a repeated cancel returns the same result and records one cancellation', async (t) => {
+    test('cancel is idempotent: a repeated cancel changes nothing, and once the task has ended it is 404', async (t) => {
       const work = blockingHandler();
       const h = await startAgent(kind, { handler: work.handler });
       t.after(() => h.close());
@@ -201,16 +207,18 @@ for (const kind of TRANSPORTS) {
       const pending = h.client.sendTask(userTask(id, 'long job'));
       await work.started(id);
       const first = await h.client.cancelTask({ id, metadata: { reason: 'first' } });
-      const second = await h.client.cancelTask({ id, metadata: { reason: 'second' } });
-      assert.deepEqual(second, first);
-      // Under another key too: the engine itself does not cancel twice.
-      const third = (await h.clientTransport.unary(agentOperations.cancelTask, { id, metadata: { reason: 'third' } }, {
-        idempotencyKey: 'another-key',
-      })) as Task;
-      assert.equal(third.state, 'canceled');
-      assert.deepEqual(historyStates(third), ['submitted', 'working', 'canceled']);
-      assert.equal(third.metadata!.state_history!.at(-1)!.reason, 'first');
-      assert.equal((await pending).state, 'canceled');
+      assert.equal(first.state, 'canceled');
+      const submitted = await pending;
+      // The task ended canceled: a repeat, under the same key or another, finds nothing active.
+      await rejectsWithStatus(h.client.cancelTask({ id, metadata: { reason: 'second' } }), 404, 'not_found');
+      await rejectsWithStatus(
+        h.clientTransport.unary(agentOperations.cancelTask, { id, metadata: { reason: 'third' } }, { idempotencyKey: 'another-key' }),
+        404,
+        'not_found',
+      );
+      assert.deepEqual(historyStates(submitted), ['submitted', 'working', 'canceled']);
+      assert.equal(submitted.metadata!.state_history!.at(-1)!.reason, 'first');
+      assert.equal(work.calls, 1);
     });
 
     test('cancel of a task waiting for input cancels it', async (t) => {
@@ -223,7 +231,8 @@ for (const kind of TRANSPORTS) {
       assert.equal(canceled.state, 'canceled');
       assert.deepEqual(historyStates(canceled), ['submitted', 'working', 'input-required', 'canceled']);
       assert.equal(canceled.metadata!.state_history!.at(-1)!.reason, 'never mind');
-      assert.deepEqual(await h.client.cancelTask({ id, metadata: { reason: 'again' } }), canceled, 'a second cancel changes nothing');
+      // Canceled is the end: a second cancel finds nothing active and changes nothing.
+      await rejectsWithStatus(h.client.cancelTask({ id, metadata: { reason: 'again' } }), 404, 'not_found');
     });
 
     test('a later cancel acts on the task as it is now, not on an earlier answer: a follow-up run is canceled too', async (t) => {
@@ -270,7 +279,8 @@ for (const kind of TRANSPORTS) {
       assert.equal(result.state, 'canceled');
       canceled.resolve();
       await afterCancel.promise;
-      const later = (await h.clientTransport.unary(agentOperations.cancelTask, { id }, { idempotencyKey: 'look-again' })) as Task;
+      // The finished task, as a retry of the submission gets it, holds nothing from after the cancel.
+      const later = await h.client.sendTask(userTask(id, 'stubborn'));
       assert.equal(later.state, 'canceled');
       assert.deepEqual(later.messages!.map((m) => m.parts[0]!.content), ['stubborn', 'before']);
       assert.equal(later.artifacts!.length, 0);
@@ -299,5 +309,49 @@ for (const kind of TRANSPORTS) {
       assert.equal((reason as Error).name, 'TaskCanceledError');
       assert.equal((reason as Error).message, 'stop now');
     });
+
+    test('with an authenticator only the submitting principal can cancel; another gets the 404 an unknown id gets', async (t) => {
+      const work = blockingHandler();
+      const h = await startAgent(kind, { handler: work.handler, authenticator: twoPrincipals }, { authenticator: twoPrincipals, credentials: 'alice' });
+      t.after(() => {
+        work.release.resolve('released by cleanup');
+        return h.close();
+      });
+      const bob = await h.newClient({ authenticator: twoPrincipals, credentials: 'bob' });
+      const id = uniqueId();
+      const pending = h.client.sendTask(userTask(id, 'alice only'));
+      await work.started(id);
+      const refused = await rejectsWithStatus(bob.cancelTask({ id, metadata: { reason: 'not mine' } }), 404, 'not_found');
+      const unknown = await rejectsWithStatus(bob.cancelTask({ id: uniqueId() }), 404, 'not_found');
+      assert.equal(refused.message, unknown.message);
+      const aliceAgain = await h.newClient({ authenticator: twoPrincipals, credentials: 'alice' });
+      const canceled = await aliceAgain.cancelTask({ id, metadata: { reason: 'mine' } });
+      assert.equal(canceled.state, 'canceled');
+      assert.equal(canceled.metadata!.state_history!.at(-1)!.reason, 'mine');
+      assert.equal((await pending).state, 'canceled');
+    });
+
+    test('with an authenticator a task waiting for input is cancelable by its principal only', async (t) => {
+      const h = await startAgent(kind, { handler: () => needsInput('Which city?'), authenticator: twoPrincipals }, {
+        authenticator: twoPrincipals,
+        credentials: 'alice',
+      });
+      t.after(() => h.close());
+      const bob = await h.newClient({ authenticator: twoPrincipals, credentials: 'bob' });
+      const id = uniqueId();
+      assert.equal((await h.client.sendTask(userTask(id, 'book a trip'))).state, 'input-required');
+      await rejectsWithStatus(bob.cancelTask({ id }), 404, 'not_found');
+      assert.equal((await h.client.cancelTask({ id })).state, 'canceled');
+    });
   });
 }
+
+/** Accepts the credentials `alice` and `bob`, each its own principal. */
+const twoPrincipals: Authenticator = {
+  scheme: { type: 'apiKey', scheme: null, description: 'test keys', metadata: {} },
+  authenticate: async (credentials) => {
+    if (credentials !== 'alice' && credentials !== 'bob') throw new Error('Invalid API key');
+    return { principal_id: `principal-${credentials}`, token: credentials, expires_at: null, metadata: {} };
+  },
+  refreshToken: async (context) => context,
+};

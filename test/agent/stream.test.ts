@@ -243,10 +243,10 @@ describe('POST /tasks/stream over runtime', () => {
     assert.deepEqual(seen, ['task_status', 'task_llm_stream']);
     const reason = (await sawAbort.promise) as Error;
     assert.equal(reason.name, 'TaskCanceledError');
-    // The task ended canceled; a cancel call returns the finished task as it is.
-    const finished = await h.client.cancelTask({ id });
-    assert.equal(finished.state, 'canceled');
-    assert.match(finished.metadata!.state_history!.at(-1)!.reason ?? '', /stream closed/);
+    assert.match(reason.message, /stream closed/);
+    // The task has ended: nothing is left active to cancel.
+    assert.equal((await h.client.describeState({})).state.active_tasks, 0);
+    await rejectsWithStatus(h.client.cancelTask({ id }), 404, 'not_found');
     // The agent goes on serving streams.
     const next = await collect(h.client.streamTask(userTask(uniqueId(), 'quick')));
     assert.equal(next.at(-1)!.type, 'task_completed');

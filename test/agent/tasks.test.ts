@@ -109,6 +109,29 @@ for (const kind of TRANSPORTS) {
       assert.equal(done.metadata!.when, '2024-01-01T00:00:00.000Z', 'metadata is normalized to JSON');
     });
 
+    test('artifacts carry name, uri, media_type and action_id as null when the handler gave none (spec: Artifact)', async (t) => {
+      const handler: AgentHandler = (ctx) => {
+        ctx.artifact({ kind: 'preview', name: 'draft.txt', text: 'draft' });
+        return {
+          text: 'final',
+          artifacts: [{ uri: 'file:///tmp/report.pdf', media_type: 'application/pdf', action_id: 'act-1', parts: [] }],
+        };
+      };
+      const h = await startAgent(kind, { handler });
+      t.after(() => h.close());
+      const done = await h.client.sendTask(userTask(uniqueId(), 'q'));
+      assertValid('task', done);
+      const descriptors = done.artifacts!.map((a) => [a.kind, a.name, a.uri, a.media_type, a.action_id]);
+      assert.deepEqual(descriptors, [
+        ['preview', 'draft.txt', null, null, null],
+        ['result', null, null, null, null],
+        ['result', null, 'file:///tmp/report.pdf', 'application/pdf', 'act-1'],
+      ]);
+      for (const artifact of done.artifacts!) {
+        for (const key of ['name', 'uri', 'media_type', 'action_id']) assert.ok(Object.hasOwn(artifact, key), `${key} is present`);
+      }
+    });
+
     test('needsInput() ends the task input-required with the question as message and reason', async (t) => {
       const handler: AgentHandler = ({ input }) => (input.includes('city') ? { text: `weather in ${input}` } : needsInput('Which city?'));
       const h = await startAgent(kind, { handler });

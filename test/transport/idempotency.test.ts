@@ -1,16 +1,18 @@
 // Spec "Idempotency and correlation": how the client derives a key, and what the server's
-// cache does with it (namespacing, ownership, waiting duplicates, replay until TTL, release on
-// failure, bounded size).
+// cache does with it (namespacing by route and by principal, ownership, waiting duplicates,
+// replay until TTL, release on failure, bounded by count and by bytes).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { OperationSpec } from '../../generated/operations/spec.js';
 import { AgentOperationsClient } from '../../generated/clients/agent.js';
 import { RegistryOperationsClient } from '../../generated/clients/registry.js';
 import { registryOperations } from '../../generated/operations/registry.js';
+import type { Authenticator } from '../../src/auth/authenticator.js';
 import { IdempotencyCache } from '../../src/transport/idempotency-cache.js';
 import { idempotencyKeyFor } from '../../src/transport/idempotency-key.js';
 import {
   answer,
+  bytesOf,
   client,
   gate,
   header,
@@ -119,8 +121,21 @@ test('cache: keys are namespaced by method and path', () => {
   assert.equal(keys.size, 4);
 });
 
+test('cache: keys are namespaced by principal; no principal, or a principal shaped like a key, is a namespace of its own', () => {
+  const keys = new Set([
+    IdempotencyCache.key('POST', '/tasks/', 'k', null),
+    IdempotencyCache.key('POST', '/tasks/', 'k', 'alice'),
+    IdempotencyCache.key('POST', '/tasks/', 'k', 'bob'),
+    IdempotencyCache.key('POST', '/tasks/', 'k', '-'),
+    IdempotencyCache.key('POST', '/tasks/', '"alice" k', null),
+    IdempotencyCache.key('POST', '/tasks/', 'k', 'alice k'),
+  ]);
+  assert.equal(keys.size, 6);
+  assert.equal(IdempotencyCache.key('POST', '/tasks/', 'k', 'alice'), IdempotencyCache.key('POST', '/tasks/', 'k', 'alice'));
+});
+
 test('cache: the first caller owns; a concurrent duplicate waits and gets the same result', async () => {
-  const cache = new IdempotencyCache(300, 10);
+  const cache = new IdempotencyCache(300, { maxEntries: 10, maxWeight: 1_000 });
   const hold = gate();
   let runs = 0;
   const operation = async () => {
@@ -140,7 +155,7 @@ test('cache: the first caller owns; a concurrent duplicate waits and gets the sa
 
 test('cache: later duplicates are replayed until the TTL runs out, then run again', async () => {
   let now = 1_000_000;
-  const cache = new IdempotencyCache(10, 10, () => now);
+  const cache = new IdempotencyCache(10, { maxEntries: 10, maxWeight: 1_000 }, () => now);
   let runs = 0;
   const operation = async () => ++runs;
   assert.deepEqual(await cache.run('k', operation), { value: 1, replayed: false });
@@ -152,7 +167,7 @@ test('cache: later duplicates are replayed until the TTL runs out, then run agai
 });
 
 test('cache: a failed operation is released, not stored; waiting duplicates run it again', async () => {
-  const cache = new IdempotencyCache(300, 10);
+  const cache = new IdempotencyCache(300, { maxEntries: 10, maxWeight: 1_000 });
   const hold = gate();
   let runs = 0;
   const operation = async () => {
@@ -172,8 +187,45 @@ test('cache: a failed operation is released, not stored; waiting duplicates run 
   assert.equal(runs, 2);
 });
 
+test('cache: bounded by total weight; the oldest entries are evicted until the new one fits', async () => {
+  const cache = new IdempotencyCache(300, { maxEntries: 100, maxWeight: 10 });
+  const runs: string[] = [];
+  const op = (key: string) => async () => (runs.push(key), key);
+  const weigh = (value: string) => Number(value.slice(1));
+  await cache.run('a4', op('a4'), undefined, weigh);
+  await cache.run('b4', op('b4'), undefined, weigh);
+  assert.equal(cache.weight, 8);
+  await cache.run('c5', op('c5'), undefined, weigh);
+  assert.equal(cache.weight, 9, 'a4 went to make room for c5; b4 and c5 fit');
+  assert.equal(cache.size, 2);
+  assert.equal((await cache.run('b4', op('b4'), undefined, weigh)).replayed, true);
+  assert.equal((await cache.run('c5', op('c5'), undefined, weigh)).replayed, true);
+  assert.equal((await cache.run('a4', op('a4'), undefined, weigh)).replayed, false, 'a4 was evicted');
+  assert.deepEqual(runs, ['a4', 'b4', 'c5', 'a4']);
+});
+
+test('cache: a result heavier than the whole budget is shared with concurrent duplicates but not stored', async () => {
+  const cache = new IdempotencyCache(300, { maxEntries: 100, maxWeight: 10 });
+  await cache.run('small', async () => 'kept', undefined, () => 3);
+  const hold = gate();
+  let runs = 0;
+  const big = async () => {
+    runs++;
+    await hold.promise;
+    return `big ${runs}`;
+  };
+  const owner = cache.run('big', big, undefined, () => 11);
+  const duplicate = cache.run('big', big, undefined, () => 11);
+  hold.open();
+  assert.deepEqual(await owner, { value: 'big 1', replayed: false });
+  assert.deepEqual(await duplicate, { value: 'big 1', replayed: true });
+  assert.equal(cache.weight, 3, 'nothing was evicted for it and it was not kept');
+  assert.equal((await cache.run('small', async () => 'again')).replayed, true);
+  assert.deepEqual(await cache.run('big', big, undefined, () => 11), { value: 'big 2', replayed: false });
+});
+
 test('cache: bounded; the oldest entry is evicted first', async () => {
-  const cache = new IdempotencyCache(300, 2);
+  const cache = new IdempotencyCache(300, { maxEntries: 2, maxWeight: 1_000 });
   const runs: string[] = [];
   const op = (key: string) => async () => (runs.push(key), key);
   await cache.run('a', op('a'));
@@ -271,6 +323,32 @@ test('server: the cache is bounded by idempotency_cache_size, oldest evicted fir
   assert.equal(runs.send, 4);
 });
 
+test('server: the cache is bounded by idempotency_cache_bytes, counting the encoded answers, oldest evicted first', async (t) => {
+  // Each answer is the task back with a 1,000-character note: a little over 1 KB encoded.
+  const note = 'x'.repeat(1_000);
+  const { server, runs } = await countingServer(t, { idempotencyCacheBytes: 2_500 });
+  const api = new AgentOperationsClient(await client(t, 'http', server.url));
+  const first = await api.sendTask({ id: 'a', metadata: { note } });
+  assert.ok(bytesOf(first) > 1_000 && bytesOf(first) < 1_250, `an answer is ${bytesOf(first)} bytes`);
+  await api.sendTask({ id: 'b', metadata: { note } });
+  await api.sendTask({ id: 'c', metadata: { note } });
+  assert.equal(runs.send, 3);
+  assert.equal((await api.sendTask({ id: 'c' })).metadata?.run, 3, 'c replayed');
+  assert.equal((await api.sendTask({ id: 'b' })).metadata?.run, 2, 'b replayed');
+  assert.equal((await api.sendTask({ id: 'a' })).metadata?.run, 4, 'a was evicted to keep the bytes in budget, and ran again');
+  assert.equal(runs.send, 4);
+});
+
+test('server: an answer larger than idempotency_cache_bytes is not stored; a later duplicate runs again', async (t) => {
+  const { server, runs } = await countingServer(t, { idempotencyCacheBytes: 500 });
+  const api = new AgentOperationsClient(await client(t, 'http', server.url));
+  assert.equal((await api.sendTask({ id: 'small' })).metadata?.run, 1);
+  assert.equal((await api.sendTask({ id: 'large', metadata: { note: 'y'.repeat(1_000) } })).metadata?.run, 2);
+  assert.equal((await api.sendTask({ id: 'large' })).metadata?.run, 3, 'the large answer was not kept');
+  assert.equal((await api.sendTask({ id: 'small' })).metadata?.run, 1, 'and nothing was evicted for it');
+  assert.equal(runs.send, 3);
+});
+
 test('server: a key on a non-idempotent route is ignored; every request runs', async (t) => {
   const { server, runs } = await countingServer(t);
   for (let i = 0; i < 2; i++) {
@@ -306,3 +384,45 @@ test('runtime: duplicates are suppressed with the in-process namespaced key', as
   await api.sendTask({ id: 'rt-other' });
   assert.equal(runs, 2);
 });
+
+// ---- replay never crosses principals -----------------------------------------------------------
+
+/** Accepts the credentials `alice` and `bob`, each its own principal. */
+const twoPrincipals: Authenticator = {
+  scheme: { type: 'apiKey', scheme: null, description: 'test keys', metadata: {} },
+  authenticate: async (credentials) => {
+    if (credentials !== 'alice' && credentials !== 'bob') throw new Error('Invalid API key');
+    return { principal_id: `principal-${credentials}`, token: credentials, expires_at: null, metadata: {} };
+  },
+  refreshToken: async (context) => context,
+};
+
+const LISTEN: Record<string, string> = {
+  http: 'http://127.0.0.1:0',
+  sse: 'http://127.0.0.1:0',
+  websocket: 'ws://127.0.0.1:0',
+  grpc: 'grpc://127.0.0.1:0',
+};
+
+for (const kind of ['http', 'sse', 'websocket', 'grpc', 'runtime']) {
+  test(`${kind}: the same key from another principal runs for that principal; each is replayed its own answer`, async (t) => {
+    const url = kind === 'runtime' ? runtimeUrl('idem-principal') : LISTEN[kind]!;
+    let runs = 0;
+    const server = await serve(
+      t,
+      kind,
+      url,
+      table(unary(ops.sendTask, (task, context) => ({ ...task, state: 'completed', metadata: { run: ++runs, for: context.security?.principal_id } }))),
+      { authenticator: twoPrincipals },
+    );
+    const as = async (credentials: string) =>
+      new AgentOperationsClient(await client(t, kind, server.url, { authenticator: twoPrincipals, credentials }));
+    const alice = await as('alice');
+    const bob = await as('bob');
+    assert.deepEqual((await alice.sendTask({ id: 'shared-id' })).metadata, { run: 1, for: 'principal-alice' });
+    assert.deepEqual((await bob.sendTask({ id: 'shared-id' })).metadata, { run: 2, for: 'principal-bob' }, "bob did not get alice's answer");
+    assert.deepEqual((await alice.sendTask({ id: 'shared-id' })).metadata, { run: 1, for: 'principal-alice' }, 'alice replayed hers');
+    assert.deepEqual((await bob.sendTask({ id: 'shared-id' })).metadata, { run: 2, for: 'principal-bob' }, 'bob replayed his');
+    assert.equal(runs, 2);
+  });
+}

@@ -1,7 +1,9 @@
 // GET /status: what a person wants to see about a running agent: who it is, where it
-// listens, whether it is ready, its counters, and its recent tasks. Metrics refresh in place.
-import type { AgentCard, Health } from '../../../generated/types/index.js';
-import type { TaskSummary } from '../task-engine.js';
+// listens, whether it is ready, its counters, and how many tasks it has in each state. No task
+// ids: without an authenticator anyone can read this page, and an id is what a cancel takes.
+// Metrics refresh in place.
+import type { AgentCard, Health, TaskState } from '../../../generated/types/index.js';
+import type { TaskCounts } from '../task-engine.js';
 import { escapeHtml, page } from './html.js';
 
 const METRIC_LABELS: ReadonlyArray<[keyof Health['metrics'], string]> = [
@@ -19,7 +21,9 @@ const METRIC_LABELS: ReadonlyArray<[keyof Health['metrics'], string]> = [
   ['total_latency_ms', 'total latency (ms)'],
 ];
 
-export function renderStatusPage(card: AgentCard, health: Health, tasks: readonly TaskSummary[]): string {
+const STATES: readonly TaskState[] = ['submitted', 'working', 'input-required', 'completed', 'failed', 'canceled'];
+
+export function renderStatusPage(card: AgentCard, health: Health, tasks: TaskCounts): string {
   const stateClass = health.ready ? 'ok' : 'bad';
   const capabilities = Object.entries(health.capabilities)
     .map(([name, on]) => `<span class="${on ? 'ok' : 'muted'}">${escapeHtml(name)}${on ? '' : ' (no)'}</span>`)
@@ -27,14 +31,9 @@ export function renderStatusPage(card: AgentCard, health: Health, tasks: readonl
   const metrics = METRIC_LABELS.map(
     ([key, label]) => `<div class="metric"><b data-metric="${key}">${escapeHtml(health.metrics[key])}</b><span class="muted">${escapeHtml(label)}</span></div>`,
   ).join('');
-  const rows = tasks.length
-    ? tasks
-        .map(
-          (task) =>
-            `<tr><td><code>${escapeHtml(task.id)}</code></td><td>${escapeHtml(task.state)}</td><td>${escapeHtml(task.messages)}</td><td>${escapeHtml(task.artifacts)}</td><td>${escapeHtml(task.created_at)}</td><td>${escapeHtml(task.updated_at)}</td></tr>`,
-        )
-        .join('')
-    : '<tr><td colspan="6" class="muted">No tasks yet.</td></tr>';
+  const rows = STATES.map(
+    (state) => `<tr><td>${escapeHtml(state)}</td><td data-state="${escapeHtml(state)}">${escapeHtml(tasks[state] ?? 0)}</td></tr>`,
+  ).join('');
   const body = `
 <header>
   <h1>${escapeHtml(card.name)}</h1>
@@ -56,8 +55,9 @@ export function renderStatusPage(card: AgentCard, health: Health, tasks: readonl
 </dl>
 <h2>Metrics</h2>
 <div class="grid">${metrics}</div>
-<h2>Recent tasks</h2>
-<table id="tasks"><thead><tr><th>id</th><th>state</th><th>messages</th><th>artifacts</th><th>created</th><th>updated</th></tr></thead><tbody>${rows}</tbody></table>
+<h2>Tasks</h2>
+<table id="tasks"><thead><tr><th>state</th><th>tasks</th></tr></thead><tbody>${rows}</tbody></table>
+<p class="muted">Active tasks and the most recently finished ones.</p>
 <p class="muted">Health: <a href="healthz">healthz</a> · <a href="readyz">readyz</a> · <a href="chat">chat</a></p>`;
   // Refresh the counters from /healthz every few seconds, same origin and credentials.
   const script = `
