@@ -88,10 +88,10 @@ export function emitConfigModule(schema: JsonSchema): string {
     blocks.push(typeDeclaration(`${pascal(section.wire)}Options`, section.sectionDescription, section.fields, 'options'));
     blocks.push(typeDeclaration(pascal(section.wire), section.sectionDescription, section.fields, 'resolved'));
   }
-  blocks.push(typeDeclaration('TransportConfigOptions', 'Transport options, in camelCase; every field is optional.', entries, 'options'));
-  blocks.push(
-    typeDeclaration('ResolvedConfigFields', 'Every transport setting once resolved: defaults applied, rules checked.', entries, 'resolved'),
-  );
+  const optionsDoc = 'Transport options, in camelCase; every field is optional.';
+  const resolvedDoc = 'Every transport setting once resolved: defaults applied, rules checked.';
+  blocks.push(typeDeclaration('TransportConfigOptions', optionsDoc, entries, 'options'));
+  blocks.push(typeDeclaration('ResolvedConfigFields', resolvedDoc, entries, 'resolved'));
   blocks.push(
     `/** Every field of the transport configuration, in the schema's order. */\n` +
       `export const TRANSPORT_CONFIG_FIELDS: readonly ConfigEntry[] = ${tableLiteral(entries)};`,
@@ -123,7 +123,9 @@ function readEntries(schema: JsonSchema): Entry[] {
 }
 
 function properties(schema: JsonSchema, where: string): Record<string, JsonSchema> {
-  if (schema.type !== 'object' || typeof schema.properties !== 'object') throw new Error(`transport config: ${where} is not an object`);
+  if (schema.type !== 'object' || typeof schema.properties !== 'object') {
+    throw new Error(`transport config: ${where} is not an object`);
+  }
   return schema.properties as Record<string, JsonSchema>;
 }
 
@@ -143,7 +145,9 @@ function readField(wire: string, schema: JsonSchema, where: string): Field {
   const nullable = types.includes('null');
   const [type, ...others] = types.filter((type) => type !== 'null');
   const path = `${where}.${wire}`;
-  if (others.length > 0 || !isFieldType(type)) throw new Error(`transport config: ${path} has an unsupported type ${JSON.stringify(schema.type)}`);
+  if (others.length > 0 || !isFieldType(type)) {
+    throw new Error(`transport config: ${path} has an unsupported type ${JSON.stringify(schema.type)}`);
+  }
   if (schema.default === undefined) throw new Error(`transport config: ${path} needs a @default`);
   const field: Record<string, unknown> = { kind: 'field', name: camel(wire), wire, type, nullable, default: schema.default };
   for (const key of ['minimum', 'exclusiveMinimum', 'minLength'] as const) {
@@ -167,8 +171,10 @@ function readField(wire: string, schema: JsonSchema, where: string): Field {
   return field as unknown as Field;
 }
 
+const FIELD_TYPES: readonly string[] = ['number', 'integer', 'boolean', 'string', 'array', 'object'] satisfies FieldType[];
+
 function isFieldType(type: string | undefined): type is FieldType {
-  return type === 'number' || type === 'integer' || type === 'boolean' || type === 'string' || type === 'array' || type === 'object';
+  return type !== undefined && FIELD_TYPES.includes(type);
 }
 
 function describe(schema: JsonSchema): string {
@@ -228,7 +234,9 @@ function tableLiteral(entries: readonly Entry[]): string {
   const rows = entries.map((entry) => {
     if (entry.kind === 'field') return `  ${fieldLiteral(entry)},`;
     const fields = entry.fields.map((field) => `      ${fieldLiteral(field)},`).join('\n');
-    const head = `kind: 'section', name: '${entry.name}', wire: '${entry.wire}', nullable: ${entry.nullable}, default: ${JSON.stringify(entry.default)}`;
+    const head =
+      `kind: 'section', name: '${entry.name}', wire: '${entry.wire}', ` +
+      `nullable: ${entry.nullable}, default: ${JSON.stringify(entry.default)}`;
     return `  {\n    ${head},\n    fields: [\n${fields}\n    ],\n  },`;
   });
   return `[\n${rows.join('\n')}\n]`;

@@ -80,7 +80,9 @@ function fits(field: ConfigField, value: unknown): boolean {
       );
     case 'string':
       return (
-        typeof value === 'string' && value.length >= (field.minLength ?? 0) && (field.enum === undefined || field.enum.includes(value))
+        typeof value === 'string' &&
+        value.length >= (field.minLength ?? 0) &&
+        (field.enum === undefined || field.enum.includes(value))
       );
     case 'array':
       return Array.isArray(value) && value.every((item) => typeof item === field.items);

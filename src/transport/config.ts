@@ -17,11 +17,19 @@ import { checkField, fromWire, isPlainObject, resolveEntries, toWire } from './c
 import { resolveTls, type Tls } from '../tls/tls-settings.js';
 import { resolveGrpc, type Grpc } from './grpc/options.js';
 
-export type { Limits, LimitsOptions, Retry, RetryOptions, TransportConfigOptions } from '../../generated/config/transport-config.js';
+export type {
+  Limits,
+  LimitsOptions,
+  Retry,
+  RetryOptions,
+  TransportConfigOptions,
+} from '../../generated/config/transport-config.js';
 export type { Tls, TlsOptions } from '../tls/tls-settings.js';
 export type { Grpc, GrpcOptions } from './grpc/options.js';
 
-const TIMEOUT = TRANSPORT_CONFIG_FIELDS.find((entry): entry is ConfigField => entry.kind === 'field' && entry.name === 'timeout')!;
+const TIMEOUT = TRANSPORT_CONFIG_FIELDS.find(
+  (entry): entry is ConfigField => entry.kind === 'field' && entry.name === 'timeout',
+)!;
 
 /** A validated transport configuration; every section is frozen, only `timeout` can change. */
 export interface ResolvedConfig extends Omit<ResolvedConfigFields, 'timeout'> {
@@ -61,10 +69,13 @@ export class ResolvedConfig {
 /** The retry section's rules beyond single fields: backoff order, and method names normalized. */
 function resolveRetry(retry: Retry): Retry {
   if (retry.maxBackoff < retry.initialBackoff) {
-    throw new ConfigError('retry.maxBackoff', retry.maxBackoff, `must not be below retry.initialBackoff (${retry.initialBackoff})`);
+    const rule = `must not be below retry.initialBackoff (${retry.initialBackoff})`;
+    throw new ConfigError('retry.maxBackoff', retry.maxBackoff, rule);
   }
   const methods = retry.retryableMethods.map((method) => method.trim().toUpperCase());
-  if (methods.includes('')) throw new ConfigError('retry.retryableMethods', retry.retryableMethods, 'must be a list of HTTP method names');
+  if (methods.includes('')) {
+    throw new ConfigError('retry.retryableMethods', retry.retryableMethods, 'must be a list of HTTP method names');
+  }
   return { ...retry, retryableMethods: Object.freeze(methods) };
 }
 

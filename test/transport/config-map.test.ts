@@ -25,7 +25,8 @@ function schemaFields(): SchemaField[] {
   const defs = schema.$defs as Record<string, Json>;
   const fields: SchemaField[] = [];
   for (const [key, property] of Object.entries(schema.properties as Record<string, Json>)) {
-    const ref = (property.$ref ?? (property.anyOf as Json[] | undefined)?.find((option) => option.$ref)?.$ref) as string | undefined;
+    const nullableRef = (property.anyOf as Json[] | undefined)?.find((option) => option.$ref)?.$ref;
+    const ref = (property.$ref ?? nullableRef) as string | undefined;
     if (!ref) {
       fields.push({ wire: [key], schema: property });
       continue;
