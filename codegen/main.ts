@@ -11,6 +11,7 @@ import { emitTypeModules } from './emit-types.js';
 import { emitValidatorModule } from './emit-validators.js';
 import { emitValidatorIndex, VALIDATION_RESULT_MODULE } from './emit-validator-index.js';
 import { CONFIG_SCHEMA_FILE, emitConfigSchema } from './emit-config-schema.js';
+import { CONFIG_MODULE_PATH, emitConfigModule } from './emit-config-module.js';
 import { loadManifests } from './operations-manifest.js';
 import { emitOperationFiles, OPERATION_SPEC_MODULE } from './emit-operations.js';
 import { GENERATED_BANNER } from './output-tree.js';
@@ -34,6 +35,7 @@ export async function buildTree(root: string): Promise<OutputTree> {
   // 2. Native schemas, plus the configuration schema generated from TypeScript.
   const configSchema = emitConfigSchema(root);
   tree.add(`generated/schemas/native/${CONFIG_SCHEMA_FILE}`, stableJson(configSchema));
+  tree.add(CONFIG_MODULE_PATH, emitConfigModule(configSchema));
   const native = [
     ...(await loadSchemaDirectory(nativeSchemaDir(root))),
     catalogEntry(configSchema, CONFIG_SCHEMA_FILE),

@@ -69,6 +69,7 @@ export interface TransportConfig {
   timeout?: number;
   /**
    * TLS files and checks; used when the URL scheme is a secure one.
+   * @default null
    */
   tls?: TlsSettings | null;
   /**
@@ -82,7 +83,8 @@ export interface TransportConfig {
  */
 export interface GrpcSettings {
   /**
-   * RPCs served at once; 0 or absent means limits.max_concurrent_requests.
+   * RPCs served at once; 0 means limits.max_concurrent_requests.
+   * @default 0
    */
   maximum_concurrent_rpcs?: number;
   /**
@@ -105,6 +107,13 @@ export interface GrpcSettings {
    * @default "json"
    */
   codec?: "json" | "proto";
+  /**
+   * Raw gRPC channel and server options, by gRPC core's names (`grpc.max_receive_message_length`, `grpc.keepalive_time_ms`, ...); the ones parley knows replace the settings it derives from the limits and keepalive, the others are kept and ignored.
+   * @default {}
+   */
+  channel_options?: {
+    [key: string]: number | string;
+  };
 }
 
 /**
@@ -144,14 +153,17 @@ export interface RetryPolicy {
 export interface TlsSettings {
   /**
    * PEM certificate chain of a secure server, or of a client doing mutual TLS.
+   * @default null
    */
   certfile?: string | null;
   /**
    * PEM private key matching certfile; give both or neither.
+   * @default null
    */
   keyfile?: string | null;
   /**
    * PEM CA bundle; clients fall back to the system roots when absent.
+   * @default null
    */
   cafile?: string | null;
   /**

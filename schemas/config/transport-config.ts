@@ -83,11 +83,23 @@ export interface RetryPolicy {
 
 /** Certificate files and checks. Only paths and flags are ever serialized, never key material. */
 export interface TlsSettings {
-  /** PEM certificate chain of a secure server, or of a client doing mutual TLS. */
+  /**
+   * PEM certificate chain of a secure server, or of a client doing mutual TLS.
+   * @minLength 1
+   * @default null
+   */
   certfile?: string | null;
-  /** PEM private key matching certfile; give both or neither. */
+  /**
+   * PEM private key matching certfile; give both or neither.
+   * @minLength 1
+   * @default null
+   */
   keyfile?: string | null;
-  /** PEM CA bundle; clients fall back to the system roots when absent. */
+  /**
+   * PEM CA bundle; clients fall back to the system roots when absent.
+   * @minLength 1
+   * @default null
+   */
   cafile?: string | null;
   /**
    * Servers demand a client certificate signed by cafile.
@@ -104,9 +116,10 @@ export interface TlsSettings {
 /** Options only the grpc transport reads. */
 export interface GrpcSettings {
   /**
-   * RPCs served at once; 0 or absent means limits.max_concurrent_requests.
+   * RPCs served at once; 0 means limits.max_concurrent_requests.
    * @asType integer
    * @minimum 0
+   * @default 0
    */
   maximum_concurrent_rpcs?: number;
   /**
@@ -131,6 +144,13 @@ export interface GrpcSettings {
    * @default "json"
    */
   codec?: 'json' | 'proto';
+  /**
+   * Raw gRPC channel and server options, by gRPC core's names (`grpc.max_receive_message_length`,
+   * `grpc.keepalive_time_ms`, ...); the ones parley knows replace the settings it derives from
+   * the limits and keepalive, the others are kept and ignored.
+   * @default {}
+   */
+  channel_options?: Record<string, number | string>;
 }
 
 /** Everything a transport is configured with, in its serialized form. */
@@ -210,7 +230,10 @@ export interface TransportConfig {
    * @default 360
    */
   timeout?: number;
-  /** TLS files and checks; used when the URL scheme is a secure one. */
+  /**
+   * TLS files and checks; used when the URL scheme is a secure one.
+   * @default null
+   */
   tls?: TlsSettings | null;
   /** grpc-only options. */
   grpc?: GrpcSettings;

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import type { SecureContextOptions } from 'node:tls';
 import { ConfigError } from '../core/errors.js';
-import type { Tls } from '../transport/config.js';
+import type { Tls } from './tls-settings.js';
 
 export interface ServerTlsOptions extends SecureContextOptions {
   requestCert: boolean;

@@ -10,6 +10,7 @@ import { ConfigError } from '../../src/core/errors.js';
 import { ResolvedConfig, type TransportConfigOptions } from '../../src/transport/config.js';
 import { TransportTimeoutError } from '../../src/transport/errors.js';
 import { createTransport } from '../../src/transport/factory.js';
+import { wireOptions } from '../../src/transport/grpc/options.js';
 import { AgentOperationsClient } from '../../generated/clients/agent.js';
 import { client, rawServer, rejection } from './helpers.js';
 
@@ -139,6 +140,19 @@ invalid.push(
   ['grpc.maximumConcurrentRpcs negative', { grpc: { maximumConcurrentRpcs: -1 } }, 'grpc.maximumConcurrentRpcs', -1],
   ['grpc.maximumConcurrentRpcs = 1.5', { grpc: { maximumConcurrentRpcs: 1.5 } }, 'grpc.maximumConcurrentRpcs', 1.5],
   ['grpc.gracefulShutdownTimeout = 0', { grpc: { gracefulShutdownTimeout: 0 } }, 'grpc.gracefulShutdownTimeout', 0],
+  // null is a value of its own, allowed only where the schema says so; absent means the default.
+  ['shutdownTimeout = null', { shutdownTimeout: null as never }, 'shutdownTimeout', null],
+  ['limits not an object', { limits: 5 as never }, 'limits', 5],
+  ['grpc = null', { grpc: null as never }, 'grpc', null],
+  ['tls a string', { tls: 'cert.pem' as never }, 'tls', 'cert.pem'],
+  ['retry.retryableMethods with a blank name', { retry: { retryableMethods: ['GET', '  '] } }, 'retry.retryableMethods', ['GET', '  ']],
+  ['grpc.channelOptions not an object', { grpc: { channelOptions: 'x' as never } }, 'grpc.channelOptions', 'x'],
+  [
+    'grpc.channelOptions with a value that is neither number nor string',
+    { grpc: { channelOptions: { 'grpc.keepalive_time_ms': true as never } } },
+    'grpc.channelOptions',
+    { 'grpc.keepalive_time_ms': true },
+  ],
 );
 
 for (const [label, options, field, value] of invalid) {
@@ -224,6 +238,28 @@ for (const [label, options] of serialized) {
     assert.deepEqual(ResolvedConfig.fromJSON(JSON.parse(JSON.stringify(json))).toJSON(), json);
   });
 }
+
+test('grpc channel_options survive the serialized form and still replace the derived settings', () => {
+  const channelOptions = { 'grpc.max_receive_message_length': 1024, 'grpc.primary_user_agent': 'parley-test' };
+  const json = new ResolvedConfig({ grpc: { channelOptions } }).toJSON();
+  assert.deepEqual(json.grpc?.channel_options, channelOptions);
+  assert.ok(validate('transport-config', json).valid);
+  const again = ResolvedConfig.fromJSON(JSON.parse(JSON.stringify(json)));
+  assert.deepEqual(again.grpc.channelOptions, channelOptions);
+  assert.equal(wireOptions(again).receiveMaxBytes, 1024);
+});
+
+test('fromJSON refuses a key the schema does not have, naming it as written', () => {
+  for (const [json, field] of [
+    [{ limits: { max_request_byte: 5 } }, 'limits.max_request_byte'],
+    [{ maxConnections: 5 }, 'maxConnections'],
+  ] as const) {
+    assert.throws(
+      () => ResolvedConfig.fromJSON(json as never),
+      (error: unknown) => error instanceof ConfigError && error.field === field && error.value === 5,
+    );
+  }
+});
 
 test('fromJSON of an empty object gives the defaults', () => {
   assert.deepEqual(ResolvedConfig.fromJSON({}).toJSON(), new ResolvedConfig().toJSON());

@@ -13,6 +13,7 @@
 // Other keys are accepted and ignored (they may mean something to another implementation).
 import { ConfigError } from '../../core/errors.js';
 import type { ResolvedConfig } from '../config.js';
+import type { Grpc, Limits } from '../../../generated/config/transport-config.js';
 
 /** The largest gRPC message length: the frame prefix holds a 32-bit length. */
 export const MAX_MESSAGE_BYTES = 0xffff_ffff;
@@ -85,4 +86,16 @@ function integerAtLeast(minimum: number, options: Readonly<Record<string, number
 
 function millis(seconds: number): number {
   return Math.max(1, Math.round(seconds * 1000));
+}
+
+// ---- the grpc section of the transport configuration --------------------------------------
+
+export type { Grpc, GrpcOptions } from '../../../generated/config/transport-config.js';
+
+/**
+ * Applies the grpc section's rule that depends on another section: 0 RPCs at once means
+ * limits.maxConcurrentRequests. Per-field rules and defaults are applied before this runs.
+ */
+export function resolveGrpc(grpc: Grpc, limits: Limits): Grpc {
+  return grpc.maximumConcurrentRpcs === 0 ? { ...grpc, maximumConcurrentRpcs: limits.maxConcurrentRequests } : grpc;
 }
