@@ -128,7 +128,7 @@ export class TaskEngine {
     }
     if (run) return structuredClone(run.task);
     const finished = this.recent.get(request.id);
-    if (!finished) throw new EndpointError(404, 'not_found', `no active task with id ${JSON.stringify(request.id)}`);
+    if (!finished) throw new EndpointError('not_found', `no active task with id ${JSON.stringify(request.id)}`);
     const task = JSON.parse(finished.encoded.text) as Task;
     // Waiting for the user's answer is not running, but it is not over either.
     if (task.state === 'input-required') {
@@ -192,10 +192,10 @@ export class TaskEngine {
     const now = nowIso();
     const task = prepareTask(input, now);
     if (this.active.has(task.id)) {
-      throw new EndpointError(409, 'conflict', `task ${task.id} is already running`);
+      throw new EndpointError('conflict', `task ${task.id} is already running`);
     }
     if (isTerminal(task.state!)) {
-      throw new EndpointError(409, 'conflict', `task ${task.id} is already ${task.state}; submit a new task id`);
+      throw new EndpointError('conflict', `task ${task.id} is already ${task.state}; submit a new task id`);
     }
     const run: EngineRun = { task, sink, controller: null, canceled: false, cancelReason: undefined, cancel: null };
     this.active.set(task.id, run);
