@@ -333,7 +333,9 @@ function applyOutcome(task: Task, output: HandlerOutput, context: RunContext): v
   transition(task, outcome.state ?? 'completed', outcome.reason ?? null, now);
 }
 
+/** The reason a canceled task's handler finds on its AbortSignal. */
 export class TaskCanceledError extends Error {
+  readonly code = 'task_canceled';
   constructor(reason: string) {
     super(reason);
     this.name = 'TaskCanceledError';

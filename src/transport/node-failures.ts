@@ -33,9 +33,9 @@ const DROPPED = new Set([
 function kindOf(code: string): NodeFailureKind {
   if (CANNOT_CONNECT.has(code)) return 'cannot_connect';
   if (DROPPED.has(code)) return 'dropped';
-  // Node's own TLS codes, OpenSSL's (ERR_SSL_*), and OpenSSL's certificate verdicts
-  // (CERT_HAS_EXPIRED, DEPTH_ZERO_SELF_SIGNED_CERT, UNABLE_TO_VERIFY_LEAF_SIGNATURE, ...).
-  if (code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_') || code.includes('CERT') || code.startsWith('UNABLE_TO_')) return 'tls';
+  // Node's own TLS codes, OpenSSL's (ERR_SSL_*; EPROTO when the peer does not speak TLS), and
+  // OpenSSL's certificate verdicts (CERT_HAS_EXPIRED, DEPTH_ZERO_SELF_SIGNED_CERT, ...).
+  if (code === 'EPROTO' || code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_') || code.includes('CERT') || code.startsWith('UNABLE_TO_')) return 'tls';
   return 'other';
 }
 
