@@ -18,7 +18,8 @@
 //
 // Client side, the spec's taxonomy: UNAVAILABLE -> connection error, DEADLINE_EXCEEDED ->
 // timeout, RESOURCE_EXHAUSTED and INTERNAL -> retryable remote error, anything else -> a
-// remote error whose statusCode is the status name (UNAUTHENTICATED included).
+// remote error whose statusCode is the status name (UNAUTHENTICATED included). The Node failure
+// under a call (refused, TLS, dropped) is sorted by classifyNodeFailure, as for the other wires.
 import type { ConnectError } from '@connectrpc/connect';
 import type { OutboundCall } from '../binding.js';
 import {
