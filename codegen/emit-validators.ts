@@ -6,6 +6,7 @@ import addFormatsModule from 'ajv-formats';
 import standaloneCodeModule from 'ajv/dist/standalone/index.js';
 import type { CatalogEntry } from './schema-catalog.js';
 import { GENERATED_BANNER } from './output-tree.js';
+import { addParleyKeywords } from './schema-keywords.js';
 
 // Both packages are CommonJS with a default export; reach it the same way under tsx and tsc.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
@@ -23,6 +24,7 @@ export function createAjv(): Ajv2020 {
     code: { source: true, esm: true, lines: true, optimize: true },
   });
   addFormats(ajv);
+  addParleyKeywords(ajv);
   return ajv;
 }
 

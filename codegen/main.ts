@@ -10,6 +10,7 @@ import { catalogEntry, loadSchemaDirectory, nativeSchemaDir } from './schema-cat
 import { emitTypeModules } from './emit-types.js';
 import { emitValidatorModule } from './emit-validators.js';
 import { emitValidatorIndex, VALIDATION_RESULT_MODULE } from './emit-validator-index.js';
+import { emitErrorStatusModule, ERROR_STATUS_MODULE } from './emit-error-status.js';
 import { CONFIG_SCHEMA_FILE, emitConfigSchema } from './emit-config-schema.js';
 import { CONFIG_MODULE_PATH, emitConfigModule } from './emit-config-module.js';
 import { loadManifests } from './operations-manifest.js';
@@ -45,8 +46,9 @@ export async function buildTree(root: string): Promise<OutputTree> {
     .map(([path, content]) => catalogEntry(JSON.parse(content), path.split('/').pop()!, 'a2a:'))
     .sort((a, b) => a.name.localeCompare(b.name));
 
-  // 3. Types, standalone validators.
+  // 3. Types, the error status map, standalone validators.
   for (const module of emitTypeModules(native, 'generated/types')) tree.add(module.path, module.content);
+  tree.add(ERROR_STATUS_MODULE, emitErrorStatusModule(native));
   tree.add('generated/validators/native.ts', emitValidatorModule(native));
   tree.add('generated/validators/a2a.ts', emitValidatorModule(a2a));
   tree.add('generated/validators/result.ts', VALIDATION_RESULT_MODULE);

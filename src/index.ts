@@ -41,6 +41,7 @@ export {
 } from './transport/config.js';
 export type { OutboundOptions } from './transport/outbound.js';
 export {
+  type PayloadKind,
   TransportConnectionError,
   TransportError,
   TransportLimitError,
@@ -50,6 +51,7 @@ export {
 } from './transport/errors.js';
 export { ConfigError, InvalidArgumentError, MissingDependencyError, StateError } from './core/errors.js';
 export type { Endpoint, EndpointTable, RequestContext, StreamItem } from './transport/endpoint.js';
-export { EndpointError } from './transport/endpoint-error.js';
+export { EndpointError, type ApplicationErrorOptions } from './transport/endpoint-error.js';
+export { ERROR_STATUS } from '../generated/errors/error-status.js';
 export { TASK_STATES, TERMINAL_STATES, canTransition, isTerminal } from './core/task-state.js';
 export type * from '../generated/types/index.js';

@@ -212,7 +212,7 @@ export class AgentServer implements AgentHandlers<RequestContext> {
   }
 
   async chat(request: ChatRequest, context: RequestContext): Promise<ChatResponse> {
-    if (!this.llm) throw new EndpointError(404, 'not_found', 'this agent has no language model');
+    if (!this.llm) throw new EndpointError('not_found', 'this agent has no language model');
     const sessionId = request.session_id || newId();
     const session = this.sessions.ensure(sessionId);
     const turns = [...session.turns, { role: 'user' as const, content: request.message }];
@@ -228,9 +228,9 @@ export class AgentServer implements AgentHandlers<RequestContext> {
     try {
       allowed = await policy(operation, request, context);
     } catch (error) {
-      throw new EndpointError(403, 'forbidden', error instanceof Error ? error.message : `state ${operation} refused`);
+      throw new EndpointError('forbidden', error instanceof Error ? error.message : `state ${operation} refused`);
     }
-    if (!allowed) throw new EndpointError(403, 'forbidden', `state ${operation} is not allowed for this caller`);
+    if (!allowed) throw new EndpointError('forbidden', `state ${operation} is not allowed for this caller`);
   }
 }
 

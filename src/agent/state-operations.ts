@@ -66,7 +66,7 @@ export class StateOperations {
 function target(request: StateRequest): { scope: 'session' | 'agent'; sessionId: string | null } {
   const scope = request.scope ?? (request.session_id ? 'session' : 'agent');
   if (scope === 'session' && !request.session_id) {
-    throw new EndpointError(400, 'invalid_request', 'scope "session" needs a session_id');
+    throw new EndpointError('invalid_request', 'scope "session" needs a session_id');
   }
   return { scope, sessionId: request.session_id ?? null };
 }

@@ -133,7 +133,7 @@ export class TaskEngine {
       this.remember(task.id, { state: task.state!, owner: waiting.owner, encoded: null });
       return task;
     }
-    throw new EndpointError(404, 'not_found', 'no active task with that id');
+    throw new EndpointError('not_found', 'no active task with that id');
   }
 
   /** Active and recently finished tasks, counted by state; nothing that identifies a task. */
@@ -191,10 +191,10 @@ export class TaskEngine {
     const now = nowIso();
     const task = prepareTask(input, now);
     if (this.active.has(task.id)) {
-      throw new EndpointError(409, 'conflict', `task ${task.id} is already running`);
+      throw new EndpointError('conflict', `task ${task.id} is already running`);
     }
     if (isTerminal(task.state!)) {
-      throw new EndpointError(409, 'conflict', `task ${task.id} is already ${task.state}; submit a new task id`);
+      throw new EndpointError('conflict', `task ${task.id} is already ${task.state}; submit a new task id`);
     }
     const owner = request.security?.principal_id ?? null;
     const run: EngineRun = { task, sink, controller: null, canceled: false, cancelReason: undefined, cancel: null, owner };
@@ -325,7 +325,9 @@ function applyOutcome(task: Task, output: HandlerOutput, context: RunContext): v
   transition(task, outcome.state ?? 'completed', outcome.reason ?? null, now);
 }
 
+/** The reason a canceled task's handler finds on its AbortSignal. */
 export class TaskCanceledError extends Error {
+  readonly code = 'task_canceled';
   constructor(reason: string) {
     super(reason);
     this.name = 'TaskCanceledError';

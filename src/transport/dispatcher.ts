@@ -96,28 +96,28 @@ export class Dispatcher {
     if (endpoint) return endpoint;
     const allowed = this.paths.get(path);
     if (allowed) {
-      throw new EndpointError(405, 'method_not_allowed', `${method} is not allowed on ${path}`, {
+      throw new EndpointError('method_not_allowed', `${method} is not allowed on ${path}`, {
         allowed: [...allowed].sort(),
       });
     }
     // The commonest slip: a trailing slash too many or too few (`/tasks` for `/tasks/`).
     const near = path.endsWith('/') ? path.slice(0, -1) : `${path}/`;
     if (this.endpoints.has(routeKey(method, near))) {
-      throw new EndpointError(404, 'not_found', `no endpoint for ${method} ${path}; did you mean ${method} ${near}?`);
+      throw new EndpointError('not_found', `no endpoint for ${method} ${path}; did you mean ${method} ${near}?`);
     }
-    throw new EndpointError(404, 'not_found', `no endpoint for ${method} ${path}`);
+    throw new EndpointError('not_found', `no endpoint for ${method} ${path}`);
   }
 
   /** Whether a route skips authentication (transports check before opening streams). */
   async authenticate(endpoint: Endpoint, credentials: string | null): Promise<SecurityContext | null> {
     const authenticator = this.options.authenticator;
     if (!authenticator || endpoint.spec.public) return null;
-    if (credentials === null) throw new EndpointError(401, 'unauthenticated', 'credentials are required');
+    if (credentials === null) throw new EndpointError('unauthenticated', 'credentials are required');
     try {
       return await authenticator.authenticate(credentials);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      throw new EndpointError(401, 'unauthenticated', reason || 'credentials were rejected');
+      throw new EndpointError('unauthenticated', reason || 'credentials were rejected');
     }
   }
 
@@ -130,7 +130,7 @@ export class Dispatcher {
     try {
       const target = endpoint ?? this.route(request.method, request.path);
       if (target.spec.streaming || !target.unary) {
-        throw new EndpointError(400, 'invalid_request', `${target.spec.method} ${target.spec.path} is a stream; open it as one`);
+        throw new EndpointError('invalid_request', `${target.spec.method} ${target.spec.path} is a stream; open it as one`);
       }
       const prepared = this.prepare(target, request);
       // Without an authenticator there is nothing to wait for: skip the extra turn.
@@ -184,7 +184,7 @@ export class Dispatcher {
     try {
       const target = endpoint ?? this.route(request.method, request.path);
       if (!target.spec.streaming || !target.stream) {
-        throw new EndpointError(400, 'invalid_request', `${target.spec.method} ${target.spec.path} is not a stream`);
+        throw new EndpointError('invalid_request', `${target.spec.method} ${target.spec.path} is not a stream`);
       }
       const { input, context } = await this.prepare(target, request);
       if (options.holdSlot !== false) release = await this.streams.acquire(request.signal);
@@ -222,7 +222,7 @@ export class Dispatcher {
         }
         yield {
           ok: false,
-          error: new EndpointError(500, 'internal', 'the stream handler ended without a final event').toObject(request.requestId),
+          error: new EndpointError('internal', 'the stream handler ended without a final event').toObject(request.requestId),
           final: true,
         };
       } catch (error) {

@@ -1,5 +1,9 @@
 // The transport error taxonomy. Every failure a transport client raises is one of these five
 // kinds; `retryable` says whether the failure's category may succeed on another attempt.
+import { ERROR_STATUS } from '../../generated/errors/error-status.js';
+
+/** What a byte limit was checked on. */
+export type PayloadKind = 'request' | 'response' | 'event';
 
 export interface TransportErrorOptions {
   readonly url?: string | null;
@@ -78,12 +82,19 @@ export class TransportRemoteError extends TransportError {
   }
 }
 
-/** A request, response or event is over its byte limit (spec: ValueError). Never retryable. */
+/**
+ * A request, response or event is over its byte limit (spec: ValueError). Never retryable.
+ * `kind` decides the code, whichever side noticed: `payload_too_large` for a request,
+ * `response_too_large` for a response or an event. `statusCode` defaults to the code's status.
+ */
 export class TransportLimitError extends TransportError {
+  readonly kind: PayloadKind;
   readonly limit: number;
   readonly size: number;
-  constructor(message: string, options: TransportErrorOptions & { limit: number; size: number }) {
-    super(message, { code: 'payload_too_large', ...options, retryable: false });
+  constructor(message: string, options: Omit<TransportErrorOptions, 'code'> & { kind: PayloadKind; limit: number; size: number }) {
+    const code = options.kind === 'request' ? 'payload_too_large' : 'response_too_large';
+    super(message, { ...options, code, statusCode: options.statusCode ?? ERROR_STATUS[code], retryable: false });
+    this.kind = options.kind;
     this.limit = options.limit;
     this.size = options.size;
   }

@@ -1,9 +1,9 @@
 // Byte limits, measured as the UTF-8 length of the normalized JSON, and the one place that
 // encodes a payload so it is serialized once per hop.
 import { encodeJson, type EncodedJson } from '../core/json.js';
-import { TransportLimitError } from './errors.js';
+import { TransportLimitError, type PayloadKind } from './errors.js';
 
-export type PayloadKind = 'request' | 'response' | 'event';
+export type { PayloadKind } from './errors.js';
 
 export interface LimitContext {
   readonly url?: string | null;
@@ -20,11 +20,11 @@ export function encodeWithin(kind: PayloadKind, value: unknown, limit: number, c
 export function assertWithin(kind: PayloadKind, bytes: number, limit: number, context: LimitContext = {}): void {
   if (bytes > limit) {
     throw new TransportLimitError(`${kind} of ${bytes} bytes exceeds the ${limit}-byte limit`, {
+      kind,
       limit,
       size: bytes,
       url: context.url,
       requestId: context.requestId,
-      statusCode: 413,
     });
   }
 }

@@ -9,18 +9,13 @@ import { LazyAbort } from '../core/lazy-abort.js';
 import { merge } from '../core/objects.js';
 import type { InboundEvent, OutboundCall, TransportClient } from './binding.js';
 import type { ResolvedConfig } from './config.js';
-import {
-  TransportError,
-  TransportLimitError,
-  TransportProtocolError,
-  TransportRemoteError,
-  TransportTimeoutError,
-} from './errors.js';
+import { TransportLimitError, TransportProtocolError, TransportTimeoutError } from './errors.js';
 import { idempotencyKeyFor } from './idempotency-key.js';
 import { assertWithin, encodeWithin } from './limits.js';
 import type { TransportMetrics } from './metrics.js';
 import { backoffSeconds, shouldRetry } from './retry.js';
 import { Slots } from './slots.js';
+import { remoteErrorFrom } from './wire-errors.js';
 
 /** Per-call options: the generated CallOptions (signal, timeoutMs, params, idempotencyKey, headers). */
 export type OutboundOptions = CallOptions;
@@ -167,42 +162,6 @@ function checkEvent(event: InboundEvent, requestId: string, url: string, limit: 
     assertWithin('event', bytes, limit, { url, requestId });
   }
   return event.result;
-}
-
-/**
- * Turns an error object from the wire (schemas/native/error-body.schema.json) into the
- * matching transport error: size errors stay limit errors, 429 and 5xx are retryable.
- */
-export function remoteErrorFrom(
-  error: unknown,
-  url: string,
-  requestId: string | null,
-  fallbackStatus?: number,
-  retryable?: boolean,
-): TransportError {
-  const object = (error && typeof error === 'object' ? error : {}) as Record<string, unknown>;
-  const status = typeof object.status === 'number' ? object.status : (fallbackStatus ?? null);
-  const code = typeof object.code === 'string' ? object.code : 'remote_error';
-  const message = typeof object.message === 'string' ? object.message : `remote error${status ? ` (status ${status})` : ''}`;
-  if (code === 'payload_too_large' || code === 'response_too_large') {
-    const details = (object.details ?? {}) as { limit?: number; size?: number };
-    return new TransportLimitError(message, {
-      url,
-      requestId,
-      statusCode: status,
-      code,
-      limit: details.limit ?? 0,
-      size: details.size ?? 0,
-    });
-  }
-  return new TransportRemoteError(message, {
-    url,
-    requestId,
-    statusCode: status,
-    code,
-    details: object.details,
-    retryable: retryable ?? (status !== null && (status === 429 || status >= 500)),
-  });
 }
 
 /** One attempt as the binding sees it; its AbortSignal is only made if the binding asks. */

@@ -472,7 +472,7 @@ const scenarios: Scenario[] = [
           describeCalls++;
           if (describeFailures > 0) {
             describeFailures--;
-            throw new EndpointError(503, 'unavailable', 'warming up');
+            throw new EndpointError('unavailable', 'warming up');
           }
           return answer;
         },
@@ -481,7 +481,7 @@ const scenarios: Scenario[] = [
         spec: agentOperations.resetState,
         unary: async () => {
           resetCalls++;
-          throw new EndpointError(503, 'unavailable', 'warming up');
+          throw new EndpointError('unavailable', 'warming up');
         },
       });
       let streamCalls = 0;
@@ -490,7 +490,7 @@ const scenarios: Scenario[] = [
         // eslint-disable-next-line require-yield
         async *stream() {
           streamCalls++;
-          throw new EndpointError(503, 'unavailable', 'warming up');
+          throw new EndpointError('unavailable', 'warming up');
         },
       });
       const server = await f.raw(endpoints);

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import _Ajv2020 from 'ajv/dist/2020.js';
 import _addFormats from 'ajv-formats';
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import { addParleyKeywords } from '../../codegen/schema-keywords.js';
 
 // ajv and ajv-formats are CommonJS; under NodeNext the default import is the module object.
 const Ajv2020 = ((_Ajv2020 as unknown as { default?: unknown }).default ?? _Ajv2020) as typeof _Ajv2020.default;
@@ -48,6 +49,8 @@ export function loadNativeSchemas(): Map<string, NativeSchema> {
 export function newAjv(): InstanceType<typeof Ajv2020> {
   const ajv = new Ajv2020({ allErrors: true, strict: true });
   addFormats(ajv);
+  // parley's annotation keywords (x-http-status); any other unknown keyword still fails.
+  addParleyKeywords(ajv);
   return ajv;
 }
 

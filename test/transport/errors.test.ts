@@ -26,7 +26,7 @@ const KINDS = [
 
 function build(kind: (typeof KINDS)[number], options: Record<string, unknown>): TransportError {
   return kind === TransportLimitError
-    ? new TransportLimitError('m', { limit: 1, size: 2, ...options })
+    ? new TransportLimitError('m', { kind: 'request', limit: 1, size: 2, ...options })
     : new (kind as typeof TransportRemoteError)('m', options);
 }
 
@@ -62,11 +62,12 @@ for (const [kind, retryable, code] of defaultsByKind) {
     });
   });
 
-  test(`${kind.name}: url, request_id and status_code default to null`, () => {
+  test(`${kind.name}: url and request_id default to null, status_code too except on limit errors`, () => {
     const error = build(kind, {});
     assert.equal(error.url, null);
     assert.equal(error.requestId, null);
-    assert.equal(error.statusCode, null);
+    // A limit error found locally carries the status its code has on the wire.
+    assert.equal(error.statusCode, kind === TransportLimitError ? 413 : null);
   });
 
   test(`${kind.name}: instanceof TransportError and Error, and of no other kind`, () => {
@@ -89,8 +90,24 @@ test('retryable may be set per failure, except on limit errors (never retryable)
   assert.equal(new TransportProtocolError('dropped', { retryable: true }).retryable, true);
   assert.equal(new TransportConnectionError('tls', { retryable: false }).retryable, false);
   assert.equal(new TransportRemoteError('busy', { retryable: true }).retryable, true);
-  assert.equal(new TransportLimitError('big', { limit: 1, size: 2, retryable: true }).retryable, false);
+  assert.equal(new TransportLimitError('big', { kind: 'request', limit: 1, size: 2, retryable: true }).retryable, false);
 });
+
+// One row per payload kind: the code follows the kind, whichever side found the excess.
+const limitKinds: Array<['request' | 'response' | 'event', string, number]> = [
+  ['request', 'payload_too_large', 413],
+  ['response', 'response_too_large', 500],
+  ['event', 'response_too_large', 500],
+];
+for (const [kind, code, status] of limitKinds) {
+  test(`TransportLimitError of kind ${kind}: code ${code}, status_code ${status} unless the peer gave one`, () => {
+    const local = new TransportLimitError('big', { kind, limit: 1, size: 2 });
+    assert.equal(local.kind, kind);
+    assert.equal(local.code, code);
+    assert.equal(local.statusCode, status);
+    assert.equal(new TransportLimitError('big', { kind, limit: 1, size: 2, statusCode: 'INTERNAL' }).statusCode, 'INTERNAL');
+  });
+}
 
 test('the base TransportError defaults retryable to false', () => {
   const error = new TransportError('x');

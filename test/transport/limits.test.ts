@@ -78,7 +78,10 @@ for (const kind of kinds) {
       throw new Error('no error');
     })();
     assert.ok(error instanceof TransportLimitError);
-    assert.ok(error.message.startsWith(kind));
+    assert.equal(error.kind, kind);
+    // The code depends on the kind alone: the same excess has the same code on either side.
+    assert.equal(error.code, kind === 'request' ? 'payload_too_large' : 'response_too_large');
+    assert.equal(error.statusCode, kind === 'request' ? 413 : 500);
     assert.equal(error.limit, 100);
     assert.equal(error.size, 101);
     assert.equal(error.url, 'http://x');
@@ -105,6 +108,7 @@ test('http: a request over max_request_bytes never leaves the client', async (t)
   const transport = await client(t, 'http', peer.url, { limits: { maxRequestBytes: 38 }, retry: instantRetry(3) });
   const error = await rejection(new AgentOperationsClient(transport).sendTask(multiByteTask));
   assert.ok(error instanceof TransportLimitError, String(error));
+  assert.equal(error.code, 'payload_too_large');
   assert.equal(error.size, 39);
   assert.equal(error.limit, 38);
   assert.equal(error.retryable, false);
@@ -120,6 +124,7 @@ test('runtime: the same serialized request check; the target handler never runs'
   const small = new AgentOperationsClient(await client(t, 'runtime', url, { limits: { maxRequestBytes: 38 } }));
   const error = await rejection(small.sendTask(multiByteTask));
   assert.ok(error instanceof TransportLimitError);
+  assert.equal(error.code, 'payload_too_large');
   assert.equal(error.size, 39);
   assert.equal(calls, 0);
   const exact = new AgentOperationsClient(await client(t, 'runtime', url, { limits: { maxRequestBytes: 39 } }));
@@ -139,6 +144,8 @@ test('http: an answer over the client max_response_bytes is a TransportLimitErro
   const transport = await client(t, 'http', peer.url, { limits: { maxResponseBytes: 17 }, retry: instantRetry(3) });
   const error = await rejection(new AgentOperationsClient(transport).sendTask({ id: 'x' }));
   assert.ok(error instanceof TransportLimitError, String(error));
+  assert.equal(error.code, 'response_too_large');
+  assert.equal(error.kind, 'response');
   assert.equal(error.retryable, false);
   assert.equal(error.limit, 17);
   assert.equal(peer.requests.length, before + 1, 'a limit error is not retried');
@@ -153,6 +160,7 @@ test('runtime: the caller checks the response size before returning it', async (
   const small = new AgentOperationsClient(await client(t, 'runtime', url, { limits: { maxResponseBytes: 17 } }));
   const error = await rejection(small.sendTask({ id: 'q' }));
   assert.ok(error instanceof TransportLimitError);
+  assert.equal(error.code, 'response_too_large');
 });
 
 for (const name of ['http', 'runtime'] as const) {
@@ -169,6 +177,8 @@ for (const name of ['http', 'runtime'] as const) {
     const api = new AgentOperationsClient(await client(t, name, server.url, { retry: instantRetry(3) }));
     const error = await rejection(api.sendTask({ id: 'big' }));
     assert.ok(error instanceof TransportLimitError, String(error));
+    // The server's own verdict, as the client would reach if it measured: response_too_large.
+    assert.equal(error.code, 'response_too_large');
     assert.equal(error.retryable, false);
     assert.equal(calls, 1);
     // The server keeps serving.
@@ -251,6 +261,8 @@ test('http: a 413 from the server reaches the client as a TransportLimitError, n
     new AgentOperationsClient(transport).sendTask({ id: 't', metadata: { pad: 'p'.repeat(100) } }),
   );
   assert.ok(error instanceof TransportLimitError, String(error));
+  assert.equal(error.code, 'payload_too_large');
+  assert.equal(error.kind, 'request');
   assert.equal(error.statusCode, 413);
   assert.equal(error.retryable, false);
   assert.equal(transport.health().metrics.retries, 0);
@@ -284,6 +296,8 @@ test('runtime: each stream event is checked against max_event_bytes on its own',
   );
   assert.deepEqual(received, [small], 'the small event arrived before the large one failed');
   assert.ok(error instanceof TransportLimitError, String(error));
+  assert.equal(error.code, 'response_too_large');
+  assert.equal(error.kind, 'event');
   assert.equal(error.retryable, false);
   assert.equal(transport.health().metrics.streams_failed, 1);
 });
@@ -309,6 +323,7 @@ test('runtime: a target refuses to emit an event over its own max_event_bytes', 
     })(),
   );
   assert.ok(error instanceof TransportLimitError, String(error));
+  assert.equal(error.code, 'response_too_large');
 });
 
 test('echo sanity: http transport at default limits', async (t) => {

@@ -300,7 +300,7 @@ test('server: a stream endpoint that refuses synchronously gives its slot back',
     table(
       stream(ops.streamTask, (task: { id: string }) => {
         // Checked before the iterable exists: the throw comes after the slot was taken.
-        if (task.id === 'refused') throw new EndpointError(400, 'invalid_request', 'refused by the endpoint');
+        if (task.id === 'refused') throw new EndpointError('invalid_request', 'refused by the endpoint');
         return (async function* () {
           yield { result: { type: 'task_completed', task_id: task.id }, final: true };
         })();

@@ -22,7 +22,7 @@ import { clientTlsOptions } from '../../tls/node-tls-options.js';
 import { jsonByteLength } from '../../core/json.js';
 import type { BindingContext, InboundEvent, InboundReply, OutboundCall, TransportClient } from '../binding.js';
 import { TransportProtocolError } from '../errors.js';
-import { remoteErrorFrom } from '../outbound.js';
+import { remoteErrorFrom } from '../wire-errors.js';
 import { loadConnect } from './connect-module.js';
 import { METADATA, jsonOf, valueOfText, type RequestEnvelope, type ResponseEnvelope } from './envelope.js';
 import { wireOptions } from './options.js';

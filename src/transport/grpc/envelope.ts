@@ -40,7 +40,7 @@ export function decodeRequest(envelope: RequestEnvelope, metadata: Headers, sign
   const rawPath = nonEmpty(envelope.path);
   if (!method || !rawPath) {
     const missing = [method ? null : 'method', rawPath ? null : 'path'].filter(Boolean).join(' and ');
-    return { ok: false, requestId, error: new EndpointError(400, 'invalid_request', `the request envelope has no ${missing}`) };
+    return { ok: false, requestId, error: new EndpointError('invalid_request', `the request envelope has no ${missing}`) };
   }
   let data: unknown;
   let receivedBytes = 0;
@@ -50,7 +50,7 @@ export function decodeRequest(envelope: RequestEnvelope, metadata: Headers, sign
     if (data !== undefined) receivedBytes = Buffer.byteLength(JSON.stringify(data), 'utf8');
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    return { ok: false, requestId, error: new EndpointError(400, 'invalid_json', `the envelope's data is not JSON: ${reason}`) };
+    return { ok: false, requestId, error: new EndpointError('invalid_json', `the envelope's data is not JSON: ${reason}`) };
   }
   // A query string left in the path is read too; explicit params win over it.
   const queryAt = rawPath.indexOf('?');

@@ -18,7 +18,8 @@
 //
 // Client side, the spec's taxonomy: UNAVAILABLE -> connection error, DEADLINE_EXCEEDED ->
 // timeout, RESOURCE_EXHAUSTED and INTERNAL -> retryable remote error, anything else -> a
-// remote error whose statusCode is the status name (UNAUTHENTICATED included).
+// remote error whose statusCode is the status name (UNAUTHENTICATED included). The Node failure
+// under a call (refused, TLS, dropped) is sorted by classifyNodeFailure, as for the other wires.
 import type { ConnectError } from '@connectrpc/connect';
 import type { OutboundCall } from '../binding.js';
 import {
@@ -28,6 +29,7 @@ import {
   TransportRemoteError,
   TransportTimeoutError,
 } from '../errors.js';
+import { classifyNodeFailure } from '../node-failures.js';
 
 /** The canonical gRPC status names, indexed by code. */
 export const GRPC_STATUS_NAMES = [
@@ -61,11 +63,6 @@ export function statusName(code: number): string {
   return GRPC_STATUS_NAMES[code] ?? `STATUS_${code}`;
 }
 
-/** Node error codes that mean the connection could not be made at all. */
-const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
-/** Node error codes that mean an established connection went away mid-call. */
-const DROPPED = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_HTTP2_GOAWAY_SESSION', 'ERR_HTTP2_SESSION_ERROR', 'ERR_HTTP2_STREAM_ERROR']);
-
 /**
  * Turns whatever a connect client call threw into the transport taxonomy. A call aborted by
  * its own signal (deadline or caller) rejects with the signal's reason, as the shared
@@ -75,11 +72,11 @@ export function errorFromCall(error: unknown, call: OutboundCall): unknown {
   if (call.signal.aborted) return call.signal.reason ?? error;
   if (error instanceof TransportError) return error;
   const options = { url: call.url, requestId: call.requestId, cause: error };
-  const nodeCode = nodeErrorCode(error);
-  if (nodeCode && CONNECT_FAILURES.has(nodeCode)) {
+  const failure = classifyNodeFailure(error).kind;
+  if (failure === 'cannot_connect') {
     return new TransportConnectionError(`cannot connect to ${call.url}: ${messageOf(error)}`, { ...options, statusCode: 'UNAVAILABLE' });
   }
-  if (nodeCode?.startsWith('ERR_TLS') || nodeCode?.includes('CERT')) {
+  if (failure === 'tls') {
     return new TransportConnectionError(`TLS handshake with ${call.url} failed: ${messageOf(error)}`, {
       ...options,
       statusCode: 'UNAVAILABLE',
@@ -88,7 +85,7 @@ export function errorFromCall(error: unknown, call: OutboundCall): unknown {
   }
   const code = connectCode(error);
   if (code === undefined) {
-    if (nodeCode && DROPPED.has(nodeCode)) {
+    if (failure === 'dropped') {
       return new TransportProtocolError(`connection to ${call.url} dropped: ${messageOf(error)}`, { ...options, retryable: true });
     }
     return new TransportConnectionError(`call to ${call.url} failed: ${messageOf(error)}`, options);
@@ -107,7 +104,7 @@ export function errorFromCall(error: unknown, call: OutboundCall): unknown {
       return new TransportRemoteError(message, { ...options, statusCode: name, code: 'unauthenticated' });
     default:
       // A stream the server reset, or a connection that dropped, is the HTTP layer failing.
-      if (nodeCode && DROPPED.has(nodeCode)) {
+      if (failure === 'dropped') {
         return new TransportProtocolError(`connection to ${call.url} dropped: ${rawMessage(error)}`, {
           ...options,
           statusCode: name,
@@ -122,19 +119,6 @@ function connectCode(error: unknown): number | undefined {
   if (error && typeof error === 'object' && (error as { name?: unknown }).name === 'ConnectError') {
     const code = (error as ConnectError).code;
     return typeof code === 'number' ? code : undefined;
-  }
-  return undefined;
-}
-
-/** The first Node error code in the error's cause chain. */
-function nodeErrorCode(error: unknown): string | undefined {
-  const seen = new Set<unknown>();
-  let current: unknown = error;
-  while (current instanceof Error && !seen.has(current)) {
-    seen.add(current);
-    const code = (current as NodeJS.ErrnoException).code;
-    if (typeof code === 'string') return code;
-    current = current.cause;
   }
   return undefined;
 }

@@ -5,7 +5,8 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { BindingContext, InboundEvent, InboundReply, OutboundCall, TransportClient } from '../binding.js';
 import { TransportProtocolError } from '../errors.js';
 import { assertWithin } from '../limits.js';
-import { errorFromResponse, mapSocketError } from '../socket-errors.js';
+import { mapSocketError } from '../node-failures.js';
+import { errorFromResponse } from '../wire-errors.js';
 import { clientTlsOptions } from '../../tls/node-tls-options.js';
 import { urlToHttpOptions } from 'node:url';
 

@@ -44,7 +44,7 @@ export function createMountedTransport(url: string, options?: TransportOptions):
     transport: new Transport(binding, url, options),
     handler(req, res) {
       if (!listener) {
-        writeError(res, new EndpointError(503, 'unavailable', 'the agent is not started'), headerValue(req, 'x-svc-request-id') || newId());
+        writeError(res, new EndpointError('unavailable', 'the agent is not started'), headerValue(req, 'x-svc-request-id') || newId());
         return;
       }
       listener(req, res);

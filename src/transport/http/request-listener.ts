@@ -100,7 +100,7 @@ async function handle(
   );
   if (endpoint.spec.streaming) {
     if (!options.streamWriter) {
-      return writeError(res, new EndpointError(404, 'not_found', `no endpoint for ${method} ${path}`), requestId);
+      return writeError(res, new EndpointError('not_found', `no endpoint for ${method} ${path}`), requestId);
     }
     return options.streamWriter(dispatcher, endpoint, inbound, res);
   }
@@ -132,14 +132,14 @@ function checkContentType(req: IncomingMessage): void {
   if (!header) return;
   const type = header.split(';', 1)[0]!.trim().toLowerCase();
   if (type === 'application/json' || type.endsWith('+json')) return;
-  throw new EndpointError(415, 'unsupported_media_type', `request body must be application/json, not ${type}`);
+  throw new EndpointError('unsupported_media_type', `request body must be application/json, not ${type}`);
 }
 
 /** A body whose Content-Length is over the limit is refused before any of it is read. */
 function checkDeclaredLength(req: IncomingMessage, limit: number): void {
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (declared > limit) {
-    throw new EndpointError(413, 'payload_too_large', `request of ${declared} bytes exceeds the ${limit}-byte limit`, {
+    throw new EndpointError('payload_too_large', `request of ${declared} bytes exceeds the ${limit}-byte limit`, {
       limit,
       size: declared,
     });
@@ -171,7 +171,7 @@ function readBody(
         req.removeAllListeners('data');
         // A body without a Content-Length: its size is unknown, only that it passed the limit.
         reject(
-          new EndpointError(413, 'payload_too_large', `request body exceeds the ${limit}-byte limit (reading stopped after ${bytes} bytes)`, {
+          new EndpointError('payload_too_large', `request body exceeds the ${limit}-byte limit (reading stopped after ${bytes} bytes)`, {
             limit,
             size: bytes,
           }),
@@ -183,7 +183,7 @@ function readBody(
     req.on('error', reject);
     req.on('end', () => {
       if (bytes === 0) {
-        if (expectsBody) return reject(new EndpointError(400, 'invalid_json', 'request body is empty; this endpoint takes a JSON body'));
+        if (expectsBody) return reject(new EndpointError('invalid_json', 'request body is empty; this endpoint takes a JSON body'));
         return resolve({ data: undefined, bytes: 0 });
       }
       const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
@@ -191,7 +191,7 @@ function readBody(
       try {
         resolve({ data: JSON.parse(text), bytes });
       } catch (error) {
-        reject(new EndpointError(400, 'invalid_json', `request body is not valid JSON: ${describeJsonSyntaxError(text, error)}`));
+        reject(new EndpointError('invalid_json', `request body is not valid JSON: ${describeJsonSyntaxError(text, error)}`));
       }
     });
   });

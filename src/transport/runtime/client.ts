@@ -6,7 +6,7 @@ import type { Dispatcher, StreamFrame } from '../dispatcher.js';
 import { Inbound, NO_PARAMS, routeKey, type InboundRequest } from '../endpoint.js';
 import { EndpointError } from '../endpoint-error.js';
 import { TransportConnectionError } from '../errors.js';
-import { remoteErrorFrom } from '../outbound.js';
+import { remoteErrorFrom } from '../wire-errors.js';
 import { findTarget } from './registry.js';
 import { extractCredentials } from '../../auth/credentials.js';
 import { nowIso } from '../../core/clock.js';
@@ -121,7 +121,7 @@ export class RuntimeClient implements TransportClient {
    */
   private assertRoute(target: Dispatcher, call: OutboundCall): void {
     if (target.endpoints.has(routeKey(call.spec.method, call.spec.path))) return;
-    const refused = new EndpointError(404, 'not_found', `no endpoint for ${call.spec.method} ${call.spec.path}`);
+    const refused = new EndpointError('not_found', `no endpoint for ${call.spec.method} ${call.spec.path}`);
     target.countRefused(call.body?.bytes ?? 0, Buffer.byteLength(JSON.stringify(refused.toObject(call.requestId))));
     throw this.remote(refused, call);
   }

@@ -4,7 +4,8 @@ import type { IncomingMessage } from 'node:http';
 import type { BindingContext, InboundEvent, OutboundCall } from '../binding.js';
 import { TransportProtocolError } from '../errors.js';
 import { HttpClient, readText } from '../http/client.js';
-import { errorFromResponse, mapSocketError } from '../socket-errors.js';
+import { mapSocketError } from '../node-failures.js';
+import { errorFromResponse } from '../wire-errors.js';
 import { SseParser } from './sse-parser.js';
 
 export const EVENT_STREAM = 'text/event-stream';

@@ -11,8 +11,8 @@ import { clientTlsOptions } from '../../tls/node-tls-options.js';
 import type { InboundEvent, InboundReply, OutboundCall } from '../binding.js';
 import type { ResolvedConfig } from '../config.js';
 import { TransportConnectionError, TransportLimitError, TransportProtocolError } from '../errors.js';
-import { errorFromResponse, mapSocketError } from '../socket-errors.js';
-import { remoteErrorFrom } from '../outbound.js';
+import { mapSocketError } from '../node-failures.js';
+import { errorFromResponse, remoteErrorFrom } from '../wire-errors.js';
 import { Slots } from '../slots.js';
 import { decodeResponseFrame, maxFrameBytes, requestFrame, TEXT_FRAME, type RawData, type ResponseFrame } from './frames.js';
 import { startHeartbeat } from './keepalive.js';
@@ -206,7 +206,9 @@ export class Channel {
       if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') {
         const limit = maxFrameBytes(this.config.limits);
         exchange.fail(
+          // An incoming frame is an answer or a stream event; either way it is the response side.
           new TransportLimitError(`a frame from ${url} is larger than the ${limit}-byte frame limit`, {
+            kind: 'response',
             url,
             requestId: exchange.requestId,
             limit,
@@ -225,6 +227,7 @@ export class Channel {
       if (code === 1009) {
         exchange.fail(
           new TransportLimitError(`${url} refused the request frame as too large (close code 1009)`, {
+            kind: 'request',
             url,
             requestId: exchange.requestId,
             limit: 0,

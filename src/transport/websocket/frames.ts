@@ -63,7 +63,7 @@ export function decodeRequestFrame(raw: RawData, isBinary: boolean, maxRequestBy
     return {
       ok: false,
       id: null,
-      error: new EndpointError(400, 'invalid_request', 'binary frames are not accepted; send each request as a JSON text frame'),
+      error: new EndpointError('invalid_request', 'binary frames are not accepted; send each request as a JSON text frame'),
       bytes: byteLengthOf(raw),
     };
   }
@@ -76,7 +76,7 @@ export function decodeRequestFrame(raw: RawData, isBinary: boolean, maxRequestBy
     return {
       ok: false,
       id: null,
-      error: new EndpointError(400, 'invalid_json', `request frame is not valid JSON: ${describeJsonSyntaxError(text, error)}`),
+      error: new EndpointError('invalid_json', `request frame is not valid JSON: ${describeJsonSyntaxError(text, error)}`),
       bytes: buffer.length,
     };
   }

@@ -156,7 +156,7 @@ function rejectUpgrade(socket: Duplex, error: EndpointError): void {
 /** The websocket server serves no pages: plain requests are told to upgrade. */
 function answerPlainRequest(req: IncomingMessage, res: ServerResponse): void {
   req.resume();
-  const error = new EndpointError(426, 'upgrade_required', 'this is a websocket endpoint; open a websocket connection');
+  const error = new EndpointError('upgrade_required', 'this is a websocket endpoint; open a websocket connection');
   res.writeHead(426, { 'content-type': 'application/json', upgrade: 'websocket' });
   res.end(JSON.stringify({ error: error.toObject(null) }));
 }
