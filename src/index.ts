@@ -22,7 +22,7 @@ export type { ChatTurn, CompletionOptions, LanguageModel } from './llm/language-
 export { Transport, type TransportOptions } from './transport/transport.js';
 export { createTransport, resolveTransportName, TRANSPORT_NAMES } from './transport/factory.js';
 export { createMountedTransport, type MountedAgentTransport } from './transport/http/express-adapter.js';
-export { CAPABILITIES, type Capabilities, type TransportName } from './transport/capabilities.js';
+export type { BindingCapabilities, Capabilities, Capability, TransportName } from './transport/capabilities.js';
 export {
   DEFAULT_LIMITS,
   DEFAULT_RETRY,
