@@ -15,6 +15,7 @@ export {
 } from './agent/handler.js';
 export type { SessionValues } from './agent/sessions.js';
 export { TaskCanceledError } from './agent/task-engine.js';
+export { taskCompletedEvent } from './agent/task-completed-event.js';
 export { AgentClient, TaskFailedError, transportForUrl, type AgentClientOptions } from './client/agent-client.js';
 export type { Authenticator } from './auth/authenticator.js';
 export { extractCredentials } from './auth/credentials.js';
