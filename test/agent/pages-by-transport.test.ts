@@ -79,12 +79,15 @@ describe('browser pages by transport', () => {
   });
 });
 
-describe('pages follow the transport\'s pages capability, not its name', () => {
+describe("pages follow the transport's pages capability, not its name", () => {
   /** An agent on the real binding of `kind` with its `pages` flag set to `pages`. */
   async function agentWithPages(t: TestContext, kind: 'http' | 'runtime', pages: boolean) {
     const binding = await loadBinding(kind);
     const url = listenUrl(kind);
-    const agent = new AgentServer({ name: `${kind}-pages-${pages}`, transport: new Transport({ ...binding, capabilities: { ...binding.capabilities, pages } }, url) });
+    const agent = new AgentServer({
+      name: `${kind}-pages-${pages}`,
+      transport: new Transport({ ...binding, capabilities: { ...binding.capabilities, pages } }, url),
+    });
     await agent.start();
     const transport = await createTransport(kind, agent.url);
     t.after(async () => {

@@ -60,6 +60,10 @@ test('a fallback that cannot stand in for the stream stops the generator', () =>
     ['taking another request', [{ ...submit, request: 'task' }, watch]],
   ];
   for (const [label, operations] of cases) {
-    assert.throws(() => emitOperationFiles(manifest(...operations), [{ name: 'task', typeName: 'Task' } as never]), /fallback/, label);
+    assert.throws(
+      () => emitOperationFiles(manifest(...operations), [{ name: 'task', typeName: 'Task' } as never]),
+      /fallback/,
+      label,
+    );
   }
 });

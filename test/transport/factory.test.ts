@@ -126,11 +126,17 @@ test('the transport a URL scheme implies, in any case; none for a scheme no bind
   }
 });
 
-test('each binding declares the spec\'s five capabilities plus pages, served by http and sse only', async () => {
+test("each binding declares the spec's five capabilities plus pages, served by http and sse only", async () => {
   for (const name of TRANSPORT_NAMES) {
     const { capabilities } = await loadBinding(name);
-    assert.deepEqual(Object.keys(capabilities).sort(), ['bidirectional', 'networked', 'pages', 'persistent_connections', 'streaming', 'tls']);
+    assert.deepEqual(Object.keys(capabilities).sort(), [
+      'bidirectional',
+      'networked',
+      'pages',
+      'persistent_connections',
+      'streaming',
+      'tls',
+    ]);
     assert.equal(capabilities.pages, name === 'http' || name === 'sse', name);
   }
 });
-
