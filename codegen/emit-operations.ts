@@ -40,7 +40,10 @@ export function emitOperationFiles(manifest: OperationsManifest, catalog: readon
     used.size ? `import type { ${[...used].sort().join(', ')} } from '../types/index.js';` : '';
 
   const table = manifest.operations
-    .map((op) => `  ${op.name}: ${JSON.stringify({ service: manifest.service, ...op }, null, 2).replace(/\n/g, '\n  ')},`)
+    .map((op) => {
+      const row = { service: manifest.service, ...op, ...fallbackRoute(manifest, op) };
+      return `  ${op.name}: ${JSON.stringify(row, null, 2).replace(/\n/g, '\n  ')},`;
+    })
     .join('\n');
   const operations = `${GENERATED_BANNER}
 import type { OperationSpec } from './spec.js';
@@ -101,6 +104,26 @@ ${clientLines.join('\n\n')}
   return { operations, handlers, client };
 }
 
+/**
+ * A stream's fallback, resolved to the route of the unary operation it names, so a transport
+ * finds it from the spec alone. Only a unary JSON operation taking the same request can stand in.
+ */
+function fallbackRoute(manifest: OperationsManifest, op: OperationEntry): { fallback?: { name: string; method: string; path: string } } {
+  if (op.fallback === undefined) return {};
+  const target = manifest.operations.find((candidate) => candidate.name === op.fallback);
+  const problem = !op.streaming
+    ? 'only a streaming operation has a fallback'
+    : !target
+      ? `no operation is named ${op.fallback}`
+      : target.streaming || target.responseContentType !== 'application/json'
+        ? `${op.fallback} is not a unary JSON operation`
+        : target.request !== op.request
+          ? `${op.fallback} takes ${target.request}, not ${op.request}`
+          : null;
+  if (problem || !target) throw new Error(`${manifest.service}.${op.name}: fallback ${op.fallback}: ${problem}`);
+  return { fallback: { name: target.name, method: target.method, path: target.path } };
+}
+
 /** The static contract the generated tables and clients are typed against. */
 export const OPERATION_SPEC_MODULE = `${GENERATED_BANNER}
 export type HttpMethod = 'GET' | 'POST' | 'DELETE' | 'PUT';
@@ -112,6 +135,13 @@ export type Availability =
   | 'a2a'
   | 'llm'
   | 'html-transport';
+
+/** The unary operation a stream stands in for, with its route. */
+export interface FallbackRoute {
+  readonly name: string;
+  readonly method: HttpMethod;
+  readonly path: string;
+}
 
 /** One row of an operations manifest: everything a transport needs to route and retry it. */
 export interface OperationSpec {
@@ -137,6 +167,11 @@ export interface OperationSpec {
   readonly availability: Availability;
   /** Payload fields an idempotency key is derived from, tried in order. */
   readonly idempotencyKeyFrom: readonly string[];
+  /**
+   * Streaming operations only: the unary operation a peer without this stream answers instead,
+   * its answer becoming the stream's one final event (the runtime transport's fallback).
+   */
+  readonly fallback?: FallbackRoute;
 }
 
 /** Per-call options every transport client understands. */

@@ -20,6 +20,8 @@ export interface OperationEntry {
   readonly controlPlane: boolean;
   readonly availability: string;
   readonly idempotencyKeyFrom: readonly string[];
+  /** Streaming operations: the unary operation a peer that cannot stream answers instead. */
+  readonly fallback?: string;
 }
 
 export interface OperationsManifest {

@@ -15,6 +15,7 @@ export {
 } from './agent/handler.js';
 export type { SessionValues } from './agent/sessions.js';
 export { TaskCanceledError } from './agent/task-engine.js';
+export { taskCompletedEvent } from './agent/task-completed-event.js';
 export { AgentClient, TaskFailedError, transportForUrl, type AgentClientOptions } from './client/agent-client.js';
 export type { Authenticator } from './auth/authenticator.js';
 export { ApiKeyAuthenticator, type ApiKeyAuthenticatorOptions } from './auth/api-key.js';
@@ -28,7 +29,7 @@ export type { ChatTurn, CompletionOptions, LanguageModel } from './llm/language-
 export { Transport, type TransportOptions } from './transport/transport.js';
 export { createTransport, resolveTransportName, TRANSPORT_NAMES } from './transport/factory.js';
 export { createMountedTransport, type MountedAgentTransport } from './transport/http/express-adapter.js';
-export { CAPABILITIES, type Capabilities, type TransportName } from './transport/capabilities.js';
+export type { BindingCapabilities, Capabilities, Capability, TransportName } from './transport/capabilities.js';
 export {
   DEFAULT_LIMITS,
   DEFAULT_RETRY,

@@ -64,7 +64,12 @@ export const agentOperations = {
     "public": false,
     "controlPlane": false,
     "availability": "streaming-transport",
-    "idempotencyKeyFrom": []
+    "idempotencyKeyFrom": [],
+    "fallback": {
+      "name": "sendTask",
+      "method": "POST",
+      "path": "/tasks/"
+    }
   },
   compactHistory: {
     "service": "agent",

@@ -10,6 +10,13 @@ export type Availability =
   | 'llm'
   | 'html-transport';
 
+/** The unary operation a stream stands in for, with its route. */
+export interface FallbackRoute {
+  readonly name: string;
+  readonly method: HttpMethod;
+  readonly path: string;
+}
+
 /** One row of an operations manifest: everything a transport needs to route and retry it. */
 export interface OperationSpec {
   readonly service: string;
@@ -34,6 +41,11 @@ export interface OperationSpec {
   readonly availability: Availability;
   /** Payload fields an idempotency key is derived from, tried in order. */
   readonly idempotencyKeyFrom: readonly string[];
+  /**
+   * Streaming operations only: the unary operation a peer without this stream answers instead,
+   * its answer becoming the stream's one final event (the runtime transport's fallback).
+   */
+  readonly fallback?: FallbackRoute;
 }
 
 /** Per-call options every transport client understands. */

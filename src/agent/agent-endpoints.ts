@@ -1,13 +1,17 @@
 // Turns the generated agent operation table plus a handler implementation into the endpoint
-// table a transport serves, keeping only the operations available on that transport.
+// table a transport serves, keeping only the operations available on that transport. Task
+// submission and streams go straight to the engine, which answers in the wire's terms (the
+// task's JSON made once, the stream with its closing marker).
 import { agentOperations } from '../../generated/operations/agent.js';
 import type { OperationSpec } from '../../generated/operations/spec.js';
 import type { AgentHandlers } from '../../generated/handlers/agent.js';
 import type { Task } from '../../generated/types/index.js';
 import { PreEncoded } from '../core/json.js';
 import { isTerminal } from '../core/task-state.js';
-import { routeKey, type Endpoint, type RequestContext, type StreamItem } from '../transport/endpoint.js';
+import { routeKey, type Endpoint, type RequestContext } from '../transport/endpoint.js';
 import type { Transport } from '../transport/transport.js';
+import { taskCompletedEvent } from './task-completed-event.js';
+import type { TaskEngine } from './task-engine.js';
 
 export interface AvailabilityFacts {
   readonly transport: Transport;
@@ -19,28 +23,21 @@ export function isAvailable(spec: OperationSpec, facts: AvailabilityFacts): bool
     case 'always':
       return true;
     case 'streaming-transport':
-      return facts.transport.capabilities.streaming;
+      return facts.transport.supports('streaming');
     case 'llm':
       return facts.hasLlm;
     case 'html-transport':
-      return facts.transport.name === 'http' || facts.transport.name === 'sse';
+      return facts.transport.supports('pages');
     case 'a2a':
       // The A2A 1.0 boundary mounts its own routes when it is switched on.
       return false;
   }
 }
 
-/** What the endpoint table calls instead of the typed handler, where the wire wants more. */
-export interface WireHandlers {
-  /** The stream with its closing marker. */
-  streamItems(task: unknown, context: RequestContext): AsyncIterable<StreamItem>;
-  /** sendTask with the answer already encoded. */
-  sendTaskEncoded(task: unknown, context: RequestContext): Promise<PreEncoded>;
-}
-
-/** The agent's endpoint table for one transport. */
+/** The agent's endpoint table for one transport; tasks arrive freshly decoded, so the engine may own them. */
 export function buildAgentEndpoints(
-  handlers: AgentHandlers<RequestContext> & WireHandlers,
+  handlers: AgentHandlers<RequestContext>,
+  engine: TaskEngine,
   facts: AvailabilityFacts,
 ): Map<string, Endpoint> {
   const table = new Map<string, Endpoint>();
@@ -49,11 +46,17 @@ export function buildAgentEndpoints(
     const name = spec.name as keyof AgentHandlers;
     let endpoint: Endpoint;
     if (spec.streaming) {
-      endpoint = { spec, stream: (data, context) => handlers.streamItems(data, context) };
+      endpoint = { spec, stream: (data, context) => engine.stream(data as Task, context) };
     } else if (spec.name === 'sendTask') {
       // A task that waits for input is not an answer to replay: its follow-up, sent with the
       // same id and the user's reply, must run.
-      endpoint = { spec, unary: (data, context) => handlers.sendTaskEncoded(data, context), replayable: isFinishedTask };
+      // It is also what a stream falls back to where there is no stream endpoint.
+      endpoint = {
+        spec,
+        unary: (data, context) => engine.submit(data as Task, context),
+        replayable: isFinishedTask,
+        finalEvent: (answer) => taskCompletedEvent(answer as Task),
+      };
     } else if (spec.name === 'cancelTask') {
       // The answer describes the task as it is at that moment, and a task waiting for input
       // can run again after it: a later cancel must act on it, not replay an older answer.

@@ -16,12 +16,12 @@ import type {
   Task,
 } from '../../generated/types/index.js';
 import { newId } from '../core/ids.js';
-import { normalizeJson, type PreEncoded } from '../core/json.js';
+import { normalizeJson } from '../core/json.js';
 import { InvalidArgumentError, StateError } from '../core/errors.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import { compactHistory, countTokens } from '../llm/history-compaction.js';
 import type { LanguageModel } from '../llm/language-model.js';
-import type { RequestContext, StreamItem } from '../transport/endpoint.js';
+import type { RequestContext } from '../transport/endpoint.js';
 import { EndpointError } from '../transport/endpoint-error.js';
 import { createTransport, resolveTransportName } from '../transport/factory.js';
 import type { Transport, TransportOptions } from '../transport/transport.js';
@@ -113,7 +113,7 @@ export class AgentServer implements AgentHandlers<RequestContext> {
       this.options.url ?? 'http://127.0.0.1:0',
       { ...this.options.transportOptions, authenticator: this.options.authenticator },
     ));
-    const endpoints = buildAgentEndpoints(this, { transport, hasLlm: this.llm !== null });
+    const endpoints = buildAgentEndpoints(this, this.engine, { transport, hasLlm: this.llm !== null });
     await transport.start(endpoints);
     this.running = true;
   }
@@ -122,10 +122,6 @@ export class AgentServer implements AgentHandlers<RequestContext> {
     if (!this.running) return;
     await this.transport.stop();
     this.running = false;
-  }
-
-  card(): AgentCard {
-    return buildAgentCard(this.options, this.transport, this.llm !== null, this.options.authenticator ?? null);
   }
 
   // --- the generated handler interface ---
@@ -146,16 +142,6 @@ export class AgentServer implements AgentHandlers<RequestContext> {
 
   streamTask(task: Task, context: RequestContext): AsyncIterable<StreamEvent> {
     return mapIterable(this.engine.stream(normalizeJson(task) as Task, context), (item) => item.result as StreamEvent);
-  }
-
-  /** sendTask as the endpoint table serves it (a freshly decoded task), answered with the JSON the engine made of it. */
-  sendTaskEncoded(task: unknown, context: RequestContext): Promise<PreEncoded> {
-    return this.engine.submit(task as Task, context);
-  }
-
-  /** The stream with its closing marker, as the endpoint table serves it. */
-  streamItems(task: unknown, context: RequestContext): AsyncIterable<StreamItem> {
-    return this.engine.stream(task as Task, context);
   }
 
   async compactHistory(request: CompactHistoryRequest, context: RequestContext): Promise<CompactHistoryResult> {
@@ -191,6 +177,7 @@ export class AgentServer implements AgentHandlers<RequestContext> {
     return this.state.compact(request, context.signal);
   }
 
+  /** The native agent card, as `GET /.well-known/agent.json` serves it. */
   getCard(): AgentCard {
     return this.card();
   }
@@ -219,6 +206,10 @@ export class AgentServer implements AgentHandlers<RequestContext> {
     const reply = await this.llm.complete(turns, { signal: context.signal });
     session.turns = [...turns, { role: 'assistant', content: reply }];
     return { reply, session_id: sessionId, model: this.llm.name };
+  }
+
+  private card(): AgentCard {
+    return buildAgentCard(this.options, this.transport, this.llm !== null, this.options.authenticator ?? null);
   }
 
   private async authorize(operation: 'reset' | 'compact', request: StateRequest, context: RequestContext): Promise<void> {

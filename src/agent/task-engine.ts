@@ -18,6 +18,7 @@ import type { RequestContext, StreamItem } from '../transport/endpoint.js';
 import { EndpointError } from '../transport/endpoint-error.js';
 import type { AgentEvent, AgentHandler, HandlerOutput, TaskContext, TaskOutcome } from './handler.js';
 import { RunContext, type EventSink, type Run } from './task-context.js';
+import { taskCompletedEvent } from './task-completed-event.js';
 import { encodeFinishedTask, prepareTask, transition } from './task-record.js';
 import type { SessionStore } from './sessions.js';
 
@@ -86,10 +87,7 @@ export class TaskEngine {
         (finished) => {
           settled();
           const final = finished.value as Task;
-          queue.push({
-            result: { type: 'task_completed', task_id: final.id, timestamp: nowIso(), state: final.state!, task: final },
-            final: true,
-          });
+          queue.push({ result: taskCompletedEvent(final), final: true });
           queue.end();
         },
         (error: unknown) => {

@@ -17,7 +17,7 @@ import type {
 import { newId } from '../core/ids.js';
 import { nowIso } from '../core/clock.js';
 import { InvalidArgumentError } from '../core/errors.js';
-import { createTransport } from '../transport/factory.js';
+import { createTransport, transportForScheme } from '../transport/factory.js';
 import type { OutboundOptions } from '../transport/outbound.js';
 import type { Transport, TransportOptions } from '../transport/transport.js';
 
@@ -142,22 +142,11 @@ export class AgentClient {
 /** The transport a URL implies, or the named one. */
 export function transportForUrl(url: string, name?: string): string {
   if (name) return name;
-  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url)?.[1]?.toLowerCase();
-  switch (scheme) {
-    case 'http':
-    case 'https':
-      return 'http';
-    case 'ws':
-    case 'wss':
-      return 'websocket';
-    case 'grpc':
-    case 'grpcs':
-      return 'grpc';
-    case 'runtime':
-      return 'runtime';
-    default:
-      throw new InvalidArgumentError(`cannot tell the transport from ${JSON.stringify(url)}; pass options.transport`, 'invalid_url');
+  const implied = transportForScheme(url);
+  if (!implied) {
+    throw new InvalidArgumentError(`cannot tell the transport from ${JSON.stringify(url)}; pass options.transport`, 'invalid_url');
   }
+  return implied;
 }
 
 function toTask(task: Task | string): Task {

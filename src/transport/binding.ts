@@ -4,7 +4,7 @@
 import type { OperationSpec } from '../../generated/operations/spec.js';
 import type { EncodedJson } from '../core/json.js';
 import type { LazyAbort } from '../core/lazy-abort.js';
-import type { TransportName } from './capabilities.js';
+import type { BindingCapabilities, TransportName } from './capabilities.js';
 import type { ResolvedConfig } from './config.js';
 import type { Dispatcher } from './dispatcher.js';
 import type { QueryParams } from './endpoint.js';
@@ -80,6 +80,8 @@ export interface TransportBinding {
   readonly name: TransportName;
   /** URL schemes this transport accepts, plain first: `['http:', 'https:']`. */
   readonly schemes: readonly string[];
+  /** What this transport can do; the health payload reports the spec's five flags of it. */
+  readonly capabilities: BindingCapabilities;
   createServer(context: BindingContext): TransportServer;
   createClient(context: BindingContext): TransportClient;
 }

@@ -81,6 +81,11 @@ export interface Endpoint {
    * key. Default: every successful result. (Task submission keeps only finished tasks.)
    */
   readonly replayable?: (result: unknown) => boolean;
+  /**
+   * Unary operations a stream falls back to (the stream spec's `fallback`): makes that stream's
+   * one final event from this endpoint's answer. Without it a target offers no such fallback.
+   */
+  readonly finalEvent?: (answer: unknown) => unknown;
   /** Streaming operations: each event's result, in order; the one marked final closes the stream. */
   readonly stream?: (data: unknown, context: RequestContext) => AsyncIterable<StreamItem>;
 }

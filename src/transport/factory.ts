@@ -1,4 +1,5 @@
-// Transports by name. Names are case-insensitive; `json-rpc` and `sse-json-rpc` mean `sse`.
+// Transports by name, and by URL scheme. Names are case-insensitive; `json-rpc` and
+// `sse-json-rpc` mean `sse`.
 // Each binding is imported only when asked for, so a missing optional package (ws,
 // @connectrpc/connect-node) fails only the transport that needs it, naming the package.
 import { InvalidArgumentError } from '../core/errors.js';
@@ -18,6 +19,21 @@ const ALIASES: Readonly<Record<string, TransportName>> = {
   grpc: 'grpc',
 };
 
+/**
+ * The transport a URL scheme implies, from the schemes each binding declares: where two
+ * transports share a scheme (http and sse) the first in TRANSPORT_NAMES order owns it. Kept as
+ * a literal so choosing a transport loads none; a test holds it equal to the bindings' schemes.
+ */
+export const SCHEME_TRANSPORTS: Readonly<Record<string, TransportName>> = Object.freeze({
+  'http:': 'http',
+  'https:': 'http',
+  'runtime:': 'runtime',
+  'ws:': 'websocket',
+  'wss:': 'websocket',
+  'grpc:': 'grpc',
+  'grpcs:': 'grpc',
+});
+
 const LOADERS: Readonly<Record<TransportName, () => Promise<TransportBinding>>> = {
   http: async () => (await import('./http/binding.js')).httpBinding,
   runtime: async () => (await import('./runtime/binding.js')).runtimeBinding,
@@ -36,6 +52,12 @@ export function resolveTransportName(name: string): TransportName {
     );
   }
   return canonical;
+}
+
+/** The transport a URL's scheme implies, or undefined for a scheme no transport declares. */
+export function transportForScheme(url: string): TransportName | undefined {
+  const scheme = /^([a-z][a-z0-9+.-]*:)/i.exec(url)?.[1]?.toLowerCase();
+  return scheme === undefined ? undefined : SCHEME_TRANSPORTS[scheme];
 }
 
 export async function loadBinding(name: string): Promise<TransportBinding> {

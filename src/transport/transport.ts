@@ -7,7 +7,7 @@ import { StateError } from '../core/errors.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import { credentialHeaders } from '../auth/credentials.js';
 import type { TransportBinding, TransportClient, TransportServer } from './binding.js';
-import { CAPABILITIES, type Capabilities, type TransportName } from './capabilities.js';
+import type { Capabilities, Capability, TransportName } from './capabilities.js';
 import { ResolvedConfig, type TransportConfigOptions } from './config.js';
 import { Dispatcher } from './dispatcher.js';
 import type { EndpointTable } from './endpoint.js';
@@ -28,6 +28,8 @@ type LifecycleState = 'stopped' | 'starting' | 'ready' | 'stopping';
 
 export class Transport implements OperationInvoker {
   readonly name: TransportName;
+  /** The spec's five flags, as the health payload reports them. */
+  readonly capabilities: Capabilities;
   readonly config: ResolvedConfig;
   readonly metrics: TransportMetrics;
   readonly authenticator: Authenticator | null;
@@ -46,6 +48,8 @@ export class Transport implements OperationInvoker {
     options: TransportOptions = {},
   ) {
     this.name = binding.name;
+    const { pages: _pages, ...capabilities } = binding.capabilities;
+    this.capabilities = Object.freeze(capabilities);
     parseTransportUrl(binding, url);
     this.boundUrl = url;
     const { authenticator, credentials, ...config } = options;
@@ -67,8 +71,9 @@ export class Transport implements OperationInvoker {
     return this.boundUrl;
   }
 
-  get capabilities(): Capabilities {
-    return CAPABILITIES[this.name];
+  /** Whether this transport can do `capability`: one of the spec's five, or serving HTML `pages`. */
+  supports(capability: Capability): boolean {
+    return this.binding.capabilities[capability];
   }
 
   get ready(): boolean {

@@ -12,6 +12,7 @@ import {
   userTask,
 } from './harness.js';
 import { SPEC_CAPABILITIES, SPEC_METRIC_NAMES } from '../support/spec-tables.js';
+import { AgentServer } from '../../src/agent/agent-server.js';
 
 for (const kind of TRANSPORTS) {
   describe(`agent card over ${kind}`, () => {
@@ -189,3 +190,15 @@ describe('pages are an http thing', () => {
     assert.doesNotMatch(page, /no language model/);
   });
 });
+
+test('AgentServer offers its card under one name, getCard(), and no endpoint plumbing', async (t) => {
+  const h = await startAgent('runtime', { name: 'surface' });
+  t.after(() => h.close());
+  const agent: AgentServer = h.agent;
+  assert.equal(agent.getCard().name, 'surface');
+  assert.deepEqual(agent.getCard(), await h.client.getCard());
+  for (const name of ['sendTaskEncoded', 'streamItems']) assert.equal(name in agent, false, name);
+  // @ts-expect-error card() is private: the generated interface's getCard() is the public name
+  assert.equal(typeof agent.card, 'function');
+});
+

@@ -178,6 +178,7 @@ export async function hookedBinding(kind: TransportKind, hooks: BindingHooks): P
   const binding = {
     name: base.name,
     schemes: base.schemes,
+    capabilities: base.capabilities,
     listens: 0,
     createClient: base.createClient.bind(base),
     createServer(context: Parameters<TransportBinding['createServer']>[0]): TransportServer {

@@ -7,8 +7,9 @@ import assert from 'node:assert/strict';
 import { connect as http2Connect } from 'node:http2';
 import { AgentOperationsClient } from '../../generated/clients/agent.js';
 import { AgentServer } from '../../src/agent/agent-server.js';
-import { createTransport } from '../../src/transport/factory.js';
-import { rawHttp, rejectsWithStatus, userTask } from './harness.js';
+import { createTransport, loadBinding } from '../../src/transport/factory.js';
+import { Transport } from '../../src/transport/transport.js';
+import { listenUrl, rawHttp, rejectsWithStatus, userTask } from './harness.js';
 
 const LISTEN = { sse: 'http://127.0.0.1:0', websocket: 'ws://127.0.0.1:0', grpc: 'grpc://127.0.0.1:0' } as const;
 
@@ -76,5 +77,36 @@ describe('browser pages by transport', () => {
     assert.equal(answer.status, 404);
     assert.doesNotMatch(String(answer.contentType ?? ''), /text\/html/);
     assert.doesNotMatch(answer.body, /<html|<!doctype/i);
+  });
+});
+
+describe("pages follow the transport's pages capability, not its name", () => {
+  /** An agent on the real binding of `kind` with its `pages` flag set to `pages`. */
+  async function agentWithPages(t: TestContext, kind: 'http' | 'runtime', pages: boolean) {
+    const binding = await loadBinding(kind);
+    const url = listenUrl(kind);
+    const agent = new AgentServer({
+      name: `${kind}-pages-${pages}`,
+      transport: new Transport({ ...binding, capabilities: { ...binding.capabilities, pages } }, url),
+    });
+    await agent.start();
+    const transport = await createTransport(kind, agent.url);
+    t.after(async () => {
+      await transport.stop();
+      await agent.stop();
+    });
+    return new AgentOperationsClient(transport);
+  }
+
+  test('an http binding that declares no pages serves none', async (t) => {
+    const client = await agentWithPages(t, 'http', false);
+    await rejectsWithStatus(client.getStatusPage(), 404, 'not_found');
+    await rejectsWithStatus(client.getChatPage(), 404, 'not_found');
+  });
+
+  test('a runtime binding that declares pages serves them', async (t) => {
+    const client = await agentWithPages(t, 'runtime', true);
+    assert.match(await client.getStatusPage(), /<h1>runtime-pages-true<\/h1>/);
+    assert.match(await client.getChatPage(), /no language model configured/);
   });
 });

@@ -27,6 +27,13 @@ import {
 } from './harness.js';
 import { collect } from '../support/async.js';
 import { waitFor } from '../transport/helpers.js';
+import { agentOperations } from '../../generated/operations/agent.js';
+import { AgentOperationsClient } from '../../generated/clients/agent.js';
+import { AgentServer } from '../../src/agent/agent-server.js';
+import { routeKey } from '../../src/transport/endpoint.js';
+import { createTransport } from '../../src/transport/factory.js';
+import { Transport } from '../../src/transport/transport.js';
+import { hookedBinding, listenUrl } from './harness.js';
 
 
 function assertWellFormed(events: readonly StreamEvent[], taskId: string): void {
@@ -386,4 +393,33 @@ describe('POST /tasks/stream over runtime', () => {
     t.after(() => h.close());
     await rejectsWithStatus(collect(h.client.streamTask({ nope: true } as never)), 400, 'invalid_request');
   });
+});
+
+test('an agent served without its stream route still streams over runtime: one task_completed, made by the agent', async (t) => {
+  const { streamTask } = agentOperations;
+  // The agent's own table, minus the stream route: the runtime client falls back to task submission.
+  const binding = await hookedBinding('runtime', {
+    beforeListen: (dispatcher) => void (dispatcher.endpoints as Map<string, unknown>).delete(routeKey(streamTask.method, streamTask.path)),
+  });
+  const handler: AgentHandler = async function* () {
+    yield { type: 'task_llm_stream', delta: 'only the final event reaches the caller', final: true, model: 'm' };
+    return 'done';
+  };
+  const agent = new AgentServer({ name: 'no-stream-route', handler, transport: new Transport(binding, listenUrl('runtime')) });
+  await agent.start();
+  const transport = await createTransport('runtime', agent.url);
+  t.after(async () => {
+    await transport.stop();
+    await agent.stop();
+  });
+  const id = uniqueId('fallback');
+  const events = await collect(new AgentOperationsClient(transport).streamTask(userTask(id, 'hi')));
+  assertWellFormed(events, id);
+  assert.equal(events.length, 1);
+  const [event] = events;
+  assert.equal(event!.type, 'task_completed');
+  if (event!.type !== 'task_completed') return;
+  assert.equal(event.state, 'completed');
+  assert.equal(event.task.state, 'completed');
+  assert.deepEqual(historyStates(event.task), ['submitted', 'working', 'completed']);
 });

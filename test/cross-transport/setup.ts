@@ -52,6 +52,7 @@ async function routeObservingBinding(kind: TransportKind, onRoute: (method: stri
   return {
     name: base.name,
     schemes: base.schemes,
+    capabilities: base.capabilities,
     createClient: (context) => base.createClient(context),
     createServer(context) {
       const server = base.createServer(context);

@@ -19,6 +19,7 @@ interface Operation {
   controlPlane: boolean;
   availability: string;
   idempotencyKeyFrom: string[];
+  fallback?: string;
 }
 interface Manifest {
   $schema: string;
@@ -88,6 +89,7 @@ test('the meta-schema rejects inconsistent operations', () => {
     ['unknown method', (op) => (op.method = 'PATCH')],
     ['unknown key', (op) => (op.retries = 3)],
     ['HTML page with a response schema', (op) => { op.responseContentType = 'text/html'; op.response = 'health'; }],
+    ['fallback on a unary operation', (op) => (op.fallback = 'healthz')],
   ];
   for (const [label, mutate] of cases) {
     const manifest = structuredClone(good);
@@ -165,6 +167,19 @@ test('availability follows the spec', () => {
   assert.equal(stream.response, 'stream-event');
   assert.equal(stream.responseContentType, 'text/event-stream');
   assert.deepEqual(stream.idempotencyKeyFrom, []);
+});
+
+test('the agent stream falls back to task submission, a unary JSON operation taking the same task', () => {
+  const byName = new Map(manifests['agent']!.operations.map((op) => [op.name, op]));
+  const stream = byName.get('streamTask')!;
+  assert.equal(stream.fallback, 'sendTask');
+  const submit = byName.get(stream.fallback!)!;
+  assert.equal(submit.streaming, false);
+  assert.equal(submit.request, stream.request);
+  assert.equal(submit.responseContentType, 'application/json');
+  for (const manifest of Object.values(manifests)) {
+    for (const op of manifest.operations) if (op.name !== 'streamTask') assert.equal(op.fallback, undefined, op.name);
+  }
 });
 
 test('registry discovery reads its filters from the query string', () => {

@@ -4,7 +4,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { importOptional, InvalidArgumentError, MissingDependencyError } from '../../src/core/errors.js';
-import { createTransport, resolveTransportName, TRANSPORT_NAMES } from '../../src/transport/factory.js';
+import {
+  createTransport,
+  loadBinding,
+  resolveTransportName,
+  SCHEME_TRANSPORTS,
+  TRANSPORT_NAMES,
+  transportForScheme,
+} from '../../src/transport/factory.js';
 import { rejection } from './helpers.js';
 
 test('the transport names are http, runtime, websocket, sse and grpc', () => {
@@ -100,3 +107,36 @@ for (const [name, url] of badUrls) {
     assert.equal(error.code, 'invalid_url');
   });
 }
+
+test('the static scheme table is the schemes the bindings declare, the first transport in name order owning a shared one', async () => {
+  const declared: Record<string, string> = {};
+  for (const name of TRANSPORT_NAMES) {
+    for (const scheme of (await loadBinding(name)).schemes) declared[scheme] ??= name;
+  }
+  assert.deepEqual({ ...SCHEME_TRANSPORTS }, declared);
+});
+
+test('the transport a URL scheme implies, in any case; none for a scheme no binding declares', () => {
+  assert.equal(transportForScheme('HTTPS://example.test/x'), 'http');
+  assert.equal(transportForScheme('wss://example.test'), 'websocket');
+  assert.equal(transportForScheme('grpcs://example.test:443'), 'grpc');
+  assert.equal(transportForScheme('runtime://echo'), 'runtime');
+  for (const url of ['sse://example.test', 'example.test', '', 'constructor://x', '__proto__://x']) {
+    assert.equal(transportForScheme(url), undefined, url);
+  }
+});
+
+test("each binding declares the spec's five capabilities plus pages, served by http and sse only", async () => {
+  for (const name of TRANSPORT_NAMES) {
+    const { capabilities } = await loadBinding(name);
+    assert.deepEqual(Object.keys(capabilities).sort(), [
+      'bidirectional',
+      'networked',
+      'pages',
+      'persistent_connections',
+      'streaming',
+      'tls',
+    ]);
+    assert.equal(capabilities.pages, name === 'http' || name === 'sse', name);
+  }
+});

@@ -12,6 +12,8 @@ import type { OperationSpec } from '../../generated/operations/spec.js';
 import { agentOperations } from '../../generated/operations/agent.js';
 import { routeKey, type Endpoint, type RequestContext, type StreamItem } from '../../src/transport/endpoint.js';
 import { createTransport } from '../../src/transport/factory.js';
+import { taskCompletedEvent } from '../../src/agent/task-completed-event.js';
+import type { Task } from '../../generated/types/index.js';
 import type { Transport, TransportOptions } from '../../src/transport/transport.js';
 
 export const ops = agentOperations;
@@ -30,6 +32,11 @@ export function stream(
   handler: (data: any, context: RequestContext) => AsyncIterable<StreamItem>,
 ): Endpoint {
   return { spec, stream: handler };
+}
+
+/** A unary endpoint a stream may fall back to, making the final event as an agent does. */
+export function fallbackTarget(spec: OperationSpec, handler: (data: any, context: RequestContext) => unknown): Endpoint {
+  return { ...unary(spec, handler), finalEvent: (answer) => taskCompletedEvent(answer as Task) };
 }
 
 /** POST /tasks/ answering the task back as completed. */

@@ -9,7 +9,7 @@ import { validate } from '../../generated/validators/index.js';
 import { TransportConnectionError, TransportRemoteError, TransportTimeoutError } from '../../src/transport/errors.js';
 import { createTransport } from '../../src/transport/factory.js';
 import type { RequestContext } from '../../src/transport/endpoint.js';
-import { bytesOf, client, echoTask, ops, rejection, runtimeUrl, serve, stream, table, unary } from './helpers.js';
+import { bytesOf, client, echoTask, fallbackTarget, ops, rejection, runtimeUrl, serve, stream, table, unary } from './helpers.js';
 
 async function drain<T>(events: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
@@ -101,7 +101,7 @@ test('runtime: a target without a stream endpoint yields exactly one synthesized
     t,
     'runtime',
     url,
-    table(unary(ops.sendTask, (task) => (unaryCalls++, { ...task, state: 'completed', messages: [] }))),
+    table(fallbackTarget(ops.sendTask, (task) => (unaryCalls++, { ...task, state: 'completed', messages: [] }))),
   );
   const transport = await client(t, 'runtime', url);
   const events = await drain(new AgentOperationsClient(transport).streamTask({ id: 'synth-1' }));
@@ -116,10 +116,50 @@ test('runtime: a target without a stream endpoint yields exactly one synthesized
 
 test('runtime: the synthesized task_completed event is a valid stream-event', async (t) => {
   const url = runtimeUrl('rt-synth-schema');
-  await serve(t, 'runtime', url, table(unary(ops.sendTask, (task) => ({ ...task, state: 'completed' }))));
+  await serve(t, 'runtime', url, table(fallbackTarget(ops.sendTask, (task) => ({ ...task, state: 'completed' }))));
   const [event] = await drain(new AgentOperationsClient(await client(t, 'runtime', url)).streamTask({ id: 's-2' }));
   const checked = validate('stream-event', event);
   assert.ok(checked.valid, JSON.stringify(checked.valid ? null : checked.errors));
+});
+
+test('runtime: the fallback route is the one the stream spec names, not a fixed one', async (t) => {
+  const url = runtimeUrl('rt-synth-route');
+  const elsewhere = { ...ops.sendTask, name: 'submitElsewhere', path: '/elsewhere' };
+  const seen: string[] = [];
+  await serve(
+    t,
+    'runtime',
+    url,
+    table(
+      unary(ops.sendTask, () => assert.fail('the fixed task route was called')),
+      fallbackTarget(elsewhere, (task, context) => (seen.push(context.requestId), { ...task, state: 'input-required' })),
+    ),
+  );
+  const spec = { ...ops.streamTask, fallback: { name: elsewhere.name, method: elsewhere.method, path: elsewhere.path } };
+  const events = (await drain((await client(t, 'runtime', url)).stream(spec, { id: 'r-1' }))) as any[];
+  assert.equal(seen.length, 1);
+  assert.equal(events.length, 1);
+  assert.equal(events[0].type, 'task_completed');
+  assert.equal(events[0].state, 'input-required');
+});
+
+test('runtime: without a fallback (in the spec, or a final event on the target) a missing stream endpoint is a 404', async (t) => {
+  const url = runtimeUrl('rt-no-fallback');
+  let unaryCalls = 0;
+  await serve(t, 'runtime', url, table(unary(ops.sendTask, (task) => (unaryCalls++, task))));
+  const transport = await client(t, 'runtime', url);
+  const noFinalEvent = await rejection(drain(transport.stream(ops.streamTask, { id: 'n-1' })));
+  assert.ok(noFinalEvent instanceof TransportRemoteError, String(noFinalEvent));
+  assert.equal(noFinalEvent.statusCode, 404);
+  assert.equal(noFinalEvent.code, 'not_found');
+
+  const other = runtimeUrl('rt-no-fallback-spec');
+  await serve(t, 'runtime', other, table(fallbackTarget(ops.sendTask, (task) => (unaryCalls++, task))));
+  const { fallback: _fallback, ...withoutFallback } = ops.streamTask;
+  const noSpecFallback = await rejection(drain((await client(t, 'runtime', other)).stream(withoutFallback, { id: 'n-2' })));
+  assert.ok(noSpecFallback instanceof TransportRemoteError, String(noSpecFallback));
+  assert.equal(noSpecFallback.statusCode, 404);
+  assert.equal(unaryCalls, 0, 'no unary route stood in');
 });
 
 test('runtime: a target with a stream endpoint streams its events in order, ending at the final one', async (t) => {
@@ -256,7 +296,7 @@ test("runtime: a stream's deadline ends the caller's wait at once and frees its 
 
 test("runtime: a caller's abort ends its wait for a target without a stream endpoint too", { timeout: 5_000 }, async (t) => {
   const url = runtimeUrl('quiet-submit');
-  await serve(t, 'runtime', url, table(unary(ops.sendTask, () => new Promise(() => undefined))));
+  await serve(t, 'runtime', url, table(fallbackTarget(ops.sendTask, () => new Promise(() => undefined))));
   const transport = await client(t, 'runtime', url);
   const hangUp = new AbortController();
   const waiting = rejection(

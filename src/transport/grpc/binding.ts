@@ -7,6 +7,7 @@ import { GrpcServer } from './server.js';
 export const grpcBinding: TransportBinding = {
   name: 'grpc',
   schemes: ['grpc:', 'grpcs:'],
+  capabilities: { networked: true, streaming: true, tls: true, bidirectional: false, persistent_connections: true, pages: false },
   createServer: (context) => new GrpcServer(context),
   createClient: (context) => new GrpcClient(context, { codec: context.config.grpc.codec }),
 };

@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TransportBinding } from '../binding.js';
 import { Transport, type TransportOptions } from '../transport.js';
-import { HttpClient } from './client.js';
+import { httpBinding } from './binding.js';
 import { newId } from '../../core/ids.js';
 import { EndpointError } from '../endpoint-error.js';
 import { headerValue } from '../query-params.js';
@@ -26,9 +26,9 @@ export interface MountedAgentTransport {
  */
 export function createMountedTransport(url: string, options?: TransportOptions): MountedAgentTransport {
   let listener: Listener | null = null;
+  // The http transport in every respect but the listening socket, which is the app's.
   const binding: TransportBinding = {
-    name: 'http',
-    schemes: ['http:', 'https:'],
+    ...httpBinding,
     createServer: () => ({
       async listen(boundUrl, dispatcher) {
         listener = createRequestListener(dispatcher);
@@ -38,7 +38,6 @@ export function createMountedTransport(url: string, options?: TransportOptions):
         listener = null;
       },
     }),
-    createClient: (context) => new HttpClient(context),
   };
   return {
     transport: new Transport(binding, url, options),

@@ -6,6 +6,14 @@ import { RuntimeServer } from './server.js';
 export const runtimeBinding: TransportBinding = {
   name: 'runtime',
   schemes: ['runtime:'],
+  capabilities: {
+    networked: false,
+    streaming: true,
+    tls: false,
+    bidirectional: false,
+    persistent_connections: false,
+    pages: false,
+  },
   createServer: () => new RuntimeServer(),
   createClient: () => new RuntimeClient(),
 };

@@ -1,15 +1,17 @@
 // Calls go straight to the target's dispatcher in this process. Payloads still cross as JSON
 // text, so the size checks match the network transports and caller and target never share
-// objects. Query parameters are discarded.
+// objects. Query parameters are discarded. A stream to a target without that stream endpoint
+// goes to the unary operation its spec names as `fallback`, when the target's endpoint for it
+// says how its answer becomes the final event.
+import type { FallbackRoute } from '../../../generated/operations/spec.js';
 import type { InboundEvent, InboundReply, OutboundCall, TransportClient } from '../binding.js';
 import type { Dispatcher, StreamFrame } from '../dispatcher.js';
-import { Inbound, NO_PARAMS, routeKey, type InboundRequest } from '../endpoint.js';
+import { Inbound, NO_PARAMS, routeKey, type Endpoint, type InboundRequest } from '../endpoint.js';
 import { EndpointError } from '../endpoint-error.js';
 import { TransportConnectionError } from '../errors.js';
 import { remoteErrorFrom } from '../wire-errors.js';
 import { findTarget } from './registry.js';
 import { extractCredentials } from '../../auth/credentials.js';
-import { nowIso } from '../../core/clock.js';
 import type { LazyAbort } from '../../core/lazy-abort.js';
 
 /** In-process work cannot be interrupted, but the caller can stop waiting for it. */
@@ -20,9 +22,6 @@ function untilAborted<T>(work: Promise<T>, cancellation: LazyAbort): Promise<T> 
     work.then(resolve, reject).finally(stopListening);
   });
 }
-
-/** The unary route a stream falls back to when the target cannot stream. */
-const TASK_SUBMIT = routeKey('POST', '/tasks/');
 
 export class RuntimeClient implements TransportClient {
   async send(call: OutboundCall): Promise<InboundReply> {
@@ -39,8 +38,11 @@ export class RuntimeClient implements TransportClient {
 
   stream(call: OutboundCall): AsyncIterable<InboundEvent> {
     const target = this.target(call);
-    const streamKey = routeKey(call.spec.method, call.spec.path);
-    if (!target.endpoints.has(streamKey) && target.endpoints.has(TASK_SUBMIT)) return this.synthesized(target, call);
+    const fallback = call.spec.fallback;
+    if (fallback && !target.endpoints.has(routeKey(call.spec.method, call.spec.path))) {
+      const submit = target.endpoints.get(routeKey(fallback.method, fallback.path));
+      if (submit?.finalEvent) return this.synthesized(target, call, fallback, submit, submit.finalEvent);
+    }
     this.assertRoute(target, call);
     // A plain iterator mapping the target's frames, opened at the first read: one
     // async-generator layer less per event.
@@ -81,25 +83,26 @@ export class RuntimeClient implements TransportClient {
 
   async close(): Promise<void> {}
 
-  /** A target without a stream endpoint: submit through the unary route, yield one final event. */
-  private async *synthesized(target: Dispatcher, call: OutboundCall): AsyncGenerator<InboundEvent> {
-    const submit = target.endpoints.get(TASK_SUBMIT)!;
+  /**
+   * A target without the stream endpoint: the call goes to the unary operation the spec names
+   * as the stream's fallback, and that endpoint makes the one final event from its answer.
+   */
+  private async *synthesized(
+    target: Dispatcher,
+    call: OutboundCall,
+    route: FallbackRoute,
+    submit: Endpoint,
+    finalEvent: (answer: unknown) => unknown,
+  ): AsyncGenerator<InboundEvent> {
     let outcome;
     try {
-      outcome = await untilAborted(target.unary(inbound(call, 'POST', '/tasks/'), submit), call.cancellation);
+      outcome = await untilAborted(target.unary(inbound(call, route.method, route.path), submit), call.cancellation);
     } catch (error) {
       throw this.remote(error, call);
     }
-    const task = outcome.kind === 'json' ? JSON.parse(outcome.encoded.text) : null;
-    const requested = call.body ? (JSON.parse(call.body.text) as { id?: string }) : {};
-    const result = {
-      type: 'task_completed',
-      task_id: task?.id ?? requested.id ?? '',
-      timestamp: nowIso(),
-      state: task?.state ?? 'completed',
-      task,
-    };
-    yield { id: call.requestId, ok: true, result, final: true, bytes: outcome.kind === 'json' ? outcome.encoded.bytes : 0 };
+    const answer = outcome.kind === 'json' ? JSON.parse(outcome.encoded.text) : outcome.html;
+    const bytes = outcome.kind === 'json' ? outcome.encoded.bytes : Buffer.byteLength(outcome.html);
+    yield { id: call.requestId, ok: true, result: finalEvent(answer), final: true, bytes };
   }
 
   private target(call: OutboundCall): Dispatcher {

@@ -8,6 +8,7 @@ import { writeSseStream } from './stream-writer.js';
 export const sseBinding: TransportBinding = {
   name: 'sse',
   schemes: ['http:', 'https:'],
+  capabilities: { networked: true, streaming: true, tls: true, bidirectional: false, persistent_connections: true, pages: true },
   createServer: (context) => new HttpServer(context, { streamWriter: writeSseStream }),
   createClient: (context) => new SseClient(context),
 };

@@ -7,6 +7,7 @@ import { WebSocketTransportServer } from './server.js';
 export const websocketBinding: TransportBinding = {
   name: 'websocket',
   schemes: ['ws:', 'wss:'],
+  capabilities: { networked: true, streaming: true, tls: true, bidirectional: true, persistent_connections: true, pages: false },
   createServer: (context) => new WebSocketTransportServer(context),
   createClient: (context) => new WebSocketTransportClient(context),
 };
