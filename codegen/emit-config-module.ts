@@ -4,7 +4,7 @@
 // rules. src/transport/config.ts resolves, checks and serializes by walking that table, so a
 // new option is written once, in schemas/config/transport-config.ts.
 import type { JsonSchema } from './schema-catalog.js';
-import { GENERATED_BANNER } from './output-tree.js';
+import { generatedBanner } from './output-tree.js';
 import { pascal } from './emit-types.js';
 
 export const CONFIG_MODULE_PATH = 'generated/config/transport-config.ts';
@@ -96,7 +96,7 @@ export function emitConfigModule(schema: JsonSchema): string {
     `/** Every field of the transport configuration, in the schema's order. */\n` +
       `export const TRANSPORT_CONFIG_FIELDS: readonly ConfigEntry[] = ${tableLiteral(entries)};`,
   );
-  return `${GENERATED_BANNER}\n${blocks.join('\n\n')}\n`;
+  return `${generatedBanner('codegen/emit-config-module.ts', 'schemas/config/transport-config.ts')}\n${blocks.join('\n\n')}\n`;
 }
 
 function readEntries(schema: JsonSchema): Entry[] {

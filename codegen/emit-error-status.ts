@@ -1,7 +1,7 @@
 // Emits ERROR_STATUS, the code -> HTTP-like status map, from the `x-http-status` table of
 // schemas/native/error-code.schema.json, so the pairs are written once, in the schema.
 import type { CatalogEntry } from './schema-catalog.js';
-import { GENERATED_BANNER } from './output-tree.js';
+import { generatedBanner } from './output-tree.js';
 import { HTTP_STATUS_KEYWORD } from './schema-keywords.js';
 
 export const ERROR_STATUS_MODULE = 'generated/errors/error-status.ts';
@@ -28,7 +28,7 @@ export function emitErrorStatusModule(native: readonly CatalogEntry[]): string {
     throw new Error(`${entry.fileName}: ${HTTP_STATUS_KEYWORD} values must be HTTP statuses; ${notStatus.map(([code]) => code).join(', ')} are not`);
   }
   const rows = codes.map((code) => `  ${String(code)}: ${table[String(code)]},`).join('\n');
-  return `${GENERATED_BANNER}
+  return `${generatedBanner('codegen/emit-error-status.ts', 'schemas/native/error-code.schema.json')}
 import type { ${entry.typeName} } from '../types/${entry.fileName.replace(/\.schema\.json$/, '')}.js';
 
 /** The HTTP-like status each error code is sent with (\`${HTTP_STATUS_KEYWORD}\` in ${entry.fileName}). */

@@ -2,7 +2,7 @@
 // handler interface servers implement, and the typed client other repos import.
 import type { OperationEntry, OperationsManifest } from './operations-manifest.js';
 import type { CatalogEntry } from './schema-catalog.js';
-import { GENERATED_BANNER } from './output-tree.js';
+import { generatedBanner } from './output-tree.js';
 import { pascal } from './emit-types.js';
 
 export interface OperationFiles {
@@ -45,7 +45,8 @@ export function emitOperationFiles(manifest: OperationsManifest, catalog: readon
       return `  ${op.name}: ${JSON.stringify(row, null, 2).replace(/\n/g, '\n  ')},`;
     })
     .join('\n');
-  const operations = `${GENERATED_BANNER}
+  const banner = generatedBanner('codegen/emit-operations.ts', `schemas/operations/${manifest.service}.json`);
+  const operations = `${banner}
 import type { OperationSpec } from './spec.js';
 
 /** ${manifest.description} */
@@ -66,7 +67,7 @@ export const ${manifest.service}Routes: ReadonlyMap<string, OperationSpec> = new
     const result = op.streaming ? `AsyncIterable<${responseType}>` : `Promise<${responseType}> | ${responseType}`;
     return `  /** ${op.method} ${op.path}: ${op.summary} */\n  ${op.name}(${input}context: Context): ${result};`;
   });
-  const handlers = `${GENERATED_BANNER}
+  const handlers = `${banner}
 ${typeImports()}
 
 /**
@@ -86,7 +87,7 @@ ${handlerLines.join('\n')}
       : `Promise<${responseType}> {\n    return this.invoker.unary(${constName}.${op.name}, ${arg}, options) as Promise<${responseType}>;`;
     return `  /** ${op.method} ${op.path}: ${op.summary} */\n  ${op.name}(${param}options?: CallOptions): ${call}\n  }`;
   });
-  const client = `${GENERATED_BANNER}
+  const client = `${banner}
 ${typeImports()}
 import type { CallOptions, OperationInvoker } from '../operations/spec.js';
 import { ${constName} } from '../operations/${manifest.service}.js';
@@ -125,7 +126,7 @@ function fallbackRoute(manifest: OperationsManifest, op: OperationEntry): { fall
 }
 
 /** The static contract the generated tables and clients are typed against. */
-export const OPERATION_SPEC_MODULE = `${GENERATED_BANNER}
+export const OPERATION_SPEC_MODULE = `${generatedBanner('codegen/emit-operations.ts', 'schemas/operations/operations.schema.json')}
 export type HttpMethod = 'GET' | 'POST' | 'DELETE' | 'PUT';
 
 /** Where an operation is mounted. */

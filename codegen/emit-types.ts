@@ -3,7 +3,7 @@
 // additionalProperties, items, $ref (to sibling files and to $defs), oneOf/anyOf/allOf.
 // Keywords that types cannot express (formats, ranges, if/then) are left to the validators.
 import type { CatalogEntry, JsonSchema } from './schema-catalog.js';
-import { GENERATED_BANNER } from './output-tree.js';
+import { generatedBanner } from './output-tree.js';
 
 export interface TypeModule {
   readonly path: string;
@@ -27,7 +27,7 @@ export function emitTypeModules(entries: readonly CatalogEntry[], outDir: string
     .map((entry) => `export type * from './${stem(entry)}.js';`)
     .sort()
     .join('\n');
-  modules.push({ path: `${outDir}/index.ts`, content: `${GENERATED_BANNER}\n${index}\n` });
+  modules.push({ path: `${outDir}/index.ts`, content: `${generatedBanner('codegen/emit-types.ts', 'every schema in generated/types')}\n${index}\n` });
   return modules;
 }
 
@@ -46,7 +46,7 @@ function emitModule(ctx: Context): string {
   const imports = [...ctx.imports]
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([name, file]) => `import type { ${name} } from './${file}.js';`);
-  return [GENERATED_BANNER, ...(imports.length ? [imports.join('\n'), ''] : []), blocks.join('\n\n'), ''].join('\n');
+  return [generatedBanner('codegen/emit-types.ts', entry.source), ...(imports.length ? [imports.join('\n'), ''] : []), blocks.join('\n\n'), ''].join('\n');
 }
 
 function defTypeName(entry: CatalogEntry, key: string, def: JsonSchema): string {

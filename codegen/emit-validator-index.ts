@@ -1,7 +1,7 @@
 // The public face of the validators: a name-keyed `validate()`, one typed function per native
 // schema, and the list of names the CLI offers.
 import type { CatalogEntry } from './schema-catalog.js';
-import { GENERATED_BANNER } from './output-tree.js';
+import { generatedBanner } from './output-tree.js';
 import { pascal } from './emit-types.js';
 
 export function emitValidatorIndex(native: readonly CatalogEntry[], a2a: readonly CatalogEntry[]): string {
@@ -17,7 +17,7 @@ export function emitValidatorIndex(native: readonly CatalogEntry[], a2a: readonl
         `  return runValidator(nativeValidators[${JSON.stringify(entry.name)}], value);\n}`,
     )
     .join('\n\n');
-  return `${GENERATED_BANNER}
+  return `${generatedBanner('codegen/emit-validator-index.ts', 'schemas/native/, schemas/config/ and proto/lf/a2a/v1/a2a.proto')}
 import type {
 ${typeImports.map((type) => `  ${type},`).join('\n')}
 } from '../types/index.js';
@@ -65,7 +65,7 @@ ${perSchema}
 }
 
 /** Shared by every validator: turns ajv's outcome into a result and never lets it throw. */
-export const VALIDATION_RESULT_MODULE = `${GENERATED_BANNER}
+export const VALIDATION_RESULT_MODULE = `${generatedBanner('codegen/emit-validator-index.ts', 'its own template')}
 /** One reason a value failed its schema. */
 export interface ValidationIssue {
   /** JSON pointer to the offending value ('' for the root). */

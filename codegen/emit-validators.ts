@@ -5,7 +5,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import standaloneCodeModule from 'ajv/dist/standalone/index.js';
 import type { CatalogEntry } from './schema-catalog.js';
-import { GENERATED_BANNER } from './output-tree.js';
+import { generatedBanner } from './output-tree.js';
 import { addParleyKeywords } from './schema-keywords.js';
 
 // Both packages are CommonJS with a default export; reach it the same way under tsx and tsc.
@@ -32,7 +32,7 @@ export function createAjv(): Ajv2020 {
  * Emits one module holding a standalone validator per entry, exported under an identifier
  * derived from the schema name, plus `schemaNames` in the same order.
  */
-export function emitValidatorModule(entries: readonly CatalogEntry[]): string {
+export function emitValidatorModule(entries: readonly CatalogEntry[], source: string): string {
   const ajv = createAjv();
   for (const entry of entries) ajv.addSchema(entry.schema);
   const exportsByName: Record<string, string> = {};
@@ -42,7 +42,7 @@ export function emitValidatorModule(entries: readonly CatalogEntry[]): string {
     .map((entry) => `  ${JSON.stringify(entry.name)}: ${exportName(entry.name)},`)
     .join('\n');
   return [
-    GENERATED_BANNER.trimEnd(),
+    generatedBanner('codegen/emit-validators.ts', source).trimEnd(),
     '// @ts-nocheck: ajv standalone output, checked by ajv when it was generated.',
     '/* eslint-disable */',
     code,

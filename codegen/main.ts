@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { OutputTree, stableJson } from './output-tree.js';
+import { generatedBanner, OutputTree, stableJson } from './output-tree.js';
 import { catalogEntry, loadSchemaDirectory, nativeSchemaDir } from './schema-catalog.js';
 import { emitTypeModules } from './emit-types.js';
 import { emitValidatorModule } from './emit-validators.js';
@@ -15,7 +15,6 @@ import { CONFIG_SCHEMA_FILE, emitConfigSchema } from './emit-config-schema.js';
 import { CONFIG_MODULE_PATH, emitConfigModule } from './emit-config-module.js';
 import { loadManifests } from './operations-manifest.js';
 import { emitOperationFiles, OPERATION_SPEC_MODULE } from './emit-operations.js';
-import { GENERATED_BANNER } from './output-tree.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const OWNED = ['generated'];
@@ -39,7 +38,7 @@ export async function buildTree(root: string): Promise<OutputTree> {
   tree.add(CONFIG_MODULE_PATH, emitConfigModule(configSchema));
   const native = [
     ...(await loadSchemaDirectory(nativeSchemaDir(root))),
-    catalogEntry(configSchema, CONFIG_SCHEMA_FILE),
+    catalogEntry(configSchema, CONFIG_SCHEMA_FILE, '', 'schemas/config/transport-config.ts'),
   ].sort((a, b) => a.name.localeCompare(b.name));
   const a2a = [...tree.files]
     .filter(([path]) => path.startsWith('generated/schemas/a2a/') && path.endsWith('.schema.json'))
@@ -49,8 +48,8 @@ export async function buildTree(root: string): Promise<OutputTree> {
   // 3. Types, the error status map, standalone validators.
   for (const module of emitTypeModules(native, 'generated/types')) tree.add(module.path, module.content);
   tree.add(ERROR_STATUS_MODULE, emitErrorStatusModule(native));
-  tree.add('generated/validators/native.ts', emitValidatorModule(native));
-  tree.add('generated/validators/a2a.ts', emitValidatorModule(a2a));
+  tree.add('generated/validators/native.ts', emitValidatorModule(native, 'schemas/native/ and schemas/config/'));
+  tree.add('generated/validators/a2a.ts', emitValidatorModule(a2a, 'proto/lf/a2a/v1/a2a.proto (through generated/schemas/a2a/)'));
   tree.add('generated/validators/result.ts', VALIDATION_RESULT_MODULE);
   tree.add('generated/validators/index.ts', emitValidatorIndex(native, a2a));
 
@@ -64,11 +63,11 @@ export async function buildTree(root: string): Promise<OutputTree> {
     tree.add(`generated/clients/${manifest.service}.ts`, files.client);
     services.push(manifest.service);
   }
-  const reexport = (dir: string) =>
-    `${GENERATED_BANNER}\n${services.map((s) => `export * from './${s}.js';`).join('\n')}\n`;
-  tree.add('generated/operations/index.ts', `${reexport('operations')}export * from './spec.js';\n`);
-  tree.add('generated/handlers/index.ts', reexport('handlers'));
-  tree.add('generated/clients/index.ts', reexport('clients'));
+  const reexport = () =>
+    `${generatedBanner('codegen/main.ts', 'schemas/operations/')}\n${services.map((s) => `export * from './${s}.js';`).join('\n')}\n`;
+  tree.add('generated/operations/index.ts', `${reexport()}export * from './spec.js';\n`);
+  tree.add('generated/handlers/index.ts', reexport());
+  tree.add('generated/clients/index.ts', reexport());
   return tree;
 }
 

@@ -15,6 +15,8 @@ export interface CatalogEntry {
   readonly id: string;
   readonly typeName: string;
   readonly schema: JsonSchema;
+  /** Where the schema comes from, relative to the repository root (named in generated banners). */
+  readonly source: string;
 }
 
 export async function loadSchemaDirectory(dir: string, prefix = ''): Promise<CatalogEntry[]> {
@@ -27,7 +29,12 @@ export async function loadSchemaDirectory(dir: string, prefix = ''): Promise<Cat
   return entries;
 }
 
-export function catalogEntry(schema: JsonSchema, fileName: string, prefix = ''): CatalogEntry {
+export function catalogEntry(
+  schema: JsonSchema,
+  fileName: string,
+  prefix = '',
+  source = prefix === 'a2a:' ? `generated/schemas/a2a/${fileName}` : `schemas/native/${fileName}`,
+): CatalogEntry {
   const id = schema.$id;
   const title = schema.title;
   if (typeof id !== 'string') throw new Error(`${fileName}: schema has no $id`);
@@ -40,6 +47,7 @@ export function catalogEntry(schema: JsonSchema, fileName: string, prefix = ''):
     id,
     typeName: title,
     schema,
+    source,
   };
 }
 
