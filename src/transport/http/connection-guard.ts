@@ -39,7 +39,7 @@ export class ConnectionWatch {
     if (this.guard.now > this.progressAt) this.progressAt = this.guard.now;
   }
 
-  /** A request is answering or being answered: its body is all here and its answer is not done. */
+  /** A request is being answered: its body is all here and its answer is not finished. */
   get busy(): boolean {
     return this.req !== null && this.req.complete && !this.res!.writableFinished;
   }
