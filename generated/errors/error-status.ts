@@ -13,6 +13,7 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({
   conflict: 409,
   payload_too_large: 413,
   response_too_large: 500,
+  request_timeout: 408,
   unsupported_media_type: 415,
   upgrade_required: 426,
   resource_exhausted: 429,

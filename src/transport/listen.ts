@@ -24,18 +24,51 @@ function defaultPort(protocol: string): number {
 }
 
 /**
- * Keeps `sockets` up to date with the server's open connections (so close() can end them) and
- * answers malformed HTTP with a bare 400 instead of letting the error escape.
+ * How often node checks header deadlines (its `connectionsCheckingInterval`, 30 s unless told):
+ * a quarter of the deadline, between 10 ms and 1 s, so a deadline is kept to within a quarter.
  */
-export function watchConnections(server: Server, sockets: Set<Socket>): void {
+export function deadlineCheckMs(seconds: number): number {
+  return Math.max(10, Math.min(1000, Math.floor((seconds * 1000) / 4)));
+}
+
+/**
+ * Keeps `sockets` up to date with the server's open connections (so close() can end them) and
+ * answers malformed HTTP with a bare 400 instead of letting the error escape, and headers that
+ * missed their deadline (`headerTimeout` seconds, set as the server's headersTimeout) with 408.
+ */
+export function watchConnections(server: Server, sockets: Set<Socket>, headerTimeout?: number): void {
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  server.on('clientError', (_error: Error, socket: Socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
-    else socket.destroy();
+  const timedOut = headerTimeout === undefined ? '' : requestTimeoutAnswer(headerTimeout);
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    // An answer already on its way on this connection must not be cut into.
+    const answering = (socket as Socket & { _httpMessage?: unknown })._httpMessage;
+    if (!socket.writable || answering) return void socket.destroy();
+    socket.end(error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && timedOut ? timedOut : 'HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
+    // A peer that never closes its side would otherwise hold the connection half-open.
+    const timer = setTimeout(() => socket.destroy(), 1000);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
   });
+}
+
+/** The 408 sent when a request's headers stall, with the JSON error body every error has. */
+function requestTimeoutAnswer(headerTimeout: number): string {
+  const body = JSON.stringify({
+    error: {
+      code: 'request_timeout',
+      message: `request headers did not arrive within ${headerTimeout} s`,
+      status: 408,
+      request_id: null,
+      details: { timeout: headerTimeout },
+    },
+  });
+  return (
+    'HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n' +
+    `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
+  );
 }
 
 /** Stops accepting, ends idle connections, and destroys the rest after `timeoutMs`. */

@@ -124,6 +124,9 @@ export class HttpClient implements TransportClient {
     return {
       keepAlive: config.keepaliveInterval !== null,
       keepAliveMsecs: (config.keepaliveInterval ?? 1) * 1000,
+      // keepalive_interval is also how long a pooled connection may sit idle before it is closed
+      // (node closes a free socket when this socket timeout fires; a busy one only gets an event).
+      ...(config.keepaliveInterval === null ? {} : { timeout: config.keepaliveInterval * 1000 }),
       maxSockets: config.limits.maxConcurrentRequests,
       scheduling: 'lifo' as const,
     };

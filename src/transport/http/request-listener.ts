@@ -10,6 +10,8 @@ import { extractCredentials } from '../../auth/credentials.js';
 import type { Dispatcher } from '../dispatcher.js';
 import { Inbound, NO_PARAMS, type Endpoint, type InboundRequest } from '../endpoint.js';
 import { EndpointError, toEndpointError } from '../endpoint-error.js';
+import type { ConnectionGuard, ConnectionWatch } from './connection-guard.js';
+import { closeAfterAnswer } from './close-after-answer.js';
 
 /** Writes a stream's events; the http transport has none, sse supplies one. */
 export type StreamWriter = (
@@ -21,6 +23,8 @@ export type StreamWriter = (
 
 export interface ListenerOptions {
   readonly streamWriter?: StreamWriter;
+  /** The standalone server's deadlines and connection cap; a mounted app has its own. */
+  readonly guard?: ConnectionGuard;
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
@@ -60,6 +64,7 @@ async function handle(
   let endpoint: Endpoint;
   let body: { data: unknown; bytes: number };
   const read = { bytes: 0 };
+  const watch = options.guard ? options.guard.requestStarted(req, res) : null;
   try {
     endpoint = dispatcher.route(method, path);
     const expectsBody = endpoint.spec.request !== null;
@@ -67,16 +72,12 @@ async function handle(
     const limit = dispatcher.config.limits.maxRequestBytes;
     checkDeclaredLength(req, limit);
     if (awaitingContinue) res.writeContinue();
-    body = await readBody(req, limit, expectsBody, read);
+    body = await readBody(req, limit, expectsBody, read, watch);
   } catch (error) {
     const refused = toEndpointError(error);
-    if (refused.status === 413) {
-      // The rest of an oversize body is never read: answer, then drop the connection.
-      res.setHeader('connection', 'close');
-      res.on('finish', () => req.destroy());
-    } else {
-      drain(req);
-    }
+    // The rest of an oversize or overdue body is not worth reading: answer, then close.
+    if (refused.status === 413 || refused.status === 408) closeAfterAnswer(req, res);
+    else drain(req);
     refuse(dispatcher, res, refused, requestId, read.bytes);
     return;
   }
@@ -153,6 +154,8 @@ function readBody(
   expectsBody: boolean,
   /** How much has been read so far, for the metrics of a body that is then refused. */
   read: { bytes: number },
+  /** The connection's guard entry, which fails the read when the body deadline passes. */
+  watch: ConnectionWatch | null,
 ): Promise<{ data: unknown; bytes: number }> {
   const declared = Number(req.headers['content-length'] ?? NaN);
   // Bodies parsed earlier (express.json() in front of the adapter) are taken as they are.
@@ -163,9 +166,11 @@ function readBody(
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let bytes = 0;
+    if (watch) watch.expire = reject;
     req.on('data', (chunk: Buffer) => {
       bytes += chunk.length;
       read.bytes = bytes;
+      watch?.progressed();
       if (bytes > limit) {
         req.pause();
         req.removeAllListeners('data');
@@ -182,6 +187,7 @@ function readBody(
     });
     req.on('error', reject);
     req.on('end', () => {
+      if (watch) watch.expire = null;
       if (bytes === 0) {
         if (expectsBody) return reject(new EndpointError('invalid_json', 'request body is empty; this endpoint takes a JSON body'));
         return resolve({ data: undefined, bytes: 0 });

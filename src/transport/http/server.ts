@@ -1,4 +1,5 @@
-// The standalone http server: node:http (node:https for https: URLs) serving the dispatcher.
+// The standalone http server: node:http (node:https for https: URLs) serving the dispatcher,
+// with the deadlines, the connection cap and the keep-alive rules of the transport config.
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
@@ -6,10 +7,12 @@ import type { BindingContext, TransportServer } from '../binding.js';
 import type { Dispatcher } from '../dispatcher.js';
 import { serverTlsOptions } from '../../tls/node-tls-options.js';
 import { createRequestListener, type ListenerOptions } from './request-listener.js';
-import { closeServer, listenOn, watchConnections } from '../listen.js';
+import { ConnectionGuard } from './connection-guard.js';
+import { closeServer, deadlineCheckMs, listenOn, watchConnections } from '../listen.js';
 
 export class HttpServer implements TransportServer {
   private server: Server | null = null;
+  private guard: ConnectionGuard | null = null;
   private readonly sockets = new Set<Socket>();
 
   constructor(
@@ -19,22 +22,38 @@ export class HttpServer implements TransportServer {
 
   async listen(url: string, dispatcher: Dispatcher): Promise<string> {
     const parsed = new URL(url);
-    const listener = createRequestListener(dispatcher, this.listenerOptions);
     const { config } = this.context;
-    const server =
-      parsed.protocol === 'https:'
-        ? createHttpsServer(serverTlsOptions(config.tls, url), listener)
-        : createHttpServer(listener);
-    // Idle keep-alive connections close after keepalive_timeout; null interval turns keep-alive off.
-    server.keepAliveTimeout = config.keepaliveInterval === null ? 0 : config.keepaliveTimeout * 1000;
-    server.headersTimeout = Math.max(60_000, server.keepAliveTimeout + 1000);
+    const checkMs = deadlineCheckMs(Math.min(config.headerTimeout, config.bodyTimeout));
+    const guard = new ConnectionGuard(config, checkMs);
+    const listener = createRequestListener(dispatcher, { ...this.listenerOptions, guard });
+    // A null keepalive_interval turns HTTP keep-alive off: every answer is the connection's last.
+    const serve =
+      config.keepaliveInterval === null
+        ? (req: IncomingMessage, res: ServerResponse, awaitingContinue?: boolean) => {
+            res.shouldKeepAlive = false;
+            listener(req, res, awaitingContinue);
+          }
+        : listener;
+    const options = { connectionsCheckingInterval: checkMs };
+    const secure = parsed.protocol === 'https:';
+    const server = secure
+      ? // A TLS handshake gets the headers' deadline too.
+        createHttpsServer({ ...serverTlsOptions(config.tls, url), ...options, handshakeTimeout: config.headerTimeout * 1000 }, serve)
+      : createHttpServer(options, serve);
+    // Idle keep-alive connections close after keepalive_timeout.
+    server.keepAliveTimeout = config.keepaliveTimeout * 1000;
+    // Node checks the headers' deadline; the guard checks the body's, counted from the headers.
+    server.headersTimeout = config.headerTimeout * 1000;
     server.requestTimeout = 0;
     // Clients that wait for `100 Continue` get it from the listener, once their request passed
     // the checks made before its body is read (node would send it at once).
-    server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => listener(req, res, true));
-    watchConnections(server, this.sockets);
+    server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => serve(req, res, true));
+    // The guard watches the sockets requests arrive on: over TLS, those of finished handshakes.
+    server.on(secure ? 'secureConnection' : 'connection', (socket: Socket) => guard.connected(socket));
+    watchConnections(server, this.sockets, config.headerTimeout);
     const port = await listenOn(server, parsed);
     this.server = server;
+    this.guard = guard;
     parsed.port = String(port);
     return parsed.href.replace(/\/$/, '');
   }
@@ -42,6 +61,8 @@ export class HttpServer implements TransportServer {
   async close(): Promise<void> {
     const server = this.server;
     this.server = null;
+    this.guard?.stop();
+    this.guard = null;
     if (server) await closeServer(server, this.sockets, this.context.config.shutdownTimeout * 1000);
   }
 }

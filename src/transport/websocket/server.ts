@@ -15,7 +15,7 @@ import type { BindingContext, TransportServer } from '../binding.js';
 import type { Dispatcher } from '../dispatcher.js';
 import type { Endpoint } from '../endpoint.js';
 import { EndpointError, toEndpointError } from '../endpoint-error.js';
-import { closeServer, listenOn, watchConnections } from '../listen.js';
+import { closeServer, deadlineCheckMs, listenOn, watchConnections } from '../listen.js';
 import { maxFrameBytes } from './frames.js';
 import { ServerConnection } from './server-connection.js';
 import { loadWs } from './ws-module.js';
@@ -32,8 +32,13 @@ export class WebSocketTransportServer implements TransportServer {
     const parsed = serverUrl(url);
     const { WebSocketServer } = await loadWs();
     const { config } = this.context;
+    // The upgrade request's headers (and a TLS handshake) get the header deadline.
+    const deadlines = { connectionsCheckingInterval: deadlineCheckMs(config.headerTimeout) };
     const http =
-      parsed.protocol === 'wss:' ? createHttpsServer(serverTlsOptions(config.tls, url)) : createHttpServer();
+      parsed.protocol === 'wss:'
+        ? createHttpsServer({ ...serverTlsOptions(config.tls, url), ...deadlines, handshakeTimeout: config.headerTimeout * 1000 })
+        : createHttpServer(deadlines);
+    http.headersTimeout = config.headerTimeout * 1000;
     const options: ServerOptions & { closeTimeout: number } = {
       noServer: true,
       maxPayload: maxFrameBytes(config.limits),
@@ -47,7 +52,7 @@ export class WebSocketTransportServer implements TransportServer {
     http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       void this.upgrade(wss, dispatcher, gate, req, socket, head);
     });
-    watchConnections(http, this.sockets);
+    watchConnections(http, this.sockets, config.headerTimeout);
     const port = await listenOn(http, parsed);
     this.http = http;
     this.wss = wss;

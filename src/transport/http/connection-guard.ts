@@ -1,0 +1,125 @@
+// The deadlines and the connection cap of the http and sse servers. Node's own headersTimeout
+// covers a request whose headers stall; this guard adds the body deadline (counted from the end
+// of the headers, which node's requestTimeout is not) and keeps the number of open connections
+// under `maxConnections` by closing the one that has waited longest without finishing a request.
+// One timer per server sweeps the bodies being read, so a request costs no timer of its own.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { EndpointError } from '../endpoint-error.js';
+
+export interface GuardLimits {
+  /** Seconds a request's body may take, from the end of its headers. */
+  readonly bodyTimeout: number;
+  readonly maxConnections: number;
+}
+
+/** What the guard knows of one connection. */
+export class ConnectionWatch {
+  /** The latest request on the connection and its answer; null before the first. */
+  req: IncomingMessage | null = null;
+  res: ServerResponse | null = null;
+  /** When the latest request's headers ended (ms, performance clock). */
+  startedAt: number;
+  /** The last sign of progress: connected, a request began, or a piece of its body came. */
+  progressAt: number;
+  /** Fails the body being read; set by the reader while it reads. */
+  expire: ((error: EndpointError) => void) | null = null;
+
+  constructor(
+    readonly socket: Socket,
+    private readonly guard: ConnectionGuard,
+  ) {
+    this.startedAt = this.progressAt = performance.now();
+  }
+
+  /** A piece of body came: a progressing upload is not taken for a stalled one. */
+  progressed(): void {
+    // The sweep's clock may be behind the moment the request started.
+    if (this.guard.now > this.progressAt) this.progressAt = this.guard.now;
+  }
+
+  /** A request is being answered: its body is all here and its answer is not finished. */
+  get busy(): boolean {
+    return this.req !== null && this.req.complete && !this.res!.writableFinished;
+  }
+}
+
+export class ConnectionGuard {
+  private readonly watches = new Map<Socket, ConnectionWatch>();
+  private timer: NodeJS.Timeout | null = null;
+  /** The sweep's clock: precise enough to order connections by how long they waited, and free to read. */
+  now = performance.now();
+
+  constructor(
+    private readonly limits: GuardLimits,
+    /** How often body deadlines are checked (see deadlineCheckMs). */
+    private readonly sweepMs: number,
+  ) {}
+
+  /** Registers a new connection, closing another one first when the cap is reached. */
+  connected(socket: Socket): void {
+    this.start();
+    if (this.watches.size >= this.limits.maxConnections) this.evictOne();
+    this.watches.set(socket, new ConnectionWatch(socket, this));
+    socket.once('close', () => this.watches.delete(socket));
+  }
+
+  /** A request's headers have arrived; its body is read next. Null for a connection not watched. */
+  requestStarted(req: IncomingMessage, res: ServerResponse): ConnectionWatch | null {
+    const watch = this.watches.get(req.socket);
+    if (!watch) return null;
+    watch.req = req;
+    watch.res = res;
+    watch.expire = null;
+    watch.startedAt = watch.progressAt = performance.now();
+    return watch;
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  private start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => this.sweep(), this.sweepMs);
+    this.timer.unref();
+  }
+
+  /** Fails every body that has been read for longer than bodyTimeout. */
+  private sweep(): void {
+    const now = (this.now = performance.now());
+    const deadline = now - this.limits.bodyTimeout * 1000;
+    for (const watch of this.watches.values()) {
+      if (watch.expire === null || watch.startedAt > deadline) continue;
+      const expire = watch.expire;
+      watch.expire = null;
+      expire(
+        new EndpointError('request_timeout', `request body did not arrive within ${this.limits.bodyTimeout} s of its headers`, {
+          timeout: this.limits.bodyTimeout,
+        }),
+      );
+    }
+  }
+
+  /**
+   * Closes the connection that has waited longest without finishing a request: idle ones,
+   * ones still sending headers and stalled uploads go before those whose answer is under way.
+   */
+  private evictOne(): void {
+    let victim: ConnectionWatch | null = null;
+    let victimBusy = true;
+    for (const watch of this.watches.values()) {
+      const busy = watch.busy;
+      if (victim === null || (victimBusy && !busy) || (busy === victimBusy && watch.progressAt < victim.progressAt)) {
+        victim = watch;
+        victimBusy = busy;
+      }
+    }
+    if (!victim) return;
+    // Forgotten at once so a burst of connections does not pick the same victim twice.
+    this.watches.delete(victim.socket);
+    victim.socket.destroy();
+  }
+}

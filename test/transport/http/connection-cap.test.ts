@@ -1,0 +1,83 @@
+// The http server's connection cap (max_connections): a new connection over the cap closes
+// the one that has waited longest without finishing a request, idle and stalled ones before
+// one whose answer is under way, so stalled peers cannot lock new clients out.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Socket } from 'node:net';
+import { gate, ops, rawRequest, serve, table, unary, waitFor } from '../helpers.js';
+import { openSocket, portOf, received, statuses } from './raw-peer.js';
+
+const TIMEOUT = { timeout: 10_000 };
+// Long deadlines: only the cap can close anything in these tests.
+const CONFIG = { headerTimeout: 60, bodyTimeout: 60, keepaliveTimeout: 60 };
+
+async function server(t: Parameters<typeof serve>[0], maxConnections: number) {
+  const held = gate();
+  const arrived = gate();
+  const transport = await serve(
+    t,
+    'http',
+    'http://127.0.0.1:0',
+    table(
+      unary(ops.sendTask, async (task) => {
+        if (task.id === 'slow') {
+          arrived.open();
+          await held.promise;
+        }
+        return { ...task, state: 'completed' };
+      }),
+    ),
+    { ...CONFIG, maxConnections },
+  );
+  return { transport, port: portOf(transport.url), held, arrived };
+}
+
+/** Opens `count` connections one after the other; `closed[i]` turns true once the server closed the i-th. */
+async function openStalled(port: number, count: number, write: (i: number) => string = () => '') {
+  const closed: boolean[] = [];
+  const sockets: Socket[] = [];
+  for (let i = 0; i < count; i++) {
+    const socket = await openSocket(port);
+    closed.push(false);
+    void received(socket).then(() => (closed[i] = true));
+    const text = write(i);
+    if (text) socket.write(text);
+    sockets.push(socket);
+  }
+  return { closed, destroy: () => sockets.forEach((socket) => socket.destroy()) };
+}
+
+test('http server: a connection over max_connections closes the oldest idle one, and a new client is served', TIMEOUT, async (t) => {
+  const { transport, port } = await server(t, 3);
+  const idle = await openStalled(port, 5);
+  t.after(idle.destroy);
+  await waitFor(() => idle.closed[0]! && idle.closed[1]!, 'the two oldest connections closed');
+  const res = await rawRequest(transport.url, { method: 'POST', path: '/tasks/', body: '{"id":"new"}' });
+  assert.equal(res.status, 200);
+  await waitFor(() => idle.closed[2]!, 'the next oldest closed for the new client');
+  assert.deepEqual(idle.closed, [true, true, true, false, false]);
+});
+
+test('http server: the cap closes stalled uploads and half-sent headers before a request being answered', TIMEOUT, async (t) => {
+  const { transport, port, held, arrived } = await server(t, 4);
+  const busy = await openSocket(port);
+  const busyAnswer = received(busy);
+  const slow = '{"id":"slow"}';
+  busy.write(`POST /tasks/ HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${slow.length}\r\nconnection: close\r\n\r\n${slow}`);
+  await arrived.promise;
+  // Silent, half a header, half a body.
+  const partial = ['', 'POST /tasks/ HTTP/1.1\r\nhost: x', 'POST /tasks/ HTTP/1.1\r\nhost: x\r\ncontent-length: 50\r\n\r\n{"id"'];
+  const stalled = await openStalled(port, 6, (i) => partial[i % 3]!);
+  t.after(stalled.destroy);
+  const count = () => stalled.closed.filter(Boolean).length;
+  // Seven open with a cap of four: three stalled ones went.
+  await waitFor(() => count() === 3, 'three stalled connections closed');
+  const res = await rawRequest(transport.url, { method: 'POST', path: '/tasks/', body: '{"id":"new"}' });
+  assert.equal(res.status, 200);
+  await waitFor(() => count() === 4, 'a fourth stalled connection closed for the new client');
+  // The request under way was never cut off.
+  held.open();
+  const { text } = await busyAnswer;
+  assert.deepEqual(statuses(text), [200], text);
+  assert.equal(count(), 4);
+});
