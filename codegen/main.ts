@@ -1,7 +1,7 @@
 // `npm run codegen` rewrites generated/ from schemas/ and proto/; `npm run codegen:check`
 // builds the same tree in memory and fails, naming the files, when generated/ differs.
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,12 +15,14 @@ import { CONFIG_SCHEMA_FILE, emitConfigSchema } from './emit-config-schema.js';
 import { CONFIG_MODULE_PATH, emitConfigModule } from './emit-config-module.js';
 import { loadManifests } from './operations-manifest.js';
 import { emitOperationFiles, OPERATION_SPEC_MODULE } from './emit-operations.js';
+import { emitOpenApi } from './emit-openapi.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const OWNED = ['generated'];
 
 export async function buildTree(root: string): Promise<OutputTree> {
   const tree = new OutputTree();
+  const { version } = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { version: string };
 
   // 1. protobuf-es code and the A2A JSON Schemas, from buf with local plugins only.
   const scratch = await mkdtemp(join(tmpdir(), 'parley-codegen-'));
@@ -61,6 +63,14 @@ export async function buildTree(root: string): Promise<OutputTree> {
     tree.add(`generated/operations/${manifest.service}.ts`, files.operations);
     tree.add(`generated/handlers/${manifest.service}.ts`, files.handlers);
     tree.add(`generated/clients/${manifest.service}.ts`, files.client);
+    const openapi = emitOpenApi(manifest, native, version);
+    tree.add(`generated/openapi/${manifest.service}.openapi.json`, stableJson(openapi));
+    tree.add(
+      `generated/openapi/${manifest.service}.ts`,
+      `${generatedBanner('codegen/emit-openapi.ts', `schemas/operations/${manifest.service}.json`)}\n` +
+        `/** The OpenAPI 3.1 document of the native ${manifest.service} HTTP API (also in ${manifest.service}.openapi.json). */\n` +
+        `export const ${manifest.service}OpenApi = ${stableJson(openapi).trimEnd()} as const;\n`,
+    );
     services.push(manifest.service);
   }
   const reexport = () =>
