@@ -5,7 +5,12 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { ROWS } from './rows.js';
-import { SERVED, ServerSlot, assertStillServing } from './setup.js';
+import { ChildServer, DEFAULT_CONFIG, SERVED, ServerSlot, assertStillServing, type ServerConfig } from './setup.js';
+
+/** The suite's server configuration with a row's own transport options over it. */
+function withOptions(options: Readonly<Record<string, unknown>>): ServerConfig {
+  return { ...DEFAULT_CONFIG, transportOptions: { ...DEFAULT_CONFIG.transportOptions, ...options } };
+}
 
 // Transports run side by side, rows one after another on each. The timeouts only guard hangs.
 describe('reliability: one request must not take the server down or expose data', { concurrency: SERVED.length }, () => {
@@ -14,8 +19,9 @@ describe('reliability: one request must not take the server down or expose data'
       const slot = new ServerSlot(kind);
       after(() => slot.stop());
       for (const row of ROWS.filter((candidate) => candidate.transports.includes(kind))) {
-        it(`[${row.defect}] ${row.name}`, { timeout: 60_000 }, async () => {
-          const server = await slot.ensure();
+        it(`[${row.defect}] ${row.name}`, { timeout: 60_000 }, async (t) => {
+          const server = row.transportOptions ? await ChildServer.start(kind, withOptions(row.transportOptions)) : await slot.ensure();
+          if (row.transportOptions) t.after(() => server.stop());
           try {
             await row.run(server);
           } catch (error) {

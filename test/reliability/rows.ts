@@ -5,7 +5,7 @@
 // answers a normal task.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { gzipSync } from 'node:zlib';
+import { createGzip } from 'node:zlib';
 import {
   ALICE,
   BOB,
@@ -37,11 +37,19 @@ export interface Row {
   readonly defect: string;
   readonly name: string;
   readonly transports: readonly ServedKind[];
+  /** Transport options over the suite's defaults: the row gets a server of its own. */
+  readonly transportOptions?: Readonly<Record<string, unknown>>;
   run(server: ChildServer): Promise<void>;
 }
 
 const HTTP_ONLY: readonly ServedKind[] = ['http', 'sse'];
 const ENVELOPES: readonly ServedKind[] = ['websocket', 'grpc'];
+
+/** How far the gzip bomb inflates, in MiB. */
+const BOMB_MIB = 256;
+
+/** max_connections of the server the cap row gets. */
+const CAP = 8;
 
 /** A few thousand levels: about 10 KB of brackets, deep enough to overflow any recursive walk. */
 const DEEP = 5000;
@@ -139,13 +147,15 @@ export const ROWS: readonly Row[] = [
   },
   {
     defect: '2',
-    name: 'gzip bomb: a message of under 100 KB that inflates to 64 MiB is refused with 413',
+    name: `gzip bomb: a message of about 256 KB that inflates to ${BOMB_MIB} MiB is refused with 413, never inflated whole`,
     transports: ['grpc'],
     async run(server) {
-      const inflated = Buffer.from(envelopeJson(postTask(sizedTaskJson(64 * 1024 * 1024))), 'utf8');
-      const compressed = gzipSync(inflated, { level: 9 });
-      assert.ok(compressed.length < 100_000, `the bomb is ${compressed.length} bytes compressed`);
+      const compressed = await gzipBomb();
+      const before = await server.peakRss();
       assertRefused(await sendGrpcFrame(server.url, grpcFrame(compressed, true), { gzip: true }), 413);
+      const grown = (await server.peakRss()) - before;
+      // The bound is far below the inflated size and far above what reading max_request_bytes takes.
+      assert.ok(grown < 64 * 1024 * 1024, `the server's peak memory grew by ${(grown / 1048576).toFixed(0)} MiB for a ${compressed.length}-byte message`);
     },
   },
   {
@@ -252,6 +262,30 @@ export const ROWS: readonly Row[] = [
         assertClosedAsTimedOut(socket, await socket.closedWithin(1_000));
       } finally {
         socket.destroy();
+      }
+    },
+  },
+
+  {
+    defect: '6',
+    name: 'over max_connections, stalled connections are shed first and a new client is served',
+    transports: HTTP_ONLY,
+    // Timeouts far away, so only the cap can close the stalled connections.
+    transportOptions: { maxConnections: CAP, headerTimeout: 60, bodyTimeout: 60 },
+    async run(server) {
+      const stalled = Array.from({ length: CAP + 4 }, () => new RawSocket(server.url));
+      try {
+        for (const socket of stalled) {
+          await socket.connected();
+          await socket.write(requestHead('/tasks/', { 'content-length': '1000' }) + '{"id":');
+        }
+        await assertStillServing(server);
+        const shed = async () => (await Promise.all(stalled.map((socket) => socket.closedWithin(0)))).filter(Boolean).length;
+        const guard = Date.now() + STALL_GUARD_MS;
+        while ((await shed()) < 4 && Date.now() < guard) await new Promise((resolve) => setTimeout(resolve, 20));
+        assert.ok((await shed()) >= 4, `${await shed()} of ${stalled.length} stalled connections were closed with a cap of ${CAP}`);
+      } finally {
+        for (const socket of stalled) socket.destroy();
       }
     },
   },
@@ -369,6 +403,25 @@ export const ROWS: readonly Row[] = [
     },
   },
 ];
+
+let bomb: Promise<Buffer> | null = null;
+
+/** An Invoke envelope of BOMB_MIB MiB (one long task text), gzipped as a stream: never whole in memory. */
+function gzipBomb(): Promise<Buffer> {
+  bomb ??= new Promise((resolve, reject) => {
+    const gzip = createGzip({ level: 9 });
+    const chunks: Buffer[] = [];
+    gzip.on('data', (chunk: Buffer) => chunks.push(chunk));
+    gzip.on('end', () => resolve(Buffer.concat(chunks)));
+    gzip.on('error', reject);
+    const [head, tail] = envelopeJson(postTask(JSON.stringify(userTask('@')))).split('@');
+    gzip.write(head!);
+    const mib = Buffer.alloc(1024 * 1024, 'x');
+    for (let i = 0; i < BOMB_MIB; i++) gzip.write(mib);
+    gzip.end(tail!);
+  });
+  return bomb;
+}
 
 const KEY_NAMES: Readonly<Record<string, string>> = { [ALICE]: 'the submitter', [BOB]: 'another principal' };
 

@@ -127,6 +127,14 @@ export class ChildServer {
     }
   }
 
+  /** The server's peak resident set size so far, in bytes (a high-water mark: it never falls). */
+  async peakRss(): Promise<number> {
+    const nonce = randomUUID();
+    this.child.stdin.write(`memory ${nonce}\n`);
+    const [bytes] = await this.line(new RegExp(`^memory ${nonce} (\\d+)$`, 'm'));
+    return Number(bytes);
+  }
+
   describeExit(): string {
     return `code ${this.child.exitCode}, signal ${this.child.signalCode}`;
   }
