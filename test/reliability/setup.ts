@@ -436,7 +436,9 @@ export function sendGrpcFrame(url: string, body: Buffer, options: { gzip: boolea
     stream.on('trailers', readStatus);
     stream.on('data', (chunk: Buffer) => chunks.push(chunk));
     stream.on('error', (error) => settle({ kind: 'closed', reason: error.message, text: '' }));
-    stream.on('close', () => {
+    // The answer is complete once the server ends its side (trailers received), even while this
+    // side is still sending: a server that refuses a message need not read the rest of it.
+    const finish = () => {
       const data = Buffer.concat(chunks);
       const text = messageText(data);
       if (status === null) return settle({ kind: 'closed', reason: `stream closed (rst ${stream.rstCode}) without a grpc-status`, text });
@@ -444,7 +446,9 @@ export function sendGrpcFrame(url: string, body: Buffer, options: { gzip: boolea
       const envelope = parse(text);
       if (envelope?.ok === true) return settle({ kind: 'ok', result: envelope.result, text });
       settle(errorAnswer(Number(envelope?.error?.status ?? 0), envelope, text));
-    });
+    };
+    stream.on('end', finish);
+    stream.on('close', finish);
     // A server that refuses early may reset the stream mid-upload; the answer (or its absence) counts.
     stream.end(body);
   });
