@@ -115,7 +115,9 @@ function childProbe(transport: string): Promise<Probe> {
       child.kill('SIGTERM');
     });
   return new Promise((resolve, reject) => {
-    child.once('exit', (code, signal) => reject(new Error(`the ${transport} server exited (${code ?? signal}) before it was ready`)));
+    child.once('exit', (code, signal) =>
+      reject(new Error(`the ${transport} server exited (${code ?? signal}) before it was ready`)),
+    );
     createInterface({ input: child.stdout! }).on('line', (line) => {
       const match = /^ready (\S+)/.exec(line);
       if (match) resolve({ url: match[1]!, measure, stop });
@@ -145,7 +147,8 @@ async function runtimeProbe(): Promise<Probe> {
 
 // ------------------------------------------------------------------------- load
 
-const textOf = (bytes: number) => 'All work and no play makes a dull agent. '.repeat(Math.ceil(bytes / 41)).slice(0, Math.max(1, bytes - 120));
+const textOf = (bytes: number) =>
+  'All work and no play makes a dull agent. '.repeat(Math.ceil(bytes / 41)).slice(0, Math.max(1, bytes - 120));
 const SMALL_TEXT = textOf(SMALL_BYTES);
 const LARGE_TEXT = textOf(LARGE_BYTES);
 
@@ -158,7 +161,10 @@ async function phase(clients: readonly AgentClient[], callers: number, count: nu
       const client = clients[i % clients.length]!;
       while (next < count) {
         next++;
-        const task = await client.sendTask({ id: randomUUID(), messages: [{ role: 'user', parts: [{ type: 'text', content: text }] }] });
+        const task = await client.sendTask({
+          id: randomUUID(),
+          messages: [{ role: 'user', parts: [{ type: 'text', content: text }] }],
+        });
         if (task.state !== 'completed') throw new Error(`a task ended ${task.state}`);
       }
     }),
@@ -215,7 +221,15 @@ const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 const pad = (text: string, width: number) => text.padStart(width);
 
 function printTable(results: readonly Soak[]): void {
-  const header = ['transport', 'small/s', 'large/s', 'rss MiB start/peak/end', 'heap MiB start/peak/end', 'end/start heap', 'max delay ms small/large'];
+  const header = [
+    'transport',
+    'small/s',
+    'large/s',
+    'rss MiB start/peak/end',
+    'heap MiB start/peak/end',
+    'end/start heap',
+    'max delay ms small/large',
+  ];
   const widths = [10, 8, 8, 24, 24, 15, 25];
   console.log(header.map((cell, i) => pad(cell, widths[i]!)).join(' '));
   for (const r of results) {

@@ -20,7 +20,9 @@ describe('reliability: one request must not take the server down or expose data'
       after(() => slot.stop());
       for (const row of ROWS.filter((candidate) => candidate.transports.includes(kind))) {
         it(`[${row.defect}] ${row.name}`, { timeout: 60_000 }, async (t) => {
-          const server = row.transportOptions ? await ChildServer.start(kind, withOptions(row.transportOptions)) : await slot.ensure();
+          const server = row.transportOptions
+            ? await ChildServer.start(kind, withOptions(row.transportOptions))
+            : await slot.ensure();
           if (row.transportOptions) t.after(() => server.stop());
           try {
             await row.run(server);
@@ -28,7 +30,10 @@ describe('reliability: one request must not take the server down or expose data'
             // Give a crash a moment to be reported as an exit before looking.
             await Promise.race([server.exited, new Promise((resolve) => setTimeout(resolve, 500))]);
             // A dead server explains the failure better than the connection error it caused.
-            assert.ok(server.alive, `the ${kind} server died during the row (${server.describeExit()})\nstderr: ${server.stderr}`);
+            assert.ok(
+              server.alive,
+              `the ${kind} server died during the row (${server.describeExit()})\nstderr: ${server.stderr}`,
+            );
             throw error;
           }
           await assertStillServing(server);

@@ -54,8 +54,18 @@ const CAP = 8;
 /** A few thousand levels: about 10 KB of brackets, deep enough to overflow any recursive walk. */
 const DEEP = 5000;
 
-const postTask = (data: string, extra: { key?: string; idempotencyKey?: string } = {}) => ({ method: 'POST', path: '/tasks/', data, ...extra });
-const cancelCall = (id: string, key: string) => ({ method: 'POST', path: '/tasks/cancel', data: JSON.stringify({ id, metadata: {} }), key });
+const postTask = (data: string, extra: { key?: string; idempotencyKey?: string } = {}) => ({
+  method: 'POST',
+  path: '/tasks/',
+  data,
+  ...extra,
+});
+const cancelCall = (id: string, key: string) => ({
+  method: 'POST',
+  path: '/tasks/cancel',
+  data: JSON.stringify({ id, metadata: {} }),
+  key,
+});
 
 /** A task of about `bytes` whose text is `text` padded with spaces, so answers can be told apart. */
 function taskOfAbout(bytes: number, text: string, id?: string): string {
@@ -134,7 +144,10 @@ export const ROWS: readonly Row[] = [
     name: 'gzip: a task of exactly max_request_bytes, compressed, is accepted',
     transports: ['grpc'],
     async run(server) {
-      assert.equal(assertAccepted(await send(server, { ...postTask(sizedTaskJson(REQUEST_LIMIT)), gzip: true })).state, 'completed');
+      assert.equal(
+        assertAccepted(await send(server, { ...postTask(sizedTaskJson(REQUEST_LIMIT)), gzip: true })).state,
+        'completed',
+      );
     },
   },
   {
@@ -155,7 +168,10 @@ export const ROWS: readonly Row[] = [
       assertRefused(await sendGrpcFrame(server.url, grpcFrame(compressed, true), { gzip: true }), 413);
       const grown = (await server.peakRss()) - before;
       // The bound is far below the inflated size and far above what reading max_request_bytes takes.
-      assert.ok(grown < 64 * 1024 * 1024, `the server's peak memory grew by ${(grown / 1048576).toFixed(0)} MiB for a ${compressed.length}-byte message`);
+      assert.ok(
+        grown < 64 * 1024 * 1024,
+        `the server's peak memory grew by ${(grown / 1048576).toFixed(0)} MiB for a ${compressed.length}-byte message`,
+      );
     },
   },
   {
@@ -200,8 +216,13 @@ export const ROWS: readonly Row[] = [
     async run(server) {
       const clients = [0, 1, 2, 3].map(() => clientAs(server, ALICE));
       try {
-        const tasks = await Promise.all(clients.map((client, i) => client.sendTask(JSON.parse(taskOfAbout(REQUEST_LIMIT / 2, `big-${i}`)))));
-        assert.deepEqual(tasks.map((task) => [task.state, ...markers(task)]), [0, 1, 2, 3].map((i) => ['completed', `big-${i}`]));
+        const tasks = await Promise.all(
+          clients.map((client, i) => client.sendTask(JSON.parse(taskOfAbout(REQUEST_LIMIT / 2, `big-${i}`)))),
+        );
+        assert.deepEqual(
+          tasks.map((task) => [task.state, ...markers(task)]),
+          [0, 1, 2, 3].map((i) => ['completed', `big-${i}`]),
+        );
       } finally {
         await Promise.all(clients.map((client) => client.close()));
       }
@@ -283,7 +304,10 @@ export const ROWS: readonly Row[] = [
         const shed = async () => (await Promise.all(stalled.map((socket) => socket.closedWithin(0)))).filter(Boolean).length;
         const guard = Date.now() + STALL_GUARD_MS;
         while ((await shed()) < 4 && Date.now() < guard) await new Promise((resolve) => setTimeout(resolve, 20));
-        assert.ok((await shed()) >= 4, `${await shed()} of ${stalled.length} stalled connections were closed with a cap of ${CAP}`);
+        assert.ok(
+          (await shed()) >= 4,
+          `${await shed()} of ${stalled.length} stalled connections were closed with a cap of ${CAP}`,
+        );
       } finally {
         for (const socket of stalled) socket.destroy();
       }
@@ -325,7 +349,9 @@ export const ROWS: readonly Row[] = [
       const id = `task-${randomUUID()}`;
       const [alice, bob] = [clientAs(server, ALICE), clientAs(server, BOB)];
       try {
-        assert.deepEqual(resultTexts(await alice.sendTask(userTask('secret of alice', id), { idempotencyKey: key })), ['secret of alice']);
+        assert.deepEqual(resultTexts(await alice.sendTask(userTask('secret of alice', id), { idempotencyKey: key })), [
+          'secret of alice',
+        ]);
         assert.deepEqual(resultTexts(await bob.sendTask(userTask('from bob', id), { idempotencyKey: key })), ['from bob']);
       } finally {
         await Promise.all([alice.close(), bob.close()]);
@@ -454,7 +480,11 @@ async function uploadPastTheLimit(server: ChildServer, chunked: boolean): Promis
       if (!(await socket.write(data))) break;
     }
     await socket.closedWithin(STALL_GUARD_MS);
-    assert.equal(socket.status, 413, `expected the 413 before the connection closed; got ${JSON.stringify(socket.received.slice(0, 200))} (${socket.error?.message ?? 'no socket error'})`);
+    assert.equal(
+      socket.status,
+      413,
+      `expected the 413 before the connection closed; got ${JSON.stringify(socket.received.slice(0, 200))} (${socket.error?.message ?? 'no socket error'})`,
+    );
   } finally {
     socket.destroy();
   }

@@ -96,7 +96,12 @@ export class ChildServer {
   url = '';
 
   static async start(kind: ServedKind, config: ServerConfig = DEFAULT_CONFIG): Promise<ChildServer> {
-    const argument = JSON.stringify({ transport: kind, url: LISTEN[kind], transportOptions: config.transportOptions, keys: config.keys });
+    const argument = JSON.stringify({
+      transport: kind,
+      url: LISTEN[kind],
+      transportOptions: config.transportOptions,
+      keys: config.keys,
+    });
     const child = spawn(process.execPath, ['--import', TSX, FIXTURE, argument], {
       cwd: ROOT,
       env: { ...process.env, PARLEY_DEBUG: '' },
@@ -199,7 +204,9 @@ export function clientAs(server: ChildServer, key: string): AgentClient {
 }
 
 export function resultTexts(task: Task): string[] {
-  return (task.artifacts ?? []).flatMap((artifact) => artifact.parts.filter((part) => part.type === 'text').map((part) => String(part.content)));
+  return (task.artifacts ?? []).flatMap((artifact) =>
+    artifact.parts.filter((part) => part.type === 'text').map((part) => String(part.content)),
+  );
 }
 
 // ------------------------------------------------------------------------- payloads
@@ -271,7 +278,11 @@ export function send(server: ChildServer, call: Call): Promise<Answer> {
 
 /** The request envelope of websocket and gRPC, as JSON text. */
 export function envelopeJson(call: Call, id = `req-${randomUUID()}`): string {
-  const members = [`"id":${JSON.stringify(id)}`, `"method":${JSON.stringify(call.method)}`, `"path":${JSON.stringify(call.path)}`];
+  const members = [
+    `"id":${JSON.stringify(id)}`,
+    `"method":${JSON.stringify(call.method)}`,
+    `"path":${JSON.stringify(call.path)}`,
+  ];
   if (call.data !== undefined) members.push(`"data":${call.data}`);
   members.push(`"params":${call.params ?? '{}'}`);
   if (call.idempotencyKey) members.push(`"idempotency_key":${JSON.stringify(call.idempotencyKey)}`);
@@ -441,7 +452,8 @@ export function sendGrpcFrame(url: string, body: Buffer, options: { gzip: boolea
     const finish = () => {
       const data = Buffer.concat(chunks);
       const text = messageText(data);
-      if (status === null) return settle({ kind: 'closed', reason: `stream closed (rst ${stream.rstCode}) without a grpc-status`, text });
+      if (status === null)
+        return settle({ kind: 'closed', reason: `stream closed (rst ${stream.rstCode}) without a grpc-status`, text });
       if (status !== 0) return settle({ kind: 'error', status: GRPC_TO_HTTP[status] ?? 500, code: `grpc_${status}`, text });
       const envelope = parse(text);
       if (envelope?.ok === true) return settle({ kind: 'ok', result: envelope.result, text });
@@ -464,7 +476,10 @@ function messageText(data: Buffer): string {
 
 function sendGrpc(url: string, call: Call): Promise<Answer> {
   const message = Buffer.from(envelopeJson(call), 'utf8');
-  return sendGrpcFrame(url, grpcFrame(call.gzip ? gzipSync(message) : message, call.gzip === true), { gzip: call.gzip === true, key: call.key });
+  return sendGrpcFrame(url, grpcFrame(call.gzip ? gzipSync(message) : message, call.gzip === true), {
+    gzip: call.gzip === true,
+    key: call.key,
+  });
 }
 
 // ------------------------------------------------------------------------- assertions
