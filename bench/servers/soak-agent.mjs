@@ -1,0 +1,16 @@
+// The server side of bench/soak: the echo agent, compiled (npm run build), on the transport
+// and URL given in argv, started with --expose-gc and an IPC channel. It watches its own
+// event loop (monitorEventLoopDelay) and memory, and answers the parent's `measure` message
+// with the figures (see soak-monitor.mjs).
+import { AgentServer } from '../../dist/src/agent/agent-server.js';
+import { SoakMonitor } from './soak-monitor.mjs';
+
+const [transport = 'http', url = 'http://127.0.0.1:0'] = process.argv.slice(2);
+const agent = new AgentServer({ name: 'soak', transport, url });
+await agent.start();
+const monitor = new SoakMonitor();
+process.on('message', (message) => {
+  if (message?.type === 'measure') process.send?.({ type: 'measured', figures: monitor.measure() });
+});
+console.log(`ready ${agent.url}`);
+process.on('SIGTERM', () => void agent.stop().then(() => process.exit(0)));

@@ -1,0 +1,491 @@
+// The rows of the reliability suite: each is one adversarial (or near-neighbour) request found
+// against `parley serve agent` (issue 14), with the transports it applies to. A row sends its
+// request with the raw peers of setup.ts and asserts the answer; the runner
+// (reliability.test.ts) then checks, after every row, that the server is alive and still
+// answers a normal task.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { createGzip } from 'node:zlib';
+import {
+  ALICE,
+  BOB,
+  CACHE_BYTES,
+  NESTING_LIMIT,
+  RawSocket,
+  REQUEST_LIMIT,
+  SERVED,
+  STALL_GUARD_MS,
+  assertAccepted,
+  assertRefused,
+  assertStillServing,
+  clientAs,
+  envelopeJson,
+  grpcFrame,
+  nestedArrays,
+  nestedTaskJson,
+  resultTexts,
+  send,
+  sendGrpcFrame,
+  sizedTaskJson,
+  userTask,
+  type ChildServer,
+  type ServedKind,
+} from './setup.js';
+
+export interface Row {
+  /** The issue 14 defect the row is about (1-8), or the neighbour it guards. */
+  readonly defect: string;
+  readonly name: string;
+  readonly transports: readonly ServedKind[];
+  /** Transport options over the suite's defaults: the row gets a server of its own. */
+  readonly transportOptions?: Readonly<Record<string, unknown>>;
+  run(server: ChildServer): Promise<void>;
+}
+
+const HTTP_ONLY: readonly ServedKind[] = ['http', 'sse'];
+const ENVELOPES: readonly ServedKind[] = ['websocket', 'grpc'];
+
+/** How far the gzip bomb inflates, in MiB. */
+const BOMB_MIB = 256;
+
+/** max_connections of the server the cap row gets. */
+const CAP = 8;
+
+/** A few thousand levels: about 10 KB of brackets, deep enough to overflow any recursive walk. */
+const DEEP = 5000;
+
+const postTask = (data: string, extra: { key?: string; idempotencyKey?: string } = {}) => ({
+  method: 'POST',
+  path: '/tasks/',
+  data,
+  ...extra,
+});
+const cancelCall = (id: string, key: string) => ({
+  method: 'POST',
+  path: '/tasks/cancel',
+  data: JSON.stringify({ id, metadata: {} }),
+  key,
+});
+
+/** A task of about `bytes` whose text is `text` padded with spaces, so answers can be told apart. */
+function taskOfAbout(bytes: number, text: string, id?: string): string {
+  const padded = `${text} ${' '.repeat(Math.max(0, bytes - text.length - 200))}`;
+  return JSON.stringify(userTask(padded, id));
+}
+
+/** The first word of each result text (the marker `taskOfAbout` puts before its padding). */
+const markers = (result: any) => resultTexts(result).map((text) => text.split(' ', 1)[0]);
+
+export const ROWS: readonly Row[] = [
+  // --- 1 and 8: one nesting limit, checked before anything recursive
+  {
+    defect: '8',
+    name: `a task nested ${NESTING_LIMIT} levels deep (the limit) is accepted`,
+    transports: SERVED,
+    async run(server) {
+      const result = assertAccepted(await send(server, postTask(nestedTaskJson(NESTING_LIMIT))));
+      assert.equal(result.state, 'completed');
+    },
+  },
+  {
+    defect: '8',
+    name: `a task nested ${NESTING_LIMIT + 1} levels deep (one over) is refused with 400`,
+    transports: SERVED,
+    async run(server) {
+      assertRefused(await send(server, postTask(nestedTaskJson(NESTING_LIMIT + 1))), 400);
+    },
+  },
+  {
+    defect: '1',
+    name: `a task nested ${DEEP} levels deep (about 10 KB) is refused with 400`,
+    transports: SERVED,
+    async run(server) {
+      assertRefused(await send(server, postTask(nestedTaskJson(DEEP))), 400);
+    },
+  },
+  {
+    defect: '1',
+    name: `envelope params nested ${DEEP} levels deep are refused with 400`,
+    transports: ENVELOPES,
+    async run(server) {
+      const call = { ...postTask(JSON.stringify(userTask('deep params'))), params: `{"deep":${nestedArrays(DEEP)}}` };
+      assertRefused(await send(server, call), 400);
+    },
+  },
+  {
+    defect: '1',
+    name: `a request just over max_request_bytes whose data is ${DEEP} levels deep is refused`,
+    transports: SERVED,
+    async run(server) {
+      const padded = nestedTaskJson(DEEP).replace('"deep":', `"pad":"${'x'.repeat(REQUEST_LIMIT)}","deep":`);
+      assertRefused(await send(server, postTask(padded)), 400, 413);
+    },
+  },
+
+  // --- 2 and 7: sizes, checked before decoding, on the decompressed size, and answered
+  {
+    defect: '2',
+    name: 'a task of exactly max_request_bytes is accepted',
+    transports: SERVED,
+    async run(server) {
+      assert.equal(assertAccepted(await send(server, postTask(sizedTaskJson(REQUEST_LIMIT)))).state, 'completed');
+    },
+  },
+  {
+    defect: '2',
+    name: 'a task one byte over max_request_bytes is refused with 413',
+    transports: SERVED,
+    async run(server) {
+      assertRefused(await send(server, postTask(sizedTaskJson(REQUEST_LIMIT + 1))), 413);
+    },
+  },
+  {
+    defect: '2',
+    name: 'gzip: a task of exactly max_request_bytes, compressed, is accepted',
+    transports: ['grpc'],
+    async run(server) {
+      assert.equal(
+        assertAccepted(await send(server, { ...postTask(sizedTaskJson(REQUEST_LIMIT)), gzip: true })).state,
+        'completed',
+      );
+    },
+  },
+  {
+    defect: '2',
+    name: 'gzip: a task one byte over max_request_bytes, compressed, is refused with 413',
+    transports: ['grpc'],
+    async run(server) {
+      assertRefused(await send(server, { ...postTask(sizedTaskJson(REQUEST_LIMIT + 1)), gzip: true }), 413);
+    },
+  },
+  {
+    defect: '2',
+    name: `gzip bomb: a message of about 256 KB that inflates to ${BOMB_MIB} MiB is refused with 413, never inflated whole`,
+    transports: ['grpc'],
+    async run(server) {
+      const compressed = await gzipBomb();
+      const before = await server.peakRss();
+      assertRefused(await sendGrpcFrame(server.url, grpcFrame(compressed, true), { gzip: true }), 413);
+      const grown = (await server.peakRss()) - before;
+      // The bound is far below the inflated size and far above what reading max_request_bytes takes.
+      assert.ok(
+        grown < 64 * 1024 * 1024,
+        `the server's peak memory grew by ${(grown / 1048576).toFixed(0)} MiB for a ${compressed.length}-byte message`,
+      );
+    },
+  },
+  {
+    defect: '2',
+    name: 'a message 64 times max_request_bytes, uncompressed, is refused with 413',
+    transports: ['grpc'],
+    async run(server) {
+      assertRefused(await send(server, postTask(sizedTaskJson(64 * REQUEST_LIMIT))), 413);
+    },
+  },
+  {
+    defect: '2',
+    name: 'a frame 64 times max_request_bytes is refused or closes only its own connection',
+    transports: ['websocket'],
+    async run(server) {
+      const answer = await send(server, postTask(sizedTaskJson(64 * REQUEST_LIMIT)));
+      // Over the frame limit `ws` itself closes the connection (1009); under it, an ok:false 413.
+      if (answer.kind === 'closed') assert.match(answer.reason, /^close 1009/);
+      else assertRefused(answer, 413);
+    },
+  },
+  {
+    defect: '7',
+    name: 'an upload 64 times max_request_bytes, still being sent, gets its 413 (Content-Length)',
+    transports: HTTP_ONLY,
+    async run(server) {
+      for (let trial = 0; trial < 3; trial++) await uploadPastTheLimit(server, false);
+    },
+  },
+  {
+    defect: '7',
+    name: 'an upload 64 times max_request_bytes, still being sent, gets its 413 (chunked)',
+    transports: HTTP_ONLY,
+    async run(server) {
+      for (let trial = 0; trial < 3; trial++) await uploadPastTheLimit(server, true);
+    },
+  },
+  {
+    defect: '2',
+    name: 'four concurrent tasks of half max_request_bytes are all answered',
+    transports: SERVED,
+    async run(server) {
+      const clients = [0, 1, 2, 3].map(() => clientAs(server, ALICE));
+      try {
+        const tasks = await Promise.all(
+          clients.map((client, i) => client.sendTask(JSON.parse(taskOfAbout(REQUEST_LIMIT / 2, `big-${i}`)))),
+        );
+        assert.deepEqual(
+          tasks.map((task) => [task.state, ...markers(task)]),
+          [0, 1, 2, 3].map((i) => ['completed', `big-${i}`]),
+        );
+      } finally {
+        await Promise.all(clients.map((client) => client.close()));
+      }
+    },
+  },
+
+  // --- 6: deadlines on headers and bodies (http, sse)
+  {
+    defect: '6',
+    name: 'stalled headers are closed after header_timeout, other clients served meanwhile',
+    transports: HTTP_ONLY,
+    async run(server) {
+      const socket = new RawSocket(server.url);
+      try {
+        await socket.connected();
+        await socket.write('POST /tasks/ HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n');
+        await assertStillServing(server);
+        assertClosedAsTimedOut(socket, await socket.closedWithin(STALL_GUARD_MS));
+      } finally {
+        socket.destroy();
+      }
+    },
+  },
+  {
+    defect: '6',
+    name: 'a stalled body is closed after body_timeout, other clients served meanwhile',
+    transports: HTTP_ONLY,
+    async run(server) {
+      const socket = new RawSocket(server.url);
+      try {
+        await socket.connected();
+        const body = JSON.stringify(userTask('never finished'));
+        await socket.write(requestHead('/tasks/', { 'content-length': String(body.length) }) + body.slice(0, 20));
+        await assertStillServing(server);
+        assertClosedAsTimedOut(socket, await socket.closedWithin(STALL_GUARD_MS));
+      } finally {
+        socket.destroy();
+      }
+    },
+  },
+  {
+    defect: '6',
+    name: 'a body trickling one byte at a time is closed after body_timeout',
+    transports: HTTP_ONLY,
+    async run(server) {
+      const socket = new RawSocket(server.url);
+      try {
+        await socket.connected();
+        const body = JSON.stringify(userTask('x'.repeat(10_000)));
+        await socket.write(requestHead('/tasks/', { 'content-length': String(body.length) }));
+        let sent = 0;
+        const stop = Date.now() + STALL_GUARD_MS;
+        // Each byte arrives well within any idle timeout; only a deadline on the whole body ends it.
+        while (!socket.socket.destroyed && sent < body.length && Date.now() < stop) {
+          if (!(await socket.write(body[sent++]!))) break;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        assertClosedAsTimedOut(socket, await socket.closedWithin(1_000));
+      } finally {
+        socket.destroy();
+      }
+    },
+  },
+
+  {
+    defect: '6',
+    name: 'over max_connections, stalled connections are shed first and a new client is served',
+    transports: HTTP_ONLY,
+    // Timeouts far away, so only the cap can close the stalled connections.
+    transportOptions: { maxConnections: CAP, headerTimeout: 60, bodyTimeout: 60 },
+    async run(server) {
+      const stalled = Array.from({ length: CAP + 4 }, () => new RawSocket(server.url));
+      try {
+        for (const socket of stalled) {
+          await socket.connected();
+          await socket.write(requestHead('/tasks/', { 'content-length': '1000' }) + '{"id":');
+        }
+        await assertStillServing(server);
+        const shed = async () => (await Promise.all(stalled.map((socket) => socket.closedWithin(0)))).filter(Boolean).length;
+        const guard = Date.now() + STALL_GUARD_MS;
+        while ((await shed()) < 4 && Date.now() < guard) await new Promise((resolve) => setTimeout(resolve, 20));
+        assert.ok(
+          (await shed()) >= 4,
+          `${await shed()} of ${stalled.length} stalled connections were closed with a cap of ${CAP}`,
+        );
+      } finally {
+        for (const socket of stalled) socket.destroy();
+      }
+    },
+  },
+
+  // --- 3: the idempotency cache is bounded by bytes
+  {
+    defect: '3',
+    name: 'idempotent answers beyond idempotency_cache_bytes are evicted, oldest first',
+    transports: SERVED,
+    async run(server) {
+      const client = clientAs(server, ALICE);
+      try {
+        // Each answer holds its text about three times: 8 of them are well over the budget.
+        const count = Math.ceil((3 * CACHE_BYTES) / REQUEST_LIMIT);
+        const keys = Array.from({ length: count }, () => `key-${randomUUID()}`);
+        const ids = keys.map(() => `task-${randomUUID()}`);
+        for (let i = 0; i < count; i++) {
+          await client.sendTask(JSON.parse(taskOfAbout(REQUEST_LIMIT / 2, `first-${i}`, ids[i])), { idempotencyKey: keys[i] });
+        }
+        const again = (i: number) =>
+          client.sendTask(JSON.parse(taskOfAbout(REQUEST_LIMIT / 2, `again-${i}`, ids[i])), { idempotencyKey: keys[i] });
+        assert.deepEqual(markers(await again(count - 1)), [`first-${count - 1}`], 'the newest answer is still replayed');
+        assert.deepEqual(markers(await again(0)), ['again-0'], 'the oldest answer was evicted, so the task ran again');
+      } finally {
+        await client.close();
+      }
+    },
+  },
+
+  // --- 5: idempotent replay stays within one principal
+  {
+    defect: '5',
+    name: "B reusing A's idempotency key gets its own run, not A's answer",
+    transports: SERVED,
+    async run(server) {
+      const key = `key-${randomUUID()}`;
+      const id = `task-${randomUUID()}`;
+      const [alice, bob] = [clientAs(server, ALICE), clientAs(server, BOB)];
+      try {
+        assert.deepEqual(resultTexts(await alice.sendTask(userTask('secret of alice', id), { idempotencyKey: key })), [
+          'secret of alice',
+        ]);
+        assert.deepEqual(resultTexts(await bob.sendTask(userTask('from bob', id), { idempotencyKey: key })), ['from bob']);
+      } finally {
+        await Promise.all([alice.close(), bob.close()]);
+      }
+    },
+  },
+  {
+    defect: '5',
+    name: 'A reusing its own idempotency key gets its stored answer',
+    transports: SERVED,
+    async run(server) {
+      const key = `key-${randomUUID()}`;
+      const id = `task-${randomUUID()}`;
+      const alice = clientAs(server, ALICE);
+      try {
+        await alice.sendTask(userTask('first', id), { idempotencyKey: key });
+        assert.deepEqual(resultTexts(await alice.sendTask(userTask('second', id), { idempotencyKey: key })), ['first']);
+      } finally {
+        await alice.close();
+      }
+    },
+  },
+
+  // --- 4: cancel controls active work only, and only the submitter's
+  {
+    defect: '4',
+    name: 'cancelling a finished task answers 404 not_found and reveals nothing of it',
+    transports: SERVED,
+    async run(server) {
+      const secret = `secret-${randomUUID()}`;
+      const alice = clientAs(server, ALICE);
+      let id: string;
+      try {
+        id = (await alice.sendTask(secret)).id!;
+      } finally {
+        await alice.close();
+      }
+      for (const key of [ALICE, BOB]) {
+        const answer = await send(server, cancelCall(id, key));
+        assertRefused(answer, 404);
+        assert.equal(answer.kind === 'error' && answer.code, 'not_found');
+        assert.ok(!answer.text.includes(secret), `the answer to ${KEY_NAMES[key]} shows the task's text: ${answer.text}`);
+      }
+    },
+  },
+  {
+    defect: '4',
+    name: 'cancelling an unknown task answers 404 not_found',
+    transports: SERVED,
+    async run(server) {
+      const answer = await send(server, cancelCall(`task-${randomUUID()}`, ALICE));
+      assertRefused(answer, 404);
+      assert.equal(answer.kind === 'error' && answer.code, 'not_found');
+    },
+  },
+  {
+    defect: '4',
+    name: "B cannot cancel A's active task (404, as if unknown); A can",
+    transports: SERVED,
+    async run(server) {
+      const id = `task-${randomUUID()}`;
+      const alice = clientAs(server, ALICE);
+      try {
+        const held = alice.sendTask(userTask('hold', id)).catch((error: unknown) => error);
+        await server.line(new RegExp(`^active (${id})$`, 'm'));
+        const refused = await send(server, cancelCall(id, BOB));
+        assertRefused(refused, 404);
+        assert.equal(refused.kind === 'error' && refused.code, 'not_found');
+        const canceled = assertAccepted(await send(server, cancelCall(id, ALICE)));
+        assert.equal(canceled.state, 'canceled');
+        await held;
+      } finally {
+        await alice.close();
+      }
+    },
+  },
+];
+
+let bomb: Promise<Buffer> | null = null;
+
+/** An Invoke envelope of BOMB_MIB MiB (one long task text), gzipped as a stream: never whole in memory. */
+function gzipBomb(): Promise<Buffer> {
+  bomb ??= new Promise((resolve, reject) => {
+    const gzip = createGzip({ level: 9 });
+    const chunks: Buffer[] = [];
+    gzip.on('data', (chunk: Buffer) => chunks.push(chunk));
+    gzip.on('end', () => resolve(Buffer.concat(chunks)));
+    gzip.on('error', reject);
+    const [head, tail] = envelopeJson(postTask(JSON.stringify(userTask('@')))).split('@');
+    gzip.write(head!);
+    const mib = Buffer.alloc(1024 * 1024, 'x');
+    for (let i = 0; i < BOMB_MIB; i++) gzip.write(mib);
+    gzip.end(tail!);
+  });
+  return bomb;
+}
+
+const KEY_NAMES: Readonly<Record<string, string>> = { [ALICE]: 'the submitter', [BOB]: 'another principal' };
+
+function requestHead(path: string, headers: Record<string, string>): string {
+  const lines = [`POST ${path} HTTP/1.1`, 'Host: 127.0.0.1', 'Content-Type: application/json', `X-API-Key: ${ALICE}`];
+  for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
+  return `${lines.join('\r\n')}\r\n\r\n`;
+}
+
+/** Closed by the server, with a 408 if it wrote anything at all. */
+function assertClosedAsTimedOut(socket: RawSocket, closed: boolean): void {
+  assert.ok(closed, `the server kept the stalled connection open for ${STALL_GUARD_MS} ms`);
+  if (socket.received !== '') assert.equal(socket.status, 408, `answer to the stalled request: ${socket.received.slice(0, 200)}`);
+}
+
+/**
+ * Uploads 64 times the limit as fast as the socket takes it and asserts the 413 arrives: the
+ * server must answer before it closes, even though the client is still sending.
+ */
+async function uploadPastTheLimit(server: ChildServer, chunked: boolean): Promise<void> {
+  const total = 64 * REQUEST_LIMIT;
+  const socket = new RawSocket(server.url);
+  try {
+    await socket.connected();
+    const framing: Record<string, string> = chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(total) };
+    await socket.write(requestHead('/tasks/', framing));
+    const piece = Buffer.alloc(16 * 1024, 'x');
+    for (let sent = 0; sent < total && socket.status === null; sent += piece.length) {
+      const data = chunked ? Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')]) : piece;
+      if (!(await socket.write(data))) break;
+    }
+    await socket.closedWithin(STALL_GUARD_MS);
+    assert.equal(
+      socket.status,
+      413,
+      `expected the 413 before the connection closed; got ${JSON.stringify(socket.received.slice(0, 200))} (${socket.error?.message ?? 'no socket error'})`,
+    );
+  } finally {
+    socket.destroy();
+  }
+}
