@@ -67,7 +67,7 @@ describe('advertised schemes', () => {
       assert.equal(advertised.type, row.type);
       assert.equal(advertised.scheme, row.scheme);
       assert.deepEqual(advertised.metadata, row.metadata);
-      assert.ok(advertised.description.length > 0);
+      assert.ok((advertised.description ?? '').length > 0);
       const result = validate('agent-card', JSON.parse(JSON.stringify(card)));
       assert.ok(result.valid, JSON.stringify(result));
       assert.deepEqual(advertisedSchemes(row.authenticator), [{ key: row.key, scheme: advertised }]);
@@ -84,9 +84,9 @@ describe('advertised schemes', () => {
     await agent.start();
     t.after(() => agent.stop());
     const card = agent.card();
-    (card.securitySchemes!.bearer!.metadata.algorithms as string[]).push('none');
-    assert.deepEqual(jwt.scheme.metadata.algorithms, ['HS256', 'HS384', 'HS512']);
-    assert.deepEqual(agent.card().securitySchemes!.bearer!.metadata.algorithms, ['HS256', 'HS384', 'HS512']);
+    (card.securitySchemes!.bearer!.metadata!.algorithms as string[]).push('none');
+    assert.deepEqual(jwt.scheme.metadata!.algorithms, ['HS256', 'HS384', 'HS512']);
+    assert.deepEqual(agent.card().securitySchemes!.bearer!.metadata!.algorithms, ['HS256', 'HS384', 'HS512']);
   });
 
   test('over http the native card needs the key, and then lists the scheme', async (t) => {
