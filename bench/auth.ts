@@ -70,8 +70,29 @@ function makeCertificate(): { certfile: string; keyfile: string; remove(): void 
   const dir = mkdtempSync(join(tmpdir(), 'parley-bench-tls-'));
   const certfile = join(dir, 'server.pem');
   const keyfile = join(dir, 'server.key');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-    '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', keyfile, '-out', certfile], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      keyfile,
+      '-out',
+      certfile,
+    ],
+    { stdio: 'ignore' },
+  );
   return { certfile, keyfile, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
@@ -85,7 +106,13 @@ async function main(): Promise<void> {
   process.env.BENCH_JWT_SECRET = JWT_SECRET;
   const tls = makeCertificate();
   const contender = (name: string, script: string, args: string[], headers: Record<string, string> = {}): Contender => ({
-    name, script, args, headers, runs: [], cpu: null, served: 0,
+    name,
+    script,
+    args,
+    headers,
+    runs: [],
+    cpu: null,
+    served: 0,
   });
   const agent = 'bench/servers/parley-auth-agent.mjs';
   const contenders = [

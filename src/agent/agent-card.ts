@@ -52,5 +52,7 @@ export function advertisedSchemes(authenticator: Authenticator | null): Advertis
   const { type, scheme, description, metadata } = authenticator.scheme;
   const key = type === 'http' ? (scheme ?? 'http') : type;
   // A copy, so a caller editing a card never edits the authenticator's scheme.
-  return [{ key, scheme: { type, scheme: scheme ?? null, description: description ?? '', metadata: structuredClone(metadata ?? {}) } }];
+  return [
+    { key, scheme: { type, scheme: scheme ?? null, description: description ?? '', metadata: structuredClone(metadata ?? {}) } },
+  ];
 }

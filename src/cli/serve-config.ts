@@ -49,9 +49,11 @@ export async function readServeConfig(path: string): Promise<ServeFileSettings> 
   const root = objectAt(document, '', invalid);
   unknownKeys(root, TOP_KEYS, '', invalid);
   for (const key of ['name', 'transport', 'url']) {
-    if (root[key] !== undefined && (typeof root[key] !== 'string' || root[key] === '')) throw invalid(`/${key}`, 'must be a non-empty string');
+    if (root[key] !== undefined && (typeof root[key] !== 'string' || root[key] === ''))
+      throw invalid(`/${key}`, 'must be a non-empty string');
   }
-  const transportConfig = root.transport_config === undefined ? undefined : checkTransportConfig(root.transport_config, local, invalid);
+  const transportConfig =
+    root.transport_config === undefined ? undefined : checkTransportConfig(root.transport_config, local, invalid);
   return {
     ...(root.name !== undefined && { name: root.name as string }),
     ...(root.transport !== undefined && { transport: root.transport as string }),
@@ -92,7 +94,8 @@ async function authSection(value: unknown, path: string, local: (file: string) =
   const auth = objectAt(value, '/auth', invalid);
   unknownKeys(auth, Object.keys(AUTH_KINDS), '/auth', invalid);
   const named = Object.keys(auth) as (keyof typeof AUTH_KINDS)[];
-  if (named.length !== 1) throw invalid('/auth', `must hold exactly one of ${Object.keys(AUTH_KINDS).join(', ')} (an agent takes one kind at a time)`);
+  if (named.length !== 1)
+    throw invalid('/auth', `must hold exactly one of ${Object.keys(AUTH_KINDS).join(', ')} (an agent takes one kind at a time)`);
   const section = named[0]!;
   const at = `/auth/${section}`;
   const fields = objectAt(auth[section], at, invalid);
@@ -132,7 +135,8 @@ async function authSection(value: unknown, path: string, local: (file: string) =
       if (fields.credentials_file !== undefined) {
         for (const { entry, where } of splitBasicLines(await readFile('credentials_file'), `${path}: ${at}/credentials_file`)) {
           const colon = entry.indexOf(':');
-          if (colon <= 0) throw new UsageError(`${where}: expected USER:PASSWORD with a non-empty user`, { code: 'invalid_config' });
+          if (colon <= 0)
+            throw new UsageError(`${where}: expected USER:PASSWORD with a non-empty user`, { code: 'invalid_config' });
           credentials.set(entry.slice(0, colon), entry.slice(colon + 1));
         }
       }
@@ -140,7 +144,8 @@ async function authSection(value: unknown, path: string, local: (file: string) =
       return { ...layer, basic: credentials };
     }
     case 'jwt': {
-      if (fields.secret !== undefined && fields.secret_file !== undefined) throw invalid(at, 'takes secret or secret_file, not both');
+      if (fields.secret !== undefined && fields.secret_file !== undefined)
+        throw invalid(at, 'takes secret or secret_file, not both');
       if (fields.secret !== undefined && (typeof fields.secret !== 'string' || fields.secret === '')) {
         throw invalid(`${at}/secret`, 'must be a non-empty string');
       }
@@ -159,7 +164,10 @@ function jwtSettings(fields: Json, at: string, invalid: Invalid): JwtSettings {
   if (algorithm !== undefined && !JWT_ALGORITHMS.includes(algorithm as JwtAlgorithm)) {
     throw invalid(`${at}/algorithm`, `must be one of ${JWT_ALGORITHMS.join(', ')}`);
   }
-  for (const [name, value] of [['issuer', issuer], ['audience', audience]] as const) {
+  for (const [name, value] of [
+    ['issuer', issuer],
+    ['audience', audience],
+  ] as const) {
     if (value !== undefined && value !== null && (typeof value !== 'string' || value === '')) {
       throw invalid(`${at}/${name}`, 'must be a non-empty string or null');
     }
@@ -182,7 +190,11 @@ function objectAt(value: unknown, pointer: string, invalid: Invalid): Json {
 
 function unknownKeys(object: Json, known: readonly string[], pointer: string, invalid: Invalid): void {
   const unknown = Object.keys(object).find((key) => !known.includes(key));
-  if (unknown !== undefined) throw invalid(`${pointer}/${pointerToken(unknown)}`, `is not a setting here; expected ${known.filter((key) => key !== '$schema').join(', ')}`);
+  if (unknown !== undefined)
+    throw invalid(
+      `${pointer}/${pointerToken(unknown)}`,
+      `is not a setting here; expected ${known.filter((key) => key !== '$schema').join(', ')}`,
+    );
 }
 
 function snakeCase(name: string): string {

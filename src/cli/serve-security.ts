@@ -117,7 +117,9 @@ export async function authFromFlags(flags: Flags): Promise<AuthLayer> {
   if (secretFlag !== undefined || secretFile !== undefined) {
     kinds.add('jwt');
     jwtSecret =
-      secretFile !== undefined ? checkJwtSecret(trimLineEnd(await readSecretFile(secretFile, '--jwt-secret-file')), secretFile) : checkJwtSecret(secretFlag!, '--jwt-secret');
+      secretFile !== undefined
+        ? checkJwtSecret(trimLineEnd(await readSecretFile(secretFile, '--jwt-secret-file')), secretFile)
+        : checkJwtSecret(secretFlag!, '--jwt-secret');
   }
   return {
     source,
@@ -153,17 +155,24 @@ export function authFromEnvironment(env: NodeJS.ProcessEnv): AuthLayer {
  * The authenticator the sources configure (highest first), or undefined for none. Lower sources
  * of another kind are reported through `note`; JWT settings merge field by field.
  */
-export async function buildAuthenticator(layers: readonly AuthLayer[], note: (line: string) => void): Promise<Authenticator | undefined> {
+export async function buildAuthenticator(
+  layers: readonly AuthLayer[],
+  note: (line: string) => void,
+): Promise<Authenticator | undefined> {
   const chosen = layers.find((layer) => layer.kind !== null) ?? NO_AUTH;
   for (const layer of layers) {
     if (layer.kind !== null && layer.kind !== chosen.kind) {
-      note(`${KIND_NAMES[layer.kind]} authentication from ${layer.source} is ignored: ${chosen.source} configures ${KIND_NAMES[chosen.kind!]}`);
+      note(
+        `${KIND_NAMES[layer.kind]} authentication from ${layer.source} is ignored: ${chosen.source} configures ${KIND_NAMES[chosen.kind!]}`,
+      );
     }
   }
   const jwtLayers = layers.filter((layer) => layer.kind === 'jwt' || layer.kind === null);
   const jwt: JwtSettings = Object.assign({}, ...jwtLayers.map((layer) => layer.jwt ?? {}).reverse());
   if (chosen.kind !== 'jwt' && Object.keys(jwt).length > 0) {
-    throw new UsageError('serve agent: --jwt-issuer, --jwt-audience, --jwt-algorithm and --jwt-leeway need a JWT secret (--jwt-secret-file, PARLEY_JWT_SECRET or --jwt-secret)');
+    throw new UsageError(
+      'serve agent: --jwt-issuer, --jwt-audience, --jwt-algorithm and --jwt-leeway need a JWT secret (--jwt-secret-file, PARLEY_JWT_SECRET or --jwt-secret)',
+    );
   }
   switch (chosen.kind) {
     case null:
@@ -175,7 +184,9 @@ export async function buildAuthenticator(layers: readonly AuthLayer[], note: (li
     case 'jwt': {
       const secret = layers.find((layer) => layer.kind === 'jwt' && layer.jwtSecret !== undefined)?.jwtSecret;
       if (secret === undefined) {
-        throw new UsageError(`serve agent: JWT authentication from ${chosen.source} needs a secret: --jwt-secret-file FILE, PARLEY_JWT_SECRET or --jwt-secret`);
+        throw new UsageError(
+          `serve agent: JWT authentication from ${chosen.source} needs a secret: --jwt-secret-file FILE, PARLEY_JWT_SECRET or --jwt-secret`,
+        );
       }
       // jose is optional: without it every token would be refused, so say so before serving.
       await importOptional('jose', 'the JWT authenticator').catch((error: Error) => {
@@ -225,7 +236,12 @@ export async function resolveServeSecurity(
  * The TLS section: the flags over the config file's section (`base`), checked against the URL.
  * A secure URL needs a certificate and key; TLS files on a plain URL would be silently unused.
  */
-export function resolveServeTls({ options: flags }: Flags, base: TlsWire | null, url: string, configName: string | null): TlsWire | null {
+export function resolveServeTls(
+  { options: flags }: Flags,
+  base: TlsWire | null,
+  url: string,
+  configName: string | null,
+): TlsWire | null {
   const overrides: Partial<TlsWire> = {
     ...(flags['tls-cert'] !== undefined && { certfile: flags['tls-cert'] as string }),
     ...(flags['tls-key'] !== undefined && { keyfile: flags['tls-key'] as string }),
@@ -233,7 +249,8 @@ export function resolveServeTls({ options: flags }: Flags, base: TlsWire | null,
     ...(flags['require-client-cert'] === true && { require_client_cert: true }),
   };
   const tls: TlsWire | null = base === null && Object.keys(overrides).length === 0 ? null : { ...base, ...overrides };
-  const from = (flag: string, field: string) => (configName ? `${flag} (or transport_config.tls.${field} in ${configName})` : flag);
+  const from = (flag: string, field: string) =>
+    configName ? `${flag} (or transport_config.tls.${field} in ${configName})` : flag;
   const cert = from('--tls-cert FILE', 'certfile');
   const key = from('--tls-key FILE', 'keyfile');
   if (isSecureUrl(url)) {
@@ -244,9 +261,15 @@ export function resolveServeTls({ options: flags }: Flags, base: TlsWire | null,
   if (tls === null) return null;
   if (!tls.certfile !== !tls.keyfile) throw new UsageError(`serve agent: ${cert} and ${key} go together`);
   if (tls.require_client_cert && !tls.cafile) {
-    throw new UsageError(`serve agent: --require-client-cert needs ${from('--tls-ca FILE', 'cafile')} to trust client certificates`);
+    throw new UsageError(
+      `serve agent: --require-client-cert needs ${from('--tls-ca FILE', 'cafile')} to trust client certificates`,
+    );
   }
-  for (const [field, flag] of [['certfile', '--tls-cert'], ['keyfile', '--tls-key'], ['cafile', '--tls-ca']] as const) {
+  for (const [field, flag] of [
+    ['certfile', '--tls-cert'],
+    ['keyfile', '--tls-key'],
+    ['cafile', '--tls-ca'],
+  ] as const) {
     const path = tls[field];
     if (path) checkReadable(path, flag);
   }

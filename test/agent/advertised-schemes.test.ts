@@ -15,49 +15,60 @@ import { JwtAuthenticator } from '../../src/auth/jwt.js';
 import { OAuthDelegationAuthenticator } from '../../src/auth/oauth-delegation.js';
 import { ConfigError } from '../../src/core/errors.js';
 
-const ROWS: { name: string; authenticator: Authenticator; key: string; type: string; scheme: string | null; metadata: object }[] = [
-  {
-    name: 'API key',
-    authenticator: new ApiKeyAuthenticator({ validKeys: { 'key-0123456789': [] } }),
-    key: 'apiKey',
-    type: 'apiKey',
-    scheme: null,
-    metadata: {},
-  },
-  {
-    name: 'Basic',
-    authenticator: new BasicAuthenticator({ validCredentials: { alice: 'wonderland' } }),
-    key: 'basic',
-    type: 'http',
-    scheme: 'basic',
-    metadata: {},
-  },
-  {
-    name: 'JWT',
-    authenticator: new JwtAuthenticator({ secret: 'shh', algorithm: 'HS384', issuer: 'https://issuer.test', audience: 'agents' }),
-    key: 'bearer',
-    type: 'http',
-    scheme: 'bearer',
-    metadata: { algorithms: ['HS256', 'HS384', 'HS512'], issuer: 'https://issuer.test', audience: 'agents' },
-  },
-  {
-    name: 'OAuth delegation',
-    authenticator: new OAuthDelegationAuthenticator({
-      exchangeEndpoint: 'https://auth.test/token',
-      clientId: 'agent',
-      clientSecret: 'secret',
-    }),
-    key: 'oauth2',
-    type: 'oauth2',
-    scheme: null,
-    metadata: { exchange_endpoint: 'https://auth.test/token' },
-  },
-];
+const ROWS: { name: string; authenticator: Authenticator; key: string; type: string; scheme: string | null; metadata: object }[] =
+  [
+    {
+      name: 'API key',
+      authenticator: new ApiKeyAuthenticator({ validKeys: { 'key-0123456789': [] } }),
+      key: 'apiKey',
+      type: 'apiKey',
+      scheme: null,
+      metadata: {},
+    },
+    {
+      name: 'Basic',
+      authenticator: new BasicAuthenticator({ validCredentials: { alice: 'wonderland' } }),
+      key: 'basic',
+      type: 'http',
+      scheme: 'basic',
+      metadata: {},
+    },
+    {
+      name: 'JWT',
+      authenticator: new JwtAuthenticator({
+        secret: 'shh',
+        algorithm: 'HS384',
+        issuer: 'https://issuer.test',
+        audience: 'agents',
+      }),
+      key: 'bearer',
+      type: 'http',
+      scheme: 'bearer',
+      metadata: { algorithms: ['HS256', 'HS384', 'HS512'], issuer: 'https://issuer.test', audience: 'agents' },
+    },
+    {
+      name: 'OAuth delegation',
+      authenticator: new OAuthDelegationAuthenticator({
+        exchangeEndpoint: 'https://auth.test/token',
+        clientId: 'agent',
+        clientSecret: 'secret',
+      }),
+      key: 'oauth2',
+      type: 'oauth2',
+      scheme: null,
+      metadata: { exchange_endpoint: 'https://auth.test/token' },
+    },
+  ];
 
 describe('advertised schemes', () => {
   for (const row of ROWS) {
     test(`${row.name}: one entry keyed ${row.key}, with the four wire fields, and a valid card`, async (t) => {
-      const agent = new AgentServer({ name: 'guarded', transport: 'runtime', url: `runtime://schemes-${process.pid}-${row.key}`, authenticator: row.authenticator });
+      const agent = new AgentServer({
+        name: 'guarded',
+        transport: 'runtime',
+        url: `runtime://schemes-${process.pid}-${row.key}`,
+        authenticator: row.authenticator,
+      });
       await agent.start();
       t.after(() => agent.stop());
       const card = agent.card();
@@ -78,9 +89,14 @@ describe('advertised schemes', () => {
     assert.deepEqual(advertisedSchemes(null), []);
   });
 
-  test('editing a card leaves the authenticator\'s scheme as it was', async (t) => {
+  test("editing a card leaves the authenticator's scheme as it was", async (t) => {
     const jwt = new JwtAuthenticator({ secret: 'shh' });
-    const agent = new AgentServer({ name: 'guarded', transport: 'runtime', url: `runtime://schemes-${process.pid}-copy`, authenticator: jwt });
+    const agent = new AgentServer({
+      name: 'guarded',
+      transport: 'runtime',
+      url: `runtime://schemes-${process.pid}-copy`,
+      authenticator: jwt,
+    });
     await agent.start();
     t.after(() => agent.stop());
     const card = agent.card();
@@ -111,7 +127,13 @@ describe('advertised schemes', () => {
 describe('a custom authenticator', () => {
   const complete: Authenticator = {
     scheme: { type: 'http', scheme: 'bearer', description: 'custom', metadata: {} },
-    authenticate: async (token) => ({ principal_id: 'p', token, expires_at: null, issued_at: new Date().toISOString(), metadata: {} }),
+    authenticate: async (token) => ({
+      principal_id: 'p',
+      token,
+      expires_at: null,
+      issued_at: new Date().toISOString(),
+      metadata: {},
+    }),
     refreshToken: async (context) => context,
   };
   const without = (member: keyof Authenticator) => {
@@ -124,7 +146,8 @@ describe('a custom authenticator', () => {
     test(`without ${member} is refused with a ConfigError naming it`, () => {
       assert.throws(
         () => new AgentServer({ name: 'a', transport: 'runtime', authenticator: without(member) }),
-        (error: unknown) => error instanceof ConfigError && error.field === 'authenticator' && String(error.value).includes(member),
+        (error: unknown) =>
+          error instanceof ConfigError && error.field === 'authenticator' && String(error.value).includes(member),
       );
     });
   }

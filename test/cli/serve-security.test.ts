@@ -49,7 +49,9 @@ async function serve(args: readonly string[], env: Env = {}): Promise<Server> {
       const match = /^ready (\S+)$/m.exec(out);
       if (match) resolve(match[1]!);
     });
-    void exited.then(([code]) => reject(new Error(`parley exited (${code}) before it was ready\nstdout: ${out}\nstderr: ${err}`)));
+    void exited.then(([code]) =>
+      reject(new Error(`parley exited (${code}) before it was ready\nstdout: ${out}\nstderr: ${err}`)),
+    );
   });
   return { url, stderr: () => err };
 }
@@ -82,7 +84,11 @@ const TASK = JSON.stringify({ id: 'task-1', messages: [{ role: 'user', parts: [{
 
 /** POST /tasks/ the way curl would; the status, and the error code when refused. */
 async function postTask(url: string, headers: Record<string, string> = {}): Promise<{ status: number; code?: string }> {
-  const response = await fetch(`${url}/tasks/`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: TASK });
+  const response = await fetch(`${url}/tasks/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: TASK,
+  });
   const body = (await response.json()) as { error?: { code: string } };
   return { status: response.status, ...(body.error && { code: body.error.code }) };
 }
@@ -110,12 +116,14 @@ describe('parley serve agent: authentication', { concurrency: 6, timeout: 30_000
     const { dir, cleanup } = scratchDir({ keys: '# rotated 2026-11\nfile-key-1\n\nfile-key-2, file-key-3\n' });
     after(cleanup);
     const fromFile = await serve([...LISTEN, '--api-key-file', join(dir, 'keys')], { PARLEY_API_KEYS: 'env-key-1' });
-    for (const key of ['file-key-1', 'file-key-2', 'file-key-3']) assert.equal((await postTask(fromFile.url, { 'x-api-key': key })).status, 200, key);
+    for (const key of ['file-key-1', 'file-key-2', 'file-key-3'])
+      assert.equal((await postTask(fromFile.url, { 'x-api-key': key })).status, 200, key);
     assert.equal((await postTask(fromFile.url, { 'x-api-key': 'env-key-1' })).status, 401);
     assert.equal((await postTask(fromFile.url, { 'x-api-key': '# rotated 2026-11' })).status, 401, 'comments are not keys');
 
     const fromEnv = await serve(LISTEN, { PARLEY_API_KEYS: 'env-key-1,env-key-2\nenv-key-3' });
-    for (const key of ['env-key-1', 'env-key-2', 'env-key-3']) assert.equal((await postTask(fromEnv.url, { 'x-api-key': key })).status, 200, key);
+    for (const key of ['env-key-1', 'env-key-2', 'env-key-3'])
+      assert.equal((await postTask(fromEnv.url, { 'x-api-key': key })).status, 200, key);
     assert.equal((await postTask(fromEnv.url)).status, 401);
   });
 
@@ -135,19 +143,34 @@ describe('parley serve agent: authentication', { concurrency: 6, timeout: 30_000
     after(cleanup);
     const server = await serve([...LISTEN, '--jwt-secret-file', join(dir, 'secret'), '--jwt-issuer', 'https://issuer.test']);
     const sign = (secret: string, issuer: string) =>
-      new SignJWT({ sub: 'user-1' }).setProtectedHeader({ alg: 'HS256' }).setIssuer(issuer).setIssuedAt().setExpirationTime('5m').sign(new TextEncoder().encode(secret));
+      new SignJWT({ sub: 'user-1' })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setIssuer(issuer)
+        .setIssuedAt()
+        .setExpirationTime('5m')
+        .sign(new TextEncoder().encode(secret));
     const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
     assert.equal((await postTask(server.url, bearer(await sign('a-long-shared-secret', 'https://issuer.test')))).status, 200);
-    assert.equal((await postTask(server.url, bearer(await sign('a-long-shared-secret', 'https://other.test')))).status, 401, 'issuer');
+    assert.equal(
+      (await postTask(server.url, bearer(await sign('a-long-shared-secret', 'https://other.test')))).status,
+      401,
+      'issuer',
+    );
     assert.equal((await postTask(server.url, bearer(await sign('another-secret', 'https://issuer.test')))).status, 401, 'secret');
-    const card = (await (await fetch(`${server.url}/.well-known/agent.json`, { headers: bearer(await sign('a-long-shared-secret', 'https://issuer.test')) })).json()) as {
+    const card = (await (
+      await fetch(`${server.url}/.well-known/agent.json`, {
+        headers: bearer(await sign('a-long-shared-secret', 'https://issuer.test')),
+      })
+    ).json()) as {
       securitySchemes: Record<string, { metadata: { issuer: string } }>;
     };
     assert.equal(card.securitySchemes.bearer!.metadata.issuer, 'https://issuer.test');
   });
 
   it('--jwt-secret on the command line, and PARLEY_JWT_SECRET', async () => {
-    const token = await new SignJWT({ sub: 'user-2' }).setProtectedHeader({ alg: 'HS512' }).sign(new TextEncoder().encode('s3cret'));
+    const token = await new SignJWT({ sub: 'user-2' })
+      .setProtectedHeader({ alg: 'HS512' })
+      .sign(new TextEncoder().encode('s3cret'));
     const flag = await serve([...LISTEN, '--jwt-secret', 's3cret', '--jwt-algorithm', 'HS512']);
     const env = await serve([...LISTEN, '--jwt-algorithm', 'HS512'], { PARLEY_JWT_SECRET: 's3cret' });
     for (const server of [flag, env]) {
@@ -159,7 +182,10 @@ describe('parley serve agent: authentication', { concurrency: 6, timeout: 30_000
   it('a lower source of another kind is ignored with a one-line note', async () => {
     const server = await serve([...LISTEN, '--api-key', 'cli-key-1'], { PARLEY_JWT_SECRET: 'unused' });
     assert.equal((await postTask(server.url, { 'x-api-key': 'cli-key-1' })).status, 200);
-    assert.match(server.stderr(), /^parley: note: JWT authentication from the environment is ignored: the command line configures API key\n$/);
+    assert.match(
+      server.stderr(),
+      /^parley: note: JWT authentication from the environment is ignored: the command line configures API key\n$/,
+    );
   });
 });
 
@@ -187,14 +213,29 @@ describe('parley serve agent: TLS', { concurrency: 4, timeout: 30_000 }, () => {
     assert.match(server.url, /^grpcs:\/\//);
     const authenticator = new ApiKeyAuthenticator({ validKeys: { 'grpc-key-1': [] } });
     const good = new AgentClient(server.url, { tls: { cafile: certs.ca.certfile }, authenticator, credentials: 'grpc-key-1' });
-    const bad = new AgentClient(server.url, { tls: { cafile: certs.ca.certfile }, authenticator: new ApiKeyAuthenticator({ validKeys: { nope: [] } }), credentials: 'nope' });
+    const bad = new AgentClient(server.url, {
+      tls: { cafile: certs.ca.certfile },
+      authenticator: new ApiKeyAuthenticator({ validKeys: { nope: [] } }),
+      credentials: 'nope',
+    });
     after(() => Promise.all([good.close(), bad.close()]));
     assert.equal((await good.sendTask('over grpcs')).state, 'completed');
-    await assert.rejects(bad.sendTask('refused'), (error: { statusCode?: unknown; code?: unknown }) => error.statusCode === 'UNAUTHENTICATED' && error.code === 'unauthenticated');
+    await assert.rejects(
+      bad.sendTask('refused'),
+      (error: { statusCode?: unknown; code?: unknown }) =>
+        error.statusCode === 'UNAUTHENTICATED' && error.code === 'unauthenticated',
+    );
   });
 
   it('--require-client-cert: a client without a certificate is refused, one with a CA-signed certificate served', async () => {
-    const server = await serve(['--url', 'https://127.0.0.1:0', ...tlsFlags(), '--tls-ca', certs.ca.certfile, '--require-client-cert']);
+    const server = await serve([
+      '--url',
+      'https://127.0.0.1:0',
+      ...tlsFlags(),
+      '--tls-ca',
+      certs.ca.certfile,
+      '--require-client-cert',
+    ]);
     const get = (withCert: boolean) =>
       new Promise<number>((resolve, reject) => {
         const request = httpsRequest(`${server.url}/healthz`, {
@@ -235,7 +276,11 @@ describe('parley serve agent --config', { concurrency: 4, timeout: 30_000 }, () 
     const server = await serve(['--config', join(dir, 'parley.json')]);
     assert.match(server.url, /^https:\/\//);
     const authenticator = new ApiKeyAuthenticator({ validKeys: { 'config-key-1': [] } });
-    const client = new AgentClient(server.url, { tls: { cafile: certs.ca.certfile }, authenticator, credentials: 'config-key-1' });
+    const client = new AgentClient(server.url, {
+      tls: { cafile: certs.ca.certfile },
+      authenticator,
+      credentials: 'config-key-1',
+    });
     after(() => client.close());
     assert.equal((await client.getCard()).name, 'from-file');
 
@@ -250,12 +295,28 @@ describe('parley serve agent --config', { concurrency: 4, timeout: 30_000 }, () 
   });
 
   const broken: readonly { what: string; config: unknown; pointer: string }[] = [
-    { what: 'a transport setting of the wrong type', config: { transport_config: { max_connections: 'many' } }, pointer: '/transport_config/max_connections' },
-    { what: 'a misspelt transport setting', config: { transport_config: { keepalive_intervall: 5 } }, pointer: '/transport_config/keepalive_intervall' },
-    { what: 'a cross-field rule', config: { transport_config: { tls: { certfile: 'a.pem' } } }, pointer: '/transport_config/tls/keyfile' },
+    {
+      what: 'a transport setting of the wrong type',
+      config: { transport_config: { max_connections: 'many' } },
+      pointer: '/transport_config/max_connections',
+    },
+    {
+      what: 'a misspelt transport setting',
+      config: { transport_config: { keepalive_intervall: 5 } },
+      pointer: '/transport_config/keepalive_intervall',
+    },
+    {
+      what: 'a cross-field rule',
+      config: { transport_config: { tls: { certfile: 'a.pem' } } },
+      pointer: '/transport_config/tls/keyfile',
+    },
     { what: 'an unknown top-level key', config: { nmae: 'typo' }, pointer: '/nmae' },
     { what: 'two authenticator kinds', config: { auth: { api_key: { keys: ['k'] }, jwt: { secret: 's' } } }, pointer: '/auth' },
-    { what: 'a bad JWT leeway', config: { auth: { jwt: { secret: 's', leeway_seconds: -1 } } }, pointer: '/auth/jwt/leeway_seconds' },
+    {
+      what: 'a bad JWT leeway',
+      config: { auth: { jwt: { secret: 's', leeway_seconds: -1 } } },
+      pointer: '/auth/jwt/leeway_seconds',
+    },
     { what: 'a name that is not a string', config: { name: 7 }, pointer: '/name' },
   ];
   for (const row of broken) {
@@ -277,13 +338,32 @@ describe('parley serve agent --config', { concurrency: 4, timeout: 30_000 }, () 
 
 describe('parley serve agent: usage errors', { concurrency: 6, timeout: 30_000 }, () => {
   const rows: readonly { args: string[]; pattern: RegExp; env?: Env }[] = [
-    { args: ['--api-key', 'k', '--basic', 'u:p'], pattern: /configures API key and Basic authentication; an agent takes one kind at a time/ },
-    { args: [], env: { PARLEY_API_KEYS: 'k', PARLEY_JWT_SECRET: 's' }, pattern: /the environment configures API key and JWT authentication/ },
-    { args: ['--url', 'https://127.0.0.1:0'], pattern: /https:\/\/127\.0\.0\.1:0 is a secure URL: give --tls-cert FILE and --tls-key FILE/ },
+    {
+      args: ['--api-key', 'k', '--basic', 'u:p'],
+      pattern: /configures API key and Basic authentication; an agent takes one kind at a time/,
+    },
+    {
+      args: [],
+      env: { PARLEY_API_KEYS: 'k', PARLEY_JWT_SECRET: 's' },
+      pattern: /the environment configures API key and JWT authentication/,
+    },
+    {
+      args: ['--url', 'https://127.0.0.1:0'],
+      pattern: /https:\/\/127\.0\.0\.1:0 is a secure URL: give --tls-cert FILE and --tls-key FILE/,
+    },
     { args: ['--transport', 'grpc', '--url', 'grpcs://127.0.0.1:0'], pattern: /grpcs:\/\/127\.0\.0\.1:0 is a secure URL/ },
-    { args: ['--url', 'https://127.0.0.1:0', '--tls-cert', 'c.pem'], pattern: /is a secure URL: give --tls-cert FILE and --tls-key FILE/ },
-    { args: ['--url', 'http://127.0.0.1:0', '--tls-cert', 'c.pem', '--tls-key', 'k.pem'], pattern: /TLS settings need a secure URL/ },
-    { args: ['--url', 'https://127.0.0.1:0', '--tls-cert', 'absent.pem', '--tls-key', 'absent.key'], pattern: /--tls-cert: cannot read absent\.pem/ },
+    {
+      args: ['--url', 'https://127.0.0.1:0', '--tls-cert', 'c.pem'],
+      pattern: /is a secure URL: give --tls-cert FILE and --tls-key FILE/,
+    },
+    {
+      args: ['--url', 'http://127.0.0.1:0', '--tls-cert', 'c.pem', '--tls-key', 'k.pem'],
+      pattern: /TLS settings need a secure URL/,
+    },
+    {
+      args: ['--url', 'https://127.0.0.1:0', '--tls-cert', 'absent.pem', '--tls-key', 'absent.key'],
+      pattern: /--tls-cert: cannot read absent\.pem/,
+    },
     { args: ['--jwt-issuer', 'https://issuer.test', ...LISTEN], pattern: /--jwt-issuer.*need a JWT secret/ },
     { args: ['--jwt-secret', 's', '--jwt-leeway', 'soon'], pattern: /--jwt-leeway must be a whole number of seconds/ },
     { args: ['--jwt-secret', 's', '--jwt-algorithm', 'RS256'], pattern: /--jwt-algorithm must be one of HS256, HS384, HS512/ },
@@ -302,7 +382,15 @@ describe('parley serve agent: usage errors', { concurrency: 6, timeout: 30_000 }
     const certs = makeTestCertificates();
     after(() => certs.remove());
     await assertUsageError(
-      ['--url', 'https://127.0.0.1:0', '--tls-cert', certs.server.certfile, '--tls-key', certs.server.keyfile, '--require-client-cert'],
+      [
+        '--url',
+        'https://127.0.0.1:0',
+        '--tls-cert',
+        certs.server.certfile,
+        '--tls-key',
+        certs.server.keyfile,
+        '--require-client-cert',
+      ],
       /--require-client-cert needs --tls-ca FILE/,
     );
   });
