@@ -2,6 +2,7 @@
 // handler interfaces) are also importable on their own: parley/types, parley/validators, ...
 
 export { AgentServer, type AgentServerOptions, type StatePolicy } from './agent/agent-server.js';
+export { advertisedSchemes, type AdvertisedScheme } from './agent/agent-card.js';
 export {
   needsInput,
   type AgentEvent,

@@ -1,4 +1,7 @@
-// The native card an agent serves at GET /.well-known/agent.json.
+// The native card an agent serves at GET /.well-known/agent.json, and the security schemes it
+// advertises: one entry per configured authenticator, keyed by scheme (`apiKey`, `basic`,
+// `bearer`, `oauth2`, ...), in the wire form. advertisedSchemes() is the one place that decides the
+// keys, so the public A2A card can translate the same list.
 import type { AgentCard, SecurityScheme } from '../../generated/types/index.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { Transport } from '../transport/transport.js';
@@ -30,10 +33,26 @@ export function buildAgentCard(
     interfaces: [{ url: transport.url, transport: transport.name, protocol_version: NATIVE_PROTOCOL_VERSION }],
   };
   if (identity.version) card.version = identity.version;
-  if (authenticator) card.securitySchemes = { [schemeKey(authenticator.scheme)]: { ...authenticator.scheme } };
+  if (authenticator) {
+    card.securitySchemes = Object.fromEntries(advertisedSchemes(authenticator).map(({ key, scheme }) => [key, scheme]));
+  }
   return card;
 }
 
-function schemeKey(scheme: SecurityScheme): string {
-  return scheme.type === 'http' ? `${scheme.scheme ?? 'http'}` : scheme.type;
+export interface AdvertisedScheme {
+  /** The key under `securitySchemes`: the HTTP scheme for `http` (`basic`, `bearer`), else the type. */
+  readonly key: string;
+  /** A copy of the authenticator's scheme with exactly the four wire fields. */
+  readonly scheme: SecurityScheme;
+}
+
+/** The schemes an agent with this authenticator advertises, in the wire form; none without one. */
+export function advertisedSchemes(authenticator: Authenticator | null): AdvertisedScheme[] {
+  if (!authenticator) return [];
+  const { type, scheme, description, metadata } = authenticator.scheme;
+  const key = type === 'http' ? (scheme ?? 'http') : type;
+  // A copy, so a caller editing a card never edits the authenticator's scheme.
+  return [
+    { key, scheme: { type, scheme: scheme ?? null, description: description ?? '', metadata: structuredClone(metadata ?? {}) } },
+  ];
 }

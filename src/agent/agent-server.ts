@@ -17,8 +17,8 @@ import type {
 } from '../../generated/types/index.js';
 import { newId } from '../core/ids.js';
 import { normalizeJson } from '../core/json.js';
-import { InvalidArgumentError, StateError } from '../core/errors.js';
-import type { Authenticator } from '../auth/authenticator.js';
+import { ConfigError, InvalidArgumentError, StateError } from '../core/errors.js';
+import { isAuthenticator, type Authenticator } from '../auth/authenticator.js';
 import { compactHistory, countTokens } from '../llm/history-compaction.js';
 import type { LanguageModel } from '../llm/language-model.js';
 import type { RequestContext } from '../transport/endpoint.js';
@@ -73,6 +73,16 @@ export class AgentServer implements AgentHandlers<RequestContext> {
 
   constructor(private readonly options: AgentServerOptions) {
     if (!options.name) throw new InvalidArgumentError('an agent needs a name', 'invalid_argument');
+    // The spec makes a custom authenticator usable only with all three members; refuse it here
+    // rather than fail on the first request.
+    if (options.authenticator !== undefined && !isAuthenticator(options.authenticator)) {
+      const given = Object(options.authenticator) as Record<string, unknown>;
+      const missing = (['scheme', 'authenticate', 'refreshToken'] as const).filter(
+        (member) => typeof given[member] !== (member === 'scheme' ? 'object' : 'function') || given[member] === null,
+      );
+      const rule = 'needs scheme (an object), authenticate and refreshToken (functions)';
+      throw new ConfigError('authenticator', `an object without ${missing.join(', ')}`, rule);
+    }
     if (typeof options.transport === 'string' || options.transport === undefined) {
       resolveTransportName(options.transport ?? 'http');
       this.transportInstance = null;

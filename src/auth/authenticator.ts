@@ -16,6 +16,7 @@ export function isAuthenticator(value: unknown): value is Authenticator {
   return (
     !!candidate &&
     typeof candidate.scheme === 'object' &&
+    candidate.scheme !== null &&
     typeof candidate.authenticate === 'function' &&
     typeof candidate.refreshToken === 'function'
   );

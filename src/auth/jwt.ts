@@ -2,6 +2,9 @@
 // the registered time claims are checked by `jose` (an optional package, loaded on first use);
 // this file adds what the spec asks beyond it: `iat` in the future is refused too, the principal
 // is `sub`, then `client_id`, then `unknown`, and unregistered claims travel in the context.
+// A verified token's claims are kept in a small cache keyed by the exact token text, so a caller
+// sending the same token again skips the HMAC; an entry ends no later than the token's `exp`
+// and every other check holds for a token once it held (the key and the rules are fixed).
 import type { SecurityContext, SecurityScheme } from '../../generated/types/index.js';
 import { ConfigError, importOptional } from '../core/errors.js';
 import { AuthenticationError } from './authentication-error.js';
@@ -24,6 +27,16 @@ export interface JwtAuthenticatorOptions {
   readonly leewaySeconds?: number;
   /** The clock, for tests. */
   readonly now?: () => Date;
+  /** Verified tokens remembered (their claims, until their `exp`); 0 turns the cache off. Default 1024. */
+  readonly cacheSize?: number;
+}
+
+interface Verified {
+  readonly payload: Record<string, unknown>;
+  /** When it was verified, in milliseconds since the epoch: a clock set back before it re-verifies (nbf, iat). */
+  readonly since: number;
+  /** Milliseconds since the epoch from which the entry no longer counts (the token's exp). */
+  readonly until: number;
 }
 
 const REGISTERED_CLAIMS = new Set(['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti']);
@@ -51,6 +64,9 @@ export class JwtAuthenticator implements Authenticator {
   private readonly audience: string | null;
   private readonly leeway: number;
   private readonly now: () => Date;
+  private readonly cacheSize: number;
+  // Insertion order is eviction order: the oldest entry goes first when the cache is full.
+  private readonly verified = new Map<string, Verified>();
 
   constructor(options: JwtAuthenticatorOptions) {
     const secret = options?.secret;
@@ -60,6 +76,8 @@ export class JwtAuthenticator implements Authenticator {
     if (!JWT_ALGORITHMS.includes(algorithm)) throw new ConfigError('algorithm', algorithm, `must be one of ${JWT_ALGORITHMS.join(', ')}`);
     const leeway = options.leewaySeconds ?? 0;
     if (!Number.isSafeInteger(leeway) || leeway < 0) throw new ConfigError('leewaySeconds', leeway, 'must be a non-negative integer');
+    const cacheSize = options.cacheSize ?? 1024;
+    if (!Number.isSafeInteger(cacheSize) || cacheSize < 0) throw new ConfigError('cacheSize', cacheSize, 'must be a non-negative integer');
     for (const field of ['issuer', 'audience'] as const) {
       const value = options[field];
       if (value !== undefined && value !== null && (typeof value !== 'string' || value === '')) {
@@ -72,6 +90,7 @@ export class JwtAuthenticator implements Authenticator {
     this.audience = options.audience ?? null;
     this.leeway = leeway;
     this.now = options.now ?? (() => new Date());
+    this.cacheSize = cacheSize;
     this.scheme = Object.freeze({
       type: 'http',
       scheme: 'bearer',
@@ -81,9 +100,16 @@ export class JwtAuthenticator implements Authenticator {
   }
 
   async authenticate(credentials: string): Promise<SecurityContext> {
-    const jose = await loadJose();
     const token = typeof credentials === 'string' ? credentials : '';
     const currentDate = this.now();
+    const known = this.verified.get(token);
+    if (known !== undefined) {
+      const time = currentDate.getTime();
+      // A copy: handlers may edit the context's metadata, and the next caller must not see it.
+      if (time >= known.since && time < known.until) return this.contextOf(token, structuredClone(known.payload));
+      this.verified.delete(token);
+    }
+    const jose = await loadJose();
     let payload: Record<string, unknown>;
     try {
       // A compact JWS has exactly three segments; jose would also try other serializations' errors.
@@ -104,11 +130,20 @@ export class JwtAuthenticator implements Authenticator {
       const reason = error instanceof Error ? error.message : String(error);
       throw new AuthenticationError('invalid_token', `${PREFIX}${reason}`, { cause: error });
     }
+    this.remember(token, payload, currentDate.getTime());
     return this.contextOf(token, payload);
   }
 
   async refreshToken(context: SecurityContext): Promise<SecurityContext> {
     return context;
+  }
+
+  /** Caches a verified token until its `exp` (without the leeway); one without `exp` until evicted. */
+  private remember(token: string, payload: Record<string, unknown>, since: number): void {
+    if (this.cacheSize === 0) return;
+    const until = typeof payload.exp === 'number' ? payload.exp * 1000 : Number.POSITIVE_INFINITY;
+    if (this.verified.size >= this.cacheSize) this.verified.delete(this.verified.keys().next().value!);
+    this.verified.set(token, { payload: structuredClone(payload), since, until });
   }
 
   private contextOf(token: string, payload: Record<string, unknown>): SecurityContext {

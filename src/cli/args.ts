@@ -7,6 +7,8 @@ import { UsageError } from './usage-error.js';
 export interface OptionSpec {
   readonly type: 'string' | 'boolean';
   readonly short?: string;
+  /** The option may be repeated; its value is then the list of every occurrence, in order. */
+  readonly multiple?: boolean;
   /** Accepted values of a string option; anything else is a usage error naming them. */
   readonly choices?: readonly string[];
 }
@@ -15,6 +17,8 @@ export type OptionSpecs = Readonly<Record<string, OptionSpec>>;
 
 export interface ParsedArgs {
   readonly options: Readonly<Record<string, string | boolean | undefined>>;
+  /** The values of each `multiple` option, in order; an empty list when it was not given. */
+  readonly lists: Readonly<Record<string, readonly string[]>>;
   readonly positionals: readonly string[];
 }
 
@@ -24,7 +28,10 @@ export function parseCommandArgs(command: string, args: readonly string[], specs
     parsed = parseArgs({
       args: [...args],
       options: Object.fromEntries(
-        Object.entries(specs).map(([name, spec]) => [name, spec.short ? { type: spec.type, short: spec.short } : { type: spec.type }]),
+        Object.entries(specs).map(([name, spec]) => [
+          name,
+          { type: spec.type, ...(spec.short && { short: spec.short }), ...(spec.multiple && { multiple: true }) },
+        ]),
       ),
       allowPositionals: true,
       strict: true,
@@ -32,14 +39,20 @@ export function parseCommandArgs(command: string, args: readonly string[], specs
   } catch (error) {
     throw new UsageError(`${command}: ${describeParseError(error, args)}`);
   }
-  const options = parsed.values as Record<string, string | boolean | undefined>;
+  const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
+  const options: Record<string, string | boolean | undefined> = {};
+  const lists: Record<string, readonly string[]> = {};
   for (const [name, spec] of Object.entries(specs)) {
-    const value = options[name];
-    if (spec.choices && typeof value === 'string' && !spec.choices.includes(value)) {
-      throw new UsageError(`${command}: --${name} must be one of ${spec.choices.join(', ')} (got "${value}")`);
+    const value = values[name];
+    for (const one of Array.isArray(value) ? value : [value]) {
+      if (spec.choices && typeof one === 'string' && !spec.choices.includes(one)) {
+        throw new UsageError(`${command}: --${name} must be one of ${spec.choices.join(', ')} (got "${one}")`);
+      }
     }
+    if (spec.multiple) lists[name] = (value as string[] | undefined) ?? [];
+    else if (value !== undefined) options[name] = value as string | boolean;
   }
-  return { options, positionals: parsed.positionals };
+  return { options, lists, positionals: parsed.positionals };
 }
 
 /**

@@ -6,6 +6,8 @@ import { AgentServer } from '../agent/agent-server.js';
 import type { TransportName } from '../transport/capabilities.js';
 import { resolveTransportName } from '../transport/factory.js';
 import { parseCommandArgs, type OptionSpecs } from './args.js';
+import { readServeConfig } from './serve-config.js';
+import { resolveServeSecurity, SECURITY_OPTIONS, SECURITY_USAGE } from './serve-security.js';
 import { UsageError } from './usage-error.js';
 
 /** A transport something outside this process can reach. */
@@ -24,9 +26,12 @@ const SERVE_OPTIONS: OptionSpecs = {
   transport: { type: 'string' },
   url: { type: 'string' },
   name: { type: 'string' },
+  config: { type: 'string' },
+  ...SECURITY_OPTIONS,
 };
 
 export const SERVE_USAGE = `Usage: parley serve agent [--transport ${SERVED.join('|')}] [--url URL] [--name NAME]
+                         [--config FILE] [authentication and TLS options]
 
 Starts an echo agent, which sends the text of each task back as an artifact, and prints
 "ready <url>" once it accepts requests. Ctrl-C (or SIGTERM) stops it: it prints "stopped"
@@ -37,10 +42,15 @@ Options:
                     transport cannot be served; use it from code (AgentServer, AgentClient)
   --url URL         where to listen (default: http://127.0.0.1:8080, for websocket
                     ws://127.0.0.1:8080, for grpc grpc://127.0.0.1:50051); port 0 picks
-                    a free port, and the ready line names the one bound
+                    a free port, and the ready line names the one bound; https, wss
+                    and grpcs URLs need --tls-cert and --tls-key, which alone make
+                    the default URL secure
   --name NAME       the agent's name in its card (default: echo)
+  --config FILE     read these settings, the transport configuration and auth from a
+                    JSON file (see docs/cli.md); flags override it
   -h, --help        show this help
-`;
+
+${SECURITY_USAGE}`;
 
 export async function runServe(args: string[]): Promise<number> {
   if (args.some((arg) => arg === '--help' || arg === '-h')) {
@@ -55,22 +65,25 @@ export async function runServe(args: string[]): Promise<number> {
   if (role !== 'agent') {
     throw new UsageError(`unknown role ${JSON.stringify(role)} for serve; only agent can be served so far (see parley serve --help)`);
   }
-  const { options, positionals } = parseCommandArgs('serve agent', rest, SERVE_OPTIONS);
+  const parsed = parseCommandArgs('serve agent', rest, SERVE_OPTIONS);
+  const { options, positionals } = parsed;
   if (positionals.length > 0) {
     throw new UsageError(`serve agent: unexpected argument ${JSON.stringify(positionals[0])} (see parley serve --help)`);
   }
-  const flags = options as { transport?: string; url?: string; name?: string };
-  for (const [name, value] of Object.entries(flags)) {
-    if (value === '') throw new UsageError(`serve agent: --${name} needs a value`);
+  const flags = options as { transport?: string; url?: string; name?: string; config?: string };
+  for (const [name, value] of [...Object.entries(options), ...Object.entries(parsed.lists)]) {
+    if (value === '' || (Array.isArray(value) && value.includes(''))) throw new UsageError(`serve agent: --${name} needs a value`);
   }
-  const transport = servedTransport(flags.transport ?? 'http');
+  const file = flags.config === undefined ? null : await readServeConfig(flags.config);
+  const transport = servedTransport(flags.transport ?? file?.transport ?? 'http');
+  const security = await resolveServeSecurity(parsed, file, flags.config ?? null, DEFAULT_URLS[transport]);
   const agent = new AgentServer({
-    name: flags.name ?? 'echo',
+    name: flags.name ?? file?.name ?? 'echo',
     description: 'Echoes the text of each task back as an artifact.',
     role: 'echo',
     tags: ['echo', 'example'],
     transport,
-    url: flags.url ?? DEFAULT_URLS[transport],
+    ...security,
   });
   try {
     await agent.start();

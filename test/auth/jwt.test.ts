@@ -171,3 +171,57 @@ describe('JwtAuthenticator: attacks are refused (rules 2, 3, 6)', () => {
     assert.equal((await verifier().authenticate(forge(header, { sub: 'forged-ok' }))).principal_id, 'forged-ok');
   });
 });
+
+describe('JwtAuthenticator: the cache of verified tokens', () => {
+  it('a cached token stops counting at its exp: accepted before, refused after', async () => {
+    let now = NOW;
+    const jwt = verifier({ now: () => now });
+    const token = await sign({ sub: 'u', exp: NOW_S + 10 });
+    assert.equal((await jwt.authenticate(token)).principal_id, 'u');
+    now = new Date((NOW_S + 9) * 1000);
+    assert.equal((await jwt.authenticate(token)).principal_id, 'u');
+    now = new Date((NOW_S + 11) * 1000);
+    await refused(jwt, token);
+  });
+
+  it('a refused token is not remembered: once its nbf has come it is accepted', async () => {
+    let now = NOW;
+    const jwt = verifier({ now: () => now });
+    const token = await sign({ sub: 'u', nbf: NOW_S + 60 });
+    await refused(jwt, token);
+    now = new Date((NOW_S + 61) * 1000);
+    assert.equal((await jwt.authenticate(token)).principal_id, 'u');
+  });
+
+  it('a clock set back before the verification checks the token again (nbf)', async () => {
+    let now = new Date((NOW_S + 120) * 1000);
+    const jwt = verifier({ now: () => now });
+    const token = await sign({ sub: 'u', nbf: NOW_S + 60 });
+    assert.equal((await jwt.authenticate(token)).principal_id, 'u');
+    now = NOW;
+    await refused(jwt, token);
+  });
+
+  it('each context is its own copy: editing one leaves the next one as the token says', async () => {
+    const jwt = verifier();
+    const token = await sign({ sub: 'u', team: { name: 'blue' }, metadata: { tier: 'gold' } });
+    for (let call = 0; call < 3; call++) {
+      const context = await jwt.authenticate(token);
+      assert.deepEqual(context.metadata, { tier: 'gold', claims: { team: { name: 'blue' } } }, `call ${call + 1}`);
+      (context.metadata!.claims as { team: { name: string } }).team.name = 'red';
+      context.metadata!.tier = 'lead';
+    }
+  });
+
+  it('refuses a negative or fractional cacheSize; 0 turns the cache off and the exp check still holds', async () => {
+    for (const cacheSize of [-1, 1.5]) {
+      assert.throws(() => verifier({ cacheSize }), (error: unknown) => error instanceof ConfigError && error.field === 'cacheSize');
+    }
+    let now = NOW;
+    const jwt = verifier({ now: () => now, cacheSize: 0 });
+    const token = await sign({ sub: 'u', exp: NOW_S + 10 });
+    assert.equal((await jwt.authenticate(token)).principal_id, 'u');
+    now = new Date((NOW_S + 11) * 1000);
+    await refused(jwt, token);
+  });
+});
