@@ -6,7 +6,7 @@ import type { SecurityContext, SecurityScheme } from '../../generated/types/inde
 import { ConfigError } from '../core/errors.js';
 import { AuthenticationError } from './authentication-error.js';
 import type { Authenticator } from './authenticator.js';
-import { findSecret } from './secret-compare.js';
+import { SecretSet } from './secret-compare.js';
 import { createSecurityContext } from './security-context.js';
 
 export interface ApiKeyAuthenticatorOptions {
@@ -21,7 +21,7 @@ export class ApiKeyAuthenticator implements Authenticator {
     description: 'API key in the X-API-Key header or Authorization: ApiKey <key>',
     metadata: {},
   });
-  private readonly keys: readonly string[];
+  private readonly keys: SecretSet;
   private readonly scopes: ReadonlyMap<string, readonly string[]>;
 
   constructor(options: ApiKeyAuthenticatorOptions) {
@@ -38,7 +38,7 @@ export class ApiKeyAuthenticator implements Authenticator {
       scopes.set(key, Object.freeze([...granted]));
     }
     if (scopes.size === 0) throw new ConfigError('validKeys', validKeys, 'must hold at least one key');
-    this.keys = [...scopes.keys()];
+    this.keys = new SecretSet([...scopes.keys()].map((key) => [key, key] as const));
     this.scopes = scopes;
   }
 
@@ -48,8 +48,8 @@ export class ApiKeyAuthenticator implements Authenticator {
   }
 
   async authenticate(credentials: string): Promise<SecurityContext> {
-    const key = typeof credentials === 'string' ? findSecret(credentials, this.keys) : null;
-    if (key === null) throw new AuthenticationError('invalid_api_key', 'Invalid API key');
+    const key = typeof credentials === 'string' ? this.keys.find(credentials) : undefined;
+    if (key === undefined) throw new AuthenticationError('invalid_api_key', 'Invalid API key');
     return createSecurityContext({ principalId: `api-key-${key.slice(0, 8)}`, token: key });
   }
 

@@ -12,14 +12,28 @@ export function secretsEqual(given: string, expected: string): boolean {
 }
 
 /**
- * Whether `given` is one of `candidates`, comparing against every candidate (no early exit), so
- * the time taken does not tell which one matched or how many there are before it.
+ * A fixed set of secrets, hashed once, that a given value is compared against in constant time:
+ * against every member (no early exit), so the time taken tells neither which one matched nor
+ * how many come before it.
  */
-export function findSecret(given: string, candidates: Iterable<string>): string | null {
-  const probe = digest(given);
-  let found: string | null = null;
-  for (const candidate of candidates) {
-    if (timingSafeEqual(probe, digest(candidate)) && found === null) found = candidate;
+export class SecretSet<T = string> {
+  private readonly digests: ReadonlyArray<readonly [Buffer, T]>;
+
+  constructor(secrets: Iterable<readonly [secret: string, value: T]>) {
+    this.digests = [...secrets].map(([secret, value]) => [digest(secret), value] as const);
   }
-  return found;
+
+  get size(): number {
+    return this.digests.length;
+  }
+
+  /** The value stored with the secret equal to `given`, or undefined. */
+  find(given: string): T | undefined {
+    const probe = digest(given);
+    let found: T | undefined;
+    for (const [candidate, value] of this.digests) {
+      if (timingSafeEqual(probe, candidate) && found === undefined) found = value;
+    }
+    return found;
+  }
 }
