@@ -57,7 +57,10 @@ export async function readRequestMessage(
   const head = read.length === 1 ? read[0]! : Buffer.concat(read);
   const flags = head[0]!;
   const size = Buffer.from(head.buffer, head.byteOffset, head.byteLength).readUInt32BE(1);
-  if (size > limit) throw tooLarge(connect, `message of ${size} bytes is over the limit of ${limit} bytes`);
+  if (size > limit) {
+    discard(rest);
+    throw tooLarge(connect, `message of ${size} bytes is over the limit of ${limit} bytes`);
+  }
   if (!(await fill(PREFIX_BYTES + size))) return partial();
   const joined = read.length === 1 ? read[0]! : Buffer.concat(read);
   const end = PREFIX_BYTES + size;
@@ -68,7 +71,25 @@ export async function readRequestMessage(
   const whole = [joined.subarray(0, end)];
   if ((flags & COMPRESSED_FLAG) === 0) return { message: framed, read: whole, rest: resumed };
   if (encoding?.toLowerCase() !== 'gzip') return { message: null, read: whole, rest: resumed };
-  return { message: await inflate(connect, framed, limit), read: whole, rest: resumed };
+  let message: Uint8Array;
+  try {
+    message = await inflate(connect, framed, limit);
+  } catch (error) {
+    discard(resumed);
+    throw error;
+  }
+  return { message, read: whole, rest: resumed };
+}
+
+/**
+ * Reads the rest of a refused request and drops it, so the client can finish sending and the
+ * stream can end; a body left unread would hold both sides on its flow-control window.
+ */
+function discard(rest: AsyncIterator<Uint8Array>): void {
+  const next = (): void => {
+    rest.next().then((step) => (step.done ? undefined : next()), () => undefined);
+  };
+  next();
 }
 
 /** gunzip that gives up once the output passes `limit` bytes. */
