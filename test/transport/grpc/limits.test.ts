@@ -132,11 +132,22 @@ function binaryOf(bytes: number): Buffer {
   return Buffer.from(encode(pad));
 }
 
+const UNLIMITED = { 'grpc.max_receive_message_length': -1, 'grpc.max_send_message_length': -1 };
+
 /** A grpc-js client sending the envelopes' JSON text, with no message size limit of its own. */
 function jsonClient(t: { after(fn: () => unknown): void }, url: string): any {
   const Client = grpc.makeGenericClientConstructor(passThroughService as any, 'SvcTransport');
-  const unlimited = { 'grpc.max_receive_message_length': -1, 'grpc.max_send_message_length': -1 };
-  const client = new Client(target(url), grpc.credentials.createInsecure(), unlimited) as any;
+  const client = new Client(target(url), grpc.credentials.createInsecure(), UNLIMITED) as any;
+  t.after(() => client.close());
+  return client;
+}
+
+/** A grpc-js client whose Invoke messages are the given bytes both ways, unlimited in size. */
+function rawJsonClient(t: { after(fn: () => unknown): void }, url: string): any {
+  const identity = (bytes: Buffer) => bytes;
+  const method = { ...passThroughService.Invoke, requestSerialize: identity, requestDeserialize: identity, responseSerialize: identity, responseDeserialize: identity };
+  const Client = grpc.makeGenericClientConstructor({ Invoke: method } as any, 'SvcTransport');
+  const client = new Client(target(url), grpc.credentials.createInsecure(), UNLIMITED) as any;
   t.after(() => client.close());
   return client;
 }
@@ -208,7 +219,7 @@ describe('grpc server receive limit', () => {
     const zeros = Buffer.alloc(96 * 1024 * 1024, '0,');
     const bomb = gzipSync(Buffer.concat([head, zeros, Buffer.from('0]}}}')]));
     assert.ok(bomb.length < 256 * 1024);
-    for (const contentType of ['application/grpc', 'application/grpc+json']) {
+    for (const contentType of ['application/grpc+json', 'application/grpc']) {
       const answer = await call(client, contentType, frame(bomb, true), GZIP);
       assert.equal(answer.status, grpc.status.RESOURCE_EXHAUSTED, `${contentType}: ${server.stderr()}`);
     }
@@ -216,17 +227,22 @@ describe('grpc server receive limit', () => {
   });
 
   it('four concurrent tasks near 16 MiB, each within every limit, are all answered', async (t) => {
-    // A heap well under what four tasks cost as google.protobuf.Value trees.
+    // A heap well under what four such tasks cost as google.protobuf.Value trees.
     const server = await childServer(t, {}, 512);
-    const client = jsonClient(t, server.url);
-    const task = (n: number) => ({ id: `big-${n}`, metadata: { numbers: new Array(7 * 1024 * 1024).fill(n) } });
-    const answers = await Promise.all(
-      [0, 1, 2, 3].map((n) => unaryCall(client, 'Invoke', { id: `r${n}`, method: 'POST', path: '/tasks/', data: task(n) })),
-    );
-    for (const [n, answer] of answers.entries()) {
+    const client = rawJsonClient(t, server.url);
+    const count = 7 * 1024 * 1024;
+    // The JSON text of a task holding `count` one-digit numbers (about 14 MiB), built as text.
+    const envelope = (n: number) =>
+      Buffer.from(
+        `{"id":"r${n}","method":"POST","path":"/tasks/","data":{"id":"big-${n}","metadata":{"numbers":[${`${n},`.repeat(count - 1)}${n}]}}}`,
+      );
+    const answers = await Promise.all([0, 1, 2, 3].map((n) => unaryCall(client, 'Invoke', envelope(n))));
+    for (const [n, bytes] of answers.entries()) {
+      const answer = JSON.parse(bytes.toString());
       assert.equal(answer.ok, true, server.stderr());
       assert.equal(answer.result.id, `big-${n}`);
-      assert.equal(answer.result.metadata.numbers.length, 7 * 1024 * 1024);
+      assert.equal(answer.result.state, 'completed');
+      assert.equal(answer.result.metadata.numbers.length, count);
     }
     await stillServes(t, server);
   });
