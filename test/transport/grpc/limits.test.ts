@@ -15,7 +15,7 @@ import * as grpc from '@grpc/grpc-js';
 import { InvokeRequestSchema, InvokeResponseSchema } from '../../../generated/proto/svc/transport/v1/transport_pb.js';
 import { ENVELOPE_ROOM_BYTES } from '../../../src/transport/grpc/options.js';
 import type { TransportOptions } from '../../../src/transport/transport.js';
-import { INVOKE_PATH, passThroughService, target, unaryCall } from './helpers.js';
+import { INVOKE_PATH, passThroughService, statusOf, target, unaryCall } from './helpers.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/limits-server.ts', import.meta.url));
 
@@ -209,6 +209,16 @@ describe('grpc server receive limit', () => {
         assert.equal(JSON.parse(over.messages[0]!.toString()).error.code, 'payload_too_large', `${label} ${contentType}`);
       }
     }
+  });
+
+  it('a 40 MB message is refused RESOURCE_EXHAUSTED on its length, and other calls are served meanwhile', async (t) => {
+    const server = await childServer(t, {}, 256);
+    const big = Buffer.from(JSON.stringify({ id: 'big', method: 'POST', path: '/tasks/', data: { id: 'b', metadata: { pad: 'x'.repeat(40e6) } } }));
+    const refused = statusOf(unaryCall(rawJsonClient(t, server.url), 'Invoke', big));
+    // Another connection, while the big message is still arriving or being refused.
+    await stillServes(t, server);
+    assert.equal((await refused).code, grpc.status.RESOURCE_EXHAUSTED);
+    await stillServes(t, server);
   });
 
   it('a gzip bomb (kilobytes that inflate to far more than the limit) is refused and the server keeps serving', async (t) => {
