@@ -12,10 +12,14 @@
 // gRPC-Web): the transport is gRPC, and one protocol is one thing to secure and test.
 //
 // Requests are routed by path to connect's universal handlers directly (the few lines
-// connectNodeAdapter would run), so the SvcTransport handlers can be wrapped by the
-// pass-through JSON peek and by the count of calls refused before dispatch (refused-calls.ts).
+// connectNodeAdapter would run), so the SvcTransport handlers can be wrapped by the router
+// that reads the request message and picks JSON or binary protobuf (passthrough-json.ts) and
+// by the count of calls refused before dispatch (refused-calls.ts). JSON messages, under any
+// content type, go to the same methods registered with BytesValue messages (json-method.ts),
+// so their payloads are parsed once as JSON and never built into protobuf Value trees.
 //
-// Limits: message sizes from options.ts; `maximum_concurrent_rpcs` is a slot every Invoke and
+// Limits: message sizes from options.ts, the receive limit checked on the frame and while
+// decompressing (request-message.ts); `maximum_concurrent_rpcs` is a slot every Invoke and
 // Stream holds, control-plane calls excepted (excess calls wait, as the spec says), and the
 // HTTP/2 stream limit per connection leaves room for it. Keepalive: every connection is PINGed each
 // keepalive_interval and dropped when a PING goes unanswered for keepalive_timeout.
