@@ -94,6 +94,8 @@ function discard(rest: AsyncIterator<Uint8Array>): void {
 
 /** gunzip that gives up once the output passes `limit` bytes. */
 function inflate(connect: ConnectModule, compressed: Uint8Array, limit: number): Promise<Uint8Array> {
+  // An empty compressed message is an empty message, as connect reads it.
+  if (compressed.byteLength === 0) return Promise.resolve(compressed);
   return new Promise((resolve, reject) => {
     gunzip(compressed, { maxOutputLength: Math.max(1, limit) }, (error, output) => {
       if (!error) return resolve(output);
