@@ -177,6 +177,7 @@ describe('grpc server receive limit', () => {
       ['binary, at the limit', 'application/grpc', frame(binaryOf(limit)), {}, grpc.status.OK, 'payload_too_large'],
       ['binary, one byte over', 'application/grpc', frame(binaryOf(limit + 1)), {}, grpc.status.RESOURCE_EXHAUSTED, null],
       ['binary gzip, one byte over once inflated', 'application/grpc', gzipFrame(binaryOf(limit + 1)), GZIP, grpc.status.RESOURCE_EXHAUSTED, null],
+      ['flagged gzip but not gzip', 'application/grpc', frame(Buffer.from('{"id":"x"}'), true), GZIP, grpc.status.INVALID_ARGUMENT, null],
     ];
     for (const [what, contentType, body, headers, status, code] of cases) {
       const answer = await call(client, contentType, body, headers);
