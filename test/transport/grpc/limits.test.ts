@@ -59,7 +59,7 @@ interface Answer {
   /** grpc-status from the trailers, or a trailers-only answer. */
   readonly status: number;
   readonly contentType: string;
-  /** The answer messages, each parsed as JSON (every request here is JSON but the binary one). */
+  /** The answer messages, unparsed. */
   readonly messages: Buffer[];
 }
 
@@ -81,8 +81,6 @@ function call(client: ClientHttp2Session, contentType: string, body: Buffer, hea
       if (status === null) return reject(new Error(`no grpc-status (stream closed with code ${stream.rstCode})`));
       resolve({ status, contentType: String(head['content-type']), messages: framesOf(Buffer.concat(chunks)) });
     });
-    // A server that refuses early may reset the stream before the body is all written.
-    stream.on('error', () => undefined);
     stream.end(body);
   });
 }
