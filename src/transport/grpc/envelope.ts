@@ -35,22 +35,39 @@ export type DecodedRequest =
  * `authorization` / `x-api-key` metadata only.
  */
 export function decodeRequest(envelope: RequestEnvelope, metadata: Headers, signal: AbortSignal): DecodedRequest {
-  const requestId = nonEmpty(envelope.id) ?? nonEmpty(metadata.get(METADATA.requestId)) ?? newId();
+  let data: unknown;
+  try {
+    data = envelope.data === undefined ? undefined : toJson(ValueSchema, envelope.data);
+  } catch (error) {
+    return notJson(envelope, metadata, error);
+  }
+  return inboundFrom(envelope, data, metadata, signal);
+}
+
+/** The fields of a request envelope other than its payload, as both message shapes carry them. */
+export interface EnvelopeFields {
+  readonly id?: string | undefined;
+  readonly method?: string | undefined;
+  readonly path?: string | undefined;
+  readonly params?: Readonly<Record<string, unknown>> | undefined;
+  readonly idempotencyKey?: string | undefined;
+}
+
+/** The request an envelope's fields and its payload (already plain JSON, or undefined) make. */
+export function inboundFrom(envelope: EnvelopeFields, data: unknown, metadata: Headers, signal: AbortSignal): DecodedRequest {
+  const requestId = requestIdOf(envelope, metadata);
   const method = nonEmpty(envelope.method);
   const rawPath = nonEmpty(envelope.path);
   if (!method || !rawPath) {
     const missing = [method ? null : 'method', rawPath ? null : 'path'].filter(Boolean).join(' and ');
     return { ok: false, requestId, error: new EndpointError('invalid_request', `the request envelope has no ${missing}`) };
   }
-  let data: unknown;
   let receivedBytes = 0;
   try {
-    data = envelope.data === undefined ? undefined : toJson(ValueSchema, envelope.data);
     // Limits are measured on the JSON text of the payload, whatever the codec on the wire.
     if (data !== undefined) receivedBytes = Buffer.byteLength(JSON.stringify(data), 'utf8');
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    return { ok: false, requestId, error: new EndpointError('invalid_json', `the envelope's data is not JSON: ${reason}`) };
+    return notJson(envelope, metadata, error);
   }
   // A query string left in the path is read too; explicit params win over it.
   const queryAt = rawPath.indexOf('?');
@@ -74,6 +91,16 @@ export function decodeRequest(envelope: RequestEnvelope, metadata: Headers, sign
     receivedBytes,
   };
   return { ok: true, requestId, inbound };
+}
+
+function requestIdOf(envelope: EnvelopeFields, metadata: Headers): string {
+  return nonEmpty(envelope.id) ?? nonEmpty(metadata.get(METADATA.requestId)) ?? newId();
+}
+
+function notJson(envelope: EnvelopeFields, metadata: Headers, error: unknown): DecodedRequest {
+  const reason = error instanceof Error ? error.message : String(error);
+  const failure = new EndpointError('invalid_json', `the envelope's data is not JSON: ${reason}`);
+  return { ok: false, requestId: requestIdOf(envelope, metadata), error: failure };
 }
 
 /** A success envelope around JSON text the dispatcher already encoded and size-checked. */

@@ -11,6 +11,13 @@
 //   | grpc.max_concurrent_streams      | the HTTP/2 per-connection stream limit        |
 //
 // Other keys are accepted and ignored (they may mean something to another implementation).
+//
+// The two sides derive their receive limit differently. A server receives requests only, so it
+// accepts a message of at most `max_request_bytes` plus the envelope room, measured after
+// decompression: that bound is what keeps a hostile message from costing more memory than an
+// honest one may. (A binary protobuf request is measured as sent; one whose binary form is
+// larger than its JSON, a long list of small numbers, can need the explicit option.) A client
+// receives what any server sends, in either codec, so its limits keep room for binary growth.
 import { ConfigError } from '../../core/errors.js';
 import type { ResolvedConfig } from '../config.js';
 import type { Grpc, Limits } from '../../../generated/config/transport-config.js';
@@ -44,13 +51,17 @@ export interface WireOptions {
   readonly maxConcurrentStreams: number;
 }
 
-export function wireOptions(config: ResolvedConfig): WireOptions {
+/** Which end of a call the options are for: the receive limit differs (see above). */
+export type WireRole = 'server' | 'client';
+
+export function wireOptions(config: ResolvedConfig, role: WireRole = 'client'): WireOptions {
   const { limits, grpc } = config;
   const largest = Math.max(limits.maxRequestBytes, limits.maxResponseBytes, limits.maxEventBytes);
   const derived = Math.min(MAX_MESSAGE_BYTES, largest * BINARY_EXPANSION + ENVELOPE_ROOM_BYTES);
+  const receive = role === 'server' ? Math.min(MAX_MESSAGE_BYTES, limits.maxRequestBytes + ENVELOPE_ROOM_BYTES) : derived;
   const options = grpc.channelOptions;
   return {
-    receiveMaxBytes: messageLength(options, 'grpc.max_receive_message_length', derived),
+    receiveMaxBytes: messageLength(options, 'grpc.max_receive_message_length', receive),
     sendMaxBytes: messageLength(options, 'grpc.max_send_message_length', derived),
     keepaliveTimeMs: integerAtLeast(0, options, 'grpc.keepalive_time_ms', config.keepaliveInterval === null ? 0 : millis(config.keepaliveInterval)),
     keepaliveTimeoutMs: integerAtLeast(1, options, 'grpc.keepalive_timeout_ms', millis(config.keepaliveTimeout)),

@@ -12,10 +12,14 @@
 // gRPC-Web): the transport is gRPC, and one protocol is one thing to secure and test.
 //
 // Requests are routed by path to connect's universal handlers directly (the few lines
-// connectNodeAdapter would run), so the SvcTransport handlers can be wrapped by the
-// pass-through JSON peek and by the count of calls refused before dispatch (refused-calls.ts).
+// connectNodeAdapter would run), so the SvcTransport handlers can be wrapped by the router
+// that reads the request message and picks JSON or binary protobuf (passthrough-json.ts) and
+// by the count of calls refused before dispatch (refused-calls.ts). JSON messages, under any
+// content type, go to the same methods registered with BytesValue messages (json-method.ts),
+// so their payloads are parsed once as JSON and never built into protobuf Value trees.
 //
-// Limits: message sizes from options.ts; `maximum_concurrent_rpcs` is a slot every Invoke and
+// Limits: message sizes from options.ts, the receive limit checked on the frame and while
+// decompressing (request-message.ts); `maximum_concurrent_rpcs` is a slot every Invoke and
 // Stream holds, control-plane calls excepted (excess calls wait, as the spec says), and the
 // HTTP/2 stream limit per connection leaves room for it. Keepalive: every connection is PINGed each
 // keepalive_interval and dropped when a PING goes unanswered for keepalive_timeout.
@@ -46,12 +50,17 @@ import { Slots } from '../slots.js';
 import { listenOn } from '../listen.js';
 import { loadConnect } from './connect-module.js';
 import { HealthState, ServingStatus, createHealthService } from './health-service.js';
-import { acceptPassThroughJson } from './passthrough-json.js';
+import { jsonEnvelopes } from './json-envelope.js';
+import { jsonInvoke, jsonStream } from './json-method.js';
+import { routeByMessage } from './passthrough-json.js';
 import { RefusedCalls } from './refused-calls.js';
 import { DescriptorIndex, createReflectionServiceV1, createReflectionServiceV1alpha } from './reflection-service.js';
 import { GrpcStatus } from './status.js';
-import { createTransportService } from './transport-service.js';
-import { wireOptions, type WireOptions } from './options.js';
+import { createTransportHandlers, createTransportService } from './transport-service.js';
+import { MAX_MESSAGE_BYTES, wireOptions, type WireOptions } from './options.js';
+
+/** What wrapping a message in a BytesValue adds: a tag and a length of at most 5 bytes. */
+const BYTES_VALUE_ROOM = 6;
 
 type NodeServer = Http2Server | Http2SecureServer;
 
@@ -69,7 +78,7 @@ export class GrpcServer implements TransportServer {
       throw new InvalidArgumentError(`grpc transport: a server URL needs a hostname and a port (got ${url})`, 'invalid_url');
     }
     const { config } = this.context;
-    const wire = wireOptions(config);
+    const wire = wireOptions(config, 'server');
     const handle = await this.createHandler(dispatcher, wire);
     const settings = { maxConcurrentStreams: wire.maxConcurrentStreams };
     const server: NodeServer =
@@ -122,9 +131,24 @@ export class GrpcServer implements TransportServer {
       // Every envelope scalar is `optional`, so ProtoJSON writes exactly the fields set.
       jsonOptions: { ignoreUnknownFields: true },
     });
+    // The JSON route (json-method.ts): the messages are BytesValues around checked JSON, a
+    // few bytes over the limits; requests arrive decompressed and answers go uncompressed.
+    const jsonRouter = connect.createConnectRouter({
+      grpc: true,
+      grpcWeb: false,
+      connect: false,
+      readMaxBytes: Math.min(MAX_MESSAGE_BYTES, wire.receiveMaxBytes + BYTES_VALUE_ROOM),
+      writeMaxBytes: Math.min(MAX_MESSAGE_BYTES, wire.sendMaxBytes + BYTES_VALUE_ROOM),
+      acceptCompression: [],
+    });
     const rpcSlots = new Slots(config.grpc.maximumConcurrentRpcs);
     const refused = new RefusedCalls(connect, dispatcher);
-    router.service(SvcTransport, createTransportService({ connect, dispatcher, rpcSlots, refused }));
+    const serviceOptions = { connect, dispatcher, rpcSlots, refused };
+    router.service(SvcTransport, createTransportService(serviceOptions));
+    const json = createTransportHandlers(serviceOptions, jsonEnvelopes(connect));
+    jsonRouter.rpc(jsonInvoke, json.invoke as never);
+    jsonRouter.rpc(jsonStream, json.stream as never);
+    const jsonPaths = new Map(jsonRouter.handlers.map((handler) => [handler.requestPath, handler]));
     const served: DescService[] = [SvcTransport];
     if (config.grpc.enableHealth) {
       this.health = new HealthState(['', SvcTransport.typeName]);
@@ -138,8 +162,9 @@ export class GrpcServer implements TransportServer {
     }
     const paths = new Map<string, UniversalHandler>();
     for (const handler of router.handlers) {
-      const passThrough = handler.service.typeName === SvcTransport.typeName;
-      paths.set(handler.requestPath, passThrough ? refused.counting(acceptPassThroughJson(handler)) : handler);
+      const json = jsonPaths.get(handler.requestPath);
+      const routed = json ? routeByMessage({ connect, proto: handler, json, receiveMaxBytes: wire.receiveMaxBytes }) : handler;
+      paths.set(handler.requestPath, json ? refused.counting(routed) : handler);
     }
     return (req: Http2ServerRequest, res: Http2ServerResponse): void => {
       const path = (req.url ?? '').split('?', 1)[0]!;

@@ -12,7 +12,7 @@
 //   |------------------------------------------------|-------------------------------|
 //   | missing or rejected credentials (EndpointError 401) | UNAUTHENTICATED          |
 //   | message not decodable (protobuf or ProtoJSON)  | INTERNAL / INVALID_ARGUMENT (connect) |
-//   | message over the derived wire size             | RESOURCE_EXHAUSTED (connect)  |
+//   | message over the receive limit (decompressed)  | RESOURCE_EXHAUSTED            |
 //   | unknown service or method                      | UNIMPLEMENTED                 |
 //   | health Check of an unknown service             | NOT_FOUND                     |
 //

@@ -8,11 +8,17 @@
 // slots while it runs (a stream for its whole life), except control-plane calls, which must
 // reach the work they control however busy the server is. A call refused before it reaches
 // the dispatcher is counted by refused-calls.ts; the service marks which calls got there.
+//
+// The same service runs over two message shapes (an EnvelopeCodec each): the envelope
+// messages of transport.proto, whose JSON payloads are google.protobuf.Value trees (binary
+// protobuf clients), and the envelope's JSON text as bytes (every JSON client, see
+// json-method.ts), where payloads never become Value trees.
 import type { Code, HandlerContext, ServiceImpl } from '@connectrpc/connect';
 import type { SvcTransport } from '../../../generated/proto/svc/transport/v1/transport_pb.js';
+import type { EncodedJson } from '../../core/json.js';
 import type { Dispatcher, StreamFrame } from '../dispatcher.js';
 import type { Endpoint } from '../endpoint.js';
-import { EndpointError, toEndpointError } from '../endpoint-error.js';
+import { EndpointError, toEndpointError, type ErrorObject } from '../endpoint-error.js';
 import type { Slots } from '../slots.js';
 import type { ConnectModule } from './connect-module.js';
 import {
@@ -22,6 +28,7 @@ import {
   successEnvelope,
   valueEnvelope,
   textEnvelope,
+  type DecodedRequest,
   type RequestEnvelope,
   type ResponseEnvelope,
 } from './envelope.js';
@@ -37,7 +44,40 @@ export interface TransportServiceOptions {
   readonly refused: RefusedCalls;
 }
 
+/** How one message shape carries request and response envelopes. */
+export interface EnvelopeCodec<Request, Response> {
+  decode(request: Request, metadata: Headers, signal: AbortSignal): DecodedRequest;
+  /** A unary JSON result, as the text the dispatcher encoded and size-checked. */
+  success(requestId: string, encoded: EncodedJson): Response;
+  /** A text/html result. */
+  text(requestId: string, html: string): Response;
+  /** A stream event: its encoded text and the normalized value it was made from. */
+  event(requestId: string, encoded: EncodedJson, value: unknown, final: boolean): Response;
+  failure(requestId: string, error: ErrorObject): Response;
+}
+
+/** The envelope messages of transport.proto, payloads as google.protobuf.Value. */
+export const protoEnvelopes: EnvelopeCodec<RequestEnvelope, ResponseEnvelope> = {
+  decode: decodeRequest,
+  success: (requestId, encoded) => successEnvelope(requestId, encoded.text, true),
+  text: textEnvelope,
+  event: (requestId, _encoded, value, final) => valueEnvelope(requestId, value, final),
+  failure: failureEnvelope,
+};
+
+export interface TransportHandlers<Request, Response> {
+  invoke(request: Request, context: HandlerContext): Promise<Response>;
+  stream(request: Request, context: HandlerContext): AsyncGenerator<Response>;
+}
+
 export function createTransportService(options: TransportServiceOptions): ServiceImpl<typeof SvcTransport> {
+  return createTransportHandlers(options, protoEnvelopes);
+}
+
+export function createTransportHandlers<Request, Response>(
+  options: TransportServiceOptions,
+  codec: EnvelopeCodec<Request, Response>,
+): TransportHandlers<Request, Response> {
   const { connect, dispatcher, rpcSlots, refused } = options;
 
   /** Auth failures abort the call; every other EndpointError becomes an envelope. */
@@ -57,16 +97,16 @@ export function createTransportService(options: TransportServiceOptions): Servic
   };
 
   /** The answer to a call refused before dispatch; its size goes into the count (refused-calls.ts). */
-  const refuse = (tally: CallTally, requestId: string, error: EndpointError): ResponseEnvelope => {
+  const refuse = (tally: CallTally, requestId: string, error: EndpointError): Response => {
     const object = error.toObject(requestId);
     tally.errorBytes = Buffer.byteLength(JSON.stringify(object));
-    return failureEnvelope(requestId, object);
+    return codec.failure(requestId, object);
   };
 
   return {
-    async invoke(request: RequestEnvelope, context: HandlerContext): Promise<ResponseEnvelope> {
+    async invoke(request: Request, context: HandlerContext): Promise<Response> {
       const tally = refused.tally(context);
-      const decoded = decodeRequest(request, context.requestHeader, context.signal);
+      const decoded = codec.decode(request, context.requestHeader, context.signal);
       context.responseHeader.set(METADATA.requestId, decoded.requestId);
       if (!decoded.ok) return refuse(tally, decoded.requestId, decoded.error);
       const { requestId, inbound } = decoded;
@@ -77,21 +117,21 @@ export function createTransportService(options: TransportServiceOptions): Servic
         if (!endpoint.spec.controlPlane) release = await acquire(context);
         tally.dispatched = true;
         const outcome = await dispatcher.unary(inbound, endpoint);
-        return outcome.kind === 'json' ? successEnvelope(requestId, outcome.encoded.text, true) : textEnvelope(requestId, outcome.html);
+        return outcome.kind === 'json' ? codec.success(requestId, outcome.encoded) : codec.text(requestId, outcome.html);
       } catch (raw) {
         if (raw instanceof connect.ConnectError) throw raw;
         const error = toEndpointError(raw);
         if (!tally.dispatched) return refuse(tally, requestId, error);
         abortIfUnauthenticated(error);
-        return failureEnvelope(requestId, error.toObject(requestId));
+        return codec.failure(requestId, error.toObject(requestId));
       } finally {
         release();
       }
     },
 
-    async *stream(request: RequestEnvelope, context: HandlerContext): AsyncGenerator<ResponseEnvelope> {
+    async *stream(request: Request, context: HandlerContext): AsyncGenerator<Response> {
       const tally = refused.tally(context);
-      const decoded = decodeRequest(request, context.requestHeader, context.signal);
+      const decoded = codec.decode(request, context.requestHeader, context.signal);
       context.responseHeader.set(METADATA.requestId, decoded.requestId);
       if (!decoded.ok) {
         yield refuse(tally, decoded.requestId, decoded.error);
@@ -117,13 +157,13 @@ export function createTransportService(options: TransportServiceOptions): Servic
           // Refused before the first event (auth, validation), counted as a failed stream.
           const error = toEndpointError(raw);
           abortIfUnauthenticated(error);
-          yield failureEnvelope(requestId, error.toObject(requestId));
+          yield codec.failure(requestId, error.toObject(requestId));
           return;
         }
         // Leaving this loop early (the client cancelled, a write failed) returns `frames`,
         // which releases the dispatcher's stream slot and counts the stream as failed.
         for await (const frame of frames) {
-          yield frame.ok ? valueEnvelope(requestId, frame.value, frame.final) : failureEnvelope(requestId, frame.error);
+          yield frame.ok ? codec.event(requestId, frame.encoded, frame.value, frame.final) : codec.failure(requestId, frame.error);
           if (frame.final) return;
         }
       } finally {

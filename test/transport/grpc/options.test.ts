@@ -18,6 +18,15 @@ describe('grpc wire options', () => {
     assert.equal(wire.sendMaxBytes, wire.receiveMaxBytes);
   });
 
+  it('a server receives requests only: max_request_bytes plus envelope room, however large the other limits', () => {
+    const config = new ResolvedConfig({ limits: { maxRequestBytes: 1000, maxResponseBytes: 3000, maxEventBytes: 2000 } });
+    const wire = wireOptions(config, 'server');
+    assert.equal(wire.receiveMaxBytes, 1000 + ENVELOPE_ROOM_BYTES);
+    assert.equal(wire.sendMaxBytes, wireOptions(config, 'client').sendMaxBytes);
+    const explicit = new ResolvedConfig({ grpc: { channelOptions: { 'grpc.max_receive_message_length': 5000 } } });
+    assert.equal(wireOptions(explicit, 'server').receiveMaxBytes, 5000);
+  });
+
   it('never past the 32-bit length of a gRPC frame', () => {
     const wire = wireOptions(new ResolvedConfig({ limits: { maxResponseBytes: 2 ** 31 } }));
     assert.equal(wire.receiveMaxBytes, MAX_MESSAGE_BYTES);
