@@ -56,8 +56,13 @@ export function createTransportService(options: TransportServiceOptions): Servic
     }
   };
 
-  /** The answer to a call refused before dispatch; its size goes into the count (refused-calls.ts). */
-  const refuse = (tally: CallTally, requestId: string, error: EndpointError): ResponseEnvelope => {
+  /**
+   * The answer to a call refused before dispatch; its size goes into the count (refused-calls.ts).
+   * Nesting past the limit ends the call with INVALID_ARGUMENT, as deeper nesting that the
+   * message parser refuses does.
+   */
+  const refuse = (tally: CallTally, requestId: string, error: EndpointError, tooDeep = false): ResponseEnvelope => {
+    if (tooDeep) throw new connect.ConnectError(error.message, GrpcStatus.INVALID_ARGUMENT as Code);
     const object = error.toObject(requestId);
     tally.errorBytes = Buffer.byteLength(JSON.stringify(object));
     return failureEnvelope(requestId, object);
@@ -68,7 +73,7 @@ export function createTransportService(options: TransportServiceOptions): Servic
       const tally = refused.tally(context);
       const decoded = decodeRequest(request, context.requestHeader, context.signal);
       context.responseHeader.set(METADATA.requestId, decoded.requestId);
-      if (!decoded.ok) return refuse(tally, decoded.requestId, decoded.error);
+      if (!decoded.ok) return refuse(tally, decoded.requestId, decoded.error, decoded.tooDeep);
       const { requestId, inbound } = decoded;
       let release: () => void = () => undefined;
       try {
@@ -94,7 +99,7 @@ export function createTransportService(options: TransportServiceOptions): Servic
       const decoded = decodeRequest(request, context.requestHeader, context.signal);
       context.responseHeader.set(METADATA.requestId, decoded.requestId);
       if (!decoded.ok) {
-        yield refuse(tally, decoded.requestId, decoded.error);
+        yield refuse(tally, decoded.requestId, decoded.error, decoded.tooDeep);
         return;
       }
       const { requestId, inbound } = decoded;

@@ -4,17 +4,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigError } from '../../../src/core/errors.js';
 import { ResolvedConfig } from '../../../src/transport/config.js';
-import {
-  BINARY_EXPANSION,
-  ENVELOPE_ROOM_BYTES,
-  MAX_MESSAGE_BYTES,
-  wireOptions,
-} from '../../../src/transport/grpc/options.js';
+import { ENVELOPE_ROOM } from '../../../src/transport/envelope.js';
+import { BINARY_EXPANSION, MAX_MESSAGE_BYTES, wireOptions } from '../../../src/transport/grpc/options.js';
 
 describe('grpc wire options', () => {
   it('message sizes: the largest payload limit, as binary protobuf may grow it, plus envelope room', () => {
     const wire = wireOptions(new ResolvedConfig({ limits: { maxRequestBytes: 1000, maxResponseBytes: 3000, maxEventBytes: 2000 } }));
-    assert.equal(wire.receiveMaxBytes, 3000 * BINARY_EXPANSION + ENVELOPE_ROOM_BYTES);
+    assert.equal(wire.receiveMaxBytes, 3000 * BINARY_EXPANSION + ENVELOPE_ROOM);
     assert.equal(wire.sendMaxBytes, wire.receiveMaxBytes);
   });
 
