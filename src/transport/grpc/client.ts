@@ -201,12 +201,13 @@ function unreadableAnswer(error: unknown, call: OutboundCall): TransportProtocol
 }
 
 /**
- * A response message read by the rules every wire shares (envelope.ts). proto3 cannot tell an
- * absent `id`, `ok` or `final` from its default, so those read as null, false and false; the
+ * A response message read by the rules every wire shares (envelope.ts). The message's fields
+ * have explicit presence, so an absent `ok` or `final` stays absent and is refused as on the
+ * other wires; ProtoJSON reads `"id": null` as no id, so an absent id counts as null. The
  * size is the payload's JSON size, as the other wires measure it.
  */
 function readEnvelope(envelope: ResponseEnvelope, call: OutboundCall): InboundEvent {
   const result = jsonOf(envelope.result);
-  const plain = { id: envelope.id || null, ok: envelope.ok ?? false, result, error: envelope.error ?? null, final: envelope.final ?? false };
+  const plain = { id: envelope.id ?? null, ok: envelope.ok, result, error: envelope.error ?? null, final: envelope.final };
   return readResponseEnvelope(plain, jsonByteLength(plain.ok ? result : plain.error), call);
 }
