@@ -42,12 +42,13 @@ describe('errors escaping a connection handler', () => {
     assert.deepEqual(frame.result, { id: 'task-after', state: 'completed' });
   });
 
-  it('grpc: the call ends with INTERNAL, unary or stream, and the server keeps serving', async (t) => {
+  it('grpc: the call ends with INTERNAL, unary or stream, the error is logged, and the server keeps serving', async (t) => {
     const server = await serve(t, 'grpc', 'grpc://127.0.0.1:0', table(echoTask()));
-    failReads(t);
+    const { logged } = failReads(t);
     const peer = jsonClient(t, server.url);
     assert.equal((await statusOf(unaryCall(peer, 'Invoke', request('boom')))).code, GrpcCode.INTERNAL);
     assert.equal((await statusOf(streamCall(peer, 'Stream', { ...request('boom-s'), path: '/tasks/stream' }))).code, GrpcCode.INTERNAL);
+    assert.equal(logged.filter((args) => args.includes(injected)).length, 2);
     setRequestReadHook(null);
     const answer = await unaryCall(peer, 'Invoke', request('after'));
     assert.equal(answer.ok, true);

@@ -51,6 +51,7 @@ import { RefusedCalls } from './refused-calls.js';
 import { DescriptorIndex, createReflectionServiceV1, createReflectionServiceV1alpha } from './reflection-service.js';
 import { GrpcStatus } from './status.js';
 import { createTransportService } from './transport-service.js';
+import { reportingEscapedErrors } from './escaped-errors.js';
 import { wireOptions, type WireOptions } from './options.js';
 
 type NodeServer = Http2Server | Http2SecureServer;
@@ -124,7 +125,7 @@ export class GrpcServer implements TransportServer {
     });
     const rpcSlots = new Slots(config.grpc.maximumConcurrentRpcs);
     const refused = new RefusedCalls(connect, dispatcher);
-    router.service(SvcTransport, createTransportService({ connect, dispatcher, rpcSlots, refused }));
+    router.service(SvcTransport, reportingEscapedErrors(createTransportService({ connect, dispatcher, rpcSlots, refused })));
     const served: DescService[] = [SvcTransport];
     if (config.grpc.enableHealth) {
       this.health = new HealthState(['', SvcTransport.typeName]);
