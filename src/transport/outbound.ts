@@ -9,7 +9,12 @@ import { LazyAbort } from '../core/lazy-abort.js';
 import { merge } from '../core/objects.js';
 import type { InboundEvent, OutboundCall, TransportClient } from './binding.js';
 import type { ResolvedConfig } from './config.js';
-import { TransportLimitError, TransportProtocolError, TransportTimeoutError } from './errors.js';
+import { resultBytes } from './envelope.js';
+import {
+  TransportLimitError,
+  TransportProtocolError,
+  TransportTimeoutError,
+} from './errors.js';
 import { idempotencyKeyFor } from './idempotency-key.js';
 import { assertWithin, encodeWithin } from './limits.js';
 import type { TransportMetrics } from './metrics.js';
@@ -147,20 +152,10 @@ function queryFor(spec: OperationSpec, request: unknown, options: OutboundOption
   return options.params ? merge(params, options.params) : params;
 }
 
+/** An event's result, once it is known not to be an error and to be within the event limit. */
 function checkEvent(event: InboundEvent, requestId: string, url: string, limit: number): unknown {
-  if (event.id !== null && event.id !== requestId) {
-    throw new TransportProtocolError(`stream event for request ${event.id} arrived on request ${requestId}`, {
-      url,
-      requestId,
-    });
-  }
   if (!event.ok) throw remoteErrorFrom(event.error, url, requestId);
-  // The frame is a little larger than its result; measure the result itself only when the
-  // frame alone is over the limit.
-  if (event.bytes > limit) {
-    const bytes = Buffer.byteLength(JSON.stringify(event.result ?? null));
-    assertWithin('event', bytes, limit, { url, requestId });
-  }
+  assertWithin('event', resultBytes(event, limit), limit, { url, requestId });
   return event.result;
 }
 

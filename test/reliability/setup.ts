@@ -26,7 +26,7 @@ export const SERVED: readonly ServedKind[] = ['http', 'sse', 'websocket', 'grpc'
  * The one JSON nesting limit every transport applies to a request payload (the HTTP body, the
  * envelope's `data`). Depth counts containers: `{}` is 1 deep, `{"a":[]}` 2.
  */
-export const NESTING_LIMIT = 64;
+export const NESTING_LIMIT = 32;
 
 /** The suite's max_request_bytes: small, so oversize rows stay cheap. */
 export const REQUEST_LIMIT = 64 * 1024;

@@ -21,12 +21,13 @@ import { SvcTransport } from '../../../generated/proto/svc/transport/v1/transpor
 import { clientTlsOptions } from '../../tls/node-tls-options.js';
 import { jsonByteLength } from '../../core/json.js';
 import type { BindingContext, InboundEvent, InboundReply, OutboundCall, TransportClient } from '../binding.js';
+import { readResponseEnvelope } from '../envelope.js';
 import { TransportProtocolError } from '../errors.js';
 import { remoteErrorFrom } from '../wire-errors.js';
 import { loadConnect } from './connect-module.js';
 import { METADATA, jsonOf, valueOfText, type RequestEnvelope, type ResponseEnvelope } from './envelope.js';
 import { wireOptions } from './options.js';
-import { errorFromCall } from './status.js';
+import { errorFromCall, GrpcStatus } from './status.js';
 
 export type GrpcCodec = 'json' | 'proto';
 
@@ -58,12 +59,18 @@ export class GrpcClient implements TransportClient {
     try {
       response = await client.invoke(requestEnvelope(call), { signal: call.signal, headers: metadata(call) });
     } catch (error) {
-      throw errorFromCall(error, call);
+      throw unreadableAnswer(error, call) ?? errorFromCall(error, call);
     }
-    checkEnvelope(response, call);
-    if (!response.ok) throw remoteErrorFrom(response.error, call.url, call.requestId);
-    const value = jsonOf(response.result);
-    return { value, bytes: jsonByteLength(value) };
+    const answer = readEnvelope(response, call);
+    if (!answer.final) {
+      throw new TransportProtocolError(`unary answer from ${call.url} is not marked final`, {
+        url: call.url,
+        requestId: call.requestId,
+        retryable: false,
+      });
+    }
+    if (!answer.ok) throw remoteErrorFrom(answer.error, call.url, call.requestId);
+    return { value: answer.result, bytes: answer.bytes };
   }
 
   async *stream(call: OutboundCall): AsyncGenerator<InboundEvent> {
@@ -84,25 +91,15 @@ export class GrpcClient implements TransportClient {
           next = await iterator.next();
         } catch (error) {
           ended = true;
-          throw errorFromCall(error, call);
+          throw unreadableAnswer(error, call) ?? errorFromCall(error, call);
         }
         if (next.done) {
           ended = true;
           return;
         }
-        const event = next.value;
-        checkEnvelope(event, call);
-        const result = event.ok ? jsonOf(event.result) : undefined;
-        const final = event.final === true;
-        yield {
-          id: event.id ? event.id : null,
-          ok: event.ok === true,
-          result,
-          error: event.error,
-          final,
-          bytes: jsonByteLength(event.ok ? (result ?? null) : (event.error ?? null)),
-        };
-        if (final || !event.ok) return;
+        const event = readEnvelope(next.value, call);
+        yield event;
+        if (event.final || !event.ok) return;
       }
     } finally {
       call.signal.removeEventListener('abort', forward);
@@ -186,21 +183,31 @@ function metadata(call: OutboundCall): Record<string, string> {
   return headers;
 }
 
-/** A response must say whether it succeeded and must belong to this request. */
-function checkEnvelope(envelope: ResponseEnvelope, call: OutboundCall): void {
-  if (typeof envelope.ok !== 'boolean') {
-    throw new TransportProtocolError(`the response envelope from ${call.url} has no "ok"`, {
-      url: call.url,
-      requestId: call.requestId,
-      retryable: false,
-    });
-  }
-  if (envelope.id && envelope.id !== call.requestId) {
-    throw new TransportProtocolError(`response for request ${envelope.id} arrived on request ${call.requestId}`, {
-      url: call.url,
-      requestId: call.requestId,
-      retryable: false,
-    });
-  }
+/**
+ * An answer this side could not read as a response envelope (a numeric id, an array, text
+ * that is not JSON) is the peer breaking the protocol, as on the other wires. Connect reports
+ * it as INVALID_ARGUMENT wrapping the parser's error; a status the peer sent has no cause.
+ */
+function unreadableAnswer(error: unknown, call: OutboundCall): TransportProtocolError | null {
+  if (call.signal.aborted || !(error instanceof Error) || error.name !== 'ConnectError') return null;
+  const { code, cause } = error as Error & { code?: unknown };
+  if (code !== GrpcStatus.INVALID_ARGUMENT || !(cause instanceof Error) || cause.name === 'ConnectError') return null;
+  return new TransportProtocolError(`response envelope from ${call.url} is not readable: ${cause.message}`, {
+    url: call.url,
+    requestId: call.requestId,
+    retryable: false,
+    cause: error,
+  });
 }
 
+/**
+ * A response message read by the rules every wire shares (envelope.ts). The message's fields
+ * have explicit presence, so an absent `ok` or `final` stays absent and is refused as on the
+ * other wires; ProtoJSON reads `"id": null` as no id, so an absent id counts as null. The
+ * size is the payload's JSON size, as the other wires measure it.
+ */
+function readEnvelope(envelope: ResponseEnvelope, call: OutboundCall): InboundEvent {
+  const result = jsonOf(envelope.result);
+  const plain = { id: envelope.id ?? null, ok: envelope.ok, result, error: envelope.error ?? null, final: envelope.final };
+  return readResponseEnvelope(plain, jsonByteLength(plain.ok ? result : plain.error), call);
+}

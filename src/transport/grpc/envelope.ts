@@ -7,11 +7,11 @@ import { fromJson, fromJsonString, toJson, type JsonObject, type JsonValue } fro
 import { ValueSchema, type Value } from '@bufbuild/protobuf/wkt';
 import type { InvokeRequest, InvokeResponse } from '../../../generated/proto/svc/transport/v1/transport_pb.js';
 import { extractCredentials } from '../../auth/credentials.js';
-import { paramsFromEnvelope, paramsFromSearch } from '../query-params.js';
 import { newId } from '../../core/ids.js';
-import { normalizeJson } from '../../core/json.js';
+import { jsonByteLength, normalizeJson } from '../../core/json.js';
 import type { InboundRequest } from '../endpoint.js';
 import { EndpointError, type ErrorObject } from '../endpoint-error.js';
+import { readRequestEnvelope } from '../envelope.js';
 
 /** The fields InvokeRequest and StreamRequest share (same numbers, same JSON names). */
 export type RequestEnvelope = Partial<Omit<InvokeRequest, '$typeName' | '$unknown'>>;
@@ -27,16 +27,20 @@ export const METADATA = Object.freeze({
 
 export type DecodedRequest =
   | { readonly ok: true; readonly requestId: string; readonly inbound: InboundRequest }
-  | { readonly ok: false; readonly requestId: string; readonly error: EndpointError };
+  /** `tooDeep`: refused for nesting, which the service answers INVALID_ARGUMENT like an unparsable message. */
+  | { readonly ok: false; readonly requestId: string; readonly error: EndpointError; readonly tooDeep: boolean };
 
 /**
- * Reads a request envelope plus its metadata. The envelope's `id` and `idempotency_key` win
- * over the `x-svc-request-id` and `idempotency-key` metadata; credentials come from the
- * `authorization` / `x-api-key` metadata only.
+ * Reads a request message by the rules every wire shares (envelope.ts): the message becomes
+ * the plain envelope it stands for (proto3's empty strings are absent fields) and is read as
+ * a websocket frame is. The `x-svc-request-id` metadata only names an envelope that has no
+ * usable id in the error answer; the `idempotency-key` metadata stands in for an envelope
+ * without one. Credentials come from the `authorization` / `x-api-key` metadata only.
  */
 export function decodeRequest(envelope: RequestEnvelope, metadata: Headers, signal: AbortSignal): DecodedRequest {
   let data: unknown;
   try {
+    // Bounded: the message parser refuses nesting past protobuf's recursion limit.
     data = envelope.data === undefined ? undefined : toJson(ValueSchema, envelope.data);
   } catch (error) {
     return notJson(envelope, metadata, error);
@@ -53,54 +57,48 @@ export interface EnvelopeFields {
   readonly idempotencyKey?: string | undefined;
 }
 
-/** The request an envelope's fields and its payload (already plain JSON, or undefined) make. */
+/**
+ * The request an envelope's fields and its payload (already plain JSON, or undefined when the
+ * message has none) make, by the rules every wire shares (envelope.ts), nesting limit included.
+ */
 export function inboundFrom(envelope: EnvelopeFields, data: unknown, metadata: Headers, signal: AbortSignal): DecodedRequest {
-  const requestId = requestIdOf(envelope, metadata);
-  const method = nonEmpty(envelope.method);
-  const rawPath = nonEmpty(envelope.path);
-  if (!method || !rawPath) {
-    const missing = [method ? null : 'method', rawPath ? null : 'path'].filter(Boolean).join(' and ');
-    return { ok: false, requestId, error: new EndpointError('invalid_request', `the request envelope has no ${missing}`) };
-  }
-  let receivedBytes = 0;
-  try {
-    // Limits are measured on the JSON text of the payload, whatever the codec on the wire.
-    if (data !== undefined) receivedBytes = Buffer.byteLength(JSON.stringify(data), 'utf8');
-  } catch (error) {
-    return notJson(envelope, metadata, error);
-  }
-  // A query string left in the path is read too; explicit params win over it.
-  const queryAt = rawPath.indexOf('?');
-  const path = queryAt < 0 ? rawPath : rawPath.slice(0, queryAt);
-  const params =
-    queryAt < 0
-      ? paramsFromEnvelope(envelope.params)
-      : { ...paramsFromSearch(new URLSearchParams(rawPath.slice(queryAt + 1))), ...paramsFromEnvelope(envelope.params) };
+  const read = readRequestEnvelope({
+    id: nonEmpty(envelope.id),
+    method: nonEmpty(envelope.method),
+    path: nonEmpty(envelope.path),
+    data: data === undefined ? null : data,
+    params: envelope.params ?? {},
+    idempotency_key: nonEmpty(envelope.idempotencyKey) ?? nonEmpty(metadata.get(METADATA.idempotencyKey)) ?? null,
+  });
+  if (!read.ok) return { ok: false, requestId: read.id ?? fallbackId(metadata), error: read.error, tooDeep: read.tooDeep };
+  const { id, method, path, params, idempotencyKey } = read.envelope;
   const inbound: InboundRequest = {
-    method: method.toUpperCase(),
+    method,
     path,
     data,
     params,
-    requestId,
-    idempotencyKey: nonEmpty(envelope.idempotencyKey) ?? nonEmpty(metadata.get(METADATA.idempotencyKey)) ?? null,
+    requestId: id,
+    idempotencyKey,
     credentials: extractCredentials(
       (name) => metadata.get(name) ?? undefined,
       () => undefined,
     ),
     signal,
-    receivedBytes,
+    // Limits are measured on the JSON text of the payload, whatever the codec on the wire.
+    receivedBytes: data === undefined ? 0 : jsonByteLength(data),
   };
-  return { ok: true, requestId, inbound };
+  return { ok: true, requestId: id, inbound };
 }
 
-function requestIdOf(envelope: EnvelopeFields, metadata: Headers): string {
-  return nonEmpty(envelope.id) ?? nonEmpty(metadata.get(METADATA.requestId)) ?? newId();
+/** The id an answer to an unreadable envelope carries: the metadata's, else a fresh one. */
+function fallbackId(metadata: Headers): string {
+  return nonEmpty(metadata.get(METADATA.requestId)) ?? newId();
 }
 
 function notJson(envelope: EnvelopeFields, metadata: Headers, error: unknown): DecodedRequest {
   const reason = error instanceof Error ? error.message : String(error);
   const failure = new EndpointError('invalid_json', `the envelope's data is not JSON: ${reason}`);
-  return { ok: false, requestId: requestIdOf(envelope, metadata), error: failure };
+  return { ok: false, requestId: nonEmpty(envelope.id) ?? fallbackId(metadata), error: failure, tooDeep: false };
 }
 
 /** A success envelope around JSON text the dispatcher already encoded and size-checked. */
@@ -132,9 +130,6 @@ export function jsonOf(value: Value | undefined): JsonValue {
 export function valueOfText(text: string): Value {
   return fromJsonString(ValueSchema, text);
 }
-
-
-
 
 function nonEmpty(value: string | null | undefined): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;

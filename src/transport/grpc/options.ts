@@ -21,15 +21,10 @@
 import { ConfigError } from '../../core/errors.js';
 import type { ResolvedConfig } from '../config.js';
 import type { Grpc, Limits } from '../../../generated/config/transport-config.js';
+import { ENVELOPE_ROOM } from '../envelope.js';
 
 /** The largest gRPC message length: the frame prefix holds a 32-bit length. */
 export const MAX_MESSAGE_BYTES = 0xffff_ffff;
-
-/**
- * Room for the envelope around a payload: id, method, path, params, flags. Generous on
- * purpose; the exact check is on the payload's JSON bytes, done by the shared pipeline.
- */
-export const ENVELOPE_ROOM_BYTES = 64 * 1024;
 
 /**
  * How much larger than its JSON text a payload can get in binary protobuf. The worst case is
@@ -57,8 +52,8 @@ export type WireRole = 'server' | 'client';
 export function wireOptions(config: ResolvedConfig, role: WireRole = 'client'): WireOptions {
   const { limits, grpc } = config;
   const largest = Math.max(limits.maxRequestBytes, limits.maxResponseBytes, limits.maxEventBytes);
-  const derived = Math.min(MAX_MESSAGE_BYTES, largest * BINARY_EXPANSION + ENVELOPE_ROOM_BYTES);
-  const receive = role === 'server' ? Math.min(MAX_MESSAGE_BYTES, limits.maxRequestBytes + ENVELOPE_ROOM_BYTES) : derived;
+  const derived = Math.min(MAX_MESSAGE_BYTES, largest * BINARY_EXPANSION + ENVELOPE_ROOM);
+  const receive = role === 'server' ? Math.min(MAX_MESSAGE_BYTES, limits.maxRequestBytes + ENVELOPE_ROOM) : derived;
   const options = grpc.channelOptions;
   return {
     receiveMaxBytes: messageLength(options, 'grpc.max_receive_message_length', receive),

@@ -57,6 +57,7 @@ import { RefusedCalls } from './refused-calls.js';
 import { DescriptorIndex, createReflectionServiceV1, createReflectionServiceV1alpha } from './reflection-service.js';
 import { GrpcStatus } from './status.js';
 import { createTransportHandlers, createTransportService } from './transport-service.js';
+import { reportingEscapedErrors } from './escaped-errors.js';
 import { MAX_MESSAGE_BYTES, wireOptions, type WireOptions } from './options.js';
 
 /** What wrapping a message in a BytesValue adds: a tag and a length of at most 5 bytes. */
@@ -145,7 +146,7 @@ export class GrpcServer implements TransportServer {
     const refused = new RefusedCalls(connect, dispatcher);
     const serviceOptions = { connect, dispatcher, rpcSlots, refused };
     router.service(SvcTransport, createTransportService(serviceOptions));
-    const json = createTransportHandlers(serviceOptions, jsonEnvelopes(connect));
+    const json = reportingEscapedErrors(createTransportHandlers(serviceOptions, jsonEnvelopes(connect)));
     jsonRouter.rpc(jsonInvoke, json.invoke as never);
     jsonRouter.rpc(jsonStream, json.stream as never);
     const jsonPaths = new Map(jsonRouter.handlers.map((handler) => [handler.requestPath, handler]));

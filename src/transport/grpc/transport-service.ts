@@ -32,6 +32,7 @@ import {
   type RequestEnvelope,
   type ResponseEnvelope,
 } from './envelope.js';
+import { reportingEscapedErrors } from './escaped-errors.js';
 import type { CallTally, RefusedCalls } from './refused-calls.js';
 import { GrpcStatus } from './status.js';
 
@@ -71,7 +72,7 @@ export interface TransportHandlers<Request, Response> {
 }
 
 export function createTransportService(options: TransportServiceOptions): ServiceImpl<typeof SvcTransport> {
-  return createTransportHandlers(options, protoEnvelopes);
+  return reportingEscapedErrors(createTransportHandlers(options, protoEnvelopes));
 }
 
 export function createTransportHandlers<Request, Response>(
@@ -96,8 +97,13 @@ export function createTransportHandlers<Request, Response>(
     }
   };
 
-  /** The answer to a call refused before dispatch; its size goes into the count (refused-calls.ts). */
-  const refuse = (tally: CallTally, requestId: string, error: EndpointError): Response => {
+  /**
+   * The answer to a call refused before dispatch; its size goes into the count (refused-calls.ts).
+   * Nesting past the limit ends the call with INVALID_ARGUMENT, as deeper nesting that the
+   * message parser refuses does.
+   */
+  const refuse = (tally: CallTally, requestId: string, error: EndpointError, tooDeep = false): Response => {
+    if (tooDeep) throw new connect.ConnectError(error.message, GrpcStatus.INVALID_ARGUMENT as Code);
     const object = error.toObject(requestId);
     tally.errorBytes = Buffer.byteLength(JSON.stringify(object));
     return codec.failure(requestId, object);
@@ -108,7 +114,7 @@ export function createTransportHandlers<Request, Response>(
       const tally = refused.tally(context);
       const decoded = codec.decode(request, context.requestHeader, context.signal);
       context.responseHeader.set(METADATA.requestId, decoded.requestId);
-      if (!decoded.ok) return refuse(tally, decoded.requestId, decoded.error);
+      if (!decoded.ok) return refuse(tally, decoded.requestId, decoded.error, decoded.tooDeep);
       const { requestId, inbound } = decoded;
       let release: () => void = () => undefined;
       try {
@@ -134,7 +140,7 @@ export function createTransportHandlers<Request, Response>(
       const decoded = codec.decode(request, context.requestHeader, context.signal);
       context.responseHeader.set(METADATA.requestId, decoded.requestId);
       if (!decoded.ok) {
-        yield refuse(tally, decoded.requestId, decoded.error);
+        yield refuse(tally, decoded.requestId, decoded.error, decoded.tooDeep);
         return;
       }
       const { requestId, inbound } = decoded;

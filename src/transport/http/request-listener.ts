@@ -3,6 +3,7 @@
 // the request, hands it to the dispatcher and writes the answer.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { newId } from '../../core/ids.js';
+import { jsonValueTooDeep, MAX_JSON_DEPTH } from '../../core/json-depth.js';
 import { describeJsonSyntaxError } from '../../core/json-syntax.js';
 import { LazyAbort } from '../../core/lazy-abort.js';
 import { headerValue, paramsFromSearch } from '../query-params.js';
@@ -12,6 +13,7 @@ import { Inbound, NO_PARAMS, type Endpoint, type InboundRequest } from '../endpo
 import { EndpointError, toEndpointError } from '../endpoint-error.js';
 import type { ConnectionGuard, ConnectionWatch } from './connection-guard.js';
 import { closeAfterAnswer } from './close-after-answer.js';
+import { reportEscapedError } from '../escaped-error.js';
 
 /** Writes a stream's events; the http transport has none, sse supplies one. */
 export type StreamWriter = (
@@ -38,7 +40,9 @@ const JSON_HEADERS = { 'content-type': 'application/json' } as const;
 export function createRequestListener(dispatcher: Dispatcher, options: ListenerOptions = {}) {
   return (req: IncomingMessage, res: ServerResponse, awaitingContinue = false): void => {
     handle(dispatcher, options, req, res, awaitingContinue).catch((error: unknown) => {
-      // Reached only if writing the answer itself failed; the connection is the casualty.
+      // Reached only if writing the answer (or a stream's events) itself failed; the
+      // connection is the casualty, never the process.
+      reportEscapedError('an http request handler', error);
       if (!res.headersSent) writeError(res, toEndpointError(error), null);
       else res.destroy();
     });
@@ -161,6 +165,7 @@ function readBody(
   // Bodies parsed earlier (express.json() in front of the adapter) are taken as they are.
   const preParsed = (req as IncomingMessage & { body?: unknown }).body;
   if (preParsed !== undefined && req.readableEnded) {
+    if (jsonValueTooDeep(preParsed)) return Promise.reject(EndpointError.tooDeep('request body', MAX_JSON_DEPTH));
     return Promise.resolve({ data: preParsed, bytes: Number.isFinite(declared) ? declared : 0 });
   }
   return new Promise((resolve, reject) => {
@@ -194,11 +199,15 @@ function readBody(
       }
       const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
       if (!expectsBody && text.trim() === '') return resolve({ data: undefined, bytes });
+      let data: unknown;
       try {
-        resolve({ data: JSON.parse(text), bytes });
+        data = JSON.parse(text);
       } catch (error) {
-        reject(new EndpointError('invalid_json', `request body is not valid JSON: ${describeJsonSyntaxError(text, error)}`));
+        return reject(new EndpointError('invalid_json', `request body is not valid JSON: ${describeJsonSyntaxError(text, error)}`));
       }
+      // Before anything walks the body recursively (validation, a handler's JSON.stringify).
+      if (jsonValueTooDeep(data)) return reject(EndpointError.tooDeep('request body', MAX_JSON_DEPTH));
+      resolve({ data, bytes });
     });
   });
 }

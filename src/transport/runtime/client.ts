@@ -13,6 +13,7 @@ import { remoteErrorFrom } from '../wire-errors.js';
 import { findTarget } from './registry.js';
 import { extractCredentials } from '../../auth/credentials.js';
 import type { LazyAbort } from '../../core/lazy-abort.js';
+import { jsonValueTooDeep, MAX_JSON_DEPTH } from '../../core/json-depth.js';
 
 /** In-process work cannot be interrupted, but the caller can stop waiting for it. */
 function untilAborted<T>(work: Promise<T>, cancellation: LazyAbort): Promise<T> {
@@ -27,8 +28,9 @@ export class RuntimeClient implements TransportClient {
   async send(call: OutboundCall): Promise<InboundReply> {
     const target = this.target(call);
     this.assertRoute(target, call);
+    const request = this.inbound(target, call);
     try {
-      const outcome = await untilAborted(target.unary(inbound(call)), call.cancellation);
+      const outcome = await untilAborted(target.unary(request), call.cancellation);
       if (outcome.kind === 'html') return { value: outcome.html, bytes: Buffer.byteLength(outcome.html) };
       return { value: JSON.parse(outcome.encoded.text), bytes: outcome.encoded.bytes };
     } catch (error) {
@@ -48,13 +50,16 @@ export class RuntimeClient implements TransportClient {
     // async-generator layer less per event.
     let frames: Promise<AsyncGenerator<StreamFrame, void, undefined>> | null = null;
     let opened: AsyncGenerator<StreamFrame, void, undefined> | null = null;
+    // Opened inside a promise, so a refused body rejects the first read instead of throwing.
     const open = () =>
-      (frames ??= target.openStream(inbound(call), undefined, { holdSlot: false }).then(
-        (generator) => (opened = generator),
-        (error: unknown) => {
-          throw this.remote(error, call);
-        },
-      ));
+      (frames ??= Promise.resolve()
+        .then(() => target.openStream(this.inbound(target, call), undefined, { holdSlot: false }))
+        .then(
+          (generator) => (opened = generator),
+          (error: unknown) => {
+            throw this.remote(error, call);
+          },
+        ));
     const toEvent = (step: IteratorResult<StreamFrame, void>): IteratorResult<InboundEvent, void> => {
       if (step.done) return { value: undefined, done: true };
       const frame = step.value;
@@ -96,7 +101,7 @@ export class RuntimeClient implements TransportClient {
   ): AsyncGenerator<InboundEvent> {
     let outcome;
     try {
-      outcome = await untilAborted(target.unary(inbound(call, route.method, route.path), submit), call.cancellation);
+      outcome = await untilAborted(target.unary(this.inbound(target, call, route.method, route.path), submit), call.cancellation);
     } catch (error) {
       throw this.remote(error, call);
     }
@@ -130,6 +135,20 @@ export class RuntimeClient implements TransportClient {
   }
 
   /**
+   * The target's view of the call. A body nested past the limit every network wire holds it
+   * to is refused the same way here, and counted on the target as a refused request.
+   */
+  private inbound(target: Dispatcher, call: OutboundCall, method = call.spec.method, path = call.spec.path): InboundRequest {
+    const data = call.body ? JSON.parse(call.body.text) : undefined;
+    if (jsonValueTooDeep(data)) {
+      const refused = EndpointError.tooDeep('request body', MAX_JSON_DEPTH);
+      target.countRefused(call.body?.bytes ?? 0, Buffer.byteLength(JSON.stringify(refused.toObject(call.requestId))));
+      throw this.remote(refused, call);
+    }
+    return new Inbound(method, path, data, NO_PARAMS, call.requestId, call.idempotencyKey, credentialsOf(call), call.body?.bytes ?? 0, call);
+  }
+
+  /**
    * A handler that failed (`internal`) is not worth another attempt in-process; a target that
    * says it is busy or unavailable (429, 503, ...) keeps the usual retryable status rule.
    */
@@ -138,12 +157,6 @@ export class RuntimeClient implements TransportClient {
     const object = error.toObject(call.requestId);
     return remoteErrorFrom(object, call.url, call.requestId, undefined, error.code === 'internal' ? false : undefined);
   }
-}
-
-/** The target's view of a call; the caller's AbortSignal is only made if a handler asks. */
-function inbound(call: OutboundCall, method = call.spec.method, path = call.spec.path): InboundRequest {
-  const data = call.body ? JSON.parse(call.body.text) : undefined;
-  return new Inbound(method, path, data, NO_PARAMS, call.requestId, call.idempotencyKey, credentialsOf(call), call.body?.bytes ?? 0, call);
 }
 
 /** The caller's credential, found in its headers where a network server would look. */

@@ -2,6 +2,7 @@
 // answer is a `text/event-stream`, read frame by frame into envelopes.
 import type { IncomingMessage } from 'node:http';
 import type { BindingContext, InboundEvent, OutboundCall } from '../binding.js';
+import { ENVELOPE_ROOM, readResponseEnvelope } from '../envelope.js';
 import { TransportProtocolError } from '../errors.js';
 import { HttpClient, readText } from '../http/client.js';
 import { mapSocketError } from '../node-failures.js';
@@ -9,13 +10,6 @@ import { errorFromResponse } from '../wire-errors.js';
 import { SseParser } from './sse-parser.js';
 
 export const EVENT_STREAM = 'text/event-stream';
-
-/**
- * Room for the envelope around an event's result (`jsonrpc`, `id`, `ok`, `final`, field
- * names). A frame may be this much larger than `max_event_bytes` before the reader refuses it;
- * the result itself is then held to the exact limit by the shared pipeline.
- */
-export const ENVELOPE_ALLOWANCE = 64 * 1024;
 
 /** How long a finished stream's response may take to end before its socket is dropped. */
 const TRAILER_GRACE_MS = 1000;
@@ -61,7 +55,7 @@ export class SseClient extends HttpClient {
           { url: call.url, requestId: call.requestId, statusCode: status, retryable: false },
         );
       }
-      const parser = new SseParser(this.context.config.limits.maxEventBytes + ENVELOPE_ALLOWANCE, {
+      const parser = new SseParser(this.context.config.limits.maxEventBytes + ENVELOPE_ROOM, {
         url: call.url,
         requestId: call.requestId,
       });
@@ -87,7 +81,11 @@ export class SseClient extends HttpClient {
   }
 }
 
-/** Turns one frame's data into an envelope; anything else is a (non-retryable) protocol error. */
+/**
+ * Turns one frame's data into an envelope (see envelope.ts for the rules, shared with the
+ * other wires); anything else is a (non-retryable) protocol error. The frame's `jsonrpc`
+ * member is not checked: nothing depends on it.
+ */
 export function decodeEnvelope(data: string, bytes: number, call: Pick<OutboundCall, 'url' | 'requestId'>): InboundEvent {
   let value: unknown;
   try {
@@ -99,23 +97,7 @@ export function decodeEnvelope(data: string, bytes: number, call: Pick<OutboundC
       retryable: false,
     });
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value) || typeof (value as { ok?: unknown }).ok !== 'boolean') {
-    throw new TransportProtocolError(`stream frame from ${call.url} is not an envelope with a boolean "ok": ${preview(data)}`, {
-      url: call.url,
-      requestId: call.requestId,
-      retryable: false,
-    });
-  }
-  const envelope = value as { id?: unknown; ok: boolean; result?: unknown; error?: unknown; final?: unknown };
-  const id = envelope.id === undefined || envelope.id === null ? null : String(envelope.id);
-  return {
-    id,
-    ok: envelope.ok,
-    result: envelope.result,
-    error: envelope.error,
-    final: envelope.final === true,
-    bytes,
-  };
+  return readResponseEnvelope(value, bytes, call);
 }
 
 function mediaType(header: string | undefined): string {

@@ -1,11 +1,12 @@
 // The server half of a task stream over SSE. The stream is opened with the dispatcher first,
 // so a refused stream (authentication, validation, unknown route) is still a plain JSON HTTP
-// error; only then does the event stream start. Each frame is one `data:` line carrying the
-// envelope `{"jsonrpc":"2.0","id":...,"ok":...,"result"|"error":...,"final":...}`.
+// error; only then does the event stream start. Each frame is one `data:` line carrying a
+// response envelope with `jsonrpc` added (written by envelope.ts, as every wire's are).
 import type { ServerResponse } from 'node:http';
 import type { Dispatcher, StreamFrame } from '../dispatcher.js';
 import type { Endpoint, InboundRequest } from '../endpoint.js';
 import { toEndpointError } from '../endpoint-error.js';
+import { envelopeHead, errorEnvelope, okEnvelope } from '../envelope.js';
 import { writeError, type StreamWriter } from '../http/request-listener.js';
 import { TurnCork } from '../turn-cork.js';
 
@@ -30,7 +31,7 @@ export const writeSseStream: StreamWriter = async (
     await frames.return();
     return;
   }
-  const prefix = `data: {"jsonrpc":"2.0","id":${JSON.stringify(request.requestId)},`;
+  const head = envelopeHead(request.requestId, true);
   let heartbeat: Heartbeat | null = null;
   let ended = false;
   try {
@@ -49,9 +50,8 @@ export const writeSseStream: StreamWriter = async (
       if (step.done || signal.aborted) break;
       const frame = step.value;
       // The event's JSON text was encoded (and size-checked) once; it goes into the envelope as is.
-      const line = frame.ok
-        ? `${prefix}"ok":true,"result":${frame.encoded.text},"final":${frame.final}}\n\n`
-        : `${prefix}"ok":false,"error":${JSON.stringify(frame.error)},"final":true}\n\n`;
+      const envelope = frame.ok ? okEnvelope(head, frame.encoded.text, frame.final) : errorEnvelope(head, frame.error);
+      const line = `data: ${envelope}\n\n`;
       heartbeat.wrote();
       cork.hold();
       if (!res.write(line)) await drained(res, signal);

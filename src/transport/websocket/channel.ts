@@ -9,12 +9,13 @@ import type { ClientOptions, WebSocket } from 'ws';
 import type { LazyAbort } from '../../core/lazy-abort.js';
 import { clientTlsOptions } from '../../tls/node-tls-options.js';
 import type { InboundEvent, InboundReply, OutboundCall } from '../binding.js';
+import { resultBytes } from '../envelope.js';
 import type { ResolvedConfig } from '../config.js';
 import { TransportConnectionError, TransportLimitError, TransportProtocolError } from '../errors.js';
 import { mapSocketError } from '../node-failures.js';
 import { errorFromResponse, remoteErrorFrom } from '../wire-errors.js';
 import { Slots } from '../slots.js';
-import { decodeResponseFrame, maxFrameBytes, requestFrame, TEXT_FRAME, type RawData, type ResponseFrame } from './frames.js';
+import { decodeResponseFrame, maxFrameBytes, requestFrame, TEXT_FRAME, type RawData } from './frames.js';
 import { startHeartbeat } from './keepalive.js';
 import { loadWs } from './ws-module.js';
 
@@ -47,7 +48,7 @@ export class Channel {
       }
       answered = true;
       if (!frame.ok) throw remoteErrorFrom(frame.error, call.url, call.requestId);
-      return { value: frame.result, bytes: payloadBytes(frame, this.config.limits.maxResponseBytes) };
+      return { value: frame.result, bytes: resultBytes(frame, this.config.limits.maxResponseBytes) };
     } finally {
       if (connection) this.finish(connection, answered);
       release();
@@ -65,7 +66,7 @@ export class Channel {
       for (;;) {
         const frame = await exchange.next(call.cancellation);
         ended = frame.final;
-        yield { id: frame.id, ok: frame.ok, result: frame.result, error: frame.error, final: frame.final, bytes: frame.bytes };
+        yield frame;
         if (ended) return;
       }
     } finally {
@@ -179,22 +180,11 @@ export class Channel {
         this.drop(connection);
         return;
       }
-      let frame: ResponseFrame;
+      let frame: InboundEvent;
       try {
         frame = decodeResponseFrame(data, isBinary, url, exchange.requestId);
       } catch (error) {
         exchange.fail(error);
-        this.drop(connection);
-        return;
-      }
-      if (frame.id !== exchange.requestId && !(frame.id === null && !frame.ok)) {
-        exchange.fail(
-          new TransportProtocolError(`answer for request ${frame.id} arrived on request ${exchange.requestId}`, {
-            url,
-            requestId: exchange.requestId,
-            retryable: false,
-          }),
-        );
         this.drop(connection);
         return;
       }
@@ -271,7 +261,7 @@ class Connection {
 
 /** The frames of one call, in arrival order, and the failure that ends them early. */
 class Exchange {
-  private readonly frames: ResponseFrame[] = [];
+  private readonly frames: InboundEvent[] = [];
   private failure: { readonly error: unknown } | null = null;
   private wake: (() => void) | null = null;
   /** True once the final frame arrived. */
@@ -282,7 +272,7 @@ class Exchange {
     private readonly socket: WebSocket,
   ) {}
 
-  push(frame: ResponseFrame): void {
+  push(frame: InboundEvent): void {
     this.frames.push(frame);
     if (frame.final) this.complete = true;
     if (this.frames.length >= MAX_UNREAD_FRAMES && !this.socket.isPaused) this.socket.pause();
@@ -295,7 +285,7 @@ class Exchange {
     this.wake?.();
   }
 
-  async next(cancellation: LazyAbort): Promise<ResponseFrame> {
+  async next(cancellation: LazyAbort): Promise<InboundEvent> {
     for (;;) {
       const frame = this.frames.shift();
       if (frame) {
@@ -316,11 +306,6 @@ class Exchange {
       });
     }
   }
-}
-
-/** The size the response limit is checked against: the frame, or the result alone when the frame is over. */
-function payloadBytes(frame: ResponseFrame, limit: number): number {
-  return frame.bytes <= limit ? frame.bytes : Buffer.byteLength(JSON.stringify(frame.result ?? null));
 }
 
 function connectionLost(url: string, requestId: string, why: string): TransportConnectionError {

@@ -1,20 +1,16 @@
 // The JSON text frames of the websocket wire. A request frame is a request envelope
 // (schemas/native/request-envelope.schema.json); every answer is a response envelope, one
 // per unary call or one per stream event, the last with `final` true.
-import { validate } from '../../../generated/validators/index.js';
 import { describeJsonSyntaxError } from '../../core/json-syntax.js';
-import type { OutboundCall } from '../binding.js';
+import type { InboundEvent, OutboundCall } from '../binding.js';
 import type { Limits } from '../config.js';
 import type { QueryParams } from '../endpoint.js';
 import { EndpointError, type ErrorObject } from '../endpoint-error.js';
+import { ENVELOPE_ROOM, envelopeHead, errorEnvelope, okEnvelope, readRequestEnvelope, readResponseEnvelope } from '../envelope.js';
 import { TransportProtocolError } from '../errors.js';
-import { paramsFromEnvelope } from '../query-params.js';
 
 /** Send options for a frame handed to ws as a Buffer: still a text frame. */
 export const TEXT_FRAME = { binary: false } as const;
-
-/** Room for the envelope around the largest payload (id, method, path, params, key). */
-export const ENVELOPE_ROOM = 64 * 1024;
 
 /**
  * The largest frame either side accepts: the largest payload the limits allow, plus room for
@@ -80,40 +76,24 @@ export function decodeRequestFrame(raw: RawData, isBinary: boolean, maxRequestBy
       bytes: buffer.length,
     };
   }
-  const checked = validate('request-envelope', value);
-  if (!checked.valid) {
-    const id = value && typeof value === 'object' ? (value as { id?: unknown }).id : undefined;
-    return {
-      ok: false,
-      id: typeof id === 'string' && id !== '' ? id : null,
-      error: EndpointError.invalidRequest('request envelope', checked.errors),
-      bytes: buffer.length,
-    };
-  }
-  const envelope = checked.value;
+  const read = readRequestEnvelope(value);
+  if (!read.ok) return { ok: false, id: read.id, error: read.error, bytes: buffer.length };
+  const envelope = read.envelope;
+  // Nesting is bounded by now, so measuring the payload alone cannot exhaust the stack.
   const bytes = buffer.length <= maxRequestBytes ? buffer.length : Buffer.byteLength(JSON.stringify(envelope.data ?? null));
-  return {
-    ok: true,
-    frame: {
-      id: envelope.id,
-      method: envelope.method,
-      path: envelope.path,
-      data: envelope.data,
-      params: paramsFromEnvelope(envelope.params),
-      idempotencyKey: envelope.idempotency_key ?? null,
-      bytes,
-    },
-  };
+  // Fields listed out: a spread here costs more than the rest of the decoding.
+  const { id, method, path, data, params, idempotencyKey } = envelope;
+  return { ok: true, frame: { id, method, path, data, params, idempotencyKey, bytes } };
 }
 
 /** A success frame around an already encoded result, so the result is serialized once. */
 export function okFrame(id: string, resultText: string, final: boolean): string {
-  return `{"id":${JSON.stringify(id)},"ok":true,"result":${resultText},"error":null,"final":${final}}`;
+  return okEnvelope(envelopeHead(id), resultText, final);
 }
 
 /** A failure frame; failures always end their call. */
 export function errorFrame(id: string | null, error: ErrorObject): string {
-  return JSON.stringify({ id, ok: false, result: null, error, final: true });
+  return errorEnvelope(envelopeHead(id), error);
 }
 
 // ---------------------------------------------------------------------------- client side
@@ -127,22 +107,11 @@ export function requestFrame(call: OutboundCall): string {
   );
 }
 
-export interface ResponseFrame {
-  readonly id: string | null;
-  readonly ok: boolean;
-  readonly result: unknown;
-  readonly error: unknown;
-  readonly final: boolean;
-  /** Wire size of the frame. */
-  readonly bytes: number;
-}
-
 /**
- * Reads a response frame, checking what the client relies on: a JSON object with a string
- * or null `id`, a boolean `ok` and a boolean `final`. The error object of an `ok: false`
- * frame is read leniently, as any remote error is.
+ * Reads a response frame: JSON text holding a response envelope for this request (see
+ * envelope.ts for the rules). Anything else is a protocol error.
  */
-export function decodeResponseFrame(raw: RawData, isBinary: boolean, url: string, requestId: string): ResponseFrame {
+export function decodeResponseFrame(raw: RawData, isBinary: boolean, url: string, requestId: string): InboundEvent {
   const fail = (why: string) => new TransportProtocolError(`frame from ${url} ${why}`, { url, requestId, retryable: false });
   if (isBinary) throw fail('is binary; the websocket wire carries JSON text frames');
   const buffer = frameBuffer(raw);
@@ -152,17 +121,5 @@ export function decodeResponseFrame(raw: RawData, isBinary: boolean, url: string
   } catch {
     throw fail('is not valid JSON');
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw fail('is not a JSON object');
-  const frame = value as Record<string, unknown>;
-  if (frame.id !== null && typeof frame.id !== 'string') throw fail('has no string or null `id`');
-  if (typeof frame.ok !== 'boolean') throw fail('has no boolean `ok`');
-  if (typeof frame.final !== 'boolean') throw fail('has no boolean `final`');
-  return {
-    id: frame.id as string | null,
-    ok: frame.ok,
-    result: frame.result ?? null,
-    error: frame.error ?? null,
-    final: frame.final,
-    bytes: buffer.length,
-  };
+  return readResponseEnvelope(value, buffer.length, { url, requestId });
 }

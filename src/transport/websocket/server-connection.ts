@@ -14,6 +14,7 @@ import { toEndpointError, type EndpointError } from '../endpoint-error.js';
 import { decodeRequestFrame, errorFrame, okFrame, TEXT_FRAME, type RawData } from './frames.js';
 import { startHeartbeat } from './keepalive.js';
 import { TurnCork } from '../turn-cork.js';
+import { reportEscapedError } from '../escaped-error.js';
 
 /** Above this many bytes waiting in the socket, senders wait for it to drain. */
 const SEND_HIGH_WATER = 1024 * 1024;
@@ -71,15 +72,27 @@ export class ServerConnection {
     clearTimeout(timer);
   }
 
+  /**
+   * Serving a frame failed outside every answer path: the connection can no longer be trusted
+   * to answer in order, so it is closed (1011, internal error); the process carries on.
+   */
+  private escaped(error: unknown): void {
+    reportEscapedError('a websocket connection handler', error);
+    this.waiting.length = 0;
+    void this.close(this.config.shutdownTimeout * 1000, 1011, 'internal error');
+  }
+
   private pump(): void {
     const capacity = this.config.limits.maxConcurrentRequests;
     while (this.serving < capacity && this.waiting.length > 0) {
       const next = this.waiting.shift()!;
       this.serving++;
-      void this.serve(next.data, next.isBinary).finally(() => {
-        this.serving--;
-        this.pump();
-      });
+      this.serve(next.data, next.isBinary)
+        .finally(() => {
+          this.serving--;
+          this.pump();
+        })
+        .catch((error: unknown) => this.escaped(error));
     }
     if (this.waiting.length > 0) {
       if (!this.socket.isPaused) this.socket.pause();

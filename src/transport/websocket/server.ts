@@ -15,6 +15,7 @@ import type { BindingContext, TransportServer } from '../binding.js';
 import type { Dispatcher } from '../dispatcher.js';
 import type { Endpoint } from '../endpoint.js';
 import { EndpointError, toEndpointError } from '../endpoint-error.js';
+import { reportEscapedError } from '../escaped-error.js';
 import { closeServer, deadlineCheckMs, listenOn, watchConnections } from '../listen.js';
 import { maxFrameBytes } from './frames.js';
 import { ServerConnection } from './server-connection.js';
@@ -50,7 +51,10 @@ export class WebSocketTransportServer implements TransportServer {
     const gate = handshakeEndpoint(dispatcher);
     http.on('request', answerPlainRequest);
     http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-      void this.upgrade(wss, dispatcher, gate, req, socket, head);
+      this.upgrade(wss, dispatcher, gate, req, socket, head).catch((error: unknown) => {
+        reportEscapedError('a websocket upgrade handler', error);
+        socket.destroy();
+      });
     });
     watchConnections(http, this.sockets, config.headerTimeout);
     const port = await listenOn(http, parsed);

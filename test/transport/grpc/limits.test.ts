@@ -13,7 +13,7 @@ import { create, fromBinary, fromJson, toBinary, type JsonValue } from '@bufbuil
 import { ValueSchema } from '@bufbuild/protobuf/wkt';
 import * as grpc from '@grpc/grpc-js';
 import { InvokeRequestSchema, InvokeResponseSchema } from '../../../generated/proto/svc/transport/v1/transport_pb.js';
-import { ENVELOPE_ROOM_BYTES } from '../../../src/transport/grpc/options.js';
+import { ENVELOPE_ROOM as ENVELOPE_ROOM_BYTES } from '../../../src/transport/envelope.js';
 import type { TransportOptions } from '../../../src/transport/transport.js';
 import { INVOKE_PATH, passThroughService, statusOf, target, unaryCall } from './helpers.js';
 

@@ -4,24 +4,20 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigError } from '../../../src/core/errors.js';
 import { ResolvedConfig } from '../../../src/transport/config.js';
-import {
-  BINARY_EXPANSION,
-  ENVELOPE_ROOM_BYTES,
-  MAX_MESSAGE_BYTES,
-  wireOptions,
-} from '../../../src/transport/grpc/options.js';
+import { ENVELOPE_ROOM } from '../../../src/transport/envelope.js';
+import { BINARY_EXPANSION, MAX_MESSAGE_BYTES, wireOptions } from '../../../src/transport/grpc/options.js';
 
 describe('grpc wire options', () => {
   it('message sizes: the largest payload limit, as binary protobuf may grow it, plus envelope room', () => {
     const wire = wireOptions(new ResolvedConfig({ limits: { maxRequestBytes: 1000, maxResponseBytes: 3000, maxEventBytes: 2000 } }));
-    assert.equal(wire.receiveMaxBytes, 3000 * BINARY_EXPANSION + ENVELOPE_ROOM_BYTES);
+    assert.equal(wire.receiveMaxBytes, 3000 * BINARY_EXPANSION + ENVELOPE_ROOM);
     assert.equal(wire.sendMaxBytes, wire.receiveMaxBytes);
   });
 
   it('a server receives requests only: max_request_bytes plus envelope room, however large the other limits', () => {
     const config = new ResolvedConfig({ limits: { maxRequestBytes: 1000, maxResponseBytes: 3000, maxEventBytes: 2000 } });
     const wire = wireOptions(config, 'server');
-    assert.equal(wire.receiveMaxBytes, 1000 + ENVELOPE_ROOM_BYTES);
+    assert.equal(wire.receiveMaxBytes, 1000 + ENVELOPE_ROOM);
     assert.equal(wire.sendMaxBytes, wireOptions(config, 'client').sendMaxBytes);
     const explicit = new ResolvedConfig({ grpc: { channelOptions: { 'grpc.max_receive_message_length': 5000 } } });
     assert.equal(wireOptions(explicit, 'server').receiveMaxBytes, 5000);

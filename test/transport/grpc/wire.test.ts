@@ -113,17 +113,35 @@ describe('binary protobuf (grpc-js + proto-loader)', () => {
     assert.equal(fixture.contexts[0]!.idempotencyKey, 'key-1');
   });
 
-  it('takes the request id and idempotency key from metadata when the envelope has none', async (t) => {
+  it('refuses an envelope without an id, as websocket does, naming the metadata request id in the error', async (t) => {
+    const fixture = agentEndpoints();
+    const server = await serveGrpc(t, fixture.endpoints);
+    const client = binaryClient(t, server.url);
+    const response = envelopeOf(
+      await unaryCall(
+        client,
+        'Invoke',
+        { method: 'POST', path: '/tasks/', data: toValue({ id: 't2' }) },
+        { 'x-svc-request-id': 'from-metadata', 'idempotency-key': 'meta-key' },
+      ),
+    );
+    assert.equal(response.ok, false);
+    assert.equal((response.error as any).code, 'invalid_request');
+    assert.equal((response.error as any).request_id, 'from-metadata');
+    assert.equal(fixture.contexts.length, 0);
+  });
+
+  it('takes the idempotency key from metadata when the envelope has none', async (t) => {
     const fixture = agentEndpoints();
     const server = await serveGrpc(t, fixture.endpoints);
     const client = binaryClient(t, server.url);
     const response = await unaryCall(
       client,
       'Invoke',
-      { method: 'POST', path: '/tasks/', data: toValue({ id: 't2' }) },
-      { 'x-svc-request-id': 'from-metadata', 'idempotency-key': 'meta-key' },
+      { id: 'r2', method: 'POST', path: '/tasks/', data: toValue({ id: 't2' }) },
+      { 'idempotency-key': 'meta-key' },
     );
-    assert.equal(response.id, 'from-metadata');
+    assert.equal(response.id, 'r2');
     assert.equal(fixture.contexts[0]!.idempotencyKey, 'meta-key');
   });
 

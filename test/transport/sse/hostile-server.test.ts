@@ -13,7 +13,7 @@ import {
 } from '../../../src/transport/errors.js';
 import { createTransport } from '../../../src/transport/factory.js';
 import type { Transport } from '../../../src/transport/transport.js';
-import { ENVELOPE_ALLOWANCE } from '../../../src/transport/sse/client.js';
+import { ENVELOPE_ROOM } from '../../../src/transport/envelope.js';
 import { nextTurn } from './helpers.js';
 
 type Behaviour = (req: IncomingMessage, res: ServerResponse, requestId: string) => void | Promise<void>;
@@ -244,7 +244,7 @@ describe('sse client against hand-written servers', { timeout: 20_000 }, () => {
     });
     assert.deepEqual(events, [1]);
     assert.ok(error instanceof TransportLimitError, String(error));
-    assert.equal(error.limit, MAX_EVENT_BYTES + ENVELOPE_ALLOWANCE);
+    assert.equal(error.limit, MAX_EVENT_BYTES + ENVELOPE_ROOM);
     assert.ok(written < 64 * 1024 * 1024, 'the client hung up long before the server ran out of data');
   });
 

@@ -106,18 +106,20 @@ describe('decodeEnvelope', () => {
       id: 'r1',
       ok: true,
       result: { x: 1 },
-      error: undefined,
+      error: null,
       final: true,
       bytes: 70,
     });
-    const failure = decodeEnvelope('{"id":null,"ok":false,"error":{"code":"internal"}}', 10, call);
+    const failure = decodeEnvelope('{"id":null,"ok":false,"error":{"code":"internal"},"final":true}', 10, call);
     assert.equal(failure.id, null);
-    assert.equal(failure.final, false);
+    assert.equal(failure.final, true);
     assert.deepEqual(failure.error, { code: 'internal' });
   });
 
-  it('keeps a non-string id as text, so the pipeline can reject it as a mismatch', () => {
-    assert.equal(decodeEnvelope('{"id":5,"ok":true,"final":true}', 1, call).id, '5');
+  it('refuses a numeric id and a frame without final, as every wire does (envelope.test.ts has the full table)', () => {
+    for (const data of ['{"id":5,"ok":true,"final":true}', '{"id":"r1","ok":true,"result":1}']) {
+      assert.throws(() => decodeEnvelope(data, data.length, call), TransportProtocolError, data);
+    }
   });
 
   it('refuses what is not a JSON envelope with a boolean ok', () => {

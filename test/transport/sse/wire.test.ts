@@ -69,7 +69,7 @@ describe('sse server, raw HTTP/1.1 peer', () => {
     assert.equal(res.headers['cache-control'], 'no-cache');
     assert.equal(res.headers['x-svc-request-id'], 'raw-1');
     const expected = taskEvents(task)
-      .map((item) => `data: {"jsonrpc":"2.0","id":"raw-1","ok":true,"result":${JSON.stringify(item.result)},"final":${item.final}}\n\n`)
+      .map((item) => `data: {"jsonrpc":"2.0","id":"raw-1","ok":true,"result":${JSON.stringify(item.result)},"error":null,"final":${item.final}}\n\n`)
       .join('');
     assert.equal(res.body, expected);
     const frames = dataLines(res.body).map((line) => JSON.parse(line));
@@ -103,6 +103,7 @@ describe('sse server, raw HTTP/1.1 peer', () => {
       jsonrpc: '2.0',
       id: 'raw-2',
       ok: false,
+      result: null,
       error: { code: 'internal', message: 'the engine broke', status: 500, request_id: 'raw-2' },
       final: true,
     });
@@ -323,7 +324,7 @@ describe('sse server, read by an independent event-stream client (fetch + @a2a-j
     }
     assert.deepEqual(
       envelopes,
-      taskEvents(task).map((item) => ({ jsonrpc: '2.0', id: 'fetch-1', ok: true, result: item.result, final: item.final })),
+      taskEvents(task).map((item) => ({ jsonrpc: '2.0', id: 'fetch-1', ok: true, result: item.result, error: null, final: item.final })),
     );
   });
 });
