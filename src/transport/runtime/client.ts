@@ -1,6 +1,7 @@
 // Calls go straight to the target's dispatcher in this process. Payloads still cross as JSON
 // text, so the size checks match the network transports and caller and target never share
-// objects. Query parameters are discarded.
+// objects. Query parameters are discarded, except for an operation whose request is its query
+// (registry discovery): there they are the request itself.
 import type { InboundEvent, InboundReply, OutboundCall, TransportClient } from '../binding.js';
 import type { Dispatcher, StreamFrame } from '../dispatcher.js';
 import { Inbound, NO_PARAMS, routeKey, type InboundRequest } from '../endpoint.js';
@@ -140,7 +141,8 @@ export class RuntimeClient implements TransportClient {
 /** The target's view of a call; the caller's AbortSignal is only made if a handler asks. */
 function inbound(call: OutboundCall, method = call.spec.method, path = call.spec.path): InboundRequest {
   const data = call.body ? JSON.parse(call.body.text) : undefined;
-  return new Inbound(method, path, data, NO_PARAMS, call.requestId, call.idempotencyKey, credentialsOf(call), call.body?.bytes ?? 0, call);
+  const params = call.spec.query ? call.params : NO_PARAMS;
+  return new Inbound(method, path, data, params, call.requestId, call.idempotencyKey, credentialsOf(call), call.body?.bytes ?? 0, call);
 }
 
 /** The caller's credential, found in its headers where a network server would look. */
