@@ -16,6 +16,14 @@ export {
 export type { SessionValues } from './agent/sessions.js';
 export { TaskCanceledError } from './agent/task-engine.js';
 export { AgentClient, TaskFailedError, transportForUrl, type AgentClientOptions } from './client/agent-client.js';
+export type { AgentRegistrationOptions } from './agent/agent-registration.js';
+export { RegistryClient, type DiscoverFilters, type RegistryCallStatus, type RegistryClientOptions } from './client/registry-client.js';
+export { DEFAULT_MAX_CARD_BYTES, RegistryServer, type RegistryServerOptions } from './registry/registry-server.js';
+export type { IndexKeys, MaybePromise, RegistryStore } from './registry/registry-store.js';
+export { MemoryRegistryStore } from './registry/memory-store.js';
+export { SqliteRegistryStore, type SqliteRegistryStoreOptions } from './registry/sqlite-store.js';
+export { RegistryStoreError, type RegistryStoreErrorCode } from './registry/store-error.js';
+export { REGISTRY_STATUS } from './registry/status-texts.js';
 export type { Authenticator } from './auth/authenticator.js';
 export { ApiKeyAuthenticator, type ApiKeyAuthenticatorOptions } from './auth/api-key.js';
 export { AuthenticationError, type AuthenticationFailure } from './auth/authentication-error.js';

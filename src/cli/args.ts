@@ -9,12 +9,16 @@ export interface OptionSpec {
   readonly short?: string;
   /** Accepted values of a string option; anything else is a usage error naming them. */
   readonly choices?: readonly string[];
+  /** The option may be repeated; its value is then the list of every value given. */
+  readonly multiple?: boolean;
 }
 
 export type OptionSpecs = Readonly<Record<string, OptionSpec>>;
 
 export interface ParsedArgs {
   readonly options: Readonly<Record<string, string | boolean | undefined>>;
+  /** The values of each `multiple` option, in order (empty when not given). */
+  readonly lists: Readonly<Record<string, readonly string[]>>;
   readonly positionals: readonly string[];
 }
 
@@ -24,7 +28,10 @@ export function parseCommandArgs(command: string, args: readonly string[], specs
     parsed = parseArgs({
       args: [...args],
       options: Object.fromEntries(
-        Object.entries(specs).map(([name, spec]) => [name, spec.short ? { type: spec.type, short: spec.short } : { type: spec.type }]),
+        Object.entries(specs).map(([name, spec]) => [
+          name,
+          { type: spec.type, ...(spec.short ? { short: spec.short } : {}), ...(spec.multiple ? { multiple: true } : {}) },
+        ]),
       ),
       allowPositionals: true,
       strict: true,
@@ -32,14 +39,20 @@ export function parseCommandArgs(command: string, args: readonly string[], specs
   } catch (error) {
     throw new UsageError(`${command}: ${describeParseError(error, args)}`);
   }
-  const options = parsed.values as Record<string, string | boolean | undefined>;
+  const options: Record<string, string | boolean | undefined> = {};
+  const lists: Record<string, string[]> = {};
+  for (const [name, value] of Object.entries(parsed.values)) {
+    if (Array.isArray(value)) lists[name] = value.map(String);
+    else options[name] = value;
+  }
+  for (const [name, spec] of Object.entries(specs)) if (spec.multiple) lists[name] ??= [];
   for (const [name, spec] of Object.entries(specs)) {
     const value = options[name];
     if (spec.choices && typeof value === 'string' && !spec.choices.includes(value)) {
       throw new UsageError(`${command}: --${name} must be one of ${spec.choices.join(', ')} (got "${value}")`);
     }
   }
-  return { options, positionals: parsed.positionals };
+  return { options, lists, positionals: parsed.positionals };
 }
 
 /**

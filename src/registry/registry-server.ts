@@ -18,14 +18,7 @@ import { MemoryRegistryStore } from './memory-store.js';
 import { buildRegistryEndpoints } from './registry-endpoints.js';
 import type { RegistryStore } from './registry-store.js';
 import { renderRegistryStatusPage } from './status-page.js';
-
-/** The status texts of the spec; clients compare against these. */
-export const REGISTRY_STATUS = {
-  registered: 'agent registered successfully',
-  unregistered: 'agent unregistered successfully',
-  heartbeat: 'agent heartbeat recorded',
-  notFound: 'agent not found',
-} as const;
+import { REGISTRY_STATUS } from './status-texts.js';
 
 /** Default largest card a registry stores: 64 KiB of JSON. */
 export const DEFAULT_MAX_CARD_BYTES = 65_536;
