@@ -68,10 +68,11 @@ export async function runServeRegistry(args: readonly string[], resolveTransport
     console.error(`parley: could not start the registry: ${(error as Error).message}`);
     return 1;
   }
-  console.log(`ready ${registry.url}`);
   const count = await registry.count();
   console.log(`store: sqlite ${store.location} (${count} agent${count === 1 ? '' : 's'})`);
   if (transport === 'http' || transport === 'sse') console.log(`status page: ${registry.url.replace(/\/$/, '')}/status`);
+  // Last, so that whoever waits for it has every line above.
+  console.log(`ready ${registry.url}`);
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGINT', stop);
