@@ -125,7 +125,9 @@ async function overHttp(name: string, storeArg: string): Promise<void> {
   const started = performance.now();
   const child = await startChild(storeArg);
   const loadedIn = (performance.now() - started) / 1000;
-  console.log(`${name} store over http: registry process RSS ${(child.rss / 1048576).toFixed(0)} MiB with ${CARDS} cards (up in ${loadedIn.toFixed(1)} s)`);
+  console.log(
+    `${name} store over http: registry process RSS ${(child.rss / 1048576).toFixed(0)} MiB with ${CARDS} cards (up in ${loadedIn.toFixed(1)} s)`,
+  );
   const client = new RegistryClient(child.url);
   for (const kind of INDEXED) console.log(row(kind, await measure(Math.floor(CALLS / 2), kind, (q) => client.discover(q))));
   await client.close();
@@ -135,10 +137,14 @@ async function overHttp(name: string, storeArg: string): Promise<void> {
 const dir = mkdtempSync(join(tmpdir(), 'parley-bench-registry-'));
 const file = join(dir, 'registry.db');
 try {
-  console.log(`registry bench: ${CARDS} cards (${ROLES} roles, 4 of 5000 tags each), ${CALLS} calls per indexed query, ${SCAN_CALLS} full scans\n`);
+  console.log(
+    `registry bench: ${CARDS} cards (${ROLES} roles, 4 of 5000 tags each), ${CALLS} calls per indexed query, ${SCAN_CALLS} full scans\n`,
+  );
   const memoryRate = await inProcess('memory', new MemoryRegistryStore());
   const sqliteRate = await inProcess('sqlite', new SqliteRegistryStore(file));
-  console.log(`sqlite registrations/s relative to memory: ${(sqliteRate / memoryRate).toFixed(2)}x (file ${(statSync(file).size / 1048576).toFixed(0)} MiB)\n`);
+  console.log(
+    `sqlite registrations/s relative to memory: ${(sqliteRate / memoryRate).toFixed(2)}x (file ${(statSync(file).size / 1048576).toFixed(0)} MiB)\n`,
+  );
   await overHttp('memory', 'memory');
   await overHttp('sqlite', `sqlite:${file}`);
 } finally {

@@ -67,8 +67,13 @@ export async function runDiscover(args: string[]): Promise<number> {
 /** Aligned columns, sorted by name then URL; a long description is left to --json. */
 function table(cards: readonly AgentCard[]): string {
   const sorted = [...cards].sort((a, b) => a.name.localeCompare(b.name) || a.url.localeCompare(b.url));
-  const rows = [['NAME', 'ROLE', 'TAGS', 'URL'], ...sorted.map((card) => [card.name, card.role || '-', (card.tags ?? []).join(',') || '-', card.url])];
+  const rows = [
+    ['NAME', 'ROLE', 'TAGS', 'URL'],
+    ...sorted.map((card) => [card.name, card.role || '-', (card.tags ?? []).join(',') || '-', card.url]),
+  ];
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  const lines = rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  '));
+  const lines = rows.map((row) =>
+    row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join('  '),
+  );
   return `${lines.join('\n')}\n${sorted.length} agent${sorted.length === 1 ? '' : 's'}\n`;
 }

@@ -17,6 +17,7 @@ export function registryClient(command: string, url: string | undefined, transpo
   } catch (error) {
     throw new UsageError(`${command}: ${(error as Error).message}`);
   }
-  if (name === 'runtime') throw new UsageError(`${command}: a runtime:// registry lives inside another process; give its network URL`);
+  if (name === 'runtime')
+    throw new UsageError(`${command}: a runtime:// registry lives inside another process; give its network URL`);
   return new RegistryClient(url, { transport: name });
 }

@@ -45,7 +45,10 @@ Options:
   -h, --help        show this help
 `;
 
-export async function runServeRegistry(args: readonly string[], resolveTransport: (name: string) => ServedTransport): Promise<number> {
+export async function runServeRegistry(
+  args: readonly string[],
+  resolveTransport: (name: string) => ServedTransport,
+): Promise<number> {
   const { options, positionals } = parseCommandArgs('serve registry', args, OPTIONS);
   if (positionals.length > 0) {
     throw new UsageError(`serve registry: unexpected argument ${JSON.stringify(positionals[0])} (see parley serve --help)`);
@@ -58,7 +61,8 @@ export async function runServeRegistry(args: readonly string[], resolveTransport
   let ttl: number | null = null;
   if (flags.ttl !== undefined) {
     ttl = Number(flags.ttl);
-    if (!Number.isFinite(ttl)) throw new UsageError(`serve registry: --ttl must be a number of seconds (got ${JSON.stringify(flags.ttl)})`);
+    if (!Number.isFinite(ttl))
+      throw new UsageError(`serve registry: --ttl must be a number of seconds (got ${JSON.stringify(flags.ttl)})`);
   }
   const store = new SqliteRegistryStore(flags.db ?? DEFAULT_DATABASE);
   const registry = new RegistryServer({ transport, url: flags.url ?? DEFAULT_URLS[transport], store, entryTtlSeconds: ttl });

@@ -32,7 +32,8 @@ export function discoveryFilter(query: unknown): DiscoveryFilter | null {
 
 /** `a,b` and [`a`, `b,c`] become the list of tags they name; empty pieces are dropped. */
 function splitTags(value: unknown): unknown {
-  const pieces = typeof value === 'string' ? [value] : Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : null;
+  const pieces =
+    typeof value === 'string' ? [value] : Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : null;
   if (!pieces) return value;
   const tags: string[] = [];
   for (const piece of pieces as string[]) {
@@ -98,7 +99,9 @@ function sameJson(a: unknown, b: unknown): boolean {
   const bKeys = Object.keys(b);
   return (
     aKeys.length === bKeys.length &&
-    aKeys.every((key) => Object.hasOwn(b, key) && sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]))
+    aKeys.every(
+      (key) => Object.hasOwn(b, key) && sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]),
+    )
   );
 }
 

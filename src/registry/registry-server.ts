@@ -4,7 +4,14 @@
 // then is the server running. stop() stops the transport, then closes the store; a failing
 // step leaves it running. Expired entries are pruned lazily, before the operations that read.
 import type { RegistryHandlers } from '../../generated/handlers/registry.js';
-import type { AgentCard, AgentUrlRequest, DiscoverQuery, Health, RegistryEntry, RegistryStatus } from '../../generated/types/index.js';
+import type {
+  AgentCard,
+  AgentUrlRequest,
+  DiscoverQuery,
+  Health,
+  RegistryEntry,
+  RegistryStatus,
+} from '../../generated/types/index.js';
 import { validate } from '../../generated/validators/index.js';
 import { nowSeconds } from '../core/clock.js';
 import { InvalidArgumentError, StateError } from '../core/errors.js';
@@ -135,10 +142,15 @@ export class RegistryServer implements RegistryHandlers<RequestContext> {
     const text = JSON.stringify(withDefaults(card));
     const bytes = Buffer.byteLength(text, 'utf8');
     if (bytes > this.maxCardBytes) {
-      throw new EndpointError(413, 'payload_too_large', `card is ${bytes} bytes, over the registry's limit of ${this.maxCardBytes}`, {
-        limit: this.maxCardBytes,
-        size: bytes,
-      });
+      throw new EndpointError(
+        413,
+        'payload_too_large',
+        `card is ${bytes} bytes, over the registry's limit of ${this.maxCardBytes}`,
+        {
+          limit: this.maxCardBytes,
+          size: bytes,
+        },
+      );
     }
     const now = this.clock();
     // A private copy: the caller's object stays theirs, and the store may keep this one as it is.

@@ -48,11 +48,19 @@ export function prepareSchema(db: SqliteDatabase, location: string): void {
     if (applicationId === 0 && version === 0) {
       const objects = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'").get() as { n: number };
       if (objects.n > 0) {
-        throw new RegistryStoreError('store_foreign', `${location} is a SQLite database of another program, not a parley registry`, location);
+        throw new RegistryStoreError(
+          'store_foreign',
+          `${location} is a SQLite database of another program, not a parley registry`,
+          location,
+        );
       }
       db.pragma(`application_id = ${APPLICATION_ID}`);
     } else if (applicationId !== APPLICATION_ID) {
-      throw new RegistryStoreError('store_foreign', `${location} is a SQLite database of another program, not a parley registry`, location);
+      throw new RegistryStoreError(
+        'store_foreign',
+        `${location} is a SQLite database of another program, not a parley registry`,
+        location,
+      );
     }
     if (version > SCHEMA_VERSION) {
       throw new RegistryStoreError(

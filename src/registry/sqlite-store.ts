@@ -84,7 +84,8 @@ export class SqliteRegistryStore implements RegistryStore {
       db.pragma('synchronous = FULL');
       prepareSchema(db, this.location);
       const check = db.pragma('quick_check', { simple: true });
-      if (check !== 'ok') throw new RegistryStoreError('store_corrupt', `${this.location} is corrupt: ${String(check)}`, this.location);
+      if (check !== 'ok')
+        throw new RegistryStoreError('store_corrupt', `${this.location} is corrupt: ${String(check)}`, this.location);
       this.statements = prepareStatements(db);
       this.inSavepoint = db.transaction((run: () => unknown) => run());
       this.db = db;
@@ -265,7 +266,11 @@ function classify(sqliteCode: string, during: 'open' | 'read' | 'write'): [Regis
 }
 
 function toEntry(row: Row): RegistryEntry {
-  return { card: JSON.parse(row.card) as AgentCard, last_seen: row.last_seen, metadata: JSON.parse(row.metadata) as Record<string, unknown> };
+  return {
+    card: JSON.parse(row.card) as AgentCard,
+    last_seen: row.last_seen,
+    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+  };
 }
 
 function prepareStatements(db: SqliteDatabase): Statements {

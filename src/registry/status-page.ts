@@ -24,7 +24,9 @@ export interface RegistryPageFacts {
 
 export function renderRegistryStatusPage(facts: RegistryPageFacts): string {
   const { health, now } = facts;
-  const entries = [...facts.entries].sort((a, b) => a.card.name.localeCompare(b.card.name) || a.card.url.localeCompare(b.card.url));
+  const entries = [...facts.entries].sort(
+    (a, b) => a.card.name.localeCompare(b.card.name) || a.card.url.localeCompare(b.card.url),
+  );
   const shown = entries.slice(0, MAX_ROWS);
   const filtered = Object.keys(facts.filter).length > 0;
   const rows = shown.map((entry) => agentRow(entry, now)).join('');
@@ -40,7 +42,10 @@ export function renderRegistryStatusPage(facts: RegistryPageFacts): string {
   const summary = filtered
     ? `${entries.length} of ${facts.total} live agents match`
     : `${facts.total} live agent${facts.total === 1 ? '' : 's'}`;
-  const more = entries.length > shown.length ? `<p class="muted">Showing the first ${shown.length}; narrow the filters to see others.</p>` : '';
+  const more =
+    entries.length > shown.length
+      ? `<p class="muted">Showing the first ${shown.length}; narrow the filters to see others.</p>`
+      : '';
   const body = `
 <header>
   <h1>parley registry</h1>
@@ -91,7 +96,9 @@ setInterval(async () => {
 
 function agentRow(entry: RegistryEntry, now: number): string {
   const { card } = entry;
-  const tags = card.tags?.length ? card.tags.map((tag) => `<span class="tag">${escapeHtml(tag)}</span>`).join(' ') : '<span class="muted">none</span>';
+  const tags = card.tags?.length
+    ? card.tags.map((tag) => `<span class="tag">${escapeHtml(tag)}</span>`).join(' ')
+    : '<span class="muted">none</span>';
   const seen = new Date(entry.last_seen * 1000).toISOString();
   return `<tr data-url="${escapeHtml(card.url)}">
 <td><b>${escapeHtml(card.name)}</b><div class="muted">${escapeHtml(card.description || '')}</div></td>

@@ -17,7 +17,14 @@ describe('registry status page in a browser', { skip: !existsSync(CHROMIUM) && `
   before(async () => {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--no-first-run',
+        '--disable-sync',
+      ],
     });
   });
 
@@ -28,7 +35,13 @@ describe('registry status page in a browser', { skip: !existsSync(CHROMIUM) && `
   for (const kind of ['http', 'sse'] as const) {
     test(`/status over ${kind}: agents with cards, last seen and age; filters narrow the list`, async (t) => {
       const h = await startRegistry(t, kind, { store: 'sqlite', entryTtlSeconds: 600 });
-      await h.client.register(card('http://127.0.0.1:9001', 'translator', { role: 'worker', tags: ['nlp', 'fr'], description: 'Translates <b>text</b>.' }));
+      await h.client.register(
+        card('http://127.0.0.1:9001', 'translator', {
+          role: 'worker',
+          tags: ['nlp', 'fr'],
+          description: 'Translates <b>text</b>.',
+        }),
+      );
       h.clock.advance(75);
       await h.client.register(card('http://127.0.0.1:9002', 'planner', { role: 'planner', tags: ['nlp'] }));
       await h.client.register(card('http://127.0.0.1:9003', 'summarizer', { role: 'worker', tags: ['en'] }));
@@ -42,7 +55,8 @@ describe('registry status page in a browser', { skip: !existsSync(CHROMIUM) && `
         if (message.type() === 'error') problems.push(`console: ${message.text()}`);
       });
       page.on('response', (response) => {
-        if (response.status() >= 400 && new URL(response.url()).pathname !== '/favicon.ico') problems.push(`HTTP ${response.status()} ${response.url()}`);
+        if (response.status() >= 400 && new URL(response.url()).pathname !== '/favicon.ico')
+          problems.push(`HTTP ${response.status()} ${response.url()}`);
       });
 
       const response = await page.goto(new URL('/status', h.url).href);

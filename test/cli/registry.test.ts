@@ -48,7 +48,9 @@ async function serveAgent(t: { after(fn: () => unknown): void }, args: readonly 
 }
 
 describe('parley registry commands', () => {
-  test('serve registry, serve agent --registry, discover: the agent is listed; it leaves at exit', { timeout: 60_000 }, async (t) => {
+  test('serve registry, serve agent --registry, discover: the agent is listed; it leaves at exit', {
+    timeout: 60_000,
+  }, async (t) => {
     const { dir, cleanup } = scratchDir();
     t.after(cleanup);
     const registry = await startRegistryProcess(['--db', join(dir, 'registry.db')]);
@@ -64,10 +66,15 @@ describe('parley registry commands', () => {
     assert.match(rows[1]!, new RegExp(`^newcomer\\s+echo\\s+echo,example\\s+${agent.url}$`));
     assert.equal(rows[2], '1 agent');
 
-    const json = await runCli(['discover', registry.url, '--tag', 'echo', '--tag', 'example', '--name', 'newcomer', '--json'], { cwd: dir });
+    const json = await runCli(['discover', registry.url, '--tag', 'echo', '--tag', 'example', '--name', 'newcomer', '--json'], {
+      cwd: dir,
+    });
     assert.equal(json.code, 0, json.stderr);
     const cards = JSON.parse(json.stdout) as Array<{ url: string; name: string }>;
-    assert.deepEqual(cards.map((c) => [c.name, c.url]), [['newcomer', agent.url]]);
+    assert.deepEqual(
+      cards.map((c) => [c.name, c.url]),
+      [['newcomer', agent.url]],
+    );
     const comma = await runCli(['discover', registry.url, '--tag', 'echo,example', '--json'], { cwd: dir });
     assert.deepEqual(JSON.parse(comma.stdout), cards);
     const none = await runCli(['discover', registry.url, '--role', 'nobody'], { cwd: dir });
@@ -79,9 +86,14 @@ describe('parley registry commands', () => {
     assert.deepEqual(JSON.parse(after.stdout), [], 'the agent unregistered at exit');
   });
 
-  test('register a card file, refuse a bad one naming the field, unregister; entries survive a restart', { timeout: 60_000 }, async (t) => {
+  test('register a card file, refuse a bad one naming the field, unregister; entries survive a restart', {
+    timeout: 60_000,
+  }, async (t) => {
     const good = { name: 'filed', url: 'http://127.0.0.1:9/filed', role: 'worker', tags: ['from-file'] };
-    const { dir, cleanup } = scratchDir({ 'card.json': JSON.stringify(good), 'bad.json': JSON.stringify({ ...good, tags: ['ok', 3] }) });
+    const { dir, cleanup } = scratchDir({
+      'card.json': JSON.stringify(good),
+      'bad.json': JSON.stringify({ ...good, tags: ['ok', 3] }),
+    });
     t.after(cleanup);
     const db = join(dir, 'registry.db');
     let registry = await startRegistryProcess(['--db', db]);
@@ -93,14 +105,20 @@ describe('parley registry commands', () => {
     const bad = await runCli(['register', registry.url, '--card', 'bad.json'], { cwd: dir });
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /^parley: the registry at .* did not register .*: .*\/tags\/1/m);
-    const piped = await runCli(['register', registry.url, '--card', '-'], { cwd: dir, stdin: JSON.stringify({ ...good, url: 'http://piped', name: 'piped' }) });
+    const piped = await runCli(['register', registry.url, '--card', '-'], {
+      cwd: dir,
+      stdin: JSON.stringify({ ...good, url: 'http://piped', name: 'piped' }),
+    });
     assert.equal(piped.code, 0, piped.stderr);
 
     assert.equal(await registry.stop('SIGTERM'), 0);
     registry = await startRegistryProcess(['--db', db]);
     assert.match(registry.output(), /\(2 agents\)/);
     const listed = await runCli(['discover', registry.url, '--tag', 'from-file', '--json'], { cwd: dir });
-    assert.deepEqual((JSON.parse(listed.stdout) as Array<{ url: string }>).map((c) => c.url).sort(), ['http://127.0.0.1:9/filed', 'http://piped']);
+    assert.deepEqual((JSON.parse(listed.stdout) as Array<{ url: string }>).map((c) => c.url).sort(), [
+      'http://127.0.0.1:9/filed',
+      'http://piped',
+    ]);
 
     const removed = await runCli(['unregister', registry.url, good.url], { cwd: dir });
     assert.equal(removed.code, 0, removed.stderr);
@@ -108,7 +126,10 @@ describe('parley registry commands', () => {
     const again = await runCli(['unregister', registry.url, good.url], { cwd: dir });
     assert.equal(again.code, 0, 'unregister is idempotent');
     const left = await runCli(['discover', registry.url, '--json'], { cwd: dir });
-    assert.deepEqual((JSON.parse(left.stdout) as Array<{ url: string }>).map((c) => c.url), ['http://piped']);
+    assert.deepEqual(
+      (JSON.parse(left.stdout) as Array<{ url: string }>).map((c) => c.url),
+      ['http://piped'],
+    );
   });
 
   test('an unreachable registry exits 1 with one line; usage errors exit 2', async (t) => {

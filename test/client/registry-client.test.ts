@@ -47,10 +47,27 @@ function certificate(t: { after(fn: () => void): void }): { certfile: string; ke
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const certfile = join(dir, 'cert.pem');
   const keyfile = join(dir, 'key.pem');
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost',
-    '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-keyout', keyfile, '-out', certfile,
-  ], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+      '-keyout',
+      keyfile,
+      '-out',
+      certfile,
+    ],
+    { stdio: 'ignore' },
+  );
   return { certfile, keyfile };
 }
 
@@ -127,7 +144,10 @@ for (const kind of TRANSPORTS) {
       }
       const keyed = h.newClient({ authenticator: keyAuthenticator, credentials: 'good' });
       assert.deepEqual(await keyed.register(card('http://a', 'a')), { status: REGISTRY_STATUS.registered });
-      assert.deepEqual((await keyed.discover()).map((c) => c.url), ['http://a']);
+      assert.deepEqual(
+        (await keyed.discover()).map((c) => c.url),
+        ['http://a'],
+      );
       await failure(h.client.discover());
     });
 
@@ -135,10 +155,17 @@ for (const kind of TRANSPORTS) {
       skip: kind === 'runtime' ? 'runtime has no TLS' : !hasOpenssl() && 'openssl is not installed',
     }, async (t) => {
       const tls = certificate(t);
-      const h = await startRegistry(t, kind, { url: SECURE_URLS[kind], transportOptions: { tls }, clientOptions: { tls: { cafile: tls.certfile } } });
+      const h = await startRegistry(t, kind, {
+        url: SECURE_URLS[kind],
+        transportOptions: { tls },
+        clientOptions: { tls: { cafile: tls.certfile } },
+      });
       assert.match(h.url, /^(https|wss|grpcs):/);
       assert.deepEqual(await h.client.register(card('http://secure', 'secure')), { status: REGISTRY_STATUS.registered });
-      assert.deepEqual((await h.client.discover({ name: 'secure' })).map((c) => c.url), ['http://secure']);
+      assert.deepEqual(
+        (await h.client.discover({ name: 'secure' })).map((c) => c.url),
+        ['http://secure'],
+      );
       const untrusting = h.newClient({});
       const refused = await untrusting.register(card('http://other', 'other'));
       assert.ok(refused.error instanceof TransportConnectionError, `${refused.error?.name}: ${refused.status}`);

@@ -39,7 +39,9 @@ export async function startRegistryProcess(args: readonly string[]): Promise<Reg
       }
     };
     child.stdout.on('data', onData);
-    void exited.then((code) => reject(Object.assign(new Error(`registry exited (${code}) before it was ready:\n${out}`), { output: out, code })));
+    void exited.then((code) =>
+      reject(Object.assign(new Error(`registry exited (${code}) before it was ready:\n${out}`), { output: out, code })),
+    );
   });
   return {
     child,

@@ -42,7 +42,11 @@ describe('SQLite registry store with real processes', () => {
     const db = join(scratch(t), 'registry.db');
     const first = await started(t, ['--db', db]);
     const client = clientOf(t, first.url);
-    for (let i = 0; i < 3; i++) assert.equal((await client.register(card(`http://agent-${i}`, `agent-${i}`, { tags: ['kept'] }))).status, REGISTRY_STATUS.registered);
+    for (let i = 0; i < 3; i++)
+      assert.equal(
+        (await client.register(card(`http://agent-${i}`, `agent-${i}`, { tags: ['kept'] }))).status,
+        REGISTRY_STATUS.registered,
+      );
     assert.equal(await first.stop('SIGTERM'), 0);
     await client.close();
     const second = await started(t, ['--db', db]);
@@ -51,7 +55,9 @@ describe('SQLite registry store with real processes', () => {
     assert.deepEqual(urls(await again.discover({ tags: 'kept' })), ['http://agent-0', 'http://agent-1', 'http://agent-2']);
   });
 
-  test('SIGKILL in the middle of a burst of concurrent registrations loses no acknowledged one', { timeout: 60_000 }, async (t) => {
+  test('SIGKILL in the middle of a burst of concurrent registrations loses no acknowledged one', {
+    timeout: 60_000,
+  }, async (t) => {
     const db = join(scratch(t), 'registry.db');
     const registry = await started(t, ['--db', db]);
     const client = clientOf(t, registry.url);
@@ -82,7 +88,10 @@ describe('SQLite registry store with real processes', () => {
     const lost = [...acknowledged].filter((url) => !present.has(url));
     assert.deepEqual(lost, [], `${lost.length} acknowledged registrations lost of ${acknowledged.size}`);
     // What is there is whole: each card found under its own indexes as well.
-    assert.equal((await after.discover({ tags: 't0', role: 'burst' })).length, [...present].filter((u) => Number(u.split('-')[1]) % 7 === 0).length);
+    assert.equal(
+      (await after.discover({ tags: 't0', role: 'burst' })).length,
+      [...present].filter((u) => Number(u.split('-')[1]) % 7 === 0).length,
+    );
   });
 
   test('a file that is not a SQLite database is refused at start, named, with the reason', async (t) => {
@@ -102,7 +111,7 @@ describe('SQLite registry store with real processes', () => {
   test('a SQLite database of another program is refused, not taken over', async (t) => {
     const db = join(scratch(t), 'other.db');
     const other = new Database(db);
-    other.exec("CREATE TABLE invoices (id INTEGER PRIMARY KEY); INSERT INTO invoices VALUES (1)");
+    other.exec('CREATE TABLE invoices (id INTEGER PRIMARY KEY); INSERT INTO invoices VALUES (1)');
     other.close();
     const error = await failure(new SqliteRegistryStore(db).open());
     assert.ok(error instanceof RegistryStoreError);
@@ -130,7 +139,8 @@ describe('SQLite registry store with real processes', () => {
     const db = join(scratch(t), 'corrupt.db');
     const store = new SqliteRegistryStore(db);
     await store.open();
-    for (let i = 0; i < 2000; i++) await store.put({ card: card(`http://c-${i}`, `c-${i}`, { tags: ['x', `y${i}`] }), last_seen: i, metadata: {} });
+    for (let i = 0; i < 2000; i++)
+      await store.put({ card: card(`http://c-${i}`, `c-${i}`, { tags: ['x', `y${i}`] }), last_seen: i, metadata: {} });
     store.close();
     const size = statSync(db).size;
     assert.ok(size > 16 * 4096, `database of ${size} bytes spans many pages`);
@@ -154,7 +164,7 @@ describe('SQLite registry store with real processes', () => {
     assert.equal(error.code, 'store_unreadable');
   });
 
-  test('two registries on one file work together: each sees the other\'s writes', { timeout: 60_000 }, async (t) => {
+  test("two registries on one file work together: each sees the other's writes", { timeout: 60_000 }, async (t) => {
     const db = join(scratch(t), 'shared.db');
     const a = await started(t, ['--db', db]);
     const b = await started(t, ['--db', db]);
@@ -167,7 +177,9 @@ describe('SQLite registry store with real processes', () => {
     assert.deepEqual(await viaA.discover({ tags: 'shared' }), []);
     // Concurrent bursts into both: every acknowledged registration is visible through either.
     const burst = (client: RegistryClient, prefix: string) =>
-      Promise.all(Array.from({ length: 150 }, (_, i) => client.register(card(`http://${prefix}-${i}`, prefix, { tags: ['burst'] }))));
+      Promise.all(
+        Array.from({ length: 150 }, (_, i) => client.register(card(`http://${prefix}-${i}`, prefix, { tags: ['burst'] }))),
+      );
     const outcomes = [...(await burst(viaA, 'a')), ...(await Promise.all([burst(viaB, 'b'), burst(viaA, 'c')])).flat()];
     for (const outcome of outcomes) assert.equal(outcome.status, REGISTRY_STATUS.registered);
     assert.equal((await viaA.discover({ tags: 'burst' })).length, 450);

@@ -40,7 +40,10 @@ function entry(c: AgentCard, lastSeen = 1000): RegistryEntry {
 
 const urlsOf = (entries: readonly RegistryEntry[]) => entries.map((e) => e.card.url).sort();
 
-async function opened(t: Parameters<StoreKind['make']>[0] & { after(fn: () => unknown): void }, kind: StoreKind): Promise<RegistryStore> {
+async function opened(
+  t: Parameters<StoreKind['make']>[0] & { after(fn: () => unknown): void },
+  kind: StoreKind,
+): Promise<RegistryStore> {
   const store = kind.make(t);
   await store.open();
   t.after(() => store.close());
@@ -68,7 +71,9 @@ for (const kind of STORES) {
       assert.deepEqual(await store.lookup({ name: 'old-name' }), []);
       assert.deepEqual(await store.lookup({ role: 'old-role' }), []);
       assert.deepEqual(await store.lookup({ tags: ['old-tag'] }), []);
-      assert.deepEqual(urlsOf(await store.lookup({ name: 'new-name', role: 'new-role', tags: ['new-tag', 'kept'] })), ['http://a']);
+      assert.deepEqual(urlsOf(await store.lookup({ name: 'new-name', role: 'new-role', tags: ['new-tag', 'kept'] })), [
+        'http://a',
+      ]);
       assert.equal((await store.get('http://a'))!.last_seen, 2000);
     });
 
@@ -159,7 +164,9 @@ for (const kind of STORES) {
       const url = 'http://contended';
       const work: Promise<unknown>[] = [];
       for (let i = 0; i < 200; i++) {
-        work.push(Promise.resolve(store.put(entry(card(url, `name-${i % 7}`, `role-${i % 3}`, [`tag-${i % 5}`, 'shared']), 1000 + i))));
+        work.push(
+          Promise.resolve(store.put(entry(card(url, `name-${i % 7}`, `role-${i % 3}`, [`tag-${i % 5}`, 'shared']), 1000 + i))),
+        );
         if (i % 3 === 0) work.push(Promise.resolve(store.remove(url)));
       }
       await Promise.all(work);
@@ -176,7 +183,10 @@ for (const kind of STORES) {
         // The one entry is found under exactly its own name, role and tags, and nowhere else.
         assert.equal(indexed.length, 4);
         for (const found of indexed) assert.deepEqual(found, current);
-        assert.deepEqual(urlsOf(await store.lookup({ name: current.card.name, role: current.card.role!, tags: current.card.tags! })), [url]);
+        assert.deepEqual(
+          urlsOf(await store.lookup({ name: current.card.name, role: current.card.role!, tags: current.card.tags! })),
+          [url],
+        );
       }
       assert.equal(await store.count(), current ? 1 : 0);
     });
