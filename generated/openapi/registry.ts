@@ -173,7 +173,7 @@ export const registryOpenApi = {
             "name": "tags",
             "in": "query",
             "required": false,
-            "description": "One tag, or a list of tags that must all be present on the card.",
+            "description": "One tag, a comma-separated list of tags, or a list of tags (each of which may hold commas too); every tag named must be present on the card.",
             "schema": {
               "type": "string"
             }

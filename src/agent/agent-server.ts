@@ -25,7 +25,9 @@ import type { RequestContext } from '../transport/endpoint.js';
 import { EndpointError } from '../transport/endpoint-error.js';
 import { createTransport, resolveTransportName } from '../transport/factory.js';
 import type { Transport, TransportOptions } from '../transport/transport.js';
+import type { RegistryCallStatus } from '../client/registry-client.js';
 import { buildAgentCard, type CardIdentity } from './agent-card.js';
+import { AgentRegistration, type AgentRegistrationOptions } from './agent-registration.js';
 import { buildAgentEndpoints } from './agent-endpoints.js';
 import { echoHandler, inferenceHandler } from './default-handlers.js';
 import type { AgentHandler } from './handler.js';
@@ -60,6 +62,12 @@ export interface AgentServerOptions extends CardIdentity {
   readonly recentTasks?: number;
   /** Sessions kept for chat and state; least recently used dropped first. Default 1024. */
   readonly maxSessions?: number;
+  /**
+   * A registry to join: the agent registers its card once it serves, heartbeats on an interval
+   * and unregisters at stop. A URL, or options with the interval and the client's transport
+   * options. Off by default. A registry that is down never keeps the agent from serving.
+   */
+  readonly registry?: string | AgentRegistrationOptions;
 }
 
 export class AgentServer implements AgentHandlers<RequestContext> {
@@ -70,6 +78,7 @@ export class AgentServer implements AgentHandlers<RequestContext> {
   private readonly sessions: SessionStore;
   private readonly state: StateOperations;
   private readonly llm: LanguageModel | null;
+  private readonly registration: AgentRegistration | null;
 
   constructor(private readonly options: AgentServerOptions) {
     if (!options.name) throw new InvalidArgumentError('an agent needs a name', 'invalid_argument');
@@ -94,6 +103,8 @@ export class AgentServer implements AgentHandlers<RequestContext> {
     const handler = options.handler ?? (this.llm ? inferenceHandler(this.sessions) : echoHandler);
     this.engine = new TaskEngine({ handler, llm: this.llm, sessions: this.sessions, recentLimit: options.recentTasks });
     this.state = new StateOperations(this.sessions, this.engine, this.llm);
+    const registry = typeof options.registry === 'string' ? { url: options.registry } : options.registry;
+    this.registration = registry ? new AgentRegistration(registry, () => this.card()) : null;
   }
 
   get isRunning(): boolean {
@@ -126,12 +137,25 @@ export class AgentServer implements AgentHandlers<RequestContext> {
     const endpoints = buildAgentEndpoints(this, this.engine, { transport, hasLlm: this.llm !== null });
     await transport.start(endpoints);
     this.running = true;
+    // Not awaited: joining the registry must not hold up (or fail) serving.
+    void this.registration?.start();
   }
 
   async stop(): Promise<void> {
     if (!this.running) return;
+    // Leave the registry first, so nobody discovers an agent that is going away.
+    await this.registration?.stop();
     await this.transport.stop();
     this.running = false;
+  }
+
+  /**
+   * The outcome of joining the registry given in the options: resolves once the first
+   * registration attempt has an answer (its `error` is set when it failed; the agent keeps
+   * trying on every heartbeat). Null without a registry or before start.
+   */
+  whenRegistered(): Promise<RegistryCallStatus> | null {
+    return this.registration?.whenRegistered() ?? null;
   }
 
   // --- the generated handler interface ---

@@ -28,10 +28,31 @@ const commands: Readonly<Record<string, Command>> = {
     },
   },
   serve: {
-    summary: 'run an echo agent server: parley serve agent',
+    summary: 'run a server: parley serve agent, parley serve registry',
     async run(args) {
       const { runServe } = await import('./serve.js');
       return runServe(args);
+    },
+  },
+  discover: {
+    summary: 'list the live agents of a registry: parley discover URL [--name] [--role] [--tag]',
+    async run(args) {
+      const { runDiscover } = await import('./discover.js');
+      return runDiscover(args);
+    },
+  },
+  register: {
+    summary: 'register an agent card with a registry',
+    async run(args) {
+      const { runRegister } = await import('./register.js');
+      return runRegister(args);
+    },
+  },
+  unregister: {
+    summary: 'remove an agent from a registry',
+    async run(args) {
+      const { runUnregister } = await import('./unregister.js');
+      return runUnregister(args);
     },
   },
   help: {

@@ -1,7 +1,8 @@
 // `parley serve agent`: runs an echo agent (text in, the same text back as an artifact) on a
-// network transport until SIGINT or SIGTERM, printing `ready <url>` once it accepts requests.
-// Only the agent role exists so far. The runtime transport is refused: it lives inside one
-// process, so nothing outside this command could ever reach an agent served on it.
+// network transport until SIGINT or SIGTERM, printing `ready <url>` once it accepts requests;
+// with --registry it joins that registry first. `parley serve registry` is in
+// serve-registry.ts. The runtime transport is refused: it lives inside one process, so nothing
+// outside this command could ever reach a server on it.
 import { AgentServer } from '../agent/agent-server.js';
 import type { TransportName } from '../transport/capabilities.js';
 import { resolveTransportName } from '../transport/factory.js';
@@ -27,15 +28,17 @@ const SERVE_OPTIONS: OptionSpecs = {
   url: { type: 'string' },
   name: { type: 'string' },
   config: { type: 'string' },
+  registry: { type: 'string' },
   ...SECURITY_OPTIONS,
 };
 
-export const SERVE_USAGE = `Usage: parley serve agent [--transport ${SERVED.join('|')}] [--url URL] [--name NAME]
+export const SERVE_USAGE = `Usage: parley serve agent [--transport ${SERVED.join('|')}] [--url URL] [--name NAME] [--registry URL]
                          [--config FILE] [authentication and TLS options]
+       parley serve registry [--transport ${SERVED.join('|')}] [--url URL] [--db FILE] [--ttl SECONDS]
 
 Starts an echo agent, which sends the text of each task back as an artifact, and prints
 "ready <url>" once it accepts requests. Ctrl-C (or SIGTERM) stops it: it prints "stopped"
-and exits 0. Only an agent can be served so far.
+and exits 0. For the registry's options see parley serve registry --help.
 
 Options:
   --transport NAME  ${SERVED.join(', ')} (default: http). The in-process runtime
@@ -46,6 +49,8 @@ Options:
                     and grpcs URLs need --tls-cert and --tls-key, which alone make
                     the default URL secure
   --name NAME       the agent's name in its card (default: echo)
+  --registry URL    register with this registry once serving, heartbeat every 30 s and
+                    unregister at exit; a registry that is down does not stop the agent
   --config FILE     read these settings, the transport configuration and auth from a
                     JSON file (see docs/cli.md); flags override it
   -h, --help        show this help
@@ -53,24 +58,33 @@ Options:
 ${SECURITY_USAGE}`;
 
 export async function runServe(args: string[]): Promise<number> {
+  const [role, ...rest] = args;
   if (args.some((arg) => arg === '--help' || arg === '-h')) {
-    process.stdout.write(SERVE_USAGE);
+    if (role === 'registry') {
+      const { SERVE_REGISTRY_USAGE } = await import('./serve-registry.js');
+      process.stdout.write(SERVE_REGISTRY_USAGE);
+    } else {
+      process.stdout.write(SERVE_USAGE);
+    }
     return 0;
   }
-  const [role, ...rest] = args;
   if (role === undefined) {
     process.stderr.write(SERVE_USAGE);
     return 2;
   }
+  if (role === 'registry') {
+    const { runServeRegistry } = await import('./serve-registry.js');
+    return runServeRegistry(rest, servedTransport);
+  }
   if (role !== 'agent') {
-    throw new UsageError(`unknown role ${JSON.stringify(role)} for serve; only agent can be served so far (see parley serve --help)`);
+    throw new UsageError(`unknown role ${JSON.stringify(role)} for serve; expected agent or registry (see parley serve --help)`);
   }
   const parsed = parseCommandArgs('serve agent', rest, SERVE_OPTIONS);
   const { options, positionals } = parsed;
   if (positionals.length > 0) {
     throw new UsageError(`serve agent: unexpected argument ${JSON.stringify(positionals[0])} (see parley serve --help)`);
   }
-  const flags = options as { transport?: string; url?: string; name?: string; config?: string };
+  const flags = options as { transport?: string; url?: string; name?: string; config?: string; registry?: string };
   for (const [name, value] of [...Object.entries(options), ...Object.entries(parsed.lists)]) {
     if (value === '' || (Array.isArray(value) && value.includes(''))) throw new UsageError(`serve agent: --${name} needs a value`);
   }
@@ -84,6 +98,7 @@ export async function runServe(args: string[]): Promise<number> {
     tags: ['echo', 'example'],
     transport,
     ...security,
+    registry: flags.registry,
   });
   try {
     await agent.start();
@@ -91,6 +106,10 @@ export async function runServe(args: string[]): Promise<number> {
     console.error(`parley: could not start the agent: ${(error as Error).message}`);
     return 1;
   }
+  // Ready means discoverable too: wait for the first registration's answer (bounded by its deadline).
+  const joined = await agent.whenRegistered();
+  if (joined?.error) console.error(`parley: could not register with ${flags.registry}: ${joined.status}; retrying every 30 s`);
+  else if (joined) console.log(`registered with ${flags.registry}`);
   console.log(`ready ${agent.url}`);
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
@@ -103,7 +122,7 @@ export async function runServe(args: string[]): Promise<number> {
 }
 
 /** The canonical name of a transport this command can listen on, or a usage error. */
-function servedTransport(name: string): ServedTransport {
+export function servedTransport(name: string): ServedTransport {
   let canonical: TransportName;
   try {
     canonical = resolveTransportName(name);

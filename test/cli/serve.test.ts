@@ -136,7 +136,8 @@ describe('parley serve agent', { concurrency: 5, timeout: 30_000 }, () => {
 });
 
 describe('parley serve: usage', { concurrency: 5, timeout: 30_000 }, () => {
-  const USAGE_LINE = 'Usage: parley serve agent [--transport http|sse|websocket|grpc] [--url URL] [--name NAME]';
+  const USAGE_LINE = 'Usage: parley serve agent [--transport http|sse|websocket|grpc] [--url URL] [--name NAME] [--registry URL]';
+  const REGISTRY_USAGE_LINE = 'Usage: parley serve registry [--transport http|sse|websocket|grpc] [--url URL] [--db FILE] [--ttl SECONDS]';
 
   for (const args of [
     ['serve', '--help'],
@@ -150,7 +151,8 @@ describe('parley serve: usage', { concurrency: 5, timeout: 30_000 }, () => {
       const result = await runCli(args, { cwd: ROOT });
       assert.equal(result.code, 0, result.stderr);
       assert.equal(result.stderr, '');
-      assert.equal(result.stdout.split('\n')[0], USAGE_LINE, 'capital "Usage:", runtime not offered as a choice');
+      const expected = args[1] === 'registry' ? REGISTRY_USAGE_LINE : USAGE_LINE;
+      assert.equal(result.stdout.split('\n')[0], expected, 'capital "Usage:", runtime not offered as a choice');
     });
   }
 
@@ -178,11 +180,11 @@ describe('parley serve: usage', { concurrency: 5, timeout: 30_000 }, () => {
     });
   }
 
-  it('serve registry says that only agent can be served so far: exit 2, one line', async () => {
-    const result = await runCli(['serve', 'registry'], { cwd: ROOT });
+  it('an unknown role names the two that exist: exit 2, one line', async () => {
+    const result = await runCli(['serve', 'janitor'], { cwd: ROOT });
     assert.equal(result.code, 2);
     assert.equal(result.stdout, '');
-    assert.match(result.stderr, /^parley: unknown role "registry" for serve; only agent can be served so far\b.*\n$/);
+    assert.match(result.stderr, /^parley: unknown role "janitor" for serve; expected agent or registry\b.*\n$/);
     assert.equal(result.stderr.split('\n').filter(Boolean).length, 1);
   });
 });

@@ -6,7 +6,7 @@ import type { AgentCard, Health, TaskState } from '../../../generated/types/inde
 import type { TaskCounts } from '../task-engine.js';
 import { escapeHtml, page } from './html.js';
 
-const METRIC_LABELS: ReadonlyArray<[keyof Health['metrics'], string]> = [
+export const METRIC_LABELS: ReadonlyArray<[keyof Health['metrics'], string]> = [
   ['requests_started', 'requests started'],
   ['requests_succeeded', 'succeeded'],
   ['requests_failed', 'failed'],

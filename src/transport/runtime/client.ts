@@ -1,8 +1,9 @@
 // Calls go straight to the target's dispatcher in this process. Payloads still cross as JSON
 // text, so the size checks match the network transports and caller and target never share
-// objects. Query parameters are discarded. A stream to a target without that stream endpoint
-// goes to the unary operation its spec names as `fallback`, when the target's endpoint for it
-// says how its answer becomes the final event.
+// objects. Query parameters are discarded, except for an operation whose request is its query
+// (registry discovery): there they are the request itself. A stream to a target without that
+// stream endpoint goes to the unary operation its spec names as `fallback`, when the target's
+// endpoint for it says how its answer becomes the final event.
 import type { FallbackRoute } from '../../../generated/operations/spec.js';
 import type { InboundEvent, InboundReply, OutboundCall, TransportClient } from '../binding.js';
 import type { Dispatcher, StreamFrame } from '../dispatcher.js';
@@ -145,7 +146,7 @@ export class RuntimeClient implements TransportClient {
       target.countRefused(call.body?.bytes ?? 0, Buffer.byteLength(JSON.stringify(refused.toObject(call.requestId))));
       throw this.remote(refused, call);
     }
-    return new Inbound(method, path, data, NO_PARAMS, call.requestId, call.idempotencyKey, credentialsOf(call), call.body?.bytes ?? 0, call);
+    return new Inbound(method, path, data, call.spec.query ? call.params : NO_PARAMS, call.requestId, call.idempotencyKey, credentialsOf(call), call.body?.bytes ?? 0, call);
   }
 
   /**

@@ -1,0 +1,105 @@
+// An agent's membership in a registry: it registers its card once it serves, sends a heartbeat
+// on an interval (registering again when the registry has forgotten it: a restart, a TTL), and
+// unregisters at stop. A registry that is down or slow never stops the agent from serving:
+// every call is bounded by a deadline, failures are kept as the last outcome, and the next
+// tick tries again.
+import type { AgentCard } from '../../generated/types/index.js';
+import { RegistryClient, type RegistryCallStatus, type RegistryClientOptions } from '../client/registry-client.js';
+import { InvalidArgumentError } from '../core/errors.js';
+import { REGISTRY_STATUS } from '../registry/status-texts.js';
+
+export interface AgentRegistrationOptions {
+  /** The registry's URL (`http://...`, `ws://...`, `grpc://...`, `runtime://...`). */
+  readonly url: string;
+  /** Seconds between heartbeats. Default 30. Keep it below the registry's entry TTL. */
+  readonly heartbeatIntervalSeconds?: number;
+  /** How the agent reaches the registry: its transport name, credentials, TLS, ... */
+  readonly client?: RegistryClientOptions;
+}
+
+const DEFAULT_INTERVAL_SECONDS = 30;
+/** No registry call waits longer than this, whatever the interval. */
+const MAX_CALL_MS = 10_000;
+
+export class AgentRegistration {
+  readonly client: RegistryClient;
+  private readonly intervalMs: number;
+  private timer: NodeJS.Timeout | null = null;
+  private registered = false;
+  private busy: Promise<unknown> | null = null;
+  private first: Promise<RegistryCallStatus> | null = null;
+  private lastOutcome: RegistryCallStatus | null = null;
+
+  constructor(
+    options: AgentRegistrationOptions,
+    private readonly card: () => AgentCard,
+  ) {
+    const seconds = options.heartbeatIntervalSeconds ?? DEFAULT_INTERVAL_SECONDS;
+    if (typeof seconds !== 'number' || !(seconds > 0) || !Number.isFinite(seconds)) {
+      throw new InvalidArgumentError(`registry.heartbeatIntervalSeconds must be a positive number (got ${String(seconds)})`);
+    }
+    this.intervalMs = seconds * 1000;
+    this.client = new RegistryClient(options.url, options.client);
+  }
+
+  /** The outcome of the most recent registry call, or null before the first. */
+  get last(): RegistryCallStatus | null {
+    return this.lastOutcome;
+  }
+
+  /** Registers now and heartbeats from then on; resolves with the registration's outcome (never rejects). */
+  start(): Promise<RegistryCallStatus> {
+    this.timer ??= setInterval(() => void this.tick(), this.intervalMs).unref();
+    this.first ??= this.run(() => this.register());
+    return this.first;
+  }
+
+  /** The first registration's outcome, once known. */
+  whenRegistered(): Promise<RegistryCallStatus> | null {
+    return this.first;
+  }
+
+  /** Stops heartbeating, unregisters (a failure is ignored) and closes the client. */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    this.first = null;
+    await this.busy?.catch(() => undefined);
+    if (this.registered) await this.record(this.client.unregister(this.card().url, this.callOptions()));
+    this.registered = false;
+    await this.client.close().catch(() => undefined);
+  }
+
+  private async tick(): Promise<void> {
+    if (this.busy) return;
+    await this.run(async () => {
+      if (!this.registered) return this.register();
+      const outcome = await this.record(this.client.heartbeat(this.card().url, this.callOptions()));
+      // Forgotten by the registry (restarted on an empty store, or pruned): join again.
+      if (outcome.status === REGISTRY_STATUS.notFound) return this.register();
+      return outcome;
+    });
+  }
+
+  private async register(): Promise<RegistryCallStatus> {
+    const outcome = await this.record(this.client.register(this.card(), this.callOptions()));
+    this.registered = outcome.error === undefined;
+    return outcome;
+  }
+
+  /** Runs one registry exchange at a time. */
+  private run(work: () => Promise<RegistryCallStatus>): Promise<RegistryCallStatus> {
+    const running = work().finally(() => (this.busy = null));
+    this.busy = running;
+    return running;
+  }
+
+  private async record(call: Promise<RegistryCallStatus>): Promise<RegistryCallStatus> {
+    this.lastOutcome = await call;
+    return this.lastOutcome;
+  }
+
+  private callOptions() {
+    return { timeoutMs: Math.min(this.intervalMs, MAX_CALL_MS) };
+  }
+}

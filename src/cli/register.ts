@@ -1,0 +1,85 @@
+// `parley register REGISTRY_URL`: registers a card, read from a file (or standard input) or
+// fetched from a running agent, and prints the registry's answer. Exits 1 when the registry
+// refused the card (the reason names the field) or could not be reached.
+import type { AgentCard } from '../../generated/types/index.js';
+import { AgentClient, transportForUrl } from '../client/agent-client.js';
+import { REGISTRY_STATUS } from '../registry/status-texts.js';
+import { parseCommandArgs, type OptionSpecs } from './args.js';
+import { readInput } from './read-input.js';
+import { registryClient, TRANSPORT_HELP } from './registry-target.js';
+import { UsageError } from './usage-error.js';
+
+const OPTIONS: OptionSpecs = {
+  card: { type: 'string' },
+  agent: { type: 'string' },
+  transport: { type: 'string' },
+};
+
+export const REGISTER_USAGE = `Usage: parley register REGISTRY_URL (--card FILE | --agent AGENT_URL)
+
+Registers an agent card with the registry at REGISTRY_URL (replacing any card with the same
+url) and prints the registry's answer. Exits 0 once registered, 1 when the registry refused
+the card or could not be reached.
+
+Options:
+  --card FILE       the card as JSON; - reads standard input
+  --agent URL       fetch the card from the running agent at URL (its /.well-known/agent.json)
+${TRANSPORT_HELP}
+  -h, --help        show this help
+
+Running agents can register themselves: parley serve agent --registry URL.
+`;
+
+export async function runRegister(args: string[]): Promise<number> {
+  if (args.some((arg) => arg === '--help' || arg === '-h')) {
+    process.stdout.write(REGISTER_USAGE);
+    return 0;
+  }
+  const { options, positionals } = parseCommandArgs('register', args, OPTIONS);
+  if (positionals.length > 1) throw new UsageError(`register: unexpected argument ${JSON.stringify(positionals[1])}`);
+  const flags = options as { card?: string; agent?: string; transport?: string };
+  if ((flags.card === undefined) === (flags.agent === undefined)) {
+    throw new UsageError('register: give exactly one of --card FILE and --agent AGENT_URL');
+  }
+  const client = registryClient('register', positionals[0], flags.transport);
+  try {
+    const card = flags.card !== undefined ? await cardFromFile(flags.card) : await cardFromAgent(flags.agent!);
+    if (card === null) return 1;
+    const outcome = await client.register(card);
+    if (outcome.error || outcome.status !== REGISTRY_STATUS.registered) {
+      console.error(`parley: the registry at ${client.url} did not register ${card.url ?? 'the card'}: ${outcome.status}`);
+      return 1;
+    }
+    console.log(`${outcome.status}: ${card.name} at ${card.url}`);
+    return 0;
+  } finally {
+    await client.close();
+  }
+}
+
+async function cardFromFile(path: string): Promise<AgentCard> {
+  const text = await readInput(path);
+  try {
+    return JSON.parse(text) as AgentCard;
+  } catch (error) {
+    throw new UsageError(`register: ${path === '-' ? 'standard input' : path} is not JSON: ${(error as Error).message}`);
+  }
+}
+
+async function cardFromAgent(url: string): Promise<AgentCard | null> {
+  let agent: AgentClient;
+  try {
+    transportForUrl(url);
+    agent = new AgentClient(url);
+  } catch (error) {
+    throw new UsageError(`register: ${(error as Error).message}`);
+  }
+  try {
+    return await agent.getCard();
+  } catch (error) {
+    console.error(`parley: could not fetch the card of ${url}: ${(error as Error).message}`);
+    return null;
+  } finally {
+    await agent.close();
+  }
+}

@@ -1,0 +1,88 @@
+// `parley serve registry`: runs a registry server on a network transport until SIGINT or
+// SIGTERM, printing `ready <url>` once it accepts requests. Entries live in an embedded SQLite
+// file (WAL), so they survive a restart; `--db :memory:` keeps them in memory only.
+import { RegistryServer } from '../registry/registry-server.js';
+import { SqliteRegistryStore } from '../registry/sqlite-store.js';
+import type { TransportName } from '../transport/capabilities.js';
+import { parseCommandArgs, type OptionSpecs } from './args.js';
+import { UsageError } from './usage-error.js';
+
+type ServedTransport = Exclude<TransportName, 'runtime'>;
+
+/** Where a registry listens by default: beside the agent's 8080, so both run on one machine. */
+const DEFAULT_URLS: Readonly<Record<ServedTransport, string>> = {
+  http: 'http://127.0.0.1:8000',
+  sse: 'http://127.0.0.1:8000',
+  websocket: 'ws://127.0.0.1:8000',
+  grpc: 'grpc://127.0.0.1:50052',
+};
+
+export const DEFAULT_DATABASE = 'parley-registry.db';
+
+const OPTIONS: OptionSpecs = {
+  transport: { type: 'string' },
+  url: { type: 'string' },
+  db: { type: 'string' },
+  ttl: { type: 'string' },
+};
+
+export const SERVE_REGISTRY_USAGE = `Usage: parley serve registry [--transport http|sse|websocket|grpc] [--url URL] [--db FILE] [--ttl SECONDS]
+
+Starts a registry, where agents register their cards and find each other, and prints
+"ready <url>" once it accepts requests. Ctrl-C (or SIGTERM) stops it: it prints "stopped"
+and exits 0. On http and sse, <url>/status is a page listing the live agents.
+
+Options:
+  --transport NAME  http, sse, websocket, grpc (default: http)
+  --url URL         where to listen (default: http://127.0.0.1:8000, for websocket
+                    ws://127.0.0.1:8000, for grpc grpc://127.0.0.1:50052); port 0 picks
+                    a free port, and the ready line names the one bound
+  --db FILE         the SQLite file that keeps the entries (default: ${DEFAULT_DATABASE} in
+                    the current directory; created when missing). :memory: keeps them in
+                    memory only, lost at exit
+  --ttl SECONDS     forget an agent this long after its last registration or heartbeat
+                    (default: never)
+  -h, --help        show this help
+`;
+
+export async function runServeRegistry(
+  args: readonly string[],
+  resolveTransport: (name: string) => ServedTransport,
+): Promise<number> {
+  const { options, positionals } = parseCommandArgs('serve registry', args, OPTIONS);
+  if (positionals.length > 0) {
+    throw new UsageError(`serve registry: unexpected argument ${JSON.stringify(positionals[0])} (see parley serve --help)`);
+  }
+  const flags = options as { transport?: string; url?: string; db?: string; ttl?: string };
+  for (const [name, value] of Object.entries(flags)) {
+    if (value === '') throw new UsageError(`serve registry: --${name} needs a value`);
+  }
+  const transport = resolveTransport(flags.transport ?? 'http');
+  let ttl: number | null = null;
+  if (flags.ttl !== undefined) {
+    ttl = Number(flags.ttl);
+    if (!Number.isFinite(ttl))
+      throw new UsageError(`serve registry: --ttl must be a number of seconds (got ${JSON.stringify(flags.ttl)})`);
+  }
+  const store = new SqliteRegistryStore(flags.db ?? DEFAULT_DATABASE);
+  const registry = new RegistryServer({ transport, url: flags.url ?? DEFAULT_URLS[transport], store, entryTtlSeconds: ttl });
+  try {
+    await registry.start();
+  } catch (error) {
+    console.error(`parley: could not start the registry: ${(error as Error).message}`);
+    return 1;
+  }
+  const count = await registry.count();
+  console.log(`store: sqlite ${store.location} (${count} agent${count === 1 ? '' : 's'})`);
+  if (transport === 'http' || transport === 'sse') console.log(`status page: ${registry.url.replace(/\/$/, '')}/status`);
+  // Last, so that whoever waits for it has every line above.
+  console.log(`ready ${registry.url}`);
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await registry.stop();
+  console.log('stopped');
+  return 0;
+}

@@ -1,0 +1,43 @@
+// Turns the generated registry operation table plus a RegistryServer into the endpoint table
+// a transport serves, keeping only the operations available on that transport (the HTML
+// status page on http and sse).
+import type { OperationSpec } from '../../generated/operations/spec.js';
+import { registryOperations } from '../../generated/operations/registry.js';
+import type { AgentCard, AgentUrlRequest, DiscoverQuery } from '../../generated/types/index.js';
+import { routeKey, type Endpoint, type RequestContext } from '../transport/endpoint.js';
+import type { Transport } from '../transport/transport.js';
+import type { RegistryServer } from './registry-server.js';
+
+type Serve = (data: unknown, context: RequestContext) => Promise<unknown>;
+
+/** The registry's endpoint table for one transport. */
+export function buildRegistryEndpoints(registry: RegistryServer, transport: Transport): Map<string, Endpoint> {
+  const serve: Record<keyof typeof registryOperations, Serve> = {
+    // The dispatcher has checked the card against its schema already.
+    register: (data) => registry.registerValid(data as AgentCard),
+    unregister: (data, context) => registry.unregister(data as AgentUrlRequest, context),
+    heartbeat: (data, context) => registry.heartbeat(data as AgentUrlRequest, context),
+    discover: (data, context) => registry.discover(data as DiscoverQuery, context),
+    getStatusPage: (_data, context) => registry.getStatusPage(context),
+    healthz: async () => registry.healthz(),
+    readyz: async () => registry.readyz(),
+  };
+  const table = new Map<string, Endpoint>();
+  for (const [name, spec] of Object.entries(registryOperations) as Array<[keyof typeof registryOperations, OperationSpec]>) {
+    if (spec.availability === 'html-transport' && transport.name !== 'http' && transport.name !== 'sse') continue;
+    const endpoint: Endpoint =
+      name === 'heartbeat' || name === 'unregister'
+        ? // Keyed by agent_url, so every heartbeat of an agent carries the same key: a stored
+          // answer replayed to the next one would leave last_seen stale, and an unregister
+          // replayed after a re-registration would leave the agent listed. Concurrent
+          // duplicates (a retried attempt) still share one answer.
+          { spec, unary: serve[name], replayable: never }
+        : { spec, unary: serve[name] };
+    table.set(routeKey(spec.method, spec.path), endpoint);
+  }
+  return table;
+}
+
+function never(): boolean {
+  return false;
+}

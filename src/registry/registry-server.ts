@@ -1,0 +1,262 @@
+// RegistryServer: stores agent cards keyed by card URL and answers discovery, served over one
+// transport. The lifecycle is the agent server's: start() opens the store, builds the endpoint
+// table from the generated registry operations, hands it to the transport and starts it; only
+// then is the server running. stop() stops the transport, then closes the store; a failing
+// step leaves it running. Expired entries are pruned lazily, before the operations that read.
+import type { RegistryHandlers } from '../../generated/handlers/registry.js';
+import type {
+  AgentCard,
+  AgentUrlRequest,
+  DiscoverQuery,
+  Health,
+  RegistryEntry,
+  RegistryStatus,
+} from '../../generated/types/index.js';
+import { validate } from '../../generated/validators/index.js';
+import { nowSeconds } from '../core/clock.js';
+import { InvalidArgumentError, StateError } from '../core/errors.js';
+import type { Authenticator } from '../auth/authenticator.js';
+import type { QueryParams, RequestContext } from '../transport/endpoint.js';
+import { EndpointError } from '../transport/endpoint-error.js';
+import { createTransport, resolveTransportName } from '../transport/factory.js';
+import type { Transport, TransportOptions } from '../transport/transport.js';
+import { discoveryFilter, indexKeys, matches, type DiscoveryFilter } from './discovery.js';
+import { MemoryRegistryStore } from './memory-store.js';
+import { buildRegistryEndpoints } from './registry-endpoints.js';
+import type { RegistryStore } from './registry-store.js';
+import { renderRegistryStatusPage } from './status-page.js';
+import { REGISTRY_STATUS } from './status-texts.js';
+
+/** Default largest card a registry stores: 64 KiB of JSON. */
+export const DEFAULT_MAX_CARD_BYTES = 65_536;
+
+export interface RegistryServerOptions {
+  /** A transport name (`http`, `sse`, `websocket`, `grpc`, `runtime`) or a ready Transport. */
+  readonly transport?: string | Transport;
+  /** Where to listen. Ignored for a ready Transport. Default `http://127.0.0.1:0`. */
+  readonly url?: string;
+  /** Options for the transport built from `transport` and `url`. */
+  readonly transportOptions?: Omit<TransportOptions, 'authenticator'>;
+  /** Verifies credentials on every route but /healthz and /readyz. */
+  readonly authenticator?: Authenticator;
+  /** Where entries live. Default: a MemoryRegistryStore. The server opens it at start and closes it at stop. */
+  readonly store?: RegistryStore;
+  /**
+   * Seconds an entry stays live after its last registration or heartbeat (spec
+   * `entry_ttl_seconds`). Unset or null: no expiry. Zero or negative expires any entry with
+   * positive age.
+   */
+  readonly entryTtlSeconds?: number | null;
+  /** Largest card accepted, in bytes of its JSON. Default 65536. */
+  readonly maxCardBytes?: number;
+  /** Seconds since the Unix epoch; replaceable so that tests can move time. Default: the wall clock. */
+  readonly clock?: () => number;
+}
+
+export class RegistryServer implements RegistryHandlers<RequestContext> {
+  readonly store: RegistryStore;
+  readonly entryTtlSeconds: number | null;
+  private readonly maxCardBytes: number;
+  private readonly clock: () => number;
+  private transportInstance: Transport | null;
+  private running = false;
+  private starting: Promise<void> | null = null;
+
+  constructor(private readonly options: RegistryServerOptions = {}) {
+    if (typeof options.transport === 'string' || options.transport === undefined) {
+      resolveTransportName(options.transport ?? 'http');
+      this.transportInstance = null;
+    } else {
+      this.transportInstance = options.transport;
+    }
+    const ttl = options.entryTtlSeconds ?? null;
+    if (ttl !== null && (typeof ttl !== 'number' || Number.isNaN(ttl))) {
+      throw new InvalidArgumentError(`entryTtlSeconds must be a number or null (got ${String(ttl)})`);
+    }
+    this.entryTtlSeconds = ttl;
+    const maxCardBytes = options.maxCardBytes ?? DEFAULT_MAX_CARD_BYTES;
+    if (!Number.isInteger(maxCardBytes) || maxCardBytes <= 0) {
+      throw new InvalidArgumentError(`maxCardBytes must be a positive integer (got ${String(maxCardBytes)})`);
+    }
+    this.maxCardBytes = maxCardBytes;
+    this.store = options.store ?? new MemoryRegistryStore();
+    this.clock = options.clock ?? nowSeconds;
+  }
+
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  /** The transport; available once start() has built it. */
+  get transport(): Transport {
+    if (!this.transportInstance) throw new StateError('the registry has not been started yet');
+    return this.transportInstance;
+  }
+
+  get url(): string {
+    return this.transport.url;
+  }
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    // Concurrent callers share one start: otherwise each would build its own transport.
+    this.starting ??= this.startOnce().finally(() => (this.starting = null));
+    return this.starting;
+  }
+
+  private async startOnce(): Promise<void> {
+    await this.store.open();
+    await this.prune();
+    try {
+      const transport = (this.transportInstance ??= await createTransport(
+        (this.options.transport as string | undefined) ?? 'http',
+        this.options.url ?? 'http://127.0.0.1:0',
+        { ...this.options.transportOptions, authenticator: this.options.authenticator },
+      ));
+      await transport.start(buildRegistryEndpoints(this, transport));
+    } catch (error) {
+      await this.store.close();
+      throw error;
+    }
+    this.running = true;
+  }
+
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    await this.transport.stop();
+    await this.store.close();
+    this.running = false;
+  }
+
+  // --- the generated handler interface ---
+
+  /** Stores the card (replacing any under the same URL) once it passes the AgentCard schema and the size limit. */
+  register(card: AgentCard, _context?: RequestContext): Promise<RegistryStatus> {
+    const checked = validate('agent-card', card);
+    if (!checked.valid) return Promise.reject(EndpointError.invalidRequest('card', checked.errors));
+    return this.registerValid(card);
+  }
+
+  /** register() for a card the dispatcher has already checked against the schema. */
+  async registerValid(card: AgentCard): Promise<RegistryStatus> {
+    const text = JSON.stringify(withDefaults(card));
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (bytes > this.maxCardBytes) {
+      throw new EndpointError(
+        'payload_too_large',
+        `card is ${bytes} bytes, over the registry's limit of ${this.maxCardBytes}`,
+        {
+          limit: this.maxCardBytes,
+          size: bytes,
+        },
+      );
+    }
+    const now = this.clock();
+    // A private copy: the caller's object stays theirs, and the store may keep this one as it is.
+    const entry: RegistryEntry = { card: JSON.parse(text) as AgentCard, last_seen: now, metadata: { registered_at: now } };
+    await this.store.put(entry);
+    return { status: REGISTRY_STATUS.registered };
+  }
+
+  /** Removes the agent; an unknown or missing URL is a success too. */
+  async unregister(request: AgentUrlRequest, _context?: RequestContext): Promise<RegistryStatus> {
+    const url = agentUrlOf(request);
+    if (url !== null) await this.store.remove(url);
+    return { status: REGISTRY_STATUS.unregistered };
+  }
+
+  /** Refreshes last_seen of a live agent; `agent not found` otherwise (a normal answer). */
+  async heartbeat(request: AgentUrlRequest, _context?: RequestContext): Promise<RegistryStatus> {
+    await this.prune();
+    const url = agentUrlOf(request);
+    const found = url !== null && (await this.store.touch(url, this.clock()));
+    return { status: found ? REGISTRY_STATUS.heartbeat : REGISTRY_STATUS.notFound };
+  }
+
+  /** The live cards matching the query's filters; every live card without one. */
+  async discover(query: DiscoverQuery = {}, _context?: RequestContext): Promise<AgentCard[]> {
+    await this.prune();
+    return (await this.find(discoveryFilter(query))).map((entry) => entry.card);
+  }
+
+  async getStatusPage(context?: RequestContext): Promise<string> {
+    await this.prune();
+    const params = context?.params ?? {};
+    const shown = pageFilter(params);
+    const entries = await this.find(shown ? discoveryFilter(shown) : null);
+    return renderRegistryStatusPage({
+      entries,
+      total: await this.store.count(),
+      filter: shown ?? {},
+      now: this.clock(),
+      ttl: this.entryTtlSeconds,
+      store: this.store,
+      health: this.transport.health(),
+    });
+  }
+
+  healthz(): Health {
+    return this.transport.health();
+  }
+
+  readyz(): Health {
+    return this.transport.health();
+  }
+
+  // --- the spec's other registry calls ---
+
+  /** URLs of every live agent. */
+  async listUrls(): Promise<string[]> {
+    await this.prune();
+    return this.store.urls();
+  }
+
+  /** How many agents are live. */
+  async count(): Promise<number> {
+    await this.prune();
+    return this.store.count();
+  }
+
+  /** The live entry for a card URL, if any. */
+  async getEntry(url: string): Promise<RegistryEntry | undefined> {
+    await this.prune();
+    return this.store.get(url);
+  }
+
+  /**
+   * The entries matching `filter`: the secondary indexes intersected, each candidate then
+   * checked against every field; a full scan when the indexes give nothing while cards exist.
+   */
+  private async find(filter: DiscoveryFilter | null): Promise<RegistryEntry[]> {
+    if (filter === null) return this.store.all();
+    const keys = indexKeys(filter);
+    let candidates = keys ? await this.store.lookup(keys) : [];
+    if (candidates.length === 0 && (await this.store.count()) > 0) candidates = await this.store.all();
+    return candidates.filter((entry) => matches(entry.card, filter));
+  }
+
+  private async prune(): Promise<void> {
+    if (this.entryTtlSeconds !== null) await this.store.prune(this.clock(), this.entryTtlSeconds);
+  }
+}
+
+/** The card as stored: the schema's defaults filled in, so every card has what discovery filters on. */
+function withDefaults(card: AgentCard): AgentCard {
+  return { ...card, description: card.description ?? '', role: card.role ?? '', tags: card.tags ?? [] };
+}
+
+/** `agent_url` of an unregister or heartbeat body; missing reads as null. */
+function agentUrlOf(request: AgentUrlRequest | null | undefined): string | null {
+  const url = request?.agent_url;
+  return typeof url === 'string' ? url : null;
+}
+
+/** The status page's own filter form: name, role and tags, blank fields left out. */
+function pageFilter(params: QueryParams): Record<string, string | readonly string[]> | null {
+  const filter: Record<string, string | readonly string[]> = {};
+  for (const key of ['name', 'role', 'tags']) {
+    const value = params[key];
+    if (typeof value === 'string' ? value.trim() !== '' : Array.isArray(value) && value.length > 0) filter[key] = value!;
+  }
+  return Object.keys(filter).length > 0 ? filter : null;
+}

@@ -1,0 +1,52 @@
+// The storage behind a registry server: entries keyed by card URL, with secondary indexes on
+// name, role and tags. Small on purpose, so that an in-memory map, an embedded SQLite file and
+// a store shared by several replicas (Redis, later) all fit behind it. Every method may answer
+// at once or with a promise; the server awaits them all the same.
+import type { RegistryEntry } from '../../generated/types/index.js';
+
+export type MaybePromise<T> = T | Promise<T>;
+
+/** What the indexes can narrow a discovery down to. Every given key must match. */
+export interface IndexKeys {
+  readonly name?: string;
+  readonly role?: string;
+  /** Every tag must be on the card. */
+  readonly tags?: readonly string[];
+}
+
+export interface RegistryStore {
+  /** Shown on the status page: `memory`, `sqlite`, ... */
+  readonly kind: string;
+  /** Where the data lives, for people (a file path, `in process memory`). */
+  readonly location: string;
+  /**
+   * Makes the store ready; called by the server at start, and again after a stop. An
+   * unreadable, corrupt or foreign store fails here with a RegistryStoreError, never later.
+   */
+  open(): MaybePromise<void>;
+  /** Releases what open() took. The data stays (for a persisted store). */
+  close(): MaybePromise<void>;
+  /**
+   * Stores the entry under its card URL, replacing an existing one after removing it from every
+   * index. Resolves only once the entry is durable, for a store that persists.
+   */
+  put(entry: RegistryEntry): MaybePromise<void>;
+  /** Removes the entry; false when there was none. Durable once it resolves. */
+  remove(url: string): MaybePromise<boolean>;
+  /** Sets `last_seen` only (card and indexes unchanged); false when there is no entry. */
+  touch(url: string, lastSeen: number): MaybePromise<boolean>;
+  get(url: string): MaybePromise<RegistryEntry | undefined>;
+  /** Entries whose indexed attributes match every given key: the indexes, intersected. */
+  lookup(keys: IndexKeys): MaybePromise<RegistryEntry[]>;
+  /** Every entry (the full scan). */
+  all(): MaybePromise<RegistryEntry[]>;
+  urls(): MaybePromise<string[]>;
+  count(): MaybePromise<number>;
+  /** Removes every entry with `now - last_seen > ttl` (equality stays); answers how many went. */
+  prune(now: number, ttl: number): MaybePromise<number>;
+}
+
+/** Whether an entry seen at `lastSeen` has outlived `ttl` at `now` (the spec's rule, in one place). */
+export function isExpired(lastSeen: number, now: number, ttl: number): boolean {
+  return now - lastSeen > ttl;
+}

@@ -1,0 +1,291 @@
+// The embedded SQLite registry store (better-sqlite3), the persisted default of `parley serve
+// registry`. Every read goes to the file, so several registry processes can share one file
+// (WAL mode lets readers and a writer work at once; a busy writer waits busy_timeout). Writes
+// are queued and committed together once per turn of the event loop, in order, each in its
+// own savepoint: one fsync covers a burst of registrations, and none is acknowledged before
+// its commit. Discovery uses SQL indexes on name, role and a table of tags.
+import { resolve } from 'node:path';
+import type { AgentCard, RegistryEntry } from '../../generated/types/index.js';
+import type { IndexKeys, RegistryStore } from './registry-store.js';
+import { loadSqlite, type SqliteDatabase } from './sqlite-module.js';
+import { prepareSchema } from './sqlite-schema.js';
+import { RegistryStoreError, type RegistryStoreErrorCode } from './store-error.js';
+
+export interface SqliteRegistryStoreOptions {
+  /** How long a write waits for another process holding the file's write lock. Default 5000 ms. */
+  readonly busyTimeoutMs?: number;
+}
+
+interface Row {
+  readonly card: string;
+  readonly last_seen: number;
+  readonly metadata: string;
+}
+
+type Statement = import('better-sqlite3').Statement;
+
+interface Statements {
+  readonly deleteTags: Statement;
+  readonly deleteAgent: Statement;
+  readonly insertAgent: Statement;
+  readonly insertTag: Statement;
+  readonly touch: Statement;
+  readonly get: Statement;
+  readonly all: Statement;
+  readonly urls: Statement;
+  readonly count: Statement;
+  readonly anyExpired: Statement;
+  readonly pruneTags: Statement;
+  readonly pruneAgents: Statement;
+}
+
+interface QueuedWrite {
+  readonly run: () => unknown;
+  readonly resolve: (value: any) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+const SELECTED = 'a.card, a.last_seen, a.metadata';
+/** The expiry rule in SQL: `last_seen <= ?bound` lets the index find candidates, the rest decides. */
+const EXPIRED = 'last_seen <= @bound AND (@now - last_seen) > @ttl';
+
+export class SqliteRegistryStore implements RegistryStore {
+  readonly kind = 'sqlite';
+  private db: SqliteDatabase | null = null;
+  private statements: Statements | null = null;
+  private readonly lookups = new Map<string, Statement>();
+  private queue: QueuedWrite[] = [];
+  private flushScheduled = false;
+  private inSavepoint: ((run: () => unknown) => unknown) | null = null;
+
+  constructor(
+    readonly path: string,
+    private readonly options: SqliteRegistryStoreOptions = {},
+  ) {}
+
+  get location(): string {
+    return this.path === ':memory:' ? 'SQLite in memory (not persisted)' : resolve(this.path);
+  }
+
+  /** The journal mode in use: `wal` for a file, `memory` for `:memory:`. */
+  get journalMode(): string | null {
+    return this.db ? (this.db.pragma('journal_mode', { simple: true }) as string) : null;
+  }
+
+  async open(): Promise<void> {
+    if (this.db) return;
+    const Database = await loadSqlite();
+    let db: SqliteDatabase | null = null;
+    try {
+      db = new Database(this.path);
+      db.pragma(`busy_timeout = ${Math.max(0, Math.floor(this.options.busyTimeoutMs ?? 5000))}`);
+      db.pragma('journal_mode = WAL');
+      // FULL: a commit is on disk before it returns, so an acknowledged write survives a crash.
+      db.pragma('synchronous = FULL');
+      prepareSchema(db, this.location);
+      const check = db.pragma('quick_check', { simple: true });
+      if (check !== 'ok')
+        throw new RegistryStoreError('store_corrupt', `${this.location} is corrupt: ${String(check)}`, this.location);
+      this.statements = prepareStatements(db);
+      this.inSavepoint = db.transaction((run: () => unknown) => run());
+      this.db = db;
+    } catch (error) {
+      db?.close();
+      throw this.storeError(error, 'open');
+    }
+  }
+
+  close(): void {
+    if (!this.db) return;
+    this.flush();
+    const db = this.db;
+    this.db = null;
+    this.statements = null;
+    this.inSavepoint = null;
+    this.lookups.clear();
+    db.close();
+  }
+
+  put(entry: RegistryEntry): Promise<void> {
+    const card = entry.card;
+    const text = JSON.stringify(card);
+    const metadata = JSON.stringify(entry.metadata ?? {});
+    return this.write(() => {
+      const s = this.ready();
+      s.deleteTags.run(card.url);
+      s.deleteAgent.run(card.url);
+      s.insertAgent.run(card.url, card.name, card.role ?? '', text, entry.last_seen, metadata);
+      for (const tag of card.tags ?? []) s.insertTag.run(tag, card.url);
+    });
+  }
+
+  remove(url: string): Promise<boolean> {
+    return this.write(() => {
+      const s = this.ready();
+      s.deleteTags.run(url);
+      return s.deleteAgent.run(url).changes > 0;
+    });
+  }
+
+  touch(url: string, lastSeen: number): Promise<boolean> {
+    return this.write(() => this.ready().touch.run(lastSeen, url).changes > 0);
+  }
+
+  get(url: string): RegistryEntry | undefined {
+    const row = this.read(() => this.ready().get.get(url) as Row | undefined);
+    return row ? toEntry(row) : undefined;
+  }
+
+  lookup(keys: IndexKeys): RegistryEntry[] {
+    const tags = keys.tags ?? [];
+    if (keys.name === undefined && keys.role === undefined && tags.length === 0) return [];
+    const statement = this.lookupStatement(keys.name !== undefined, keys.role !== undefined, tags.length);
+    const args: string[] = [...tags];
+    if (keys.name !== undefined) args.push(keys.name);
+    if (keys.role !== undefined) args.push(keys.role);
+    return this.read(() => (statement.all(...args) as Row[]).map(toEntry));
+  }
+
+  all(): RegistryEntry[] {
+    return this.read(() => (this.ready().all.all() as Row[]).map(toEntry));
+  }
+
+  urls(): string[] {
+    return this.read(() => this.ready().urls.pluck().all() as string[]);
+  }
+
+  count(): number {
+    return this.read(() => this.ready().count.pluck().get() as number);
+  }
+
+  prune(now: number, ttl: number): number {
+    // A margin of a second on the indexed bound; the exact rule then decides.
+    const params = { now, ttl, bound: now - ttl + 1 };
+    return this.read(() => {
+      const s = this.ready();
+      if (!s.anyExpired.get(params)) return 0;
+      return this.db!.transaction(() => {
+        s.pruneTags.run(params);
+        return s.pruneAgents.run(params).changes;
+      }).immediate();
+    });
+  }
+
+  /** Queues a write for the next group commit; resolves once it is committed. */
+  private write<T>(run: () => T): Promise<T> {
+    if (!this.db) return Promise.reject(this.closedError());
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ run, resolve, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  /** Commits every queued write in one transaction, each in its own savepoint. */
+  private flush(): void {
+    this.flushScheduled = false;
+    const batch = this.queue;
+    if (batch.length === 0) return;
+    this.queue = [];
+    const db = this.db;
+    if (!db) {
+      for (const write of batch) write.reject(this.closedError());
+      return;
+    }
+    const outcomes: Array<{ ok: boolean; value: unknown }> = [];
+    try {
+      db.transaction(() => {
+        for (const write of batch) {
+          try {
+            outcomes.push({ ok: true, value: this.inSavepoint!(write.run) });
+          } catch (error) {
+            outcomes.push({ ok: false, value: this.storeError(error, 'write') });
+          }
+        }
+      }).immediate();
+    } catch (error) {
+      const failure = this.storeError(error, 'write');
+      for (const write of batch) write.reject(failure);
+      return;
+    }
+    batch.forEach((write, i) => (outcomes[i]!.ok ? write.resolve(outcomes[i]!.value) : write.reject(outcomes[i]!.value)));
+  }
+
+  private read<T>(run: () => T): T {
+    try {
+      return run();
+    } catch (error) {
+      throw this.storeError(error, 'read');
+    }
+  }
+
+  private ready(): Statements {
+    if (!this.statements) throw this.closedError();
+    return this.statements;
+  }
+
+  /** One statement per combination of indexed keys: the tags joined in, name and role compared. */
+  private lookupStatement(name: boolean, role: boolean, tags: number): Statement {
+    const shape = `${name ? 'n' : ''}${role ? 'r' : ''}${tags}`;
+    let statement = this.lookups.get(shape);
+    if (!statement) {
+      const joins = Array.from({ length: tags }, (_, i) => `JOIN agent_tags t${i} ON t${i}.url = a.url AND t${i}.tag = ?`);
+      const where = [name && 'a.name = ?', role && 'a.role = ?'].filter(Boolean);
+      const sql = `SELECT ${SELECTED} FROM agents a ${joins.join(' ')}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`;
+      statement = this.db!.prepare(sql);
+      this.lookups.set(shape, statement);
+    }
+    return statement;
+  }
+
+  private closedError(): RegistryStoreError {
+    return new RegistryStoreError('store_unreadable', `the registry store ${this.location} is not open`, this.location);
+  }
+
+  /** A SQLite failure as a RegistryStoreError, decided by SQLite's error code. */
+  private storeError(error: unknown, during: 'open' | 'read' | 'write'): unknown {
+    if (error instanceof RegistryStoreError) return error;
+    const sqliteCode = String((error as { code?: unknown }).code ?? '');
+    if (!sqliteCode.startsWith('SQLITE_')) return error;
+    const reason = error instanceof Error ? error.message : String(error);
+    const [code, what] = classify(sqliteCode, during);
+    return new RegistryStoreError(code, `${what} ${this.location}: ${reason} (${sqliteCode})`, this.location, { cause: error });
+  }
+}
+
+function classify(sqliteCode: string, during: 'open' | 'read' | 'write'): [RegistryStoreErrorCode, string] {
+  if (sqliteCode === 'SQLITE_NOTADB') return ['store_unreadable', 'not a SQLite database:'];
+  if (sqliteCode.startsWith('SQLITE_CORRUPT')) return ['store_corrupt', 'the registry database is corrupt:'];
+  if (sqliteCode.startsWith('SQLITE_BUSY') || sqliteCode.startsWith('SQLITE_LOCKED')) {
+    return ['store_busy', 'another process holds the registry database:'];
+  }
+  if (during === 'write') return ['store_write_failed', 'could not write the registry database'];
+  return ['store_unreadable', 'could not read the registry database'];
+}
+
+function toEntry(row: Row): RegistryEntry {
+  return {
+    card: JSON.parse(row.card) as AgentCard,
+    last_seen: row.last_seen,
+    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+  };
+}
+
+function prepareStatements(db: SqliteDatabase): Statements {
+  return {
+    deleteTags: db.prepare('DELETE FROM agent_tags WHERE url = ?'),
+    deleteAgent: db.prepare('DELETE FROM agents WHERE url = ?'),
+    insertAgent: db.prepare('INSERT INTO agents (url, name, role, card, last_seen, metadata) VALUES (?, ?, ?, ?, ?, ?)'),
+    insertTag: db.prepare('INSERT OR IGNORE INTO agent_tags (tag, url) VALUES (?, ?)'),
+    touch: db.prepare('UPDATE agents SET last_seen = ? WHERE url = ?'),
+    get: db.prepare(`SELECT ${SELECTED} FROM agents a WHERE a.url = ?`),
+    all: db.prepare(`SELECT ${SELECTED} FROM agents a ORDER BY a.last_seen`),
+    urls: db.prepare('SELECT url FROM agents ORDER BY last_seen'),
+    count: db.prepare('SELECT count(*) FROM agents'),
+    anyExpired: db.prepare(`SELECT 1 FROM agents WHERE ${EXPIRED} LIMIT 1`),
+    pruneTags: db.prepare(`DELETE FROM agent_tags WHERE url IN (SELECT url FROM agents WHERE ${EXPIRED})`),
+    pruneAgents: db.prepare(`DELETE FROM agents WHERE ${EXPIRED}`),
+  };
+}

@@ -1,0 +1,160 @@
+// The registry commands as a newcomer runs them, in child processes: `parley serve registry`,
+// then `parley serve agent --registry URL`, then `parley discover URL` shows the agent (as a
+// table, and as JSON); `parley register` with a card file (a bad card is refused naming the
+// field) and `parley unregister`; the registry's entries survive its restart; usage errors
+// exit 2 with one line.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { lines, runCli, scratchDir } from './run-cli.js';
+import { startRegistryProcess } from '../registry/registry-process.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+const TSX = import.meta.resolve('tsx');
+
+/** `parley serve agent ...args`, resolved with its output once it printed `ready`. */
+async function serveAgent(t: { after(fn: () => unknown): void }, args: readonly string[]) {
+  const child = spawn(process.execPath, ['--import', TSX, MAIN, 'serve', 'agent', '--url', 'http://127.0.0.1:0', ...args], {
+    cwd: ROOT,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const exited = once(child, 'exit');
+  t.after(async () => {
+    if (child.exitCode === null) child.kill('SIGTERM');
+    await exited;
+  });
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', () => {
+      const match = /^ready (\S+)$/m.exec(out);
+      if (match) resolve(match[1]!);
+    });
+    void exited.then(() => reject(new Error(`agent exited early:\n${out}`)));
+  });
+  return {
+    url,
+    output: () => out,
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+describe('parley registry commands', () => {
+  test('serve registry, serve agent --registry, discover: the agent is listed; it leaves at exit', {
+    timeout: 60_000,
+  }, async (t) => {
+    const { dir, cleanup } = scratchDir();
+    t.after(cleanup);
+    const registry = await startRegistryProcess(['--db', join(dir, 'registry.db')]);
+    t.after(() => registry.stop('SIGKILL'));
+    assert.match(registry.output(), /^status page: http:\/\/127\.0\.0\.1:\d+\/status$/m);
+    const agent = await serveAgent(t, ['--registry', registry.url, '--name', 'newcomer']);
+    assert.match(agent.output(), new RegExp(`^registered with ${registry.url}$`, 'm'));
+
+    const table = await runCli(['discover', registry.url], { cwd: dir });
+    assert.equal(table.code, 0, table.stderr);
+    const rows = lines(table.stdout);
+    assert.match(rows[0]!, /^NAME\s+ROLE\s+TAGS\s+URL$/);
+    assert.match(rows[1]!, new RegExp(`^newcomer\\s+echo\\s+echo,example\\s+${agent.url}$`));
+    assert.equal(rows[2], '1 agent');
+
+    const json = await runCli(['discover', registry.url, '--tag', 'echo', '--tag', 'example', '--name', 'newcomer', '--json'], {
+      cwd: dir,
+    });
+    assert.equal(json.code, 0, json.stderr);
+    const cards = JSON.parse(json.stdout) as Array<{ url: string; name: string }>;
+    assert.deepEqual(
+      cards.map((c) => [c.name, c.url]),
+      [['newcomer', agent.url]],
+    );
+    const comma = await runCli(['discover', registry.url, '--tag', 'echo,example', '--json'], { cwd: dir });
+    assert.deepEqual(JSON.parse(comma.stdout), cards);
+    const none = await runCli(['discover', registry.url, '--role', 'nobody'], { cwd: dir });
+    assert.equal(none.code, 0);
+    assert.equal(none.stdout, 'no live agent matches\n');
+
+    await agent.stop();
+    const after = await runCli(['discover', registry.url, '--json'], { cwd: dir });
+    assert.deepEqual(JSON.parse(after.stdout), [], 'the agent unregistered at exit');
+  });
+
+  test('register a card file, refuse a bad one naming the field, unregister; entries survive a restart', {
+    timeout: 60_000,
+  }, async (t) => {
+    const good = { name: 'filed', url: 'http://127.0.0.1:9/filed', role: 'worker', tags: ['from-file'] };
+    const { dir, cleanup } = scratchDir({
+      'card.json': JSON.stringify(good),
+      'bad.json': JSON.stringify({ ...good, tags: ['ok', 3] }),
+    });
+    t.after(cleanup);
+    const db = join(dir, 'registry.db');
+    let registry = await startRegistryProcess(['--db', db]);
+    t.after(() => registry.stop('SIGKILL'));
+
+    const registered = await runCli(['register', registry.url, '--card', 'card.json'], { cwd: dir });
+    assert.equal(registered.code, 0, registered.stderr);
+    assert.equal(registered.stdout, `agent registered successfully: filed at ${good.url}\n`);
+    const bad = await runCli(['register', registry.url, '--card', 'bad.json'], { cwd: dir });
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /^parley: the registry at .* did not register .*: .*\/tags\/1/m);
+    const piped = await runCli(['register', registry.url, '--card', '-'], {
+      cwd: dir,
+      stdin: JSON.stringify({ ...good, url: 'http://piped', name: 'piped' }),
+    });
+    assert.equal(piped.code, 0, piped.stderr);
+
+    assert.equal(await registry.stop('SIGTERM'), 0);
+    registry = await startRegistryProcess(['--db', db]);
+    assert.match(registry.output(), /\(2 agents\)/);
+    const listed = await runCli(['discover', registry.url, '--tag', 'from-file', '--json'], { cwd: dir });
+    assert.deepEqual((JSON.parse(listed.stdout) as Array<{ url: string }>).map((c) => c.url).sort(), [
+      'http://127.0.0.1:9/filed',
+      'http://piped',
+    ]);
+
+    const removed = await runCli(['unregister', registry.url, good.url], { cwd: dir });
+    assert.equal(removed.code, 0, removed.stderr);
+    assert.equal(removed.stdout, `agent unregistered successfully: ${good.url}\n`);
+    const again = await runCli(['unregister', registry.url, good.url], { cwd: dir });
+    assert.equal(again.code, 0, 'unregister is idempotent');
+    const left = await runCli(['discover', registry.url, '--json'], { cwd: dir });
+    assert.deepEqual(
+      (JSON.parse(left.stdout) as Array<{ url: string }>).map((c) => c.url),
+      ['http://piped'],
+    );
+  });
+
+  test('an unreachable registry exits 1 with one line; usage errors exit 2', async (t) => {
+    const { dir, cleanup } = scratchDir();
+    t.after(cleanup);
+    const down = await runCli(['discover', 'http://127.0.0.1:9'], { cwd: dir });
+    assert.equal(down.code, 1);
+    assert.equal(lines(down.stderr).length, 1);
+    assert.match(down.stderr, /^parley: discover at http:\/\/127\.0\.0\.1:9 failed: /);
+    for (const [args, pattern] of [
+      [['discover'], /give the registry's URL/],
+      [['discover', 'ftp://x'], /cannot tell the transport/],
+      [['register', 'http://127.0.0.1:9'], /exactly one of --card FILE and --agent/],
+      [['unregister', 'http://127.0.0.1:9'], /give the agent's URL/],
+      [['serve', 'registry', '--ttl', 'soon'], /--ttl must be a number/],
+      [['serve', 'registry', '--transport', 'runtime'], /in-process only/],
+      [['serve', 'janitor'], /expected agent or registry/],
+    ] as const) {
+      const result = await runCli(args, { cwd: dir });
+      assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
+      assert.match(result.stderr, pattern);
+      assert.equal(lines(result.stderr).length, 1);
+    }
+    const help = await runCli(['serve', 'registry', '--help'], { cwd: dir });
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /--db FILE/);
+  });
+});
