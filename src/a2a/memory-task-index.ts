@@ -35,7 +35,13 @@ export class MemoryTaskIndex implements TaskIndex {
   }
 
   add(entry: IndexedTask): Promise<void> {
-    if (!this.slots.has(entry.id) && this.slots.size >= this.maxTasks) this.makeRoom();
+    if (!this.slots.has(entry.id) && this.slots.size >= this.maxTasks) {
+      try {
+        this.makeRoom();
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
     this.slots.delete(entry.id);
     this.slots.set(entry.id, { entry, touched: this.now() });
     return Promise.resolve();
