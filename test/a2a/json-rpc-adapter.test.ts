@@ -165,7 +165,7 @@ describe('A2A JSON-RPC: methods', () => {
     const { url } = await startA2aAgent(t, { authenticator: new ApiKeyAuthenticator({ validKeys: { 'secret-key-1': [] } }) });
     const response = await fetch(`${url}/.well-known/agent-card.json`);
     assert.equal(response.status, 200);
-    const card = await response.json();
+    const card: any = await response.json();
     assert.deepEqual(card.supportedInterfaces, [{ url: `${url}/`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]);
     assert.deepEqual(card.capabilities, { streaming: false, pushNotifications: false, extendedAgentCard: false });
     const scheme = card.securitySchemes.apiKey.apiKeySecurityScheme;
@@ -281,6 +281,6 @@ describe('A2A JSON-RPC: task scoping', () => {
     const { url } = await startA2aAgent(t);
     const response = await fetch(`${url}/tasks/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{bad' });
     assert.equal(response.status, 400);
-    assert.equal((await response.json()).error.code, 'invalid_json');
+    assert.equal(((await response.json()) as any).error.code, 'invalid_json');
   });
 });
