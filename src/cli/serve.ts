@@ -24,9 +24,10 @@ const SERVE_OPTIONS: OptionSpecs = {
   transport: { type: 'string' },
   url: { type: 'string' },
   name: { type: 'string' },
+  a2a: { type: 'boolean' },
 };
 
-export const SERVE_USAGE = `Usage: parley serve agent [--transport ${SERVED.join('|')}] [--url URL] [--name NAME]
+export const SERVE_USAGE = `Usage: parley serve agent [--transport ${SERVED.join('|')}] [--url URL] [--name NAME] [--a2a]
 
 Starts an echo agent, which sends the text of each task back as an artifact, and prints
 "ready <url>" once it accepts requests. Ctrl-C (or SIGTERM) stops it: it prints "stopped"
@@ -39,6 +40,8 @@ Options:
                     ws://127.0.0.1:8080, for grpc grpc://127.0.0.1:50051); port 0 picks
                     a free port, and the ready line names the one bound
   --name NAME       the agent's name in its card (default: echo)
+  --a2a             also speak A2A 1.0 (http only): the public A2A card at
+                    /.well-known/agent-card.json and JSON-RPC at POST /
   -h, --help        show this help
 `;
 
@@ -59,11 +62,12 @@ export async function runServe(args: string[]): Promise<number> {
   if (positionals.length > 0) {
     throw new UsageError(`serve agent: unexpected argument ${JSON.stringify(positionals[0])} (see parley serve --help)`);
   }
-  const flags = options as { transport?: string; url?: string; name?: string };
+  const { a2a, ...flags } = options as { transport?: string; url?: string; name?: string; a2a?: boolean };
   for (const [name, value] of Object.entries(flags)) {
     if (value === '') throw new UsageError(`serve agent: --${name} needs a value`);
   }
   const transport = servedTransport(flags.transport ?? 'http');
+  if (a2a && transport !== 'http') throw new UsageError(`serve agent: --a2a needs the http transport, not ${transport}`);
   const agent = new AgentServer({
     name: flags.name ?? 'echo',
     description: 'Echoes the text of each task back as an artifact.',
@@ -71,6 +75,7 @@ export async function runServe(args: string[]): Promise<number> {
     tags: ['echo', 'example'],
     transport,
     url: flags.url ?? DEFAULT_URLS[transport],
+    a2a: a2a === true,
   });
   try {
     await agent.start();

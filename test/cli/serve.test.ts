@@ -136,7 +136,7 @@ describe('parley serve agent', { concurrency: 5, timeout: 30_000 }, () => {
 });
 
 describe('parley serve: usage', { concurrency: 5, timeout: 30_000 }, () => {
-  const USAGE_LINE = 'Usage: parley serve agent [--transport http|sse|websocket|grpc] [--url URL] [--name NAME]';
+  const USAGE_LINE = 'Usage: parley serve agent [--transport http|sse|websocket|grpc] [--url URL] [--name NAME] [--a2a]';
 
   for (const args of [
     ['serve', '--help'],
