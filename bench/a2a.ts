@@ -59,11 +59,16 @@ function sendMessageBody(): string {
     jsonrpc: '2.0',
     id: 1,
     method: 'SendMessage',
-    params: { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'All work and no play makes a dull agent.' }] } },
+    params: {
+      message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'All work and no play makes a dull agent.' }] },
+    },
   });
 }
 
-async function load(url: string, options: { duration?: number; amount?: number }): Promise<{ rps: number; errors: number; requests: number }> {
+async function load(
+  url: string,
+  options: { duration?: number; amount?: number },
+): Promise<{ rps: number; errors: number; requests: number }> {
   const result = await autocannon({
     url: `${url}/`,
     connections: CONNECTIONS,
@@ -81,16 +86,24 @@ async function load(url: string, options: { duration?: number; amount?: number }
 
 /** One real answer from each server, so a broken server fails the run instead of measuring errors fast. */
 async function checkAnswers(url: string): Promise<void> {
-  const response = await fetch(`${url}/`, { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' }, body: sendMessageBody() });
+  const response = await fetch(`${url}/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+    body: sendMessageBody(),
+  });
   const answer = (await response.json()) as { result?: { task?: { status?: { state?: string } } } };
-  if (answer.result?.task?.status?.state !== 'TASK_STATE_COMPLETED') throw new Error(`${url} did not complete a task: ${JSON.stringify(answer)}`);
+  if (answer.result?.task?.status?.state !== 'TASK_STATE_COMPLETED')
+    throw new Error(`${url} did not complete a task: ${JSON.stringify(answer)}`);
 }
 
 const mb = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MB`;
 
 async function main(): Promise<void> {
   pinLoadGenerator();
-  const servers = [await start('parley --a2a', 'bench/servers/parley-a2a-agent.mjs'), await start('@a2a-js/sdk (express)', 'bench/servers/sdk-a2a-agent.mjs')];
+  const servers = [
+    await start('parley --a2a', 'bench/servers/parley-a2a-agent.mjs'),
+    await start('@a2a-js/sdk (express)', 'bench/servers/sdk-a2a-agent.mjs'),
+  ];
   try {
     for (const server of servers) await checkAnswers(server.url);
     const runs = new Map<string, number[]>(servers.map((server) => [server.name, []]));
@@ -105,9 +118,19 @@ async function main(): Promise<void> {
     }
     const best = (name: string) => Math.max(...runs.get(name)!);
     const [parley, sdk] = servers.map((server) => best(server.name)) as [number, number];
-    console.log(`A2A SendMessage (blocking), ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS}s, best round; ${pinningNote()}`);
-    for (const server of servers) console.log(`  ${server.name.padEnd(24)} ${best(server.name).toFixed(0).padStart(7)} requests/s  (rounds: ${runs.get(server.name)!.map((rps) => rps.toFixed(0)).join(', ')})`);
-    console.log(`  ratio parley / sdk       ${(parley / sdk).toFixed(2)}x (target >= 3x)${errors ? `; ${errors} errors or non-2xx answers` : ''}`);
+    console.log(
+      `A2A SendMessage (blocking), ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS}s, best round; ${pinningNote()}`,
+    );
+    for (const server of servers)
+      console.log(
+        `  ${server.name.padEnd(24)} ${best(server.name).toFixed(0).padStart(7)} requests/s  (rounds: ${runs
+          .get(server.name)!
+          .map((rps) => rps.toFixed(0))
+          .join(', ')})`,
+      );
+    console.log(
+      `  ratio parley / sdk       ${(parley / sdk).toFixed(2)}x (target >= 3x)${errors ? `; ${errors} errors or non-2xx answers` : ''}`,
+    );
     console.log(`RSS after ${MESSAGES} messages each (after a GC):`);
     for (const server of servers) {
       const before = await server.rss();
@@ -116,7 +139,9 @@ async function main(): Promise<void> {
       const rest = await load(server.url, { amount: MESSAGES - Math.floor(MESSAGES / 2) });
       const after = await server.rss();
       const failed = half.errors + rest.errors;
-      console.log(`  ${server.name.padEnd(24)} start ${mb(before)}, after ${Math.floor(MESSAGES / 2)} ${mb(middle)}, after ${MESSAGES} ${mb(after)}${failed ? ` (${failed} errors)` : ''}`);
+      console.log(
+        `  ${server.name.padEnd(24)} start ${mb(before)}, after ${Math.floor(MESSAGES / 2)} ${mb(middle)}, after ${MESSAGES} ${mb(after)}${failed ? ` (${failed} errors)` : ''}`,
+      );
     }
     console.log('  target: parley < 150 MB, steady once its task index (1,024 tasks) is full');
   } finally {

@@ -13,14 +13,25 @@ const ROLE_AGENT = 2;
 const executor = {
   async execute(context, bus) {
     const parts = context.userMessage.parts;
-    const reply = { messageId: `reply-${context.taskId}`, contextId: context.contextId, taskId: context.taskId, role: ROLE_AGENT, parts, metadata: undefined, extensions: [], referenceTaskIds: [] };
+    const reply = {
+      messageId: `reply-${context.taskId}`,
+      contextId: context.contextId,
+      taskId: context.taskId,
+      role: ROLE_AGENT,
+      parts,
+      metadata: undefined,
+      extensions: [],
+      referenceTaskIds: [],
+    };
     bus.publish({
       kind: 'task',
       data: {
         id: context.taskId,
         contextId: context.contextId,
         status: { state: COMPLETED, message: reply, timestamp: new Date().toISOString() },
-        artifacts: [{ artifactId: `art-${context.taskId}`, name: 'result', description: '', parts, metadata: undefined, extensions: [] }],
+        artifacts: [
+          { artifactId: `art-${context.taskId}`, name: 'result', description: '', parts, metadata: undefined, extensions: [] },
+        ],
         history: [context.userMessage, reply],
         metadata: undefined,
       },
@@ -43,7 +54,18 @@ const server = app.listen(0, '127.0.0.1', () => {
     securityRequirements: [],
     defaultInputModes: ['text/plain'],
     defaultOutputModes: ['text/plain'],
-    skills: [{ id: 'echo', name: 'echo', description: 'echo', tags: ['echo'], examples: [], inputModes: [], outputModes: [], securityRequirements: [] }],
+    skills: [
+      {
+        id: 'echo',
+        name: 'echo',
+        description: 'echo',
+        tags: ['echo'],
+        examples: [],
+        inputModes: [],
+        outputModes: [],
+        securityRequirements: [],
+      },
+    ],
     signatures: [],
   };
   const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);

@@ -77,7 +77,10 @@ export class A2aPeer {
     try {
       response = fromJson(SendMessageResponseSchema, result as JsonValue, { ignoreUnknownFields: true });
     } catch (error) {
-      throw new A2aClientError('a2a_invalid_response', `SendMessage answered something that is not a SendMessageResponse: ${(error as Error).message}`);
+      throw new A2aClientError(
+        'a2a_invalid_response',
+        `SendMessage answered something that is not a SendMessageResponse: ${(error as Error).message}`,
+      );
     }
     if (response.payload.case === 'task') {
       const remote = response.payload.value;
@@ -86,7 +89,13 @@ export class A2aPeer {
     } else if (response.payload.case === 'message') {
       const reply = response.payload.value;
       task.messages!.push(messageFromA2a(reply, '/message'));
-      const record: RemoteRecord = { url: endpoint.url, task_id: '', context_id: reply.contextId, state: 'message', status_timestamp: null };
+      const record: RemoteRecord = {
+        url: endpoint.url,
+        task_id: '',
+        context_id: reply.contextId,
+        state: 'message',
+        status_timestamp: null,
+      };
       task.metadata![REMOTE_KEY] = record;
       transition(task, 'completed', null, nowIso());
     } else {
@@ -99,16 +108,25 @@ export class A2aPeer {
   async cancel(localId: string, reason?: string, options?: CallOptions): Promise<NativeTask> {
     const remote = this.taskIds.get(localId);
     if (!remote) {
-      throw new A2aClientError('a2a_unknown_task', `no A2A task is known for local task ${localId} (never sent here, or forgotten after an hour)`);
+      throw new A2aClientError(
+        'a2a_unknown_task',
+        `no A2A task is known for local task ${localId} (never sent here, or forgotten after an hour)`,
+      );
     }
     const endpoint = await this.resolve(options);
-    const params = toJson(CancelTaskRequestSchema, create(CancelTaskRequestSchema, { id: remote.taskId, metadata: reason ? { reason } : undefined }));
+    const params = toJson(
+      CancelTaskRequestSchema,
+      create(CancelTaskRequestSchema, { id: remote.taskId, metadata: reason ? { reason } : undefined }),
+    );
     const result = await this.call(endpoint, 'CancelTask', params, options);
     let remoteTask;
     try {
       remoteTask = fromJson(TaskSchema, result as JsonValue, { ignoreUnknownFields: true });
     } catch (error) {
-      throw new A2aClientError('a2a_invalid_response', `CancelTask answered something that is not a Task: ${(error as Error).message}`);
+      throw new A2aClientError(
+        'a2a_invalid_response',
+        `CancelTask answered something that is not a Task: ${(error as Error).message}`,
+      );
     }
     return applyRemoteTask(prepareTask({ id: localId }), remoteTask, endpoint.url);
   }
@@ -143,9 +161,16 @@ export class A2aPeer {
       throw new A2aClientError('a2a_incompatible_card', `${cardUrl} is not an A2A 1.0 agent card: ${(error as Error).message}`);
     }
     const chosen = card.supportedInterfaces.find(isJsonRpc10);
-    if (!chosen) throw new A2aClientError('a2a_incompatible_card', `the card at ${cardUrl} offers no JSONRPC interface for A2A ${A2A_PROTOCOL_VERSION}`);
+    if (!chosen)
+      throw new A2aClientError(
+        'a2a_incompatible_card',
+        `the card at ${cardUrl} offers no JSONRPC interface for A2A ${A2A_PROTOCOL_VERSION}`,
+      );
     if (!this.options.allowCrossOrigin && !sameOrigin(cardUrl, chosen.url)) {
-      throw new A2aClientError('a2a_cross_origin', `the card at ${cardUrl} advertises its JSON-RPC interface on another origin (${chosen.url}); refused`);
+      throw new A2aClientError(
+        'a2a_cross_origin',
+        `the card at ${cardUrl} advertises its JSON-RPC interface on another origin (${chosen.url}); refused`,
+      );
     }
     const target = new URL(chosen.url, cardUrl);
     const origin = `${target.protocol}//${target.host}`;
@@ -158,16 +183,26 @@ export class A2aPeer {
   private async call(endpoint: Endpoint, method: string, params: unknown, options?: CallOptions): Promise<unknown> {
     const id = nextRpcId++;
     const headers = { ...options?.headers, 'a2a-version': A2A_PROTOCOL_VERSION };
-    const answer = (await endpoint.transport.unary(endpoint.spec, { jsonrpc: '2.0', id, method, params }, { ...options, headers })) as Record<string, unknown>;
+    const answer = (await endpoint.transport.unary(
+      endpoint.spec,
+      { jsonrpc: '2.0', id, method, params },
+      { ...options, headers },
+    )) as Record<string, unknown>;
     if (!answer || typeof answer !== 'object' || answer.jsonrpc !== '2.0') {
       throw new A2aClientError('a2a_invalid_response', `${method} answered something that is not a JSON-RPC 2.0 response`);
     }
     const error = answer.error as { code?: unknown; message?: unknown; data?: unknown } | undefined;
     if (error) {
       const code = typeof error.code === 'number' ? error.code : null;
-      throw new A2aClientError('a2a_rpc_error', `${method} failed: ${String(error.message ?? 'no message')} (JSON-RPC ${code})`, code, error.data);
+      throw new A2aClientError(
+        'a2a_rpc_error',
+        `${method} failed: ${String(error.message ?? 'no message')} (JSON-RPC ${code})`,
+        code,
+        error.data,
+      );
     }
-    if (answer.id !== id) throw new A2aClientError('a2a_invalid_response', `${method} answered with id ${JSON.stringify(answer.id)}, not ${id}`);
+    if (answer.id !== id)
+      throw new A2aClientError('a2a_invalid_response', `${method} answered with id ${JSON.stringify(answer.id)}, not ${id}`);
     return answer.result;
   }
 }

@@ -19,7 +19,9 @@ export function buildA2aCard(identity: CardIdentity, url: string, authenticator:
   const card = create(AgentCardSchema, {
     name: identity.name,
     description: identity.description || identity.name,
-    supportedInterfaces: [{ url: `${url.replace(/\/$/, '')}/`, protocolBinding: JSONRPC_BINDING, protocolVersion: A2A_PROTOCOL_VERSION }],
+    supportedInterfaces: [
+      { url: `${url.replace(/\/$/, '')}/`, protocolBinding: JSONRPC_BINDING, protocolVersion: A2A_PROTOCOL_VERSION },
+    ],
     version: identity.version ?? '1.0.0',
     capabilities: { streaming: false, pushNotifications: false, extendedAgentCard: false },
     securitySchemes: security?.schemes ?? {},

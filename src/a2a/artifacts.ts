@@ -29,7 +29,10 @@ export function artifactToA2a(artifact: NativeArtifact): Artifact {
 
 export function artifactFromA2a(artifact: Artifact, pointer: string): NativeArtifact {
   const { [ARTIFACT_KEY]: carried, ...metadata } = artifact.metadata ?? {};
-  const descriptors = (carried && typeof carried === 'object' && !Array.isArray(carried) ? carried : {}) as Record<string, unknown>;
+  const descriptors = (carried && typeof carried === 'object' && !Array.isArray(carried) ? carried : {}) as Record<
+    string,
+    unknown
+  >;
   const text = (key: string): string | null => (typeof descriptors[key] === 'string' ? (descriptors[key] as string) : null);
   return {
     id: artifact.artifactId,

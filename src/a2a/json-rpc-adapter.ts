@@ -29,7 +29,16 @@ import type { RequestContext } from '../transport/endpoint.js';
 import { EndpointError } from '../transport/endpoint-error.js';
 import type { RawHttpBody } from '../transport/http/raw-body.js';
 import { A2aRpcError, invalidParams } from './errors.js';
-import { encodeRpc, NO_RESPONSE, parseRpcBody, readRpcCall, rpcFailure, rpcResult, usableId, type RpcResponse } from './json-rpc.js';
+import {
+  encodeRpc,
+  NO_RESPONSE,
+  parseRpcBody,
+  readRpcCall,
+  rpcFailure,
+  rpcResult,
+  usableId,
+  type RpcResponse,
+} from './json-rpc.js';
 import { MemoryTaskIndex } from './memory-task-index.js';
 import { messageFromA2a } from './messages.js';
 import { PageTokens } from './page-token.js';
@@ -50,7 +59,6 @@ export interface A2aAdapterOptions {
 const DEFAULT_PAGE_SIZE = 50;
 const MAX_PAGE_SIZE = 100;
 
-
 interface Method {
   readonly schema: DescMessage;
   readonly run: (request: never, context: RequestContext) => Promise<unknown>;
@@ -65,12 +73,16 @@ export class A2aAdapter {
   constructor(options: A2aAdapterOptions) {
     this.engine = options.engine;
     this.index = options.index ?? new MemoryTaskIndex();
-    const method = <D extends DescMessage>(schema: D, run: (request: MessageShape<D>, context: RequestContext) => Promise<unknown>): Method => ({
+    const method = <D extends DescMessage>(
+      schema: D,
+      run: (request: MessageShape<D>, context: RequestContext) => Promise<unknown>,
+    ): Method => ({
       schema,
       run: run as Method['run'],
     });
     const streaming = () => unsupported('streaming is not supported by this agent (capabilities.streaming is false)');
-    const push = () => Promise.reject(new A2aRpcError('pushNotificationNotSupported', 'push notifications are not supported by this agent'));
+    const push = () =>
+      Promise.reject(new A2aRpcError('pushNotificationNotSupported', 'push notifications are not supported by this agent'));
     this.methods = new Map<string, Method>([
       ['SendMessage', method(SendMessageRequestSchema, (request, context) => this.sendMessage(request, context))],
       ['GetTask', method(GetTaskRequestSchema, (request, context) => this.getTask(request, context))],
@@ -84,7 +96,9 @@ export class A2aAdapter {
       ['DeleteTaskPushNotificationConfig', method(DeleteTaskPushNotificationConfigRequestSchema, push)],
       [
         'GetExtendedAgentCard',
-        method(GetExtendedAgentCardRequestSchema, () => unsupported('this agent has no extended card (capabilities.extendedAgentCard is false)')),
+        method(GetExtendedAgentCardRequestSchema, () =>
+          unsupported('this agent has no extended card (capabilities.extendedAgentCard is false)'),
+        ),
       ],
     ]);
   }
@@ -103,7 +117,8 @@ export class A2aAdapter {
       const answer = await this.one(parsed, version, context);
       return answer ? encodeRpc(answer) : NO_RESPONSE;
     }
-    if (parsed.length === 0) return encodeRpc(rpcFailure(null, new A2aRpcError('invalidRequest', 'a batch must hold at least one request')));
+    if (parsed.length === 0)
+      return encodeRpc(rpcFailure(null, new A2aRpcError('invalidRequest', 'a batch must hold at least one request')));
     const answers = await Promise.all(parsed.map((item) => this.one(item, version, context)));
     const sent = answers.filter((answer): answer is RpcResponse => answer !== undefined);
     return sent.length > 0 ? encodeRpc(sent) : NO_RESPONSE;
@@ -148,7 +163,11 @@ export class A2aAdapter {
       if (isTerminal(found.task.state ?? 'submitted')) {
         throw new A2aRpcError('unsupportedOperation', `task ${found.id} is ${found.task.state} and takes no more messages`);
       }
-      if (found.active) throw new A2aRpcError('unsupportedOperation', `task ${found.id} is still working; send the next message once it asks for one`);
+      if (found.active)
+        throw new A2aRpcError(
+          'unsupportedOperation',
+          `task ${found.id} is still working; send the next message once it asks for one`,
+        );
       entry = found;
       (entry.task.messages ??= []).push(native);
       entry.active = true;
@@ -201,7 +220,8 @@ export class A2aAdapter {
     if (request.status !== TaskState.UNSPECIFIED) {
       state = stateFromA2a(request.status);
       // States parley never gives its own tasks: nothing can match them.
-      if (request.status === TaskState.REJECTED || request.status === TaskState.AUTH_REQUIRED) state = 'no-such-state' as NativeState;
+      if (request.status === TaskState.REJECTED || request.status === TaskState.AUTH_REQUIRED)
+        state = 'no-such-state' as NativeState;
     }
     const statusAfter = request.statusTimestampAfter ? Number(timestampMs(request.statusTimestampAfter)) : undefined;
     const page = await this.index.list(scopeOf(request.tenant, context), {
@@ -212,7 +232,9 @@ export class A2aAdapter {
       limit: pageSize,
     });
     const includeArtifacts = request.includeArtifacts ?? false;
-    const tasks = page.tasks.map((entry) => taskToA2aJson(entry.task, { contextId: entry.contextId, historyLength, includeArtifacts }));
+    const tasks = page.tasks.map((entry) =>
+      taskToA2aJson(entry.task, { contextId: entry.contextId, historyLength, includeArtifacts }),
+    );
     const last = page.tasks.at(-1);
     const nextPageToken = page.more && last ? this.tokens.encode({ time: statusTime(last.task), id: last.id }) : '';
     return { tasks, nextPageToken, pageSize, totalSize: page.total };
@@ -259,8 +281,8 @@ function checkHistoryLength(value: number | undefined, pointer: string): number 
 
 function asRpcError(error: unknown): A2aRpcError {
   if (error instanceof A2aRpcError) return error;
-  if (error instanceof TaskIndexFullError) return new A2aRpcError('internalError', error.message, { capacity: String(error.capacity) });
+  if (error instanceof TaskIndexFullError)
+    return new A2aRpcError('internalError', error.message, { capacity: String(error.capacity) });
   if (error instanceof EndpointError && error.code === 'conflict') return new A2aRpcError('unsupportedOperation', error.message);
   return new A2aRpcError('internalError', error instanceof Error ? error.message : String(error));
 }
-

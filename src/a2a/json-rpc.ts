@@ -20,7 +20,8 @@ export type RpcResponse =
 
 /** Parses the body text; anything that is not JSON is a parse error (-32700). */
 export function parseRpcBody(text: string): unknown {
-  if (text.trim() === '') throw new A2aRpcError('parseError', 'the request body is empty; a JSON-RPC request object was expected');
+  if (text.trim() === '')
+    throw new A2aRpcError('parseError', 'the request body is empty; a JSON-RPC request object was expected');
   try {
     return JSON.parse(text);
   } catch (error) {

@@ -3,7 +3,14 @@
 // task changed longest ago; active tasks are never evicted, so a full index of active tasks
 // refuses the new one. Lost on restart, like every per-process cache.
 import { statusTime } from './tasks.js';
-import { TaskIndexFullError, type IndexedTask, type TaskIndex, type TaskListPage, type TaskListQuery, type TaskScope } from './task-index.js';
+import {
+  TaskIndexFullError,
+  type IndexedTask,
+  type TaskIndex,
+  type TaskListPage,
+  type TaskListQuery,
+  type TaskScope,
+} from './task-index.js';
 
 export interface MemoryTaskIndexOptions {
   readonly maxTasks?: number;

@@ -31,7 +31,8 @@ function check(desc: DescMessage, json: Record<string, unknown>, pointer: string
     if (value === null) continue;
     if (field.oneof) {
       const other = oneofs.get(field.oneof.name);
-      if (other !== undefined) throw invalidParams(at, `only one of ${field.oneof.fields.map((f) => f.jsonName).join(', ')} may be set (${other} is)`);
+      if (other !== undefined)
+        throw invalidParams(at, `only one of ${field.oneof.fields.map((f) => f.jsonName).join(', ')} may be set (${other} is)`);
       oneofs.set(field.oneof.name, key);
     }
     checkValue(field, value, at);
@@ -72,7 +73,8 @@ function checkMessage(desc: DescMessage, value: unknown, at: string): void {
   // Well-known types have JSON forms of their own (a Value is any JSON, a Timestamp a string).
   if (desc.typeName.startsWith('google.protobuf.')) {
     if (desc.typeName === 'google.protobuf.Struct' && !isObject(value)) throw invalidParams(at, 'must be an object');
-    if (desc.typeName === 'google.protobuf.Timestamp' && typeof value !== 'string') throw invalidParams(at, 'must be an RFC 3339 timestamp string');
+    if (desc.typeName === 'google.protobuf.Timestamp' && typeof value !== 'string')
+      throw invalidParams(at, 'must be an RFC 3339 timestamp string');
     return;
   }
   if (!isObject(value)) throw invalidParams(at, `must be an object (${desc.name})`);

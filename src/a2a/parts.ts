@@ -83,7 +83,12 @@ export function partToA2a(part: NativePart): Part {
   }
   const value = fromJson(ValueSchema, (part.content ?? null) as JsonValue);
   if (part.type === 'data') return create(PartSchema, { content: { case: 'data', value }, metadata, mediaType, filename });
-  return create(PartSchema, { content: { case: 'data', value }, metadata: { ...metadata, [PART_TYPE_KEY]: part.type }, mediaType, filename });
+  return create(PartSchema, {
+    content: { case: 'data', value },
+    metadata: { ...metadata, [PART_TYPE_KEY]: part.type },
+    mediaType,
+    filename,
+  });
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

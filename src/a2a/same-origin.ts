@@ -14,5 +14,7 @@ export function sameOrigin(a: string, b: string): boolean {
     return false;
   }
   const port = (url: URL) => url.port || DEFAULT_PORTS[url.protocol] || '';
-  return left.protocol === right.protocol && left.hostname.toLowerCase() === right.hostname.toLowerCase() && port(left) === port(right);
+  return (
+    left.protocol === right.protocol && left.hostname.toLowerCase() === right.hostname.toLowerCase() && port(left) === port(right)
+  );
 }

@@ -41,18 +41,31 @@ function schemeToA2a(scheme: NativeScheme): SecurityScheme {
       const name = scheme.scheme ?? 'bearer';
       const bearerFormat = name === 'bearer' ? 'JWT' : '';
       return create(SecuritySchemeSchema, {
-        scheme: { case: 'httpAuthSecurityScheme', value: { description, scheme: name.charAt(0).toUpperCase() + name.slice(1), bearerFormat } },
+        scheme: {
+          case: 'httpAuthSecurityScheme',
+          value: { description, scheme: name.charAt(0).toUpperCase() + name.slice(1), bearerFormat },
+        },
       });
     }
     case 'oauth2': {
       const tokenUrl = typeof metadata.exchange_endpoint === 'string' ? metadata.exchange_endpoint : '';
       return create(SecuritySchemeSchema, {
-        scheme: { case: 'oauth2SecurityScheme', value: { description, flows: { flow: { case: 'clientCredentials', value: { tokenUrl, scopes: {} } } } } },
+        scheme: {
+          case: 'oauth2SecurityScheme',
+          value: { description, flows: { flow: { case: 'clientCredentials', value: { tokenUrl, scopes: {} } } } },
+        },
       });
     }
     case 'openIdConnect': {
-      const url = typeof metadata.open_id_connect_url === 'string' ? metadata.open_id_connect_url : typeof metadata.url === 'string' ? metadata.url : '';
-      return create(SecuritySchemeSchema, { scheme: { case: 'openIdConnectSecurityScheme', value: { description, openIdConnectUrl: url } } });
+      const url =
+        typeof metadata.open_id_connect_url === 'string'
+          ? metadata.open_id_connect_url
+          : typeof metadata.url === 'string'
+            ? metadata.url
+            : '';
+      return create(SecuritySchemeSchema, {
+        scheme: { case: 'openIdConnectSecurityScheme', value: { description, openIdConnectUrl: url } },
+      });
     }
     case 'mutualTLS':
       return create(SecuritySchemeSchema, { scheme: { case: 'mtlsSecurityScheme', value: { description } } });

@@ -15,7 +15,10 @@ export function checkMediaType(header: string | undefined): void {
   if (!header) return;
   const type = header.split(';', 1)[0]!.trim().toLowerCase();
   if (JSON_TYPES.has(type)) return;
-  throw new A2aRpcError('contentTypeNotSupported', `Content-Type ${JSON.stringify(header)} is not supported; send application/json`);
+  throw new A2aRpcError(
+    'contentTypeNotSupported',
+    `Content-Type ${JSON.stringify(header)} is not supported; send application/json`,
+  );
 }
 
 export function checkVersion(header: string | undefined): void {

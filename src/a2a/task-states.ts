@@ -55,7 +55,9 @@ export function a2aStateName(state: TaskState): string {
 
 /** A2A terminal states: the task takes no more messages and cannot be canceled. */
 export function isA2aTerminal(state: TaskState): boolean {
-  return state === TaskState.COMPLETED || state === TaskState.FAILED || state === TaskState.CANCELED || state === TaskState.REJECTED;
+  return (
+    state === TaskState.COMPLETED || state === TaskState.FAILED || state === TaskState.CANCELED || state === TaskState.REJECTED
+  );
 }
 
 /** States a blocking SendMessage returns at: terminal, or paused for the client. */

@@ -97,13 +97,21 @@ export function applyRemoteTask(local: NativeTask, remote: Task, url: string): N
     local.messages!.push(messageFromA2a(message, `/history/${index}`));
   });
   const artifacts = new Map(local.artifacts.map((artifact) => [artifact.id, artifact]));
-  remote.artifacts.forEach((artifact, index) => artifacts.set(artifact.artifactId, artifactFromA2a(artifact, `/artifacts/${index}`)));
+  remote.artifacts.forEach((artifact, index) =>
+    artifacts.set(artifact.artifactId, artifactFromA2a(artifact, `/artifacts/${index}`)),
+  );
   local.artifacts = [...artifacts.values()];
   const remoteState = remote.status?.state ?? TaskState.UNSPECIFIED;
   const timestamp = remote.status?.timestamp ? timestampDate(remote.status.timestamp).toISOString() : null;
   const state = stateFromA2a(remoteState);
   if (local.state !== state) transition(local, state, null, timestamp ?? undefined);
-  const record: RemoteRecord = { url, task_id: remote.id, context_id: remote.contextId, state: a2aStateName(remoteState), status_timestamp: timestamp };
+  const record: RemoteRecord = {
+    url,
+    task_id: remote.id,
+    context_id: remote.contextId,
+    state: a2aStateName(remoteState),
+    status_timestamp: timestamp,
+  };
   local.metadata[REMOTE_KEY] = record;
   return local;
 }
@@ -111,5 +119,7 @@ export function applyRemoteTask(local: NativeTask, remote: Task, url: string): N
 /** The remote record of a task sent to an A2A agent, if it has one. */
 export function remoteRecord(task: NativeTask): RemoteRecord | null {
   const record = task.metadata?.[REMOTE_KEY];
-  return record && typeof record === 'object' && typeof (record as RemoteRecord).task_id === 'string' ? (record as RemoteRecord) : null;
+  return record && typeof record === 'object' && typeof (record as RemoteRecord).task_id === 'string'
+    ? (record as RemoteRecord)
+    : null;
 }

@@ -90,9 +90,14 @@ export class AgentServer implements AgentHandlers<RequestContext> {
       this.transportInstance = options.transport;
     }
     if (options.a2a) {
-      const name = this.transportInstance ? this.transportInstance.name : resolveTransportName(options.transport as string | undefined ?? 'http');
+      const name = this.transportInstance
+        ? this.transportInstance.name
+        : resolveTransportName((options.transport as string | undefined) ?? 'http');
       if (name !== 'http') {
-        throw new InvalidArgumentError(`the A2A 1.0 boundary is served on the http transport only, not ${name}`, 'invalid_argument');
+        throw new InvalidArgumentError(
+          `the A2A 1.0 boundary is served on the http transport only, not ${name}`,
+          'invalid_argument',
+        );
       }
     }
     this.llm = options.llm ?? null;
@@ -132,7 +137,12 @@ export class AgentServer implements AgentHandlers<RequestContext> {
     const endpoints = buildAgentEndpoints(this, this.engine, { transport, hasLlm: this.llm !== null });
     if (this.options.a2a) {
       const adapter = new A2aAdapter({ engine: this.engine, index: this.options.a2aTaskIndex });
-      const a2a = buildA2aEndpoints({ adapter, identity: this.options, authenticator: this.options.authenticator ?? null, url: () => transport.url });
+      const a2a = buildA2aEndpoints({
+        adapter,
+        identity: this.options,
+        authenticator: this.options.authenticator ?? null,
+        url: () => transport.url,
+      });
       for (const [key, endpoint] of a2a) endpoints.set(key, endpoint);
     }
     await transport.start(endpoints);

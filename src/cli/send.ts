@@ -68,7 +68,11 @@ function describeTask(task: Task): string {
 }
 
 function partsText(parts: readonly Part[]): string {
-  return parts.map((part) => (part.type === 'text' && typeof part.content === 'string' ? part.content : `[${part.type}] ${JSON.stringify(part.content)}`)).join('\n');
+  return parts
+    .map((part) =>
+      part.type === 'text' && typeof part.content === 'string' ? part.content : `[${part.type}] ${JSON.stringify(part.content)}`,
+    )
+    .join('\n');
 }
 
 function indent(text: string): string {

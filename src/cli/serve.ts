@@ -56,7 +56,9 @@ export async function runServe(args: string[]): Promise<number> {
     return 2;
   }
   if (role !== 'agent') {
-    throw new UsageError(`unknown role ${JSON.stringify(role)} for serve; only agent can be served so far (see parley serve --help)`);
+    throw new UsageError(
+      `unknown role ${JSON.stringify(role)} for serve; only agent can be served so far (see parley serve --help)`,
+    );
   }
   const { options, positionals } = parseCommandArgs('serve agent', rest, SERVE_OPTIONS);
   if (positionals.length > 0) {

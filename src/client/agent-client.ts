@@ -22,7 +22,13 @@ import { createTransport, transportForScheme } from '../transport/factory.js';
 import type { OutboundOptions } from '../transport/outbound.js';
 import type { Transport, TransportOptions } from '../transport/transport.js';
 import { A2aPeer } from '../a2a/a2a-client.js';
-import { checkProtocolOption, probeProtocol, PROTOCOL_CHOICE_TTL_MS, type PeerProtocol, type ProtocolOption } from '../a2a/protocol-choice.js';
+import {
+  checkProtocolOption,
+  probeProtocol,
+  PROTOCOL_CHOICE_TTL_MS,
+  type PeerProtocol,
+  type ProtocolOption,
+} from '../a2a/protocol-choice.js';
 
 export interface AgentClientOptions extends TransportOptions {
   /** Transport name; by default inferred from the URL scheme. */
@@ -96,14 +102,20 @@ export class AgentClient {
    */
   sendTask(task: Task | string, options?: OutboundOptions): Promise<Task> {
     const known = this.choice;
-    if (known?.protocol === 'parley' && known.until > Date.now()) return this.withApi((api) => api.sendTask(toTask(task), options));
+    if (known?.protocol === 'parley' && known.until > Date.now())
+      return this.withApi((api) => api.sendTask(toTask(task), options));
     return this.protocol(options).then((protocol) =>
-      protocol === 'a2a' ? this.peer().sendTask(toTask(task), options) : this.withApi((api) => api.sendTask(toTask(task), options)),
+      protocol === 'a2a'
+        ? this.peer().sendTask(toTask(task), options)
+        : this.withApi((api) => api.sendTask(toTask(task), options)),
     );
   }
 
   /** Sends a message and returns the agent's answering message. */
-  async sendMessage(message: string | Omit<Message, 'role'> & Partial<Pick<Message, 'role'>>, options?: OutboundOptions): Promise<Message> {
+  async sendMessage(
+    message: string | (Omit<Message, 'role'> & Partial<Pick<Message, 'role'>>),
+    options?: OutboundOptions,
+  ): Promise<Message> {
     const userMessage: Message =
       typeof message === 'string'
         ? { id: newId(), role: 'user', parts: [{ type: 'text', content: message }], timestamp: nowIso() }
@@ -201,12 +213,18 @@ export function transportForUrl(url: string, name?: string): string {
   if (name) return name;
   const implied = transportForScheme(url);
   if (!implied) {
-    throw new InvalidArgumentError(`cannot tell the transport from ${JSON.stringify(url)}; pass options.transport`, 'invalid_url');
+    throw new InvalidArgumentError(
+      `cannot tell the transport from ${JSON.stringify(url)}; pass options.transport`,
+      'invalid_url',
+    );
   }
   return implied;
 }
 
 function toTask(task: Task | string): Task {
   if (typeof task !== 'string') return task;
-  return { id: newId(), messages: [{ id: newId(), role: 'user', parts: [{ type: 'text', content: task }], timestamp: nowIso() }] };
+  return {
+    id: newId(),
+    messages: [{ id: newId(), role: 'user', parts: [{ type: 'text', content: task }], timestamp: nowIso() }],
+  };
 }

@@ -9,7 +9,12 @@ import { needsInput, type AgentHandler } from '../../src/agent/handler.js';
 import { MemoryTaskIndex } from '../../src/a2a/memory-task-index.js';
 import { call, postRpc, startA2aAgent, userMessage } from './support.js';
 
-const send = (text: string, extra: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: userMessage(text), ...extra } });
+const send = (text: string, extra: Record<string, unknown> = {}) => ({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'SendMessage',
+  params: { message: userMessage(text), ...extra },
+});
 
 /** Asserts a JSON-RPC error answer: HTTP 200 (unless said), the code, the id, an ErrorInfo. */
 function assertRpcError(answer: { status: number; json: any }, code: number, id: unknown = 1, status = 200): any {
@@ -47,7 +52,15 @@ describe('A2A JSON-RPC: the order of the checks', () => {
       '"just a string"',
       '42',
     ]) {
-      assertRpcError(await postRpc(url, body), -32600, typeof body === 'object' && 'jsonrpc' in body && body.jsonrpc === '2.0' && typeof body.method === 'string' ? 1 : typeof body === 'object' ? 1 : null);
+      assertRpcError(
+        await postRpc(url, body),
+        -32600,
+        typeof body === 'object' && 'jsonrpc' in body && body.jsonrpc === '2.0' && typeof body.method === 'string'
+          ? 1
+          : typeof body === 'object'
+            ? 1
+            : null,
+      );
     }
     // An id that is not a string, a number or null cannot be echoed: the answer's id is null.
     assertRpcError(await postRpc(url, { jsonrpc: '2.0', id: { a: 1 }, method: 'GetTask', params: { id: 'x' } }), -32600, null);
@@ -62,7 +75,10 @@ describe('A2A JSON-RPC: the order of the checks', () => {
 
   test('bad params are -32602 with a pointer, before the version is checked', async (t) => {
     const { url } = await startA2aAgent(t);
-    const error = assertRpcError(await postRpc(url, { jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 5 } }, { 'a2a-version': '9.9' }), -32602);
+    const error = assertRpcError(
+      await postRpc(url, { jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 5 } }, { 'a2a-version': '9.9' }),
+      -32602,
+    );
     assert.equal(error.data[0].metadata.field, '/params/id');
   });
 
@@ -73,7 +89,11 @@ describe('A2A JSON-RPC: the order of the checks', () => {
     for (const version of ['0.3', '2.0', '1.1', 'one']) {
       assertRpcError(await postRpc(url, send('hi'), { 'a2a-version': version }), -32009);
     }
-    const response = await fetch(`${url}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(send('hi')) });
+    const response = await fetch(`${url}/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(send('hi')),
+    });
     assertRpcError({ status: response.status, json: await response.json() }, -32009);
   });
 });
@@ -90,8 +110,18 @@ describe('A2A JSON-RPC: bad input', () => {
     ['forged pageToken', 'ListTasks', { pageToken: 'MTIzLmFiYw.AAAAAAAAAAAAAAAAAAAAAA' }, '/params/pageToken'],
     ['missing message', 'SendMessage', {}, '/params/message'],
     ['empty parts', 'SendMessage', { message: { ...userMessage('x'), parts: [] } }, '/params/message/parts'],
-    ['part with no content', 'SendMessage', { message: { ...userMessage('x'), parts: [{ mediaType: 'text/plain' }] } }, '/params/message/parts/0'],
-    ['part with two contents', 'SendMessage', { message: { ...userMessage('x'), parts: [{ text: 'a', url: 'http://x' }] } }, '/params/message/parts/0/url'],
+    [
+      'part with no content',
+      'SendMessage',
+      { message: { ...userMessage('x'), parts: [{ mediaType: 'text/plain' }] } },
+      '/params/message/parts/0',
+    ],
+    [
+      'part with two contents',
+      'SendMessage',
+      { message: { ...userMessage('x'), parts: [{ text: 'a', url: 'http://x' }] } },
+      '/params/message/parts/0/url',
+    ],
     ['unknown role', 'SendMessage', { message: { ...userMessage('x'), role: 'ROLE_BOSS' } }, '/params/message/role'],
     ['unset role', 'SendMessage', { message: { ...userMessage('x'), role: 'ROLE_UNSPECIFIED' } }, '/params/message/role'],
     ['unknown state filter', 'ListTasks', { status: 'TASK_STATE_SLEEPING' }, '/params/status'],
@@ -189,7 +219,10 @@ describe('A2A JSON-RPC: methods', () => {
     const handler: AgentHandler = ({ input }) => (input === 'ask' ? needsInput('what?') : input);
     const { url } = await startA2aAgent(t, { handler });
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await postRpc(url, send(`t${i}`, { message: userMessage(`t${i}`, { contextId: 'ctx-a' }) }))).json.result.task.id);
+    for (let i = 0; i < 5; i++)
+      ids.push(
+        (await postRpc(url, send(`t${i}`, { message: userMessage(`t${i}`, { contextId: 'ctx-a' }) }))).json.result.task.id,
+      );
     const asked = (await postRpc(url, send('ask'))).json.result.task;
     const first = (await call(url, 'ListTasks', { contextId: 'ctx-a', pageSize: 2 })).result;
     assert.equal(first.totalSize, 5);
@@ -200,7 +233,8 @@ describe('A2A JSON-RPC: methods', () => {
     const seen = first.tasks.map((task: any) => task.id);
     let token = first.nextPageToken;
     while (token) {
-      const page = (await call(url, 'ListTasks', { contextId: 'ctx-a', pageSize: 2, pageToken: token, includeArtifacts: true })).result;
+      const page = (await call(url, 'ListTasks', { contextId: 'ctx-a', pageSize: 2, pageToken: token, includeArtifacts: true }))
+        .result;
       for (const task of page.tasks) assert.ok(Array.isArray(task.artifacts));
       seen.push(...page.tasks.map((task: any) => task.id));
       token = page.nextPageToken;
@@ -208,9 +242,16 @@ describe('A2A JSON-RPC: methods', () => {
     assert.deepEqual(new Set(seen), new Set(ids));
     assert.equal(seen.length, 5, 'every task exactly once');
     const waiting = (await call(url, 'ListTasks', { status: 'TASK_STATE_INPUT_REQUIRED' })).result;
-    assert.deepEqual(waiting.tasks.map((task: any) => task.id), [asked.id]);
+    assert.deepEqual(
+      waiting.tasks.map((task: any) => task.id),
+      [asked.id],
+    );
     const times = (await call(url, 'ListTasks', {})).result.tasks.map((task: any) => Date.parse(task.status.timestamp));
-    assert.deepEqual(times, [...times].sort((a, b) => b - a), 'newest status first');
+    assert.deepEqual(
+      times,
+      [...times].sort((a, b) => b - a),
+      'newest status first',
+    );
     const future = (await call(url, 'ListTasks', { statusTimestampAfter: new Date(Date.now() + 60_000).toISOString() })).result;
     assert.equal(future.totalSize, 0);
   });
@@ -219,7 +260,10 @@ describe('A2A JSON-RPC: methods', () => {
     const handler: AgentHandler = ({ task }) => ((task.messages?.length ?? 0) === 1 ? needsInput('and?') : 'done');
     const { url } = await startA2aAgent(t, { handler });
     const asked = (await postRpc(url, send('go'))).json.result.task;
-    assertRpcError(await postRpc(url, send('x', { message: userMessage('x', { taskId: asked.id, contextId: 'elsewhere' }) })), -32602);
+    assertRpcError(
+      await postRpc(url, send('x', { message: userMessage('x', { taskId: asked.id, contextId: 'elsewhere' }) })),
+      -32602,
+    );
     assertRpcError(await postRpc(url, send('x', { message: userMessage('x', { taskId: 'no-such-task' }) })), -32001);
   });
 
@@ -234,7 +278,8 @@ describe('A2A JSON-RPC: methods', () => {
 describe('A2A JSON-RPC: a full task index', () => {
   test('a new task is refused (-32603) while every slot holds an active task, and taken once one finishes', async (t) => {
     let release: () => void = () => undefined;
-    const handler: AgentHandler = ({ input }) => (input === 'hold' ? new Promise((resolve) => (release = () => resolve('held'))) : input);
+    const handler: AgentHandler = ({ input }) =>
+      input === 'hold' ? new Promise((resolve) => (release = () => resolve('held'))) : input;
     const { url } = await startA2aAgent(t, { handler, a2aTaskIndex: new MemoryTaskIndex({ maxTasks: 1 }) });
     const held = (await postRpc(url, send('hold', { configuration: { returnImmediately: true } }))).json.result.task;
     assertRpcError(await postRpc(url, send('more')), -32603);
@@ -246,24 +291,38 @@ describe('A2A JSON-RPC: a full task index', () => {
 });
 
 describe('A2A JSON-RPC: task scoping', () => {
-  test('one principal never sees, lists nor cancels another\'s task, and is told only that it is not found', async (t) => {
+  test("one principal never sees, lists nor cancels another's task, and is told only that it is not found", async (t) => {
     let release: () => void = () => undefined;
-    const handler: AgentHandler = ({ signal }) => new Promise((resolve) => {
-      release = () => resolve('late');
-      signal.addEventListener('abort', () => resolve('stopped'), { once: true });
-    });
+    const handler: AgentHandler = ({ signal }) =>
+      new Promise((resolve) => {
+        release = () => resolve('late');
+        signal.addEventListener('abort', () => resolve('stopped'), { once: true });
+      });
     const authenticator = new ApiKeyAuthenticator({ validKeys: { 'alice-key-0001': [], 'bob-key-00000001': [] } });
     const { url } = await startA2aAgent(t, { handler, authenticator });
     const alice = { 'x-api-key': 'alice-key-0001' };
     const bob = { 'x-api-key': 'bob-key-00000001' };
     const started = (await postRpc(url, send('work', { configuration: { returnImmediately: true } }), alice)).json.result.task;
     assert.equal(started.status.state, 'TASK_STATE_WORKING');
-    const unknown = assertRpcError(await postRpc(url, { jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'never-existed' } }, bob), -32001);
-    const hidden = assertRpcError(await postRpc(url, { jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: started.id } }, bob), -32001);
-    assert.equal(hidden.message.replace(started.id, 'ID'), unknown.message.replace('never-existed', 'ID'), 'the same answer as for no task');
+    const unknown = assertRpcError(
+      await postRpc(url, { jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'never-existed' } }, bob),
+      -32001,
+    );
+    const hidden = assertRpcError(
+      await postRpc(url, { jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: started.id } }, bob),
+      -32001,
+    );
+    assert.equal(
+      hidden.message.replace(started.id, 'ID'),
+      unknown.message.replace('never-existed', 'ID'),
+      'the same answer as for no task',
+    );
     assertRpcError(await postRpc(url, { jsonrpc: '2.0', id: 1, method: 'CancelTask', params: { id: started.id } }, bob), -32001);
     assert.equal((await postRpc(url, { jsonrpc: '2.0', id: 1, method: 'ListTasks', params: {} }, bob)).json.result.totalSize, 0);
-    assert.equal((await postRpc(url, { jsonrpc: '2.0', id: 1, method: 'ListTasks', params: {} }, alice)).json.result.totalSize, 1);
+    assert.equal(
+      (await postRpc(url, { jsonrpc: '2.0', id: 1, method: 'ListTasks', params: {} }, alice)).json.result.totalSize,
+      1,
+    );
     const missing = await postRpc(url, { jsonrpc: '2.0', id: 1, method: 'ListTasks', params: {} }, {});
     assert.equal(missing.status, 401, 'no credentials: HTTP 401');
     release();
@@ -279,7 +338,11 @@ describe('A2A JSON-RPC: task scoping', () => {
 
   test('the native endpoints stay as they were beside the A2A routes', async (t) => {
     const { url } = await startA2aAgent(t);
-    const response = await fetch(`${url}/tasks/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{bad' });
+    const response = await fetch(`${url}/tasks/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{bad',
+    });
     assert.equal(response.status, 400);
     assert.equal(((await response.json()) as any).error.code, 'invalid_json');
   });

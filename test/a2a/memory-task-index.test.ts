@@ -9,7 +9,10 @@ import { TaskIndexFullError, type IndexedTask, type TaskScope } from '../../src/
 
 const scope: TaskScope = { tenant: '', principal: null };
 
-function entry(id: string, options: { active?: boolean; tenant?: string; owner?: string | null; at?: string; contextId?: string } = {}): IndexedTask {
+function entry(
+  id: string,
+  options: { active?: boolean; tenant?: string; owner?: string | null; at?: string; contextId?: string } = {},
+): IndexedTask {
   const at = options.at ?? '2026-01-01T00:00:00.000Z';
   return {
     id,
@@ -17,7 +20,11 @@ function entry(id: string, options: { active?: boolean; tenant?: string; owner?:
     tenant: options.tenant ?? '',
     owner: options.owner ?? null,
     active: options.active ?? false,
-    task: { id, state: options.active ? 'working' : 'completed', metadata: { state_history: [{ state: 'completed', timestamp: at }] } },
+    task: {
+      id,
+      state: options.active ? 'working' : 'completed',
+      metadata: { state_history: [{ state: 'completed', timestamp: at }] },
+    },
   };
 }
 
@@ -70,7 +77,10 @@ describe('MemoryTaskIndex', () => {
     const index = new MemoryTaskIndex({ maxTasks: 2 });
     await index.add(entry('a', { active: true }));
     await index.add(entry('b', { active: true }));
-    await assert.rejects(index.add(entry('c')), (error) => error instanceof TaskIndexFullError && error.code === 'task_index_full');
+    await assert.rejects(
+      index.add(entry('c')),
+      (error) => error instanceof TaskIndexFullError && error.code === 'task_index_full',
+    );
     assert.equal(await index.get(scope, 'c'), undefined);
     assert.equal(index.size, 2);
   });
@@ -90,10 +100,16 @@ describe('MemoryTaskIndex', () => {
     await index.add(entry('b', { at: '2026-01-01T00:00:03.000Z' }));
     await index.add(entry('c', { at: '2026-01-01T00:00:02.000Z' }));
     const first = await index.list(scope, { limit: 2 });
-    assert.deepEqual(first.tasks.map((task) => task.id), ['b', 'c']);
+    assert.deepEqual(
+      first.tasks.map((task) => task.id),
+      ['b', 'c'],
+    );
     assert.equal(first.more, true);
     const rest = await index.list(scope, { limit: 2, after: { time: Date.parse('2026-01-01T00:00:02.000Z'), id: 'c' } });
-    assert.deepEqual(rest.tasks.map((task) => task.id), ['a']);
+    assert.deepEqual(
+      rest.tasks.map((task) => task.id),
+      ['a'],
+    );
     assert.equal(rest.more, false);
     assert.equal(rest.total, 3);
   });

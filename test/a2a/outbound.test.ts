@@ -26,7 +26,11 @@ async function statusServer(t: { after(fn: () => unknown): void }, status: numbe
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, hits: () => hits };
 }
 
-function client(t: { after(fn: () => unknown): void }, url: string, options?: ConstructorParameters<typeof AgentClient>[1]): AgentClient {
+function client(
+  t: { after(fn: () => unknown): void },
+  url: string,
+  options?: ConstructorParameters<typeof AgentClient>[1],
+): AgentClient {
   const made = new AgentClient(url, options);
   t.after(() => made.close());
   return made;
@@ -44,21 +48,30 @@ describe('outbound protocol choice', () => {
   for (const status of [401, 500, 503]) {
     test(`a ${status} on the native card is raised and not taken as evidence`, async (t) => {
       const peer = await statusServer(t, status);
-      await assert.rejects(client(t, peer.url).sendTask('x'), (error) => error instanceof TransportRemoteError && error.statusCode === status);
+      await assert.rejects(
+        client(t, peer.url).sendTask('x'),
+        (error) => error instanceof TransportRemoteError && error.statusCode === status,
+      );
       assert.equal(protocolChoices.get(peer.url), undefined);
     });
   }
 
   test('an authentication failure against a parley agent is raised, not a move to A2A', async (t) => {
     const { url } = await startA2aAgent(t, { authenticator: new ApiKeyAuthenticator({ validKeys: { 'good-key-0001': [] } }) });
-    await assert.rejects(client(t, url).sendTask('x'), (error) => error instanceof TransportRemoteError && error.statusCode === 401);
+    await assert.rejects(
+      client(t, url).sendTask('x'),
+      (error) => error instanceof TransportRemoteError && error.statusCode === 401,
+    );
     assert.equal(protocolChoices.get(url), undefined);
   });
 
   test('a connection failure is raised and not remembered', async (t) => {
     const peer = await statusServer(t, 200);
     const url = peer.url.replace(/:\d+$/, ':1');
-    await assert.rejects(client(t, url, { retry: { maxAttempts: 1 } }).sendTask('x'), (error) => error instanceof TransportConnectionError);
+    await assert.rejects(
+      client(t, url, { retry: { maxAttempts: 1 } }).sendTask('x'),
+      (error) => error instanceof TransportConnectionError,
+    );
     assert.equal(protocolChoices.get(url), undefined);
   });
 
@@ -70,7 +83,10 @@ describe('outbound protocol choice', () => {
 
   test('protocol parley never probes; protocol a2a is refused on other transports', async (t) => {
     const peer = await statusServer(t, 404);
-    await assert.rejects(client(t, peer.url, { protocol: 'parley' }).sendTask('x'), (error) => error instanceof TransportRemoteError && error.statusCode === 404);
+    await assert.rejects(
+      client(t, peer.url, { protocol: 'parley' }).sendTask('x'),
+      (error) => error instanceof TransportRemoteError && error.statusCode === 404,
+    );
     assert.equal(peer.hits(), 1, 'straight to the task route');
     assert.throws(() => new AgentClient('ws://127.0.0.1:1', { protocol: 'a2a' }), RangeError);
     assert.throws(() => new AgentClient('http://127.0.0.1:1', { protocol: 'carrier-pigeon' as never }), RangeError);
@@ -83,7 +99,10 @@ describe('parley client, protocol a2a, against a parley agent with the boundary 
       (task.messages?.length ?? 0) === 1 ? needsInput(`which ${input}?`) : `got ${input}`;
     const { url } = await startA2aAgent(t, { handler });
     const parley = client(t, url, { protocol: 'a2a' });
-    const asked = await parley.sendTask({ id: 'mine-1', messages: [{ role: 'user', parts: [{ type: 'text', content: 'city' }] }] });
+    const asked = await parley.sendTask({
+      id: 'mine-1',
+      messages: [{ role: 'user', parts: [{ type: 'text', content: 'city' }] }],
+    });
     assert.equal(asked.id, 'mine-1');
     assert.equal(asked.state, 'input-required');
     const remoteId = (asked.metadata!.a2a_remote as { task_id: string }).task_id;
@@ -91,7 +110,10 @@ describe('parley client, protocol a2a, against a parley agent with the boundary 
     const answered = await parley.sendTask(asked);
     assert.equal(answered.state, 'completed');
     assert.equal((answered.metadata!.a2a_remote as { task_id: string }).task_id, remoteId, 'the same remote task went on');
-    const second = await parley.sendTask({ id: 'mine-2', messages: [{ role: 'user', parts: [{ type: 'text', content: 'colour' }] }] });
+    const second = await parley.sendTask({
+      id: 'mine-2',
+      messages: [{ role: 'user', parts: [{ type: 'text', content: 'colour' }] }],
+    });
     const canceled = await parley.cancel('mine-2', 'no longer needed');
     assert.equal(canceled.id, 'mine-2');
     assert.equal(canceled.state, 'canceled');

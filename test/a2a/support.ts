@@ -43,7 +43,13 @@ export async function postRpc(url: string, body: unknown, headers: Record<string
 }
 
 /** One JSON-RPC call; answers the response object. */
-export async function call(url: string, method: string, params: unknown, id: unknown = 1, headers?: Record<string, string>): Promise<any> {
+export async function call(
+  url: string,
+  method: string,
+  params: unknown,
+  id: unknown = 1,
+  headers?: Record<string, string>,
+): Promise<any> {
   const answer = await postRpc(url, { jsonrpc: '2.0', id, method, params }, headers);
   return answer.json;
 }

@@ -33,7 +33,9 @@ describe('parley serve agent --a2a', () => {
     });
     try {
       const client = await new ClientFactory().createFromUrl(url);
-      const task: any = await client.sendMessage({ message: { messageId: 'm1', role: 1, parts: [{ content: { $case: 'text', value: 'ping' } }] } } as any);
+      const task: any = await client.sendMessage({
+        message: { messageId: 'm1', role: 1, parts: [{ content: { $case: 'text', value: 'ping' } }] },
+      } as any);
       assert.equal(task.status.state, 3);
       assert.equal(task.artifacts[0].parts[0].content.value, 'ping');
     } finally {
@@ -51,7 +53,7 @@ describe('parley serve agent --a2a', () => {
 });
 
 describe('parley send', () => {
-  it('prints a parley agent\'s answer, the state and the artifact', async (t) => {
+  it("prints a parley agent's answer, the state and the artifact", async (t) => {
     const agent = new AgentServer({ name: 'echo' });
     await agent.start();
     t.after(() => agent.stop());
@@ -65,7 +67,10 @@ describe('parley send', () => {
     t.after(() => agent.close());
     const text = await runCli(['send', agent.url, 'hi'], { cwd: ROOT });
     assert.equal(text.code, 0, text.stderr);
-    assert.match(text.stdout, /^echo: hi\nstate: completed\na2a task: \S+ \(TASK_STATE_COMPLETED\)\nartifact echo \S+:\n  echo: hi\n$/);
+    assert.match(
+      text.stdout,
+      /^echo: hi\nstate: completed\na2a task: \S+ \(TASK_STATE_COMPLETED\)\nartifact echo \S+:\n  echo: hi\n$/,
+    );
     const json = await runCli(['send', agent.url, 'hi', '--protocol', 'a2a', '--json'], { cwd: ROOT });
     assert.equal(json.code, 0, json.stderr);
     const task = JSON.parse(json.stdout);
@@ -74,7 +79,10 @@ describe('parley send', () => {
   });
 
   it('a missing text or an unknown protocol is a usage error', async () => {
-    for (const args of [['send', 'http://127.0.0.1:1'], ['send', 'http://127.0.0.1:1', 'x', '--protocol', 'smoke']]) {
+    for (const args of [
+      ['send', 'http://127.0.0.1:1'],
+      ['send', 'http://127.0.0.1:1', 'x', '--protocol', 'smoke'],
+    ]) {
       const result = await runCli(args, { cwd: ROOT });
       assert.equal(result.code, 2);
       assertNoStackTrace(result);

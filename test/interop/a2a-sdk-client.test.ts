@@ -22,7 +22,12 @@ const handler: AgentHandler = async ({ input, signal, task }) => {
 };
 
 function message(text: string, extra: Record<string, unknown> = {}): any {
-  return { messageId: `m-${Math.random().toString(36).slice(2)}`, role: ROLE_USER, parts: [{ content: { $case: 'text', value: text } }], ...extra };
+  return {
+    messageId: `m-${Math.random().toString(36).slice(2)}`,
+    role: ROLE_USER,
+    parts: [{ content: { $case: 'text', value: text } }],
+    ...extra,
+  };
 }
 
 async function sdkClient(t: { after(fn: () => unknown): void }): Promise<Client> {
@@ -48,7 +53,10 @@ describe('the @a2a-js/sdk client against a parley agent', () => {
 
   test('returnImmediately answers while the task works; CancelTask stops it; a second cancel is TaskNotCancelableError', async (t) => {
     const client = await sdkClient(t);
-    const started: any = await client.sendMessage({ message: message('wait'), configuration: { returnImmediately: true } } as any);
+    const started: any = await client.sendMessage({
+      message: message('wait'),
+      configuration: { returnImmediately: true },
+    } as any);
     assert.equal(started.status.state, STATE.WORKING);
     assert.equal(((await client.getTask({ id: started.id } as any)) as any).status.state, STATE.WORKING);
     const canceled: any = await client.cancelTask({ id: started.id, metadata: { reason: 'enough' } } as any);
@@ -58,7 +66,7 @@ describe('the @a2a-js/sdk client against a parley agent', () => {
     await assert.rejects(client.cancelTask({ id: started.id } as any), (error) => error instanceof TaskNotCancelableError);
   });
 
-  test('ListTasks lists the caller\'s tasks, newest status first', async (t) => {
+  test("ListTasks lists the caller's tasks, newest status first", async (t) => {
     const client = await sdkClient(t);
     const first: any = await client.sendMessage({ message: message('one') } as any);
     const second: any = await client.sendMessage({ message: message('two') } as any);
@@ -73,7 +81,9 @@ describe('the @a2a-js/sdk client against a parley agent', () => {
     const asked: any = await client.sendMessage({ message: message('ask') } as any);
     assert.equal(asked.status.state, STATE.INPUT_REQUIRED);
     assert.deepEqual(textsOf(asked.status.message.parts), ['which city?']);
-    const answered: any = await client.sendMessage({ message: message('Paris', { taskId: asked.id, contextId: asked.contextId }) } as any);
+    const answered: any = await client.sendMessage({
+      message: message('Paris', { taskId: asked.id, contextId: asked.contextId }),
+    } as any);
     assert.equal(answered.id, asked.id);
     assert.equal(answered.status.state, STATE.COMPLETED);
     await assert.rejects(

@@ -15,7 +15,11 @@ async function sdkAgent(t: { after(fn: () => unknown): void }, options?: Paramet
   return agent;
 }
 
-function client(t: { after(fn: () => unknown): void }, url: string, options?: ConstructorParameters<typeof AgentClient>[1]): AgentClient {
+function client(
+  t: { after(fn: () => unknown): void },
+  url: string,
+  options?: ConstructorParameters<typeof AgentClient>[1],
+): AgentClient {
   const made = new AgentClient(url, options);
   t.after(() => made.close());
   return made;
@@ -25,7 +29,10 @@ describe('AgentClient against an @a2a-js/sdk agent', () => {
   test('auto lands on A2A; sendTask keeps the local id and records the remote task', async (t) => {
     const agent = await sdkAgent(t);
     const parley = client(t, agent.url);
-    const task = await parley.sendTask({ id: 'local-1', messages: [{ role: 'user', parts: [{ type: 'text', content: 'hello' }] }] });
+    const task = await parley.sendTask({
+      id: 'local-1',
+      messages: [{ role: 'user', parts: [{ type: 'text', content: 'hello' }] }],
+    });
     assert.equal(await parley.protocol(), 'a2a');
     assert.equal(task.id, 'local-1');
     assert.equal(task.state, 'completed');
@@ -34,10 +41,13 @@ describe('AgentClient against an @a2a-js/sdk agent', () => {
     assert.notEqual(remote.task_id, 'local-1', 'the A2A agent chose its own id');
     assert.equal(remote.state, 'TASK_STATE_COMPLETED');
     assert.ok(remote.context_id);
-    assert.deepEqual(task.artifacts!.map((artifact) => artifact.parts.map((part) => part.content)), [['echo: hello']]);
+    assert.deepEqual(
+      task.artifacts!.map((artifact) => artifact.parts.map((part) => part.content)),
+      [['echo: hello']],
+    );
   });
 
-  test('sendMessage answers the agent\'s message', async (t) => {
+  test("sendMessage answers the agent's message", async (t) => {
     const agent = await sdkAgent(t);
     const reply = await client(t, agent.url, { protocol: 'a2a' }).sendMessage('hi there');
     assert.equal(reply.role, 'agent');
@@ -47,11 +57,20 @@ describe('AgentClient against an @a2a-js/sdk agent', () => {
   test('cancel by local id goes through the mapping; an unmapped id is A2aClientError a2a_unknown_task', async (t) => {
     const agent = await sdkAgent(t);
     const parley = client(t, agent.url, { protocol: 'a2a' });
-    await assert.rejects(parley.cancel('never-sent'), (error) => error instanceof A2aClientError && error.code === 'a2a_unknown_task');
+    await assert.rejects(
+      parley.cancel('never-sent'),
+      (error) => error instanceof A2aClientError && error.code === 'a2a_unknown_task',
+    );
     // A blocking send of `wait` would not return until canceled; send a finished one and cancel it.
-    const task = await parley.sendTask({ id: 'local-2', messages: [{ role: 'user', parts: [{ type: 'text', content: 'done soon' }] }] });
+    const task = await parley.sendTask({
+      id: 'local-2',
+      messages: [{ role: 'user', parts: [{ type: 'text', content: 'done soon' }] }],
+    });
     const before = agent.calls();
-    await assert.rejects(parley.cancel(task.id), (error) => error instanceof A2aClientError && error.code === 'a2a_rpc_error' && error.rpcCode === -32002);
+    await assert.rejects(
+      parley.cancel(task.id),
+      (error) => error instanceof A2aClientError && error.code === 'a2a_rpc_error' && error.rpcCode === -32002,
+    );
     assert.equal(agent.calls(), before + 1, 'the cancel reached the peer, under the remote id');
   });
 

@@ -27,18 +27,60 @@ export async function startSdkAgent(options: SdkAgentOptions = {}): Promise<SdkA
   const waiting = new Map<string, () => void>();
   const executor: AgentExecutor = {
     async execute(context, bus) {
-      const text = (context.userMessage.parts ?? []).map((part: any) => (part.content?.$case === 'text' ? part.content.value : '')).join('');
-      const base = { id: context.taskId, contextId: context.contextId, history: [context.userMessage], artifacts: [], metadata: undefined };
+      const text = (context.userMessage.parts ?? [])
+        .map((part: any) => (part.content?.$case === 'text' ? part.content.value : ''))
+        .join('');
+      const base = {
+        id: context.taskId,
+        contextId: context.contextId,
+        history: [context.userMessage],
+        artifacts: [],
+        metadata: undefined,
+      };
       if (text === 'wait') {
-        bus.publish({ kind: 'task', data: { ...base, status: { state: STATE.WORKING, message: undefined, timestamp: undefined } } } as any);
+        bus.publish({
+          kind: 'task',
+          data: { ...base, status: { state: STATE.WORKING, message: undefined, timestamp: undefined } },
+        } as any);
         await new Promise<void>((resolve) => waiting.set(context.taskId, resolve));
-        bus.publish({ kind: 'statusUpdate', data: { taskId: context.taskId, contextId: context.contextId, status: { state: STATE.CANCELED, message: undefined, timestamp: undefined }, metadata: undefined } } as any);
+        bus.publish({
+          kind: 'statusUpdate',
+          data: {
+            taskId: context.taskId,
+            contextId: context.contextId,
+            status: { state: STATE.CANCELED, message: undefined, timestamp: undefined },
+            metadata: undefined,
+          },
+        } as any);
         bus.finished();
         return;
       }
-      const reply = { messageId: `reply-${context.taskId}`, contextId: context.contextId, taskId: context.taskId, role: ROLE_AGENT, parts: [{ content: { $case: 'text', value: `echo: ${text}` }, metadata: undefined, filename: '', mediaType: '' }], metadata: undefined, extensions: [], referenceTaskIds: [] };
-      const artifact = { artifactId: `art-${context.taskId}`, name: 'echo', description: '', parts: reply.parts, metadata: undefined, extensions: [] };
-      bus.publish({ kind: 'task', data: { ...base, artifacts: [artifact], status: { state: STATE.COMPLETED, message: reply, timestamp: new Date().toISOString() } } } as any);
+      const reply = {
+        messageId: `reply-${context.taskId}`,
+        contextId: context.contextId,
+        taskId: context.taskId,
+        role: ROLE_AGENT,
+        parts: [{ content: { $case: 'text', value: `echo: ${text}` }, metadata: undefined, filename: '', mediaType: '' }],
+        metadata: undefined,
+        extensions: [],
+        referenceTaskIds: [],
+      };
+      const artifact = {
+        artifactId: `art-${context.taskId}`,
+        name: 'echo',
+        description: '',
+        parts: reply.parts,
+        metadata: undefined,
+        extensions: [],
+      };
+      bus.publish({
+        kind: 'task',
+        data: {
+          ...base,
+          artifacts: [artifact],
+          status: { state: STATE.COMPLETED, message: reply, timestamp: new Date().toISOString() },
+        },
+      } as any);
       bus.finished();
     },
     async cancelTask(taskId) {
@@ -55,14 +97,27 @@ export async function startSdkAgent(options: SdkAgentOptions = {}): Promise<SdkA
   const card = {
     name: 'sdk-echo',
     description: 'an @a2a-js/sdk echo agent',
-    supportedInterfaces: [{ url: options.interfaceUrl?.(base) ?? `${base}/`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' }],
+    supportedInterfaces: [
+      { url: options.interfaceUrl?.(base) ?? `${base}/`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' },
+    ],
     version: '1.0.0',
     capabilities: { streaming: false, pushNotifications: false, extensions: [], extendedAgentCard: false },
     securitySchemes: {},
     securityRequirements: [],
     defaultInputModes: ['text/plain'],
     defaultOutputModes: ['text/plain'],
-    skills: [{ id: 'echo', name: 'echo', description: 'echo', tags: ['echo'], examples: [], inputModes: [], outputModes: [], securityRequirements: [] }],
+    skills: [
+      {
+        id: 'echo',
+        name: 'echo',
+        description: 'echo',
+        tags: ['echo'],
+        examples: [],
+        inputModes: [],
+        outputModes: [],
+        securityRequirements: [],
+      },
+    ],
     signatures: [],
   };
   const handler = new DefaultRequestHandler(card as any, new InMemoryTaskStore(), executor);
@@ -75,10 +130,11 @@ export async function startSdkAgent(options: SdkAgentOptions = {}): Promise<SdkA
   return {
     url: base,
     calls: () => calls,
-    close: () => new Promise((resolve) => {
-      for (const release of waiting.values()) release();
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        for (const release of waiting.values()) release();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -170,7 +170,11 @@ function readBody(
   const preParsed = (req as IncomingMessage & { body?: unknown }).body;
   if (preParsed !== undefined && req.readableEnded) {
     const bytes = Number.isFinite(declared) ? declared : 0;
-    if (raw) return Promise.resolve({ data: new RawHttpBody(typeof preParsed === 'string' ? preParsed : JSON.stringify(preParsed), req), bytes });
+    if (raw)
+      return Promise.resolve({
+        data: new RawHttpBody(typeof preParsed === 'string' ? preParsed : JSON.stringify(preParsed), req),
+        bytes,
+      });
     return Promise.resolve({ data: preParsed, bytes });
   }
   return new Promise((resolve, reject) => {
@@ -186,10 +190,14 @@ function readBody(
         req.removeAllListeners('data');
         // A body without a Content-Length: its size is unknown, only that it passed the limit.
         reject(
-          new EndpointError('payload_too_large', `request body exceeds the ${limit}-byte limit (reading stopped after ${bytes} bytes)`, {
-            limit,
-            size: bytes,
-          }),
+          new EndpointError(
+            'payload_too_large',
+            `request body exceeds the ${limit}-byte limit (reading stopped after ${bytes} bytes)`,
+            {
+              limit,
+              size: bytes,
+            },
+          ),
         );
         return;
       }
@@ -203,7 +211,8 @@ function readBody(
         return resolve({ data: new RawHttpBody(text, req), bytes });
       }
       if (bytes === 0) {
-        if (expectsBody) return reject(new EndpointError('invalid_json', 'request body is empty; this endpoint takes a JSON body'));
+        if (expectsBody)
+          return reject(new EndpointError('invalid_json', 'request body is empty; this endpoint takes a JSON body'));
         return resolve({ data: undefined, bytes: 0 });
       }
       const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
