@@ -36,6 +36,9 @@ import { renderStatusPage } from './pages/status-page.js';
 import { SessionStore } from './sessions.js';
 import { StateOperations } from './state-operations.js';
 import { TaskEngine } from './task-engine.js';
+import { A2aAdapter } from '../a2a/json-rpc-adapter.js';
+import { buildA2aEndpoints } from '../a2a/a2a-endpoints.js';
+import type { TaskIndex } from '../a2a/task-index.js';
 
 /** Decides whether a caller may reset or compact state. Return false (or throw) to refuse. */
 export type StatePolicy = (
@@ -68,6 +71,13 @@ export interface AgentServerOptions extends CardIdentity {
    * options. Off by default. A registry that is down never keeps the agent from serving.
    */
   readonly registry?: string | AgentRegistrationOptions;
+  /**
+   * Serve the A2A 1.0 boundary too (http transport only): the public A2A card at
+   * GET /.well-known/agent-card.json and JSON-RPC at POST /. Default false.
+   */
+  readonly a2a?: boolean;
+  /** Where the A2A boundary remembers its tasks; default in memory (1 hour, 1,024 tasks). */
+  readonly a2aTaskIndex?: TaskIndex;
 }
 
 export class AgentServer implements AgentHandlers<RequestContext> {
@@ -97,6 +107,17 @@ export class AgentServer implements AgentHandlers<RequestContext> {
       this.transportInstance = null;
     } else {
       this.transportInstance = options.transport;
+    }
+    if (options.a2a) {
+      const name = this.transportInstance
+        ? this.transportInstance.name
+        : resolveTransportName((options.transport as string | undefined) ?? 'http');
+      if (name !== 'http') {
+        throw new InvalidArgumentError(
+          `the A2A 1.0 boundary is served on the http transport only, not ${name}`,
+          'invalid_argument',
+        );
+      }
     }
     this.llm = options.llm ?? null;
     this.sessions = new SessionStore(options.maxSessions);
@@ -135,6 +156,16 @@ export class AgentServer implements AgentHandlers<RequestContext> {
       { ...this.options.transportOptions, authenticator: this.options.authenticator },
     ));
     const endpoints = buildAgentEndpoints(this, this.engine, { transport, hasLlm: this.llm !== null });
+    if (this.options.a2a) {
+      const adapter = new A2aAdapter({ engine: this.engine, index: this.options.a2aTaskIndex });
+      const a2a = buildA2aEndpoints({
+        adapter,
+        identity: this.options,
+        authenticator: this.options.authenticator ?? null,
+        url: () => transport.url,
+      });
+      for (const [key, endpoint] of a2a) endpoints.set(key, endpoint);
+    }
     await transport.start(endpoints);
     this.running = true;
     // Not awaited: joining the registry must not hold up (or fail) serving.

@@ -55,6 +55,13 @@ const commands: Readonly<Record<string, Command>> = {
       return runUnregister(args);
     },
   },
+  send: {
+    summary: 'send a text to an agent (parley or A2A 1.0) and print its answer',
+    async run(args) {
+      const { runSend } = await import('./send.js');
+      return runSend(args);
+    },
+  },
   help: {
     summary: 'show this help, or a command\'s: parley help <command>',
     async run(args) {

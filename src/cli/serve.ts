@@ -29,10 +29,11 @@ const SERVE_OPTIONS: OptionSpecs = {
   name: { type: 'string' },
   config: { type: 'string' },
   registry: { type: 'string' },
+  a2a: { type: 'boolean' },
   ...SECURITY_OPTIONS,
 };
 
-export const SERVE_USAGE = `Usage: parley serve agent [--transport ${SERVED.join('|')}] [--url URL] [--name NAME] [--registry URL]
+export const SERVE_USAGE = `Usage: parley serve agent [--transport ${SERVED.join('|')}] [--url URL] [--name NAME] [--registry URL] [--a2a]
                          [--config FILE] [authentication and TLS options]
        parley serve registry [--transport ${SERVED.join('|')}] [--url URL] [--db FILE] [--ttl SECONDS]
 
@@ -53,6 +54,8 @@ Options:
                     unregister at exit; a registry that is down does not stop the agent
   --config FILE     read these settings, the transport configuration and auth from a
                     JSON file (see docs/cli.md); flags override it
+  --a2a             also speak A2A 1.0 (http only): the public A2A card at
+                    /.well-known/agent-card.json and JSON-RPC at POST /
   -h, --help        show this help
 
 ${SECURITY_USAGE}`;
@@ -84,12 +87,13 @@ export async function runServe(args: string[]): Promise<number> {
   if (positionals.length > 0) {
     throw new UsageError(`serve agent: unexpected argument ${JSON.stringify(positionals[0])} (see parley serve --help)`);
   }
-  const flags = options as { transport?: string; url?: string; name?: string; config?: string; registry?: string };
-  for (const [name, value] of [...Object.entries(options), ...Object.entries(parsed.lists)]) {
+  const { a2a, ...flags } = options as { transport?: string; url?: string; name?: string; config?: string; registry?: string; a2a?: boolean };
+  for (const [name, value] of [...Object.entries(flags), ...Object.entries(parsed.lists)]) {
     if (value === '' || (Array.isArray(value) && value.includes(''))) throw new UsageError(`serve agent: --${name} needs a value`);
   }
   const file = flags.config === undefined ? null : await readServeConfig(flags.config);
   const transport = servedTransport(flags.transport ?? file?.transport ?? 'http');
+  if (a2a && transport !== 'http') throw new UsageError(`serve agent: --a2a needs the http transport, not ${transport}`);
   const security = await resolveServeSecurity(parsed, file, flags.config ?? null, DEFAULT_URLS[transport]);
   const agent = new AgentServer({
     name: flags.name ?? file?.name ?? 'echo',
@@ -99,6 +103,7 @@ export async function runServe(args: string[]): Promise<number> {
     transport,
     ...security,
     registry: flags.registry,
+    a2a: a2a === true,
   });
   try {
     await agent.start();

@@ -88,6 +88,16 @@ export interface Endpoint {
   readonly finalEvent?: (answer: unknown) => unknown;
   /** Streaming operations: each event's result, in order; the one marked final closes the stream. */
   readonly stream?: (data: unknown, context: RequestContext) => AsyncIterable<StreamItem>;
+  /**
+   * The endpoint reads its body itself: the http transport hands it a RawHttpBody (text and
+   * headers) instead of decoded JSON, and leaves the content type to it. Only http honours it.
+   */
+  readonly rawBody?: boolean;
+  /**
+   * The body of an error the transport answers for this endpoint before or around it (an
+   * oversize or overdue body), in the endpoint's own protocol; undefined keeps the native body.
+   */
+  readonly errorBody?: (error: { readonly status: number; readonly message: string }) => unknown;
 }
 
 /** One event of a stream as a handler produces it. */

@@ -136,7 +136,7 @@ describe('parley serve agent', { concurrency: 5, timeout: 30_000 }, () => {
 });
 
 describe('parley serve: usage', { concurrency: 5, timeout: 30_000 }, () => {
-  const USAGE_LINE = 'Usage: parley serve agent [--transport http|sse|websocket|grpc] [--url URL] [--name NAME] [--registry URL]';
+  const USAGE_LINE = 'Usage: parley serve agent [--transport http|sse|websocket|grpc] [--url URL] [--name NAME] [--registry URL] [--a2a]';
   const REGISTRY_USAGE_LINE = 'Usage: parley serve registry [--transport http|sse|websocket|grpc] [--url URL] [--db FILE] [--ttl SECONDS]';
 
   for (const args of [

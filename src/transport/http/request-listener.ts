@@ -14,6 +14,7 @@ import { EndpointError, toEndpointError } from '../endpoint-error.js';
 import type { ConnectionGuard, ConnectionWatch } from './connection-guard.js';
 import { closeAfterAnswer } from './close-after-answer.js';
 import { reportEscapedError } from '../escaped-error.js';
+import { RawHttpBody } from './raw-body.js';
 
 /** Writes a stream's events; the http transport has none, sse supplies one. */
 export type StreamWriter = (
@@ -65,26 +66,27 @@ async function handle(
   // HEAD is GET without the body (node leaves the body out of a HEAD answer by itself).
   const asked = (req.method ?? 'GET').toUpperCase();
   const method = asked === 'HEAD' ? 'GET' : asked;
-  let endpoint: Endpoint;
+  let endpoint: Endpoint | undefined;
   let body: { data: unknown; bytes: number };
   const read = { bytes: 0 };
   const watch = options.guard ? options.guard.requestStarted(req, res) : null;
   try {
     endpoint = dispatcher.route(method, path);
     const expectsBody = endpoint.spec.request !== null;
-    if (expectsBody) checkContentType(req);
+    if (expectsBody && !endpoint.rawBody) checkContentType(req);
     const limit = dispatcher.config.limits.maxRequestBytes;
     checkDeclaredLength(req, limit);
     if (awaitingContinue) res.writeContinue();
-    body = await readBody(req, limit, expectsBody, read, watch);
+    body = await readBody(req, limit, expectsBody, read, watch, endpoint.rawBody === true);
   } catch (error) {
     const refused = toEndpointError(error);
     // The rest of an oversize or overdue body is not worth reading: answer, then close.
     if (refused.status === 413 || refused.status === 408) closeAfterAnswer(req, res);
     else drain(req);
-    refuse(dispatcher, res, refused, requestId, read.bytes);
+    refuse(dispatcher, res, refused, requestId, read.bytes, endpoint);
     return;
   }
+  const served = endpoint;
   const aborter = new LazyAbort();
   res.on('close', () => {
     if (!res.writableFinished) aborter.abort(new Error('client disconnected'));
@@ -103,14 +105,14 @@ async function handle(
     body.bytes,
     aborter,
   );
-  if (endpoint.spec.streaming) {
+  if (served.spec.streaming) {
     if (!options.streamWriter) {
       return writeError(res, new EndpointError('not_found', `no endpoint for ${method} ${path}`), requestId);
     }
-    return options.streamWriter(dispatcher, endpoint, inbound, res);
+    return options.streamWriter(dispatcher, served, inbound, res);
   }
   try {
-    const outcome = await dispatcher.unary(inbound, endpoint);
+    const outcome = await dispatcher.unary(inbound, served);
     // Headers as one flat list: node's setHeader-then-writeHead merge costs more than the
     // rest of writing the answer. The length is known, so the body goes out whole rather than
     // as chunked frames (writeHead fixes the headers before end() could add it).
@@ -118,13 +120,17 @@ async function handle(
       const length = String(Buffer.byteLength(outcome.html));
       res.writeHead(200, ['content-type', 'text/html; charset=utf-8', 'content-length', length, 'x-svc-request-id', requestId]);
       res.end(outcome.html);
+    } else if (outcome.encoded.bytes === 0) {
+      // Nothing to say (a JSON-RPC batch of notifications only).
+      res.writeHead(204, ['x-svc-request-id', requestId]);
+      res.end();
     } else {
       const length = String(outcome.encoded.bytes);
       res.writeHead(200, ['content-type', 'application/json', 'content-length', length, 'x-svc-request-id', requestId]);
       res.end(outcome.encoded.text);
     }
   } catch (error) {
-    writeError(res, toEndpointError(error), requestId);
+    writeError(res, toEndpointError(error), requestId, served);
   }
 }
 
@@ -160,13 +166,21 @@ function readBody(
   read: { bytes: number },
   /** The connection's guard entry, which fails the read when the body deadline passes. */
   watch: ConnectionWatch | null,
+  /** Hand the text over undecoded, as a RawHttpBody. */
+  raw = false,
 ): Promise<{ data: unknown; bytes: number }> {
   const declared = Number(req.headers['content-length'] ?? NaN);
   // Bodies parsed earlier (express.json() in front of the adapter) are taken as they are.
   const preParsed = (req as IncomingMessage & { body?: unknown }).body;
   if (preParsed !== undefined && req.readableEnded) {
+    const bytes = Number.isFinite(declared) ? declared : 0;
+    if (raw)
+      return Promise.resolve({
+        data: new RawHttpBody(typeof preParsed === 'string' ? preParsed : JSON.stringify(preParsed), req),
+        bytes,
+      });
     if (jsonValueTooDeep(preParsed)) return Promise.reject(EndpointError.tooDeep('request body', MAX_JSON_DEPTH));
-    return Promise.resolve({ data: preParsed, bytes: Number.isFinite(declared) ? declared : 0 });
+    return Promise.resolve({ data: preParsed, bytes });
   }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -181,10 +195,14 @@ function readBody(
         req.removeAllListeners('data');
         // A body without a Content-Length: its size is unknown, only that it passed the limit.
         reject(
-          new EndpointError('payload_too_large', `request body exceeds the ${limit}-byte limit (reading stopped after ${bytes} bytes)`, {
-            limit,
-            size: bytes,
-          }),
+          new EndpointError(
+            'payload_too_large',
+            `request body exceeds the ${limit}-byte limit (reading stopped after ${bytes} bytes)`,
+            {
+              limit,
+              size: bytes,
+            },
+          ),
         );
         return;
       }
@@ -193,8 +211,13 @@ function readBody(
     req.on('error', reject);
     req.on('end', () => {
       if (watch) watch.expire = null;
+      if (raw) {
+        const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+        return resolve({ data: new RawHttpBody(text, req), bytes });
+      }
       if (bytes === 0) {
-        if (expectsBody) return reject(new EndpointError('invalid_json', 'request body is empty; this endpoint takes a JSON body'));
+        if (expectsBody)
+          return reject(new EndpointError('invalid_json', 'request body is empty; this endpoint takes a JSON body'));
         return resolve({ data: undefined, bytes: 0 });
       }
       const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
@@ -213,13 +236,20 @@ function readBody(
 }
 
 /** Answers a request refused before dispatch, and counts it. */
-function refuse(dispatcher: Dispatcher, res: ServerResponse, error: EndpointError, requestId: string, receivedBytes: number): void {
-  const sent = writeError(res, error, requestId);
+function refuse(
+  dispatcher: Dispatcher,
+  res: ServerResponse,
+  error: EndpointError,
+  requestId: string,
+  receivedBytes: number,
+  endpoint: Endpoint | undefined,
+): void {
+  const sent = writeError(res, error, requestId, endpoint);
   dispatcher.countRefused(receivedBytes, sent);
 }
 
-/** Writes the error body; returns its size in bytes. */
-export function writeError(res: ServerResponse, error: EndpointError, requestId: string | null): number {
+/** Writes the error body (the endpoint's own shape of it, when it has one); returns its size in bytes. */
+export function writeError(res: ServerResponse, error: EndpointError, requestId: string | null, endpoint?: Endpoint): number {
   if (res.headersSent) {
     res.destroy();
     return 0;
@@ -232,7 +262,8 @@ export function writeError(res: ServerResponse, error: EndpointError, requestId:
     // Every GET route answers HEAD too (see handle).
     if (allowed) headers.allow = (allowed.includes('GET') ? [...allowed, 'HEAD'].sort() : allowed).join(', ');
   }
-  const body = JSON.stringify({ error: error.toObject(requestId) });
+  const own = endpoint?.errorBody?.(error);
+  const body = JSON.stringify(own ?? { error: error.toObject(requestId) });
   const bytes = Buffer.byteLength(body);
   headers['content-length'] = String(bytes);
   res.writeHead(error.status, headers).end(body);

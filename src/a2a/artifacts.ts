@@ -1,0 +1,48 @@
+// Artifacts across the A2A boundary. The id, name, parts and metadata have A2A twins; the
+// native descriptors that do not (`kind`, `uri`, `media_type`, `action_id`, `timestamp`) ride
+// in the A2A metadata under `svcArtifact`, and come back from there.
+import { create, type JsonObject } from '@bufbuild/protobuf';
+import type { Artifact as NativeArtifact } from '../../generated/types/index.js';
+import { ArtifactSchema, type Artifact } from '../../generated/proto/lf/a2a/v1/a2a_pb.js';
+import { nowIso } from '../core/clock.js';
+import { partFromA2a, partToA2a } from './parts.js';
+
+/** The metadata key holding the native descriptors of an artifact. */
+export const ARTIFACT_KEY = 'svcArtifact';
+
+const DESCRIPTORS = ['kind', 'uri', 'media_type', 'action_id', 'timestamp'] as const;
+
+export function artifactToA2a(artifact: NativeArtifact): Artifact {
+  const descriptors: JsonObject = {};
+  for (const key of DESCRIPTORS) {
+    const value = artifact[key];
+    if (value !== undefined && value !== null) descriptors[key] = value;
+  }
+  const metadata: JsonObject = { ...(artifact.metadata as JsonObject | undefined), [ARTIFACT_KEY]: descriptors };
+  return create(ArtifactSchema, {
+    artifactId: artifact.id,
+    name: artifact.name ?? '',
+    parts: artifact.parts.map(partToA2a),
+    metadata,
+  });
+}
+
+export function artifactFromA2a(artifact: Artifact, pointer: string): NativeArtifact {
+  const { [ARTIFACT_KEY]: carried, ...metadata } = artifact.metadata ?? {};
+  const descriptors = (carried && typeof carried === 'object' && !Array.isArray(carried) ? carried : {}) as Record<
+    string,
+    unknown
+  >;
+  const text = (key: string): string | null => (typeof descriptors[key] === 'string' ? (descriptors[key] as string) : null);
+  return {
+    id: artifact.artifactId,
+    parts: artifact.parts.map((part, index) => partFromA2a(part, `${pointer}/parts/${index}`)),
+    metadata,
+    timestamp: text('timestamp') ?? nowIso(),
+    kind: text('kind') ?? 'result',
+    name: artifact.name || null,
+    uri: text('uri'),
+    media_type: text('media_type'),
+    action_id: text('action_id'),
+  };
+}

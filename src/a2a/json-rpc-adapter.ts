@@ -1,0 +1,288 @@
+// The inbound A2A 1.0 JSON-RPC adapter: the body of `POST /` in, a JSON-RPC response out. It
+// checks in the order a JSON-RPC server must: media type (before the body is trusted), JSON
+// (-32700), the request object (-32600), the method (-32601), the params (-32602), then the
+// A2A version (-32009); only then does a method run. Tasks run on the agent's own engine and
+// are remembered in the task index, scoped to the request's tenant and principal.
+import type { JsonObject } from '@bufbuild/protobuf';
+import { timestampMs } from '@bufbuild/protobuf/wkt';
+import type { DescMessage, MessageShape } from '@bufbuild/protobuf';
+import type { Task as NativeTask, TaskState as NativeState } from '../../generated/types/index.js';
+import {
+  CancelTaskRequestSchema,
+  DeleteTaskPushNotificationConfigRequestSchema,
+  GetExtendedAgentCardRequestSchema,
+  GetTaskPushNotificationConfigRequestSchema,
+  GetTaskRequestSchema,
+  ListTaskPushNotificationConfigsRequestSchema,
+  ListTasksRequestSchema,
+  Role,
+  SendMessageRequestSchema,
+  SubscribeToTaskRequestSchema,
+  TaskPushNotificationConfigSchema,
+  TaskState,
+} from '../../generated/proto/lf/a2a/v1/a2a_pb.js';
+import { newId } from '../core/ids.js';
+import { isTerminal } from '../core/task-state.js';
+import { transition } from '../agent/task-record.js';
+import type { TaskEngine } from '../agent/task-engine.js';
+import type { RequestContext } from '../transport/endpoint.js';
+import { EndpointError } from '../transport/endpoint-error.js';
+import type { RawHttpBody } from '../transport/http/raw-body.js';
+import { A2aRpcError, invalidParams } from './errors.js';
+import {
+  encodeRpc,
+  NO_RESPONSE,
+  parseRpcBody,
+  readRpcCall,
+  rpcFailure,
+  rpcResult,
+  usableId,
+  type RpcResponse,
+} from './json-rpc.js';
+import { MemoryTaskIndex } from './memory-task-index.js';
+import { messageFromA2a } from './messages.js';
+import { PageTokens } from './page-token.js';
+import { decodeParams } from './params.js';
+import { checkMediaType, checkVersion } from './service-parameters.js';
+import { stateFromA2a } from './task-states.js';
+import { INBOUND_KEY, statusTime, taskToA2aJson, type InboundRecord } from './tasks.js';
+import { TaskIndexFullError, type IndexedTask, type TaskIndex, type TaskScope } from './task-index.js';
+import type { PreEncoded } from '../core/json.js';
+
+export interface A2aAdapterOptions {
+  readonly engine: TaskEngine;
+  /** Where tasks are remembered; default an in-memory index (1 hour, 1,024 tasks). */
+  readonly index?: TaskIndex;
+}
+
+/** ListTasks page size when the request sets none, and the largest it may ask for. */
+const DEFAULT_PAGE_SIZE = 50;
+const MAX_PAGE_SIZE = 100;
+
+interface Method {
+  readonly schema: DescMessage;
+  readonly run: (request: never, context: RequestContext) => Promise<unknown>;
+}
+
+export class A2aAdapter {
+  readonly index: TaskIndex;
+  private readonly engine: TaskEngine;
+  private readonly tokens = new PageTokens();
+  private readonly methods: ReadonlyMap<string, Method>;
+
+  constructor(options: A2aAdapterOptions) {
+    this.engine = options.engine;
+    this.index = options.index ?? new MemoryTaskIndex();
+    const method = <D extends DescMessage>(
+      schema: D,
+      run: (request: MessageShape<D>, context: RequestContext) => Promise<unknown>,
+    ): Method => ({
+      schema,
+      run: run as Method['run'],
+    });
+    const streaming = () => unsupported('streaming is not supported by this agent (capabilities.streaming is false)');
+    const push = () =>
+      Promise.reject(new A2aRpcError('pushNotificationNotSupported', 'push notifications are not supported by this agent'));
+    this.methods = new Map<string, Method>([
+      ['SendMessage', method(SendMessageRequestSchema, (request, context) => this.sendMessage(request, context))],
+      ['GetTask', method(GetTaskRequestSchema, (request, context) => this.getTask(request, context))],
+      ['ListTasks', method(ListTasksRequestSchema, (request, context) => this.listTasks(request, context))],
+      ['CancelTask', method(CancelTaskRequestSchema, (request, context) => this.cancelTask(request, context))],
+      ['SendStreamingMessage', method(SendMessageRequestSchema, streaming)],
+      ['SubscribeToTask', method(SubscribeToTaskRequestSchema, streaming)],
+      ['CreateTaskPushNotificationConfig', method(TaskPushNotificationConfigSchema, push)],
+      ['GetTaskPushNotificationConfig', method(GetTaskPushNotificationConfigRequestSchema, push)],
+      ['ListTaskPushNotificationConfigs', method(ListTaskPushNotificationConfigsRequestSchema, push)],
+      ['DeleteTaskPushNotificationConfig', method(DeleteTaskPushNotificationConfigRequestSchema, push)],
+      [
+        'GetExtendedAgentCard',
+        method(GetExtendedAgentCardRequestSchema, () =>
+          unsupported('this agent has no extended card (capabilities.extendedAgentCard is false)'),
+        ),
+      ],
+    ]);
+  }
+
+  /** Answers one `POST /`: a response, a batch of them, or nothing (notifications only). */
+  async handle(body: RawHttpBody, context: RequestContext): Promise<PreEncoded> {
+    let parsed: unknown;
+    try {
+      checkMediaType(body.header('content-type'));
+      parsed = parseRpcBody(body.text);
+    } catch (error) {
+      return encodeRpc(rpcFailure(null, asRpcError(error)));
+    }
+    const version = body.header('a2a-version');
+    if (!Array.isArray(parsed)) {
+      const answer = await this.one(parsed, version, context);
+      return answer ? encodeRpc(answer) : NO_RESPONSE;
+    }
+    if (parsed.length === 0)
+      return encodeRpc(rpcFailure(null, new A2aRpcError('invalidRequest', 'a batch must hold at least one request')));
+    const answers = await Promise.all(parsed.map((item) => this.one(item, version, context)));
+    const sent = answers.filter((answer): answer is RpcResponse => answer !== undefined);
+    return sent.length > 0 ? encodeRpc(sent) : NO_RESPONSE;
+  }
+
+  /** One request object; undefined for a notification, which is run but not answered. */
+  private async one(value: unknown, version: string | undefined, context: RequestContext): Promise<RpcResponse | undefined> {
+    let notification = false;
+    let id = usableId(value);
+    try {
+      const call = readRpcCall(value);
+      notification = call.notification;
+      id = call.id;
+      const method = this.methods.get(call.method);
+      if (!method) throw new A2aRpcError('methodNotFound', `unknown method ${JSON.stringify(call.method)}`);
+      const request = decodeParams(method.schema, call.params);
+      checkVersion(version);
+      const result = await method.run(request as never, context);
+      return notification ? undefined : rpcResult(id, result);
+    } catch (error) {
+      return notification ? undefined : rpcFailure(id, asRpcError(error));
+    }
+  }
+
+  private async sendMessage(request: MessageShape<typeof SendMessageRequestSchema>, context: RequestContext): Promise<unknown> {
+    const message = request.message;
+    if (!message) throw invalidParams('/message', 'is required');
+    if (!message.messageId) throw invalidParams('/message/messageId', 'is required');
+    if (message.role === Role.UNSPECIFIED) throw invalidParams('/message/role', 'must be ROLE_USER or ROLE_AGENT');
+    if (message.parts.length === 0) throw invalidParams('/message/parts', 'must hold at least one part');
+    const configuration = request.configuration;
+    const historyLength = checkHistoryLength(configuration?.historyLength, '/configuration/historyLength');
+    const native = messageFromA2a(message, '/message');
+    const scope = scopeOf(request.tenant, context);
+    let entry: IndexedTask;
+    if (message.taskId) {
+      const found = await this.index.get(scope, message.taskId);
+      if (!found) throw new A2aRpcError('taskNotFound', `task ${message.taskId} not found`);
+      if (message.contextId && message.contextId !== found.contextId) {
+        throw invalidParams('/message/contextId', `does not match the context of task ${found.id}`);
+      }
+      if (isTerminal(found.task.state ?? 'submitted')) {
+        throw new A2aRpcError('unsupportedOperation', `task ${found.id} is ${found.task.state} and takes no more messages`);
+      }
+      if (found.active)
+        throw new A2aRpcError(
+          'unsupportedOperation',
+          `task ${found.id} is still working; send the next message once it asks for one`,
+        );
+      entry = found;
+      (entry.task.messages ??= []).push(native);
+      entry.active = true;
+      await this.index.update(entry);
+    } else {
+      const contextId = message.contextId || newId();
+      const inbound: InboundRecord = { context_id: contextId, tenant: scope.tenant, message_id: message.messageId };
+      const task: NativeTask = { id: newId(), messages: [native], metadata: { [INBOUND_KEY]: inbound } };
+      entry = { id: task.id, contextId, tenant: scope.tenant, owner: scope.principal, task, active: true };
+      await this.index.add(entry);
+    }
+    const run = this.run(entry, context);
+    if (!configuration?.returnImmediately) await run;
+    return { task: taskToA2aJson(entry.task, { contextId: entry.contextId, historyLength, includeArtifacts: true }) };
+  }
+
+  /** Runs the entry's task on the engine; the index learns when it settles. */
+  private run(entry: IndexedTask, context: RequestContext): Promise<void> {
+    const settle = () => {
+      entry.active = false;
+      return this.index.update(entry);
+    };
+    return this.engine.submit(entry.task, context).then(
+      (finished) => {
+        entry.task = finished.value as NativeTask;
+        return settle();
+      },
+      async (error: unknown) => {
+        // The engine refused the run itself (it was already running): the task is unchanged.
+        await settle();
+        throw error;
+      },
+    );
+  }
+
+  private async getTask(request: MessageShape<typeof GetTaskRequestSchema>, context: RequestContext): Promise<unknown> {
+    if (!request.id) throw invalidParams('/id', 'is required');
+    const historyLength = checkHistoryLength(request.historyLength, '/historyLength');
+    const entry = await this.index.get(scopeOf(request.tenant, context), request.id);
+    if (!entry) throw new A2aRpcError('taskNotFound', `task ${request.id} not found`);
+    return taskToA2aJson(entry.task, { contextId: entry.contextId, historyLength, includeArtifacts: true });
+  }
+
+  private async listTasks(request: MessageShape<typeof ListTasksRequestSchema>, context: RequestContext): Promise<unknown> {
+    const pageSize = request.pageSize === undefined || request.pageSize === 0 ? DEFAULT_PAGE_SIZE : request.pageSize;
+    if (pageSize < 1 || pageSize > MAX_PAGE_SIZE) throw invalidParams('/pageSize', `must be from 1 to ${MAX_PAGE_SIZE}`);
+    const historyLength = checkHistoryLength(request.historyLength, '/historyLength');
+    const after = request.pageToken ? this.tokens.decode(request.pageToken) : undefined;
+    let state: NativeState | undefined;
+    if (request.status !== TaskState.UNSPECIFIED) {
+      state = stateFromA2a(request.status);
+      // States parley never gives its own tasks: nothing can match them.
+      if (request.status === TaskState.REJECTED || request.status === TaskState.AUTH_REQUIRED)
+        state = 'no-such-state' as NativeState;
+    }
+    const statusAfter = request.statusTimestampAfter ? Number(timestampMs(request.statusTimestampAfter)) : undefined;
+    const page = await this.index.list(scopeOf(request.tenant, context), {
+      contextId: request.contextId || undefined,
+      state,
+      statusAfter,
+      after,
+      limit: pageSize,
+    });
+    const includeArtifacts = request.includeArtifacts ?? false;
+    const tasks = page.tasks.map((entry) =>
+      taskToA2aJson(entry.task, { contextId: entry.contextId, historyLength, includeArtifacts }),
+    );
+    const last = page.tasks.at(-1);
+    const nextPageToken = page.more && last ? this.tokens.encode({ time: statusTime(last.task), id: last.id }) : '';
+    return { tasks, nextPageToken, pageSize, totalSize: page.total };
+  }
+
+  private async cancelTask(request: MessageShape<typeof CancelTaskRequestSchema>, context: RequestContext): Promise<unknown> {
+    if (!request.id) throw invalidParams('/id', 'is required');
+    const scope = scopeOf(request.tenant, context);
+    const entry = await this.index.get(scope, request.id);
+    if (!entry) throw new A2aRpcError('taskNotFound', `task ${request.id} not found`);
+    if (isTerminal(entry.task.state ?? 'submitted')) {
+      throw new A2aRpcError('taskNotCancelable', `task ${entry.id} is already ${entry.task.state}`);
+    }
+    const metadata: JsonObject = { ...request.metadata };
+    const reason = typeof metadata.reason === 'string' && metadata.reason ? metadata.reason : 'canceled by the A2A client';
+    try {
+      const canceled = this.engine.cancel({ id: entry.id, metadata: { ...metadata, reason } }, scope.principal);
+      // An active run is canceled in place (its settling updates the index); a task waiting for
+      // input comes back as a new record.
+      if (!entry.active) entry.task = canceled;
+    } catch (error) {
+      if (!(error instanceof EndpointError && error.code === 'not_found')) throw error;
+      // The engine no longer remembers a task that waited for input: cancel the indexed record.
+      transition(entry.task, 'canceled', reason);
+    }
+    if (!entry.active) await this.index.update(entry);
+    return taskToA2aJson(entry.task, { contextId: entry.contextId, includeArtifacts: true });
+  }
+}
+
+function unsupported(message: string): Promise<never> {
+  return Promise.reject(new A2aRpcError('unsupportedOperation', message));
+}
+
+/** The tenant is the request's `tenant` parameter ('' when absent); the principal is the authenticated one. */
+function scopeOf(tenant: string, context: RequestContext): TaskScope {
+  return { tenant, principal: context.security?.principal_id ?? null };
+}
+
+function checkHistoryLength(value: number | undefined, pointer: string): number | undefined {
+  if (value !== undefined && value < 0) throw invalidParams(pointer, 'must not be negative');
+  return value;
+}
+
+function asRpcError(error: unknown): A2aRpcError {
+  if (error instanceof A2aRpcError) return error;
+  if (error instanceof TaskIndexFullError)
+    return new A2aRpcError('internalError', error.message, { capacity: String(error.capacity) });
+  if (error instanceof EndpointError && error.code === 'conflict') return new A2aRpcError('unsupportedOperation', error.message);
+  return new A2aRpcError('internalError', error instanceof Error ? error.message : String(error));
+}

@@ -1,0 +1,66 @@
+// The A2A task index: the tasks the inbound adapter knows, so GetTask, ListTasks, CancelTask
+// and follow-up messages find them. A small store interface, async so a shared backend (Redis)
+// can implement it; memory-task-index.ts is the default. Every lookup is scoped: a task is
+// visible only to the tenant and principal that created it.
+import type { Task as NativeTask, TaskState } from '../../generated/types/index.js';
+
+/** Who is asking: the request's tenant, and its authenticated principal (null without an authenticator). */
+export interface TaskScope {
+  readonly tenant: string;
+  readonly principal: string | null;
+}
+
+export interface IndexedTask {
+  readonly id: string;
+  readonly contextId: string;
+  readonly tenant: string;
+  readonly owner: string | null;
+  /** The native task (for the memory index, the live record the engine updates). */
+  task: NativeTask;
+  /** True while the engine runs it: an active task is never evicted. */
+  active: boolean;
+}
+
+export interface TaskListQuery {
+  readonly contextId?: string;
+  readonly state?: TaskState;
+  /** Only tasks whose status time is at or after this instant (ms). */
+  readonly statusAfter?: number;
+  /** Continue after this task of the ordering (from a page token). */
+  readonly after?: TaskCursor;
+  readonly limit: number;
+}
+
+/** A position in the listing order: status time descending, then id descending. */
+export interface TaskCursor {
+  readonly time: number;
+  readonly id: string;
+}
+
+export interface TaskListPage {
+  readonly tasks: readonly IndexedTask[];
+  /** Tasks matching the filters, over all pages. */
+  readonly total: number;
+  /** Whether tasks follow this page. */
+  readonly more: boolean;
+}
+
+export interface TaskIndex {
+  /** Adds a new task; rejects with TaskIndexFullError when every slot holds an active task. */
+  add(entry: IndexedTask): Promise<void>;
+  /** The task with this id in this scope; undefined when absent, expired or someone else's. */
+  get(scope: TaskScope, id: string): Promise<IndexedTask | undefined>;
+  /** Records a change of the entry (state, active flag, a replaced task record). */
+  update(entry: IndexedTask): Promise<void>;
+  /** One page of the scope's tasks, newest status first. */
+  list(scope: TaskScope, query: TaskListQuery): Promise<TaskListPage>;
+}
+
+/** Every slot of the index holds an active task, so a new one cannot be taken on. */
+export class TaskIndexFullError extends Error {
+  readonly code = 'task_index_full';
+  constructor(readonly capacity: number) {
+    super(`the A2A task index holds ${capacity} active tasks; try again once some finish`);
+    this.name = 'TaskIndexFullError';
+  }
+}

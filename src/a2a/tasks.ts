@@ -1,0 +1,125 @@
+// Tasks across the A2A boundary: a native task as an A2A Task (for the inbound adapter's
+// answers), and an A2A Task folded into the caller's native task (for the outbound client,
+// which keeps its own task id and records the remote one in namespaced metadata).
+import { create, toJson, type JsonObject } from '@bufbuild/protobuf';
+import { timestampDate, timestampFromMs } from '@bufbuild/protobuf/wkt';
+import type { Message as NativeMessage, Task as NativeTask } from '../../generated/types/index.js';
+import { TaskSchema, TaskState, type Task } from '../../generated/proto/lf/a2a/v1/a2a_pb.js';
+import { transition } from '../agent/task-record.js';
+import { artifactFromA2a, artifactToA2a } from './artifacts.js';
+import { messageFromA2a, messageToA2a } from './messages.js';
+import { a2aStateName, stateFromA2a, stateToA2a } from './task-states.js';
+
+/** The metadata key of an inbound task: how it arrived over A2A. */
+export const INBOUND_KEY = 'a2a_inbound';
+/** The metadata key of a task sent to an A2A agent: the remote task's id, context, state and time. */
+export const REMOTE_KEY = 'a2a_remote';
+
+/** What an inbound task records in `metadata.a2a_inbound`. */
+export interface InboundRecord {
+  context_id: string;
+  tenant: string;
+  /** The message that created the task. */
+  message_id: string;
+}
+
+/** What an outbound task records in `metadata.a2a_remote`. */
+export interface RemoteRecord {
+  url: string;
+  task_id: string;
+  context_id: string;
+  /** The remote state as A2A names it (it may have no native twin). */
+  state: string;
+  status_timestamp: string | null;
+}
+
+export interface TaskView {
+  readonly contextId: string;
+  /** Unset: the whole history; 0: none; n: the n latest messages. */
+  readonly historyLength?: number;
+  readonly includeArtifacts: boolean;
+}
+
+/** When the task last changed state (ms since the epoch). */
+export function statusTime(task: NativeTask): number {
+  const iso = task.metadata?.state_history?.at(-1)?.timestamp ?? task.created_at;
+  const ms = iso ? Date.parse(iso) : Number.NaN;
+  return Number.isFinite(ms) ? ms : 0;
+}
+
+/** A native task as an A2A Task. */
+export function taskToA2a(task: NativeTask, view: TaskView): Task {
+  const state = stateToA2a(task.state ?? 'submitted');
+  const messages = task.messages ?? [];
+  const limit = view.historyLength;
+  const shown = limit === undefined ? messages : limit <= 0 ? [] : messages.slice(-limit);
+  const latestReply = state === TaskState.SUBMITTED || state === TaskState.WORKING ? undefined : latestAgentMessage(messages);
+  return create(TaskSchema, {
+    id: task.id,
+    contextId: view.contextId,
+    status: {
+      state,
+      timestamp: timestampFromMs(statusTime(task)),
+      message: latestReply ? messageToA2a(latestReply, task.id, view.contextId) : undefined,
+    },
+    history: shown.map((message) => messageToA2a(message, task.id, view.contextId)),
+    artifacts: view.includeArtifacts ? (task.artifacts ?? []).map(artifactToA2a) : [],
+    metadata: (task.metadata ?? {}) as JsonObject,
+  });
+}
+
+/** taskToA2a in ProtoJSON; with artifacts asked for, an empty list is written rather than left out. */
+export function taskToA2aJson(task: NativeTask, view: TaskView): JsonObject {
+  const json = toJson(TaskSchema, taskToA2a(task, view)) as JsonObject;
+  if (view.includeArtifacts && json.artifacts === undefined) json.artifacts = [];
+  return json;
+}
+
+function latestAgentMessage(messages: readonly NativeMessage[]): NativeMessage | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.role !== 'user') return messages[i];
+  return undefined;
+}
+
+/**
+ * Folds a remote A2A task into the caller's task: state, the messages and artifacts it does
+ * not have yet, and the remote ids in `metadata.a2a_remote`. The local id never changes.
+ */
+export function applyRemoteTask(local: NativeTask, remote: Task, url: string): NativeTask {
+  local.messages ??= [];
+  local.artifacts ??= [];
+  local.metadata ??= {};
+  const known = new Set(local.messages.map((message) => message.id));
+  const incoming = [...remote.history];
+  if (remote.status?.message) incoming.push(remote.status.message);
+  incoming.forEach((message, index) => {
+    if (known.has(message.messageId)) return;
+    known.add(message.messageId);
+    local.messages!.push(messageFromA2a(message, `/history/${index}`));
+  });
+  const artifacts = new Map(local.artifacts.map((artifact) => [artifact.id, artifact]));
+  remote.artifacts.forEach((artifact, index) =>
+    artifacts.set(artifact.artifactId, artifactFromA2a(artifact, `/artifacts/${index}`)),
+  );
+  local.artifacts = [...artifacts.values()];
+  const remoteState = remote.status?.state ?? TaskState.UNSPECIFIED;
+  const timestamp = remote.status?.timestamp ? timestampDate(remote.status.timestamp).toISOString() : null;
+  const state = stateFromA2a(remoteState);
+  if (local.state !== state) transition(local, state, null, timestamp ?? undefined);
+  const record: RemoteRecord = {
+    url,
+    task_id: remote.id,
+    context_id: remote.contextId,
+    state: a2aStateName(remoteState),
+    status_timestamp: timestamp,
+  };
+  local.metadata[REMOTE_KEY] = record;
+  return local;
+}
+
+/** The remote record of a task sent to an A2A agent, if it has one. */
+export function remoteRecord(task: NativeTask): RemoteRecord | null {
+  const record = task.metadata?.[REMOTE_KEY];
+  return record && typeof record === 'object' && typeof (record as RemoteRecord).task_id === 'string'
+    ? (record as RemoteRecord)
+    : null;
+}
