@@ -7,6 +7,7 @@
 // and every other check holds for a token once it held (the key and the rules are fixed).
 import type { SecurityContext, SecurityScheme } from '../../generated/types/index.js';
 import { ConfigError, importOptional } from '../core/errors.js';
+import { lazyLoader } from '../core/lazy-import.js';
 import { AuthenticationError } from './authentication-error.js';
 import type { Authenticator } from './authenticator.js';
 import { createSecurityContext } from './security-context.js';
@@ -43,14 +44,7 @@ const REGISTERED_CLAIMS = new Set(['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jt
 const PREFIX = 'Token authentication failed: ';
 
 type Jose = typeof import('jose');
-let loading: Promise<Jose> | null = null;
-function loadJose(): Promise<Jose> {
-  loading ??= importOptional<Jose>('jose', 'the JWT authenticator').catch((error: unknown) => {
-    loading = null;
-    throw error;
-  });
-  return loading;
-}
+const loadJose = lazyLoader(() => importOptional<Jose>('jose', 'the JWT authenticator'));
 
 function isoFromSeconds(seconds: unknown): string | null {
   return typeof seconds === 'number' && Number.isFinite(seconds) ? new Date(seconds * 1000).toISOString() : null;

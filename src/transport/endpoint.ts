@@ -42,18 +42,31 @@ export interface SignalSource {
  * microseconds to make on Node 20, and object literals with accessors are slow to create).
  */
 export class Inbound implements InboundRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly data: unknown;
+  readonly params: QueryParams;
+  readonly requestId: string;
+  readonly idempotencyKey: string | null;
+  readonly credentials: string | null;
+  readonly receivedBytes: number;
+  readonly authenticated?: SecurityContext | null;
+
+  /** `fields`: the request as decoded; `abort`: where its signal comes from, when one is asked for. */
   constructor(
-    readonly method: string,
-    readonly path: string,
-    readonly data: unknown,
-    readonly params: QueryParams,
-    readonly requestId: string,
-    readonly idempotencyKey: string | null,
-    readonly credentials: string | null,
-    readonly receivedBytes: number,
+    fields: Omit<InboundRequest, 'signal'>,
     private readonly abort: SignalSource,
-    readonly authenticated?: SecurityContext | null,
-  ) {}
+  ) {
+    this.method = fields.method;
+    this.path = fields.path;
+    this.data = fields.data;
+    this.params = fields.params;
+    this.requestId = fields.requestId;
+    this.idempotencyKey = fields.idempotencyKey;
+    this.credentials = fields.credentials;
+    this.receivedBytes = fields.receivedBytes;
+    if (fields.authenticated !== undefined) this.authenticated = fields.authenticated;
+  }
 
   get signal(): AbortSignal {
     return this.abort.signal;

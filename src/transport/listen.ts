@@ -1,12 +1,43 @@
 // Binding a node server to a URL's host and port, and closing it within a deadline.
 import type { Server } from 'node:net';
 import type { Socket } from 'node:net';
+import { InvalidArgumentError } from '../core/errors.js';
 import { TransportConnectionError } from './errors.js';
 
-/** Listens on the URL's host and port (0 picks a free one) and resolves with the port. */
-export function listenOn(server: Server, url: URL): Promise<number> {
-  const host = url.hostname.replace(/^\[|\]$/g, '') || '127.0.0.1';
-  const port = url.port === '' ? defaultPort(url.protocol) : Number(url.port);
+/**
+ * The one rule for the URL a server listens on, whatever its transport: it must parse, name a
+ * host, and give its port explicitly (`:0` picks a free one). Written out because a URL object
+ * hides a scheme's default port (`http://h:80` and `http://h` look alike once parsed).
+ */
+export function listenUrl(transport: string, url: string): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new InvalidArgumentError(`${transport} transport: ${JSON.stringify(url)} is not a URL`, 'invalid_url');
+  }
+  if (!parsed.hostname) {
+    throw new InvalidArgumentError(`${transport} transport: ${JSON.stringify(url)} has no host name to listen on`, 'invalid_url');
+  }
+  if (!EXPLICIT_PORT.test(url)) {
+    throw new InvalidArgumentError(
+      `${transport} transport: ${JSON.stringify(url)} needs an explicit port to listen on (use :0 for any free port)`,
+      'invalid_url',
+    );
+  }
+  return parsed;
+}
+
+// scheme://[userinfo@]host:port, the host a name, an IPv4 address or a bracketed IPv6 one.
+const EXPLICIT_PORT = /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/?#]*@)?(?:\[[^\]]*\]|[^:/?#]*):\d+(?:[/?#]|$)/i;
+
+/**
+ * Listens on the URL's host and port and resolves with the URL actually bound: the real port
+ * in place of 0, and no trailing slash.
+ */
+export function bindServer(server: Server, url: URL): Promise<string> {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const port = Number(url.port || defaultPort(url.protocol));
   return new Promise((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) =>
       reject(new TransportConnectionError(`cannot listen on ${host}:${port}: ${error.message}`, { url: url.href, cause: error }));
@@ -14,11 +45,14 @@ export function listenOn(server: Server, url: URL): Promise<number> {
     server.listen(port, host, () => {
       server.off('error', onError);
       const address = server.address();
-      resolve(typeof address === 'object' && address ? address.port : port);
+      const bound = new URL(url.href);
+      bound.port = String(typeof address === 'object' && address ? address.port : port);
+      resolve(bound.href.replace(/\/$/, ''));
     });
   });
 }
 
+// The port `new URL` leaves out because it is the scheme's default; listenUrl made sure one was written.
 function defaultPort(protocol: string): number {
   return protocol === 'https:' || protocol === 'wss:' ? 443 : 80;
 }

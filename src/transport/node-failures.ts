@@ -1,7 +1,7 @@
 // Failures Node raises below the protocol (sockets, DNS, TLS, HTTP/2 sessions), classified once
 // for every transport. classifyNodeFailure names the category by walking the `cause` chain;
 // mapSocketError turns it into the taxonomy for the node:http-family transports (http, sse,
-// websocket); grpc's errorFromCall (grpc/status.ts) uses the same classification.
+// websocket); grpc's errorFromCall (grpc/errors.ts) uses the same classification.
 import type { OutboundCall } from './binding.js';
 import { TransportConnectionError, TransportError, TransportProtocolError } from './errors.js';
 

@@ -57,7 +57,7 @@ export class Outbound {
       const attempts = async () => {
         for (let attempt = 1; ; attempt++) {
           const deadline = new Deadline(options, config);
-          const call = new Attempt(spec, body, queryFor(spec, request, options), requestId, idempotencyKey, attempt, headers, url, deadline.cancellation);
+          const call = new Attempt({ spec, body, params: queryFor(spec, request, options), requestId, idempotencyKey, attempt, headers, url }, deadline.cancellation);
           try {
             metrics.sent(body?.bytes ?? 0);
             const reply = await this.context.client().send(call);
@@ -106,7 +106,7 @@ export class Outbound {
     try {
       const pending = this.headers(options);
       const headers = pending instanceof Promise ? await pending : pending;
-      const call = new Attempt(spec, body, queryFor(spec, request, options), requestId, null, 1, headers, url, deadline.cancellation);
+      const call = new Attempt({ spec, body, params: queryFor(spec, request, options), requestId, idempotencyKey: null, attempt: 1, headers, url }, deadline.cancellation);
       metrics.sent(body?.bytes ?? 0);
       try {
         for await (const event of this.context.client().stream(call)) {
@@ -161,20 +161,29 @@ function checkEvent(event: InboundEvent, requestId: string, url: string, limit: 
 
 /** One attempt as the binding sees it; its AbortSignal is only made if the binding asks. */
 class Attempt implements OutboundCall {
+  readonly spec: OperationSpec;
+  readonly body: EncodedJson | null;
+  readonly params: Readonly<Record<string, string | readonly string[]>>;
+  readonly requestId: string;
+  readonly idempotencyKey: string | null;
+  readonly attempt: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly url: string;
   readonly controlPlane: boolean;
 
   constructor(
-    readonly spec: OperationSpec,
-    readonly body: EncodedJson | null,
-    readonly params: Readonly<Record<string, string | readonly string[]>>,
-    readonly requestId: string,
-    readonly idempotencyKey: string | null,
-    readonly attempt: number,
-    readonly headers: Readonly<Record<string, string>>,
-    readonly url: string,
+    fields: Omit<OutboundCall, 'signal' | 'cancellation' | 'controlPlane'>,
     readonly cancellation: LazyAbort,
   ) {
-    this.controlPlane = spec.controlPlane;
+    this.spec = fields.spec;
+    this.body = fields.body;
+    this.params = fields.params;
+    this.requestId = fields.requestId;
+    this.idempotencyKey = fields.idempotencyKey;
+    this.attempt = fields.attempt;
+    this.headers = fields.headers;
+    this.url = fields.url;
+    this.controlPlane = fields.spec.controlPlane;
   }
 
   get signal(): AbortSignal {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { AgentOperationsClient } from '../../generated/clients/agent.js';
 import type { OutboundCall } from '../../src/transport/binding.js';
 import { TransportConnectionError, TransportProtocolError, TransportRemoteError } from '../../src/transport/errors.js';
-import { errorFromCall } from '../../src/transport/grpc/status.js';
+import { errorFromCall } from '../../src/transport/grpc/errors.js';
 import { classifyNodeFailure, type NodeFailureKind } from '../../src/transport/node-failures.js';
 import { answer, client, ops, rawServer, rejection } from './helpers.js';
 

@@ -282,7 +282,7 @@ test('server: a stream closed before its first frame frees its slot and counts a
     ),
     { name: 'runtime', url: () => 'runtime://slots', config: new ResolvedConfig({ limits: { maxConcurrentStreams: 1 } }), metrics, authenticator: null },
   );
-  const request = (id: string) => new Inbound('POST', '/tasks/stream', { id }, NO_PARAMS, `request-${id}`, null, null, 16, new LazyAbort());
+  const request = (id: string) => new Inbound({ method: 'POST', path: '/tasks/stream', data: { id }, params: NO_PARAMS, requestId: `request-${id}`, idempotencyKey: null, credentials: null, receivedBytes: 16 }, new LazyAbort());
   const left = await dispatcher.openStream(request('left'));
   assert.equal(metrics.snapshot().active_streams, 1);
   await left.return();
@@ -308,7 +308,7 @@ test('server: a stream endpoint that refuses synchronously gives its slot back',
     ),
     { name: 'runtime', url: () => 'runtime://slots', config: new ResolvedConfig({ limits: { maxConcurrentStreams: 1 } }), metrics, authenticator: null },
   );
-  const request = (id: string) => new Inbound('POST', '/tasks/stream', { id }, NO_PARAMS, `request-${id}`, null, null, 16, new LazyAbort());
+  const request = (id: string) => new Inbound({ method: 'POST', path: '/tasks/stream', data: { id }, params: NO_PARAMS, requestId: `request-${id}`, idempotencyKey: null, credentials: null, receivedBytes: 16 }, new LazyAbort());
   const refused = await rejection(dispatcher.openStream(request('refused')));
   assert.equal((refused as EndpointError).code, 'invalid_request');
   assert.equal(metrics.snapshot().streams_failed, 1);

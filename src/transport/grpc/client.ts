@@ -24,10 +24,10 @@ import type { BindingContext, InboundEvent, InboundReply, OutboundCall, Transpor
 import { readResponseEnvelope } from '../envelope.js';
 import { TransportProtocolError } from '../errors.js';
 import { remoteErrorFrom } from '../wire-errors.js';
-import { loadConnect } from './connect-module.js';
-import { METADATA, jsonOf, valueOfText, type RequestEnvelope, type ResponseEnvelope } from './envelope.js';
+import { loadConnect } from './load.js';
+import { METADATA, jsonOf, valueOfText, type RequestEnvelope, type ResponseEnvelope } from './codec.js';
 import { wireOptions } from './options.js';
-import { errorFromCall, GrpcStatus } from './status.js';
+import { errorFromCall, GrpcStatus } from './errors.js';
 
 export type GrpcCodec = 'json' | 'proto';
 
@@ -36,7 +36,7 @@ export interface GrpcClientOptions {
   readonly codec?: GrpcCodec;
 }
 
-interface Channel {
+interface GrpcConnection {
   readonly sessions: Http2SessionManager;
   readonly client: Client<typeof SvcTransport>;
 }
@@ -45,7 +45,7 @@ interface Channel {
 const RESERVED = new Set(['content-type', 'content-length', 'te', 'host', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'user-agent']);
 
 export class GrpcClient implements TransportClient {
-  private readonly channels = new Map<string, Promise<Channel>>();
+  private readonly connections = new Map<string, Promise<GrpcConnection>>();
   private closed = false;
 
   constructor(
@@ -111,27 +111,27 @@ export class GrpcClient implements TransportClient {
 
   async close(): Promise<void> {
     this.closed = true;
-    const channels = [...this.channels.values()];
-    this.channels.clear();
-    for (const pending of channels) {
+    const connections = [...this.connections.values()];
+    this.connections.clear();
+    for (const pending of connections) {
       const channel = await pending.catch(() => null);
       channel?.sessions.abort();
     }
   }
 
   /** The channel for the call's peer; control-plane calls use their own. */
-  private channel(call: OutboundCall): Promise<Channel> {
+  private channel(call: OutboundCall): Promise<GrpcConnection> {
     const key = `${call.controlPlane ? 'control' : 'work'} ${call.url}`;
-    let channel = this.channels.get(key);
+    let channel = this.connections.get(key);
     if (!channel) {
       channel = this.open(call.url);
-      this.channels.set(key, channel);
-      channel.catch(() => this.channels.delete(key));
+      this.connections.set(key, channel);
+      channel.catch(() => this.connections.delete(key));
     }
     return channel;
   }
 
-  private async open(url: string): Promise<Channel> {
+  private async open(url: string): Promise<GrpcConnection> {
     const { connect, node } = await loadConnect();
     const { config } = this.context;
     const wire = wireOptions(config);
@@ -201,7 +201,7 @@ function unreadableAnswer(error: unknown, call: OutboundCall): TransportProtocol
 }
 
 /**
- * A response message read by the rules every wire shares (envelope.ts). The message's fields
+ * A response message read by the rules every wire shares (../envelope.ts). The message's fields
  * have explicit presence, so an absent `ok` or `final` stays absent and is refused as on the
  * other wires; ProtoJSON reads `"id": null` as no id, so an absent id counts as null. The
  * size is the payload's JSON size, as the other wires measure it.

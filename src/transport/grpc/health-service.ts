@@ -9,8 +9,8 @@ import {
   type Health,
   type HealthCheckRequest,
 } from '../../../generated/proto/grpc/health/v1/health_pb.js';
-import type { ConnectModule } from './connect-module.js';
-import { GrpcStatus } from './status.js';
+import type { ConnectModule } from './load.js';
+import { GrpcStatus } from './errors.js';
 
 export { ServingStatus };
 

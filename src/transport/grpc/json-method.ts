@@ -4,7 +4,7 @@
 // protobuf: the request message gets the few bytes that make it a BytesValue in front (field 1,
 // length-delimited: tag 0x0A, the length as a varint), and each answer has those bytes taken
 // off again. The JSON bytes themselves are never copied on the way in and copied once on the
-// way out (by connect's writer); json-envelope.ts reads and writes the text.
+// way out (by connect's writer); json-codec.ts reads and writes the text.
 //
 // Answers are never compressed on this route (the client's grpc-accept-encoding is not passed
 // on), so every answer message is the BytesValue itself.

@@ -18,7 +18,7 @@
 // with leading whitespace is not recognized under plain `application/grpc`: "\n" is 0x0A, the
 // tag of field 1.) A compressed message is looked at once decompressed.
 import type { UniversalHandler, UniversalServerRequest, UniversalServerResponse } from '@connectrpc/connect/protocol';
-import type { ConnectModule } from './connect-module.js';
+import type { ConnectModule } from './load.js';
 import { bytesValueFrame, unwrapBytesValues } from './json-method.js';
 import { readRequestMessage, type RequestMessage } from './request-message.js';
 

@@ -15,7 +15,7 @@ import type {
   ServerReflectionResponseSchema,
 } from '../../../generated/proto/grpc/reflection/v1/reflection_pb.js';
 import type { ServerReflection as ServerReflectionV1alpha } from '../../../generated/proto/grpc/reflection/v1alpha/reflection_pb.js';
-import { GrpcStatus } from './status.js';
+import { GrpcStatus } from './errors.js';
 
 type ResponseInit = MessageInitShape<typeof ServerReflectionResponseSchema>;
 /** The request fields both versions share. */

@@ -14,7 +14,7 @@
 import type { ContextKey, HandlerContext } from '@connectrpc/connect';
 import type { UniversalHandler, UniversalServerRequest, UniversalServerResponse } from '@connectrpc/connect/protocol';
 import type { Dispatcher } from '../dispatcher.js';
-import type { ConnectModule } from './connect-module.js';
+import type { ConnectModule } from './load.js';
 import { isByteStream } from './passthrough-json.js';
 
 export class CallTally {

@@ -10,8 +10,8 @@
 // writes as the call's status, as for any other message it cannot read.
 import { gunzip } from 'node:zlib';
 import type { Code, ConnectError } from '@connectrpc/connect';
-import type { ConnectModule } from './connect-module.js';
-import { GrpcStatus } from './status.js';
+import type { ConnectModule } from './load.js';
+import { GrpcStatus } from './errors.js';
 
 const PREFIX_BYTES = 5;
 const COMPRESSED_FLAG = 0b1;

@@ -42,20 +42,19 @@ import { Health } from '../../../generated/proto/grpc/health/v1/health_pb.js';
 import { ServerReflection as ServerReflectionV1 } from '../../../generated/proto/grpc/reflection/v1/reflection_pb.js';
 import { ServerReflection as ServerReflectionV1alpha } from '../../../generated/proto/grpc/reflection/v1alpha/reflection_pb.js';
 import { SvcTransport } from '../../../generated/proto/svc/transport/v1/transport_pb.js';
-import { InvalidArgumentError } from '../../core/errors.js';
 import { serverTlsOptions } from '../../tls/node-tls-options.js';
 import type { BindingContext, TransportServer } from '../binding.js';
 import type { Dispatcher } from '../dispatcher.js';
 import { Slots } from '../slots.js';
-import { listenOn } from '../listen.js';
-import { loadConnect } from './connect-module.js';
+import { bindServer, listenUrl } from '../listen.js';
+import { loadConnect } from './load.js';
 import { HealthState, ServingStatus, createHealthService } from './health-service.js';
-import { jsonEnvelopes } from './json-envelope.js';
+import { jsonEnvelopes } from './json-codec.js';
 import { jsonInvoke, jsonStream } from './json-method.js';
 import { routeByMessage } from './passthrough-json.js';
 import { RefusedCalls } from './refused-calls.js';
 import { DescriptorIndex, createReflectionServiceV1, createReflectionServiceV1alpha } from './reflection-service.js';
-import { GrpcStatus } from './status.js';
+import { GrpcStatus } from './errors.js';
 import { createTransportHandlers, createTransportService } from './transport-service.js';
 import { reportingEscapedErrors } from './escaped-errors.js';
 import { MAX_MESSAGE_BYTES, wireOptions, type WireOptions } from './options.js';
@@ -74,10 +73,7 @@ export class GrpcServer implements TransportServer {
   constructor(private readonly context: BindingContext) {}
 
   async listen(url: string, dispatcher: Dispatcher): Promise<string> {
-    const parsed = new URL(url);
-    if (!parsed.hostname || parsed.port === '') {
-      throw new InvalidArgumentError(`grpc transport: a server URL needs a hostname and a port (got ${url})`, 'invalid_url');
-    }
+    const parsed = listenUrl('grpc', url);
     const { config } = this.context;
     const wire = wireOptions(config, 'server');
     const handle = await this.createHandler(dispatcher, wire);
@@ -90,11 +86,10 @@ export class GrpcServer implements TransportServer {
     server.on('session', (session: Http2Session) => this.track(session, wire));
     // A broken connection is that connection's problem only.
     server.on('sessionError', () => undefined);
-    const port = await listenOn(server, parsed);
+    const bound = await bindServer(server, parsed);
     this.server = server;
     this.health?.setAll(ServingStatus.SERVING);
-    parsed.port = String(port);
-    return parsed.href.replace(/\/$/, '');
+    return bound;
   }
 
   async close(): Promise<void> {

@@ -3,7 +3,7 @@
 // event envelopes, the last one with `final` true.
 //
 // Application errors come back as an `ok: false` envelope with the wire error object (see
-// status.ts for why); only a missing or rejected credential aborts the call, with
+// errors.ts for why); only a missing or rejected credential aborts the call, with
 // UNAUTHENTICATED, as the spec requires. Every call holds one of the `maximum_concurrent_rpcs`
 // slots while it runs (a stream for its whole life), except control-plane calls, which must
 // reach the work they control however busy the server is. A call refused before it reaches
@@ -20,7 +20,7 @@ import type { Dispatcher, StreamFrame } from '../dispatcher.js';
 import type { Endpoint } from '../endpoint.js';
 import { EndpointError, toEndpointError, type ErrorObject } from '../endpoint-error.js';
 import type { Slots } from '../slots.js';
-import type { ConnectModule } from './connect-module.js';
+import type { ConnectModule } from './load.js';
 import {
   METADATA,
   decodeRequest,
@@ -31,10 +31,10 @@ import {
   type DecodedRequest,
   type RequestEnvelope,
   type ResponseEnvelope,
-} from './envelope.js';
+} from './codec.js';
 import { reportingEscapedErrors } from './escaped-errors.js';
 import type { CallTally, RefusedCalls } from './refused-calls.js';
-import { GrpcStatus } from './status.js';
+import { GrpcStatus } from './errors.js';
 
 export interface TransportServiceOptions {
   readonly connect: ConnectModule;

@@ -9,6 +9,7 @@ import { mapSocketError } from '../node-failures.js';
 import { errorFromResponse } from '../wire-errors.js';
 import { clientTlsOptions } from '../../tls/node-tls-options.js';
 import { urlToHttpOptions } from 'node:url';
+import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from '../wire-names.js';
 
 export class HttpClient implements TransportClient {
   private readonly agents = new Map<string, HttpAgent>();
@@ -61,9 +62,9 @@ export class HttpClient implements TransportClient {
   /** Sends the request and resolves once the response head has arrived. */
   protected open(call: OutboundCall, accept: string): Promise<IncomingMessage> {
     const base = this.base(call.url);
-    const headers: Record<string, string | number> = { accept, 'x-svc-request-id': call.requestId };
+    const headers: Record<string, string | number> = { accept, [REQUEST_ID_HEADER]: call.requestId };
     for (const name in call.headers) headers[name] = call.headers[name]!;
-    if (call.idempotencyKey) headers['idempotency-key'] = headerSafe(call.idempotencyKey);
+    if (call.idempotencyKey) headers[IDEMPOTENCY_KEY_HEADER] = headerSafe(call.idempotencyKey);
     if (call.body) {
       headers['content-type'] = 'application/json';
       headers['content-length'] = call.body.bytes;

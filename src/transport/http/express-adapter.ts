@@ -10,6 +10,7 @@ import { newId } from '../../core/ids.js';
 import { EndpointError } from '../endpoint-error.js';
 import { headerValue } from '../query-params.js';
 import { createRequestListener, writeError } from './request-listener.js';
+import { REQUEST_ID_HEADER } from '../wire-names.js';
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -43,7 +44,7 @@ export function createMountedTransport(url: string, options?: TransportOptions):
     transport: new Transport(binding, url, options),
     handler(req, res) {
       if (!listener) {
-        writeError(res, new EndpointError('unavailable', 'the agent is not started'), headerValue(req, 'x-svc-request-id') || newId());
+        writeError(res, new EndpointError('unavailable', 'the agent is not started'), headerValue(req, REQUEST_ID_HEADER) || newId());
         return;
       }
       listener(req, res);

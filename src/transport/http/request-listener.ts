@@ -15,6 +15,7 @@ import type { ConnectionGuard, ConnectionWatch } from './connection-guard.js';
 import { closeAfterAnswer } from './close-after-answer.js';
 import { reportEscapedError } from '../escaped-error.js';
 import { RawHttpBody } from './raw-body.js';
+import { AUTH_CHALLENGE, IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from '../wire-names.js';
 
 /** Writes a stream's events; the http transport has none, sse supplies one. */
 export type StreamWriter = (
@@ -57,7 +58,7 @@ async function handle(
   res: ServerResponse,
   awaitingContinue: boolean,
 ) {
-  const requestId = headerValue(req, 'x-svc-request-id') || newId();
+  const requestId = headerValue(req, REQUEST_ID_HEADER) || newId();
   const target = req.url ?? '/';
   const queryAt = target.indexOf('?');
   const path = queryAt < 0 ? target : target.slice(0, queryAt);
@@ -92,17 +93,19 @@ async function handle(
     if (!res.writableFinished) aborter.abort(new Error('client disconnected'));
   });
   const inbound = new Inbound(
-    method,
-    path,
-    body.data,
-    search ? paramsFromSearch(search) : NO_PARAMS,
-    requestId,
-    headerValue(req, 'idempotency-key') || null,
-    extractCredentials(
-      (name) => headerValue(req, name),
-      (name) => search?.get(name) ?? undefined,
-    ),
-    body.bytes,
+    {
+      method,
+      path,
+      data: body.data,
+      params: search ? paramsFromSearch(search) : NO_PARAMS,
+      requestId,
+      idempotencyKey: headerValue(req, IDEMPOTENCY_KEY_HEADER) || null,
+      credentials: extractCredentials(
+        (name) => headerValue(req, name),
+        (name) => search?.get(name) ?? undefined,
+      ),
+      receivedBytes: body.bytes,
+    },
     aborter,
   );
   if (served.spec.streaming) {
@@ -118,15 +121,15 @@ async function handle(
     // as chunked frames (writeHead fixes the headers before end() could add it).
     if (outcome.kind === 'html') {
       const length = String(Buffer.byteLength(outcome.html));
-      res.writeHead(200, ['content-type', 'text/html; charset=utf-8', 'content-length', length, 'x-svc-request-id', requestId]);
+      res.writeHead(200, ['content-type', 'text/html; charset=utf-8', 'content-length', length, REQUEST_ID_HEADER, requestId]);
       res.end(outcome.html);
     } else if (outcome.encoded.bytes === 0) {
       // Nothing to say (a JSON-RPC batch of notifications only).
-      res.writeHead(204, ['x-svc-request-id', requestId]);
+      res.writeHead(204, [REQUEST_ID_HEADER, requestId]);
       res.end();
     } else {
       const length = String(outcome.encoded.bytes);
-      res.writeHead(200, ['content-type', 'application/json', 'content-length', length, 'x-svc-request-id', requestId]);
+      res.writeHead(200, ['content-type', 'application/json', 'content-length', length, REQUEST_ID_HEADER, requestId]);
       res.end(outcome.encoded.text);
     }
   } catch (error) {
@@ -255,8 +258,8 @@ export function writeError(res: ServerResponse, error: EndpointError, requestId:
     return 0;
   }
   const headers: Record<string, string> = { ...JSON_HEADERS };
-  if (requestId) headers['x-svc-request-id'] = requestId;
-  if (error.status === 401) headers['www-authenticate'] = 'Bearer, Basic, ApiKey';
+  if (requestId) headers[REQUEST_ID_HEADER] = requestId;
+  if (error.status === 401) headers['www-authenticate'] = AUTH_CHALLENGE;
   if (error.status === 405) {
     const allowed = (error.details as { allowed?: string[] } | undefined)?.allowed;
     // Every GET route answers HEAD too (see handle).

@@ -8,7 +8,7 @@ import type { Dispatcher } from '../dispatcher.js';
 import { serverTlsOptions } from '../../tls/node-tls-options.js';
 import { createRequestListener, type ListenerOptions } from './request-listener.js';
 import { ConnectionGuard } from './connection-guard.js';
-import { closeServer, deadlineCheckMs, listenOn, watchConnections } from '../listen.js';
+import { bindServer, closeServer, deadlineCheckMs, listenUrl, watchConnections } from '../listen.js';
 
 export class HttpServer implements TransportServer {
   private server: Server | null = null;
@@ -21,7 +21,7 @@ export class HttpServer implements TransportServer {
   ) {}
 
   async listen(url: string, dispatcher: Dispatcher): Promise<string> {
-    const parsed = new URL(url);
+    const parsed = listenUrl('http', url);
     const { config } = this.context;
     const checkMs = deadlineCheckMs(Math.min(config.headerTimeout, config.bodyTimeout));
     const guard = new ConnectionGuard(config, checkMs);
@@ -51,11 +51,10 @@ export class HttpServer implements TransportServer {
     // The guard watches the sockets requests arrive on: over TLS, those of finished handshakes.
     server.on(secure ? 'secureConnection' : 'connection', (socket: Socket) => guard.connected(socket));
     watchConnections(server, this.sockets, config.headerTimeout);
-    const port = await listenOn(server, parsed);
+    const bound = await bindServer(server, parsed);
     this.server = server;
     this.guard = guard;
-    parsed.port = String(port);
-    return parsed.href.replace(/\/$/, '');
+    return bound;
   }
 
   async close(): Promise<void> {

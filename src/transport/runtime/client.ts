@@ -146,7 +146,17 @@ export class RuntimeClient implements TransportClient {
       target.countRefused(call.body?.bytes ?? 0, Buffer.byteLength(JSON.stringify(refused.toObject(call.requestId))));
       throw this.remote(refused, call);
     }
-    return new Inbound(method, path, data, call.spec.query ? call.params : NO_PARAMS, call.requestId, call.idempotencyKey, credentialsOf(call), call.body?.bytes ?? 0, call);
+    const fields = {
+      method,
+      path,
+      data,
+      params: call.spec.query ? call.params : NO_PARAMS,
+      requestId: call.requestId,
+      idempotencyKey: call.idempotencyKey,
+      credentials: credentialsOf(call),
+      receivedBytes: call.body?.bytes ?? 0,
+    };
+    return new Inbound(fields, call);
   }
 
   /**
@@ -164,11 +174,11 @@ export class RuntimeClient implements TransportClient {
 function credentialsOf(call: OutboundCall): string | null {
   const { headers } = call;
   if (Object.keys(headers).length === 0) return null;
-  return extractCredentials((name) => headerValue(headers, name), noQuery);
+  return extractCredentials((name) => callHeader(headers, name), noQuery);
 }
 
 /** A header by its lowercase name; a caller's own headers may be spelled in any case. */
-function headerValue(headers: Readonly<Record<string, string>>, name: string): string | undefined {
+function callHeader(headers: Readonly<Record<string, string>>, name: string): string | undefined {
   if (headers[name] !== undefined) return headers[name];
   for (const key in headers) if (key.toLowerCase() === name) return headers[key];
   return undefined;

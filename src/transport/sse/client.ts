@@ -82,7 +82,7 @@ export class SseClient extends HttpClient {
 }
 
 /**
- * Turns one frame's data into an envelope (see envelope.ts for the rules, shared with the
+ * Turns one frame's data into an envelope (see ../envelope.ts for the rules, shared with the
  * other wires); anything else is a (non-retryable) protocol error. The frame's `jsonrpc`
  * member is not checked: nothing depends on it.
  */

@@ -1,7 +1,7 @@
 // The server half of a task stream over SSE. The stream is opened with the dispatcher first,
 // so a refused stream (authentication, validation, unknown route) is still a plain JSON HTTP
 // error; only then does the event stream start. Each frame is one `data:` line carrying a
-// response envelope with `jsonrpc` added (written by envelope.ts, as every wire's are).
+// response envelope with `jsonrpc` added (written by ../envelope.ts, as every wire's are).
 import type { ServerResponse } from 'node:http';
 import type { Dispatcher, StreamFrame } from '../dispatcher.js';
 import type { Endpoint, InboundRequest } from '../endpoint.js';
@@ -9,6 +9,7 @@ import { toEndpointError } from '../endpoint-error.js';
 import { envelopeHead, errorEnvelope, okEnvelope } from '../envelope.js';
 import { writeError, type StreamWriter } from '../http/request-listener.js';
 import { TurnCork } from '../turn-cork.js';
+import { REQUEST_ID_HEADER } from '../wire-names.js';
 
 const KEEPALIVE = ': keepalive\n\n';
 
@@ -40,10 +41,10 @@ export const writeSseStream: StreamWriter = async (
       'cache-control': 'no-cache',
       // Asks buffering proxies (nginx) to pass each frame on at once.
       'x-accel-buffering': 'no',
-      'x-svc-request-id': request.requestId,
+      [REQUEST_ID_HEADER]: request.requestId,
     });
     res.flushHeaders();
-    heartbeat = startHeartbeat(res, dispatcher.config.keepaliveInterval);
+    heartbeat = startCommentHeartbeat(res, dispatcher.config.keepaliveInterval);
     const cork = new TurnCork(res);
     for (;;) {
       const step = await frames.next();
@@ -101,7 +102,7 @@ interface Heartbeat {
  * While no event is due, a comment line every `intervalSeconds` keeps proxies and idle
  * timers from closing the connection. Null turns it off (as it turns off HTTP keep-alive).
  */
-function startHeartbeat(res: ServerResponse, intervalSeconds: number | null): Heartbeat {
+function startCommentHeartbeat(res: ServerResponse, intervalSeconds: number | null): Heartbeat {
   if (intervalSeconds === null) return { wrote: () => undefined, stop: () => undefined };
   let busy = false;
   const timer = setInterval(() => {

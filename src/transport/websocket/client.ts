@@ -2,15 +2,15 @@
 // them, and a separate one for control-plane calls (cancellation), so those never wait
 // behind the work they control. Each call is one attempt; the shared pipeline retries.
 import type { BindingContext, InboundEvent, InboundReply, OutboundCall, TransportClient } from '../binding.js';
-import { Channel } from './channel.js';
+import { ClientConnection } from './client-connection.js';
 
-export class WebSocketTransportClient implements TransportClient {
-  private readonly data: Channel;
-  private readonly control: Channel;
+export class WebSocketClient implements TransportClient {
+  private readonly data: ClientConnection;
+  private readonly control: ClientConnection;
 
   constructor(context: BindingContext) {
-    this.data = new Channel(context.config);
-    this.control = new Channel(context.config);
+    this.data = new ClientConnection(context.config);
+    this.control = new ClientConnection(context.config);
   }
 
   send(call: OutboundCall): Promise<InboundReply> {

@@ -3,9 +3,9 @@
 // `keepalive_timeout`. A null interval turns it off.
 import type { WebSocket } from 'ws';
 
-/** Starts the heartbeat; it stops by itself when the socket closes. Returns a stop function. */
-export function startHeartbeat(socket: WebSocket, intervalSeconds: number | null, timeoutSeconds: number): () => void {
-  if (intervalSeconds === null) return () => undefined;
+/** Starts the pings; they stop by themselves when the socket closes. */
+export function startPings(socket: WebSocket, intervalSeconds: number | null, timeoutSeconds: number): void {
+  if (intervalSeconds === null) return;
   let deadline: NodeJS.Timeout | null = null;
   const onPong = () => {
     if (deadline) clearTimeout(deadline);
@@ -34,5 +34,4 @@ export function startHeartbeat(socket: WebSocket, intervalSeconds: number | null
   };
   socket.on('pong', onPong);
   socket.once('close', stop);
-  return stop;
 }

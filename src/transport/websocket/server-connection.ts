@@ -11,8 +11,8 @@ import type { Dispatcher } from '../dispatcher.js';
 import { Inbound, type Endpoint, type InboundRequest } from '../endpoint.js';
 import { LazyAbort } from '../../core/lazy-abort.js';
 import { toEndpointError, type EndpointError } from '../endpoint-error.js';
-import { decodeRequestFrame, errorFrame, okFrame, TEXT_FRAME, type RawData } from './frames.js';
-import { startHeartbeat } from './keepalive.js';
+import { decodeRequestFrame, errorFrame, okFrame, TEXT_FRAME, type RawData } from './codec.js';
+import { startPings } from './keepalive.js';
 import { TurnCork } from '../turn-cork.js';
 import { reportEscapedError } from '../escaped-error.js';
 
@@ -59,7 +59,7 @@ export class ServerConnection {
         resolve();
       });
     });
-    startHeartbeat(socket, config.keepaliveInterval, config.keepaliveTimeout);
+    startPings(socket, config.keepaliveInterval, config.keepaliveTimeout);
   }
 
   /** Sends a close frame; a peer that has not closed after `timeoutMs` is cut off. */
@@ -112,16 +112,18 @@ export class ServerConnection {
       return this.refuse(frame.id, toEndpointError(error), frame.bytes);
     }
     const request = new Inbound(
-      frame.method,
-      frame.path,
-      frame.data,
-      frame.params,
-      frame.id,
-      frame.idempotencyKey,
-      this.credentials,
-      frame.bytes,
+      {
+        method: frame.method,
+        path: frame.path,
+        data: frame.data,
+        params: frame.params,
+        requestId: frame.id,
+        idempotencyKey: frame.idempotencyKey,
+        credentials: this.credentials,
+        receivedBytes: frame.bytes,
+        authenticated: this.authenticated,
+      },
       this.gone,
-      this.authenticated,
     );
     try {
       if (endpoint.spec.streaming) await this.serveStream(endpoint, request);

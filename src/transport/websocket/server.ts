@@ -5,33 +5,33 @@ import { createServer as createHttpServer, STATUS_CODES, type IncomingMessage, t
 import { createServer as createHttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
-import type { ServerOptions, WebSocket, WebSocketServer } from 'ws';
+import type { ServerOptions, WebSocket, WebSocketServer as WsServer } from 'ws';
 import { extractCredentials } from '../../auth/credentials.js';
 import { headerValue } from '../query-params.js';
 import type { SecurityContext } from '../../../generated/types/index.js';
-import { InvalidArgumentError } from '../../core/errors.js';
 import { serverTlsOptions } from '../../tls/node-tls-options.js';
 import type { BindingContext, TransportServer } from '../binding.js';
 import type { Dispatcher } from '../dispatcher.js';
 import type { Endpoint } from '../endpoint.js';
 import { EndpointError, toEndpointError } from '../endpoint-error.js';
 import { reportEscapedError } from '../escaped-error.js';
-import { closeServer, deadlineCheckMs, listenOn, watchConnections } from '../listen.js';
-import { maxFrameBytes } from './frames.js';
+import { bindServer, closeServer, deadlineCheckMs, listenUrl, watchConnections } from '../listen.js';
+import { maxFrameBytes } from './codec.js';
 import { ServerConnection } from './server-connection.js';
-import { loadWs } from './ws-module.js';
+import { loadWs } from './load.js';
+import { AUTH_CHALLENGE } from '../wire-names.js';
 
-export class WebSocketTransportServer implements TransportServer {
+export class WebSocketServer implements TransportServer {
   private http: Server | null = null;
-  private wss: WebSocketServer | null = null;
+  private wss: WsServer | null = null;
   private readonly sockets = new Set<Socket>();
   private readonly connections = new Set<ServerConnection>();
 
   constructor(private readonly context: BindingContext) {}
 
   async listen(url: string, dispatcher: Dispatcher): Promise<string> {
-    const parsed = serverUrl(url);
-    const { WebSocketServer } = await loadWs();
+    const parsed = listenUrl('websocket', url);
+    const ws = await loadWs();
     const { config } = this.context;
     // The upgrade request's headers (and a TLS handshake) get the header deadline.
     const deadlines = { connectionsCheckingInterval: deadlineCheckMs(config.headerTimeout) };
@@ -47,7 +47,7 @@ export class WebSocketTransportServer implements TransportServer {
       clientTracking: false,
       closeTimeout: config.shutdownTimeout * 1000,
     };
-    const wss = new WebSocketServer(options);
+    const wss = new ws.WebSocketServer(options);
     const gate = handshakeEndpoint(dispatcher);
     http.on('request', answerPlainRequest);
     http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -57,11 +57,10 @@ export class WebSocketTransportServer implements TransportServer {
       });
     });
     watchConnections(http, this.sockets, config.headerTimeout);
-    const port = await listenOn(http, parsed);
+    const bound = await bindServer(http, parsed);
     this.http = http;
     this.wss = wss;
-    parsed.port = String(port);
-    return parsed.href.replace(/\/$/, '');
+    return bound;
   }
 
   async close(): Promise<void> {
@@ -78,7 +77,7 @@ export class WebSocketTransportServer implements TransportServer {
   }
 
   private async upgrade(
-    wss: WebSocketServer,
+    wss: WsServer,
     dispatcher: Dispatcher,
     gate: Endpoint | null,
     req: IncomingMessage,
@@ -116,24 +115,6 @@ export class WebSocketTransportServer implements TransportServer {
 }
 
 /**
- * Starting a server needs a host and an explicit port (0 picks a free one). `new URL()`
- * forgets a port equal to the scheme's default, so the text itself is checked.
- */
-export function serverUrl(url: string): URL {
-  const parsed = new URL(url);
-  if (!parsed.hostname) {
-    throw new InvalidArgumentError(`websocket transport: ${JSON.stringify(url)} has no host name to listen on`, 'invalid_url');
-  }
-  if (!/^[a-z][a-z0-9+.-]*:\/\/(?:[^@/?#]*@)?(?:\[[^\]]*\]|[^:/?#]*):\d+(?:[/?#]|$)/i.test(url)) {
-    throw new InvalidArgumentError(
-      `websocket transport: ${JSON.stringify(url)} needs an explicit port to listen on (use :0 for any free port)`,
-      'invalid_url',
-    );
-  }
-  return parsed;
-}
-
-/**
  * The route the handshake authenticates as: any protected one, since every request on the
  * connection carries the handshake's credentials. None when every route is public.
  */
@@ -156,7 +137,7 @@ function rejectUpgrade(socket: Duplex, error: EndpointError): void {
     'Connection: close',
     'Content-Type: application/json',
     `Content-Length: ${Buffer.byteLength(body)}`,
-    ...(error.status === 401 ? ['WWW-Authenticate: Bearer, Basic, ApiKey'] : []),
+    ...(error.status === 401 ? [`WWW-Authenticate: ${AUTH_CHALLENGE}`] : []),
   ];
   socket.once('finish', () => socket.destroy());
   socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);

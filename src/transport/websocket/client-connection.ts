@@ -15,19 +15,19 @@ import { TransportConnectionError, TransportLimitError, TransportProtocolError }
 import { mapSocketError } from '../node-failures.js';
 import { errorFromResponse, remoteErrorFrom } from '../wire-errors.js';
 import { Slots } from '../slots.js';
-import { decodeResponseFrame, maxFrameBytes, requestFrame, TEXT_FRAME, type RawData } from './frames.js';
-import { startHeartbeat } from './keepalive.js';
-import { loadWs } from './ws-module.js';
+import { decodeResponseFrame, maxFrameBytes, requestFrame, TEXT_FRAME, type RawData } from './codec.js';
+import { startPings } from './keepalive.js';
+import { loadWs } from './load.js';
 
 /** Stream frames a slow consumer may leave unread before the socket stops being read. */
 const MAX_UNREAD_FRAMES = 16;
 /** How much of a refused handshake's body is read for its error object. */
 const MAX_HANDSHAKE_BODY = 64 * 1024;
 
-export class Channel {
+export class ClientConnection {
   private readonly lock = new Slots(1);
-  private current: Connection | null = null;
-  private readonly open = new Set<Connection>();
+  private current: PooledSocket | null = null;
+  private readonly open = new Set<PooledSocket>();
   private closed = false;
 
   constructor(private readonly config: ResolvedConfig) {}
@@ -35,7 +35,7 @@ export class Channel {
   async send(call: OutboundCall): Promise<InboundReply> {
     call.cancellation.throwIfAborted();
     const release = this.lock.tryAcquire() ?? (await this.lock.acquire(() => call.signal));
-    let connection: Connection | null = null;
+    let connection: PooledSocket | null = null;
     let answered = false;
     try {
       connection = this.reusable(call) ?? (await this.connect(call));
@@ -58,7 +58,7 @@ export class Channel {
   async *stream(call: OutboundCall): AsyncGenerator<InboundEvent, void, undefined> {
     call.cancellation.throwIfAborted();
     const release = this.lock.tryAcquire() ?? (await this.lock.acquire(() => call.signal));
-    let connection: Connection | null = null;
+    let connection: PooledSocket | null = null;
     let ended = false;
     try {
       connection = this.reusable(call) ?? (await this.connect(call));
@@ -84,7 +84,7 @@ export class Channel {
   }
 
   /** Starts a call on the connection: its frames go to a fresh exchange. */
-  private begin(connection: Connection, call: OutboundCall): Exchange {
+  private begin(connection: PooledSocket, call: OutboundCall): Exchange {
     const exchange = new Exchange(call.requestId, connection.socket);
     connection.exchange = exchange;
     connection.raw?.ref();
@@ -96,7 +96,7 @@ export class Channel {
   }
 
   /** Ends a call: a connection that may still deliver part of its answer is dropped. */
-  private finish(connection: Connection, complete: boolean): void {
+  private finish(connection: PooledSocket, complete: boolean): void {
     const exchange = connection.exchange;
     connection.exchange = null;
     if (!complete || (exchange && !exchange.complete)) {
@@ -108,20 +108,20 @@ export class Channel {
     connection.raw?.unref();
   }
 
-  private drop(connection: Connection): void {
+  private drop(connection: PooledSocket): void {
     if (this.current === connection) this.current = null;
     connection.socket.terminate();
   }
 
   /** The open connection for these headers, if there is one (no await on the common path). */
-  private reusable(call: OutboundCall): Connection | null {
+  private reusable(call: OutboundCall): PooledSocket | null {
     const current = this.current;
     if (current && current.key === connectionKey(call) && current.socket.readyState === current.socket.OPEN) return current;
     return null;
   }
 
   /** A new connection for these headers, replacing the current one. */
-  private async connect(call: OutboundCall): Promise<Connection> {
+  private async connect(call: OutboundCall): Promise<PooledSocket> {
     const key = connectionKey(call);
     if (this.current) this.drop(this.current);
     const ws = await loadWs();
@@ -136,10 +136,10 @@ export class Channel {
       ...(call.url.startsWith('wss:') ? (clientTlsOptions(this.config.tls) as ClientOptions) : {}),
     };
     const socket = new ws.WebSocket(call.url, options);
-    return new Promise<Connection>((resolve, reject) => {
+    return new Promise<PooledSocket>((resolve, reject) => {
       let raw: Socket | null = null;
       let settled = false;
-      const settle = (error: unknown, connection?: Connection) => {
+      const settle = (error: unknown, connection?: PooledSocket) => {
         if (settled) return;
         settled = true;
         call.signal.removeEventListener('abort', onAbort);
@@ -169,8 +169,8 @@ export class Channel {
   }
 
   /** Wires an open socket: frames to the current exchange, failures to whoever waits. */
-  private adopt(socket: WebSocket, raw: Socket | null, key: string, url: string): Connection {
-    const connection = new Connection(socket, raw, key);
+  private adopt(socket: WebSocket, raw: Socket | null, key: string, url: string): PooledSocket {
+    const connection = new PooledSocket(socket, raw, key);
     this.current = connection;
     this.open.add(connection);
     socket.on('message', (data: RawData, isBinary: boolean) => {
@@ -229,13 +229,13 @@ export class Channel {
         exchange.fail(connectionLost(url, exchange.requestId, `closed before the answer was complete (code ${why})`));
       }
     });
-    startHeartbeat(socket, this.config.keepaliveInterval, this.config.keepaliveTimeout);
+    startPings(socket, this.config.keepaliveInterval, this.config.keepaliveTimeout);
     raw?.unref();
     return connection;
   }
 }
 
-class Connection {
+class PooledSocket {
   exchange: Exchange | null = null;
   private closing: Promise<void> | null = null;
 

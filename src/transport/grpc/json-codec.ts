@@ -14,9 +14,9 @@ import type { Code } from '@connectrpc/connect';
 import { create } from '@bufbuild/protobuf';
 import { BytesValueSchema, type BytesValue } from '@bufbuild/protobuf/wkt';
 import { normalizeJson } from '../../core/json.js';
-import type { ConnectModule } from './connect-module.js';
-import { inboundFrom, type EnvelopeFields } from './envelope.js';
-import { GrpcStatus } from './status.js';
+import type { ConnectModule } from './load.js';
+import { inboundFrom, type EnvelopeFields } from './codec.js';
+import { GrpcStatus } from './errors.js';
 import type { EnvelopeCodec } from './transport-service.js';
 
 const STRING_FIELDS = ['id', 'method', 'path', 'idempotency_key'] as const;

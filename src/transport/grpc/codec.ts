@@ -12,6 +12,7 @@ import { jsonByteLength, normalizeJson } from '../../core/json.js';
 import type { InboundRequest } from '../endpoint.js';
 import { EndpointError, type ErrorObject } from '../endpoint-error.js';
 import { readRequestEnvelope } from '../envelope.js';
+import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from '../wire-names.js';
 
 /** The fields InvokeRequest and StreamRequest share (same numbers, same JSON names). */
 export type RequestEnvelope = Partial<Omit<InvokeRequest, '$typeName' | '$unknown'>>;
@@ -21,8 +22,8 @@ export type ResponseEnvelope = Partial<Omit<InvokeResponse, '$typeName' | '$unkn
 
 /** Lowercase metadata keys the spec names. */
 export const METADATA = Object.freeze({
-  requestId: 'x-svc-request-id',
-  idempotencyKey: 'idempotency-key',
+  requestId: REQUEST_ID_HEADER,
+  idempotencyKey: IDEMPOTENCY_KEY_HEADER,
 });
 
 export type DecodedRequest =
@@ -31,7 +32,7 @@ export type DecodedRequest =
   | { readonly ok: false; readonly requestId: string; readonly error: EndpointError; readonly tooDeep: boolean };
 
 /**
- * Reads a request message by the rules every wire shares (envelope.ts): the message becomes
+ * Reads a request message by the rules every wire shares (../envelope.ts): the message becomes
  * the plain envelope it stands for (proto3's empty strings are absent fields) and is read as
  * a websocket frame is. The `x-svc-request-id` metadata only names an envelope that has no
  * usable id in the error answer; the `idempotency-key` metadata stands in for an envelope
@@ -59,7 +60,7 @@ export interface EnvelopeFields {
 
 /**
  * The request an envelope's fields and its payload (already plain JSON, or undefined when the
- * message has none) make, by the rules every wire shares (envelope.ts), nesting limit included.
+ * message has none) make, by the rules every wire shares (../envelope.ts), nesting limit included.
  */
 export function inboundFrom(envelope: EnvelopeFields, data: unknown, metadata: Headers, signal: AbortSignal): DecodedRequest {
   const read = readRequestEnvelope({

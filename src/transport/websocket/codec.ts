@@ -109,7 +109,7 @@ export function requestFrame(call: OutboundCall): string {
 
 /**
  * Reads a response frame: JSON text holding a response envelope for this request (see
- * envelope.ts for the rules). Anything else is a protocol error.
+ * ../envelope.ts for the rules). Anything else is a protocol error.
  */
 export function decodeResponseFrame(raw: RawData, isBinary: boolean, url: string, requestId: string): InboundEvent {
   const fail = (why: string) => new TransportProtocolError(`frame from ${url} ${why}`, { url, requestId, retryable: false });

@@ -2,6 +2,7 @@
 // only the grpc transport, with an error that names the package. Files that the factory
 // imports eagerly (binding.ts, server.ts, client.ts) import connect for types only.
 import { importOptional } from '../../core/errors.js';
+import { lazyLoader } from '../../core/lazy-import.js';
 
 export type ConnectModule = typeof import('@connectrpc/connect');
 export type ConnectNodeModule = typeof import('@connectrpc/connect-node');
@@ -11,17 +12,9 @@ export interface ConnectModules {
   readonly node: ConnectNodeModule;
 }
 
-let loading: Promise<ConnectModules> | null = null;
-
-export function loadConnect(): Promise<ConnectModules> {
-  loading ??= (async () => {
-    // connect-node needs connect, so connect is loaded (and reported missing) first.
-    const connect = await importOptional<ConnectModule>('@connectrpc/connect', 'the grpc transport');
-    const node = await importOptional<ConnectNodeModule>('@connectrpc/connect-node', 'the grpc transport');
-    return { connect, node };
-  })().catch((error: unknown) => {
-    loading = null;
-    throw error;
-  });
-  return loading;
-}
+// connect-node needs connect, so connect is loaded (and reported missing) first.
+export const loadConnect = lazyLoader<ConnectModules>(async () => {
+  const connect = await importOptional<ConnectModule>('@connectrpc/connect', 'the grpc transport');
+  const node = await importOptional<ConnectNodeModule>('@connectrpc/connect-node', 'the grpc transport');
+  return { connect, node };
+});
