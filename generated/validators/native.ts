@@ -714,7 +714,7 @@ validate26.evaluated = {"props":{"agent_url":true},"dynamicProps":false,"dynamic
 export const validate_artifact = validate27;
 const schema39 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/artifact.schema.json","title":"Artifact","description":"An output a task produced, such as a result document, a preview or a diagnostic. `id` and `parts` are required; `kind` defaults to `result`, `metadata` to an empty object, the four optional descriptors (`name`, `uri`, `media_type`, `action_id`) to null, and a missing `timestamp` is filled with the time the artifact was created. Extra keys are allowed.","type":"object","properties":{"id":{"description":"Unique identifier of the artifact.","type":"string","minLength":1},"parts":{"description":"Content of the artifact, in order.","type":"array","items":{"$ref":"part.schema.json"}},"metadata":{"description":"Free-form metadata about the artifact.","type":"object","default":{}},"timestamp":{"description":"When the artifact was produced (ISO 8601 with a time zone, UTC in practice).","type":"string","format":"date-time"},"kind":{"description":"Category chosen by the application, for example `result`, `preview` or `diagnostic`.","type":"string","default":"result"},"name":{"description":"Display or resource name, or null.","type":["string","null"],"default":null},"uri":{"description":"URI of the resource the artifact represents, or null.","type":["string","null"],"default":null},"media_type":{"description":"MIME type of the artifact as a whole (for example `application/pdf`), or null.","type":["string","null"],"default":null},"action_id":{"description":"Id of the step of the run that created this artifact, or null.","type":["string","null"],"default":null}},"required":["id","parts"],"examples":[{"id":"art-91a3","parts":[{"type":"text","content":"Lisbon is the capital of Portugal."}],"metadata":{"confidence":0.98},"timestamp":"2025-03-01T09:30:02Z","kind":"result","name":"answer.txt","uri":null,"media_type":"text/plain","action_id":"act-1"}]};
 const schema40 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/part.schema.json","title":"Part","description":"One piece of content in a message or an artifact: a `type` label plus a `content` payload. For `text` the content is a string. For the native `tool_call` type the content is a `tool-call` object, and for `tool_result` (a tool's answer to one) a `tool-result` object; for the native `flow_state` type it is a `flow-state` object. Any other type (for example `data`, `file` or an application type) is allowed with any JSON content; when such a part crosses the A2A boundary it is sent as structured data tagged `svcPartType`. Extra keys are allowed and ignored.","type":"object","properties":{"type":{"description":"Content type label. Usually `text`. `tool_call`, `tool_result` and `flow_state` have a fixed content shape defined here; any other label is free-form.","type":"string","minLength":1,"default":"text"},"content":{"description":"The payload. A string for `text`, a tool call for `tool_call`, a flow state for `flow_state`, any JSON value otherwise."}},"required":["type","content"],"allOf":[{"if":{"properties":{"type":{"const":"text"}},"required":["type"]},"then":{"properties":{"content":{"type":"string"}}}},{"if":{"properties":{"type":{"const":"tool_call"}},"required":["type"]},"then":{"properties":{"content":{"$ref":"tool-call.schema.json"}}}},{"if":{"properties":{"type":{"const":"tool_result"}},"required":["type"]},"then":{"properties":{"content":{"$ref":"tool-result.schema.json"}}}},{"if":{"properties":{"type":{"const":"flow_state"}},"required":["type"]},"then":{"properties":{"content":{"$ref":"flow-state.schema.json"}}}}],"examples":[{"type":"text","content":"Summarize the attached report in three bullet points."},{"type":"tool_call","content":{"call_id":"call_01","name":"search_docs","arguments":{"query":"refund policy"}}},{"type":"flow_state","content":{"flow_id":"onboarding","step":"verify_email","status":"waiting","data":{}}},{"type":"data","content":{"rows":3,"columns":["id","total"]}}]};
-const schema41 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/tool-call.schema.json","title":"ToolCall","description":"A request by an agent or a model to run one tool. It is the `content` of a part whose `type` is `tool_call`, and the payload of a `task_tool_call` stream event. `call_id` pairs the call with its `tool-result`. `arguments` is always a decoded JSON object, never a JSON-encoded string. Extra keys are allowed (for example provider-specific hints). This is a native shape: at the A2A boundary it travels as structured data tagged with its part type.","type":"object","properties":{"call_id":{"description":"Identifier of this call, unique within the task; the matching tool result carries the same value.","type":"string","minLength":1},"name":{"description":"Name of the tool to run.","type":"string","minLength":1},"arguments":{"description":"Arguments for the tool as a JSON object. Empty when the tool takes none.","type":"object","default":{}}},"required":["call_id","name"],"examples":[{"call_id":"call_01","name":"get_weather","arguments":{"city":"Lisbon","unit":"celsius"}}]};
+const schema41 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/tool-call.schema.json","title":"ToolCall","description":"A request by an agent or a model to run one tool. It is the `content` of a part whose `type` is `tool_call`, and the payload of a `task_tool_call` stream event. `call_id` pairs the call with its `tool-result`. `arguments` is always a decoded JSON object, never a JSON-encoded string. Extra keys are allowed (for example provider-specific hints). This is a native shape: at the A2A boundary it travels as structured data tagged with its part type.","type":"object","properties":{"call_id":{"description":"Identifier of this call, unique within the task; the matching tool result carries the same value.","type":"string","minLength":1},"name":{"description":"Name of the tool to run.","type":"string","minLength":1},"arguments":{"description":"Arguments for the tool as a JSON object. Empty when the tool takes none, or when the model's arguments could not be decoded (see `arguments_error`).","type":"object","default":{}},"arguments_error":{"description":"Set only when the model sent arguments that are not a JSON object: why, with the start of the text it sent. The call is then answered with an error result and the tool does not run.","type":"string"}},"required":["call_id","name"],"examples":[{"call_id":"call_01","name":"get_weather","arguments":{"city":"Lisbon","unit":"celsius"}}]};
 const schema42 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/tool-result.schema.json","title":"ToolResult","description":"What a tool returned for one `tool-call`. Used as the payload of `task_tool_result` stream events and may also be the content of a `tool_result` part. Exactly one of `result` and `error` is meaningful: on success `error` is null, on failure `error` holds a readable message and `result` is null. `result` is any JSON value after normalization. Extra keys are allowed.","type":"object","properties":{"call_id":{"description":"The `call_id` of the tool call this result answers.","type":"string","minLength":1},"result":{"description":"The tool's output, normalized to JSON. Null when the tool failed or returned nothing.","default":null},"error":{"description":"Error message when the tool failed, otherwise null.","type":["string","null"],"default":null}},"required":["call_id"],"examples":[{"call_id":"call_01","result":{"temperature":21,"unit":"celsius"},"error":null},{"call_id":"call_02","result":null,"error":"tool 'get_stock' timed out after 30s"}]};
 const schema43 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/flow-state.schema.json","title":"FlowState","description":"Progress of a multi-step flow (a workflow or plan the agent is running). It is the `content` of a part whose `type` is `flow_state`. Every field is optional so frameworks can report as much as they know: which flow, which step, a short status word, and any framework-specific data. Extra keys are allowed. This is a native shape and is not portable to A2A beyond being carried as tagged structured data.","type":"object","properties":{"flow_id":{"description":"Identifier of the flow instance, or null when the agent runs a single anonymous flow.","type":["string","null"],"default":null},"step":{"description":"Name or identifier of the current step, or null before the first step.","type":["string","null"],"default":null},"status":{"description":"Short status word of the flow or step chosen by the framework, for example `pending`, `running`, `waiting`, `completed` or `failed`. Null when not reported.","type":["string","null"],"default":null},"data":{"description":"Free-form framework data for the flow, such as variables or intermediate results.","type":"object","default":{}}},"examples":[{"flow_id":"flow-7d1c","step":"collect_requirements","status":"running","data":{"completed_steps":["greet"],"attempt":1}}]};
 
@@ -932,14 +932,26 @@ vErrors.push(err12);
 errors++;
 }
 }
-}
-else {
-const err13 = {instancePath:instancePath+"/content",schemaPath:"tool-call.schema.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data3.arguments_error !== undefined){
+if(typeof data3.arguments_error !== "string"){
+const err13 = {instancePath:instancePath+"/content/arguments_error",schemaPath:"tool-call.schema.json/properties/arguments_error/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
 else {
 vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/content",schemaPath:"tool-call.schema.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
 }
 errors++;
 }
@@ -954,12 +966,12 @@ props1.type = true;
 }
 }
 if(!valid4){
-const err14 = {instancePath,schemaPath:"#/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err15 = {instancePath,schemaPath:"#/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
-vErrors = [err14];
+vErrors = [err15];
 }
 else {
-vErrors.push(err14);
+vErrors.push(err15);
 }
 errors++;
 }
@@ -972,24 +984,12 @@ props0 = props0 || {};
 Object.assign(props0, props1);
 }
 }
-const _errs23 = errors;
+const _errs25 = errors;
 let valid9 = true;
-const _errs24 = errors;
+const _errs26 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.type === undefined) && (missing2 = "type")){
-const err15 = {};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-else {
-if(data.type !== undefined){
-if("tool_result" !== data.type){
 const err16 = {};
 if(vErrors === null){
 vErrors = [err16];
@@ -999,27 +999,10 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-}
-}
-var _valid2 = _errs24 === errors;
-errors = _errs23;
-if(vErrors !== null){
-if(_errs23){
-vErrors.length = _errs23;
-}
 else {
-vErrors = null;
-}
-}
-if(_valid2){
-const _errs26 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.content !== undefined){
-let data8 = data.content;
-if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
-if(data8.call_id === undefined){
-const err17 = {instancePath:instancePath+"/content",schemaPath:"tool-result.schema.json/required",keyword:"required",params:{missingProperty: "call_id"},message:"must have required property '"+"call_id"+"'"};
+if(data.type !== undefined){
+if("tool_result" !== data.type){
+const err17 = {};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -1028,11 +1011,27 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(data8.call_id !== undefined){
-let data9 = data8.call_id;
-if(typeof data9 === "string"){
-if(func1(data9) < 1){
-const err18 = {instancePath:instancePath+"/content/call_id",schemaPath:"tool-result.schema.json/properties/call_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+}
+}
+var _valid2 = _errs26 === errors;
+errors = _errs25;
+if(vErrors !== null){
+if(_errs25){
+vErrors.length = _errs25;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid2){
+const _errs28 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.content !== undefined){
+let data9 = data.content;
+if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
+if(data9.call_id === undefined){
+const err18 = {instancePath:instancePath+"/content",schemaPath:"tool-result.schema.json/required",keyword:"required",params:{missingProperty: "call_id"},message:"must have required property '"+"call_id"+"'"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -1041,9 +1040,11 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-else {
-const err19 = {instancePath:instancePath+"/content/call_id",schemaPath:"tool-result.schema.json/properties/call_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data9.call_id !== undefined){
+let data10 = data9.call_id;
+if(typeof data10 === "string"){
+if(func1(data10) < 1){
+const err19 = {instancePath:instancePath+"/content/call_id",schemaPath:"tool-result.schema.json/properties/call_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -1053,10 +1054,8 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data8.error !== undefined){
-let data10 = data8.error;
-if((typeof data10 !== "string") && (data10 !== null)){
-const err20 = {instancePath:instancePath+"/content/error",schemaPath:"tool-result.schema.json/properties/error/type",keyword:"type",params:{type: schema42.properties.error.type},message:"must be string,null"};
+else {
+const err20 = {instancePath:instancePath+"/content/call_id",schemaPath:"tool-result.schema.json/properties/call_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -1066,9 +1065,10 @@ vErrors.push(err20);
 errors++;
 }
 }
-}
-else {
-const err21 = {instancePath:instancePath+"/content",schemaPath:"tool-result.schema.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data9.error !== undefined){
+let data11 = data9.error;
+if((typeof data11 !== "string") && (data11 !== null)){
+const err21 = {instancePath:instancePath+"/content/error",schemaPath:"tool-result.schema.json/properties/error/type",keyword:"type",params:{type: schema42.properties.error.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -1079,7 +1079,19 @@ errors++;
 }
 }
 }
-var _valid2 = _errs26 === errors;
+else {
+const err22 = {instancePath:instancePath+"/content",schemaPath:"tool-result.schema.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+var _valid2 = _errs28 === errors;
 valid9 = _valid2;
 if(valid9){
 var props2 = {};
@@ -1088,12 +1100,12 @@ props2.type = true;
 }
 }
 if(!valid9){
-const err22 = {instancePath,schemaPath:"#/allOf/2/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err23 = {instancePath,schemaPath:"#/allOf/2/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
-vErrors = [err22];
+vErrors = [err23];
 }
 else {
-vErrors.push(err22);
+vErrors.push(err23);
 }
 errors++;
 }
@@ -1106,24 +1118,12 @@ props0 = props0 || {};
 Object.assign(props0, props2);
 }
 }
-const _errs35 = errors;
+const _errs37 = errors;
 let valid14 = true;
-const _errs36 = errors;
+const _errs38 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((data.type === undefined) && (missing3 = "type")){
-const err23 = {};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-else {
-if(data.type !== undefined){
-if("flow_state" !== data.type){
 const err24 = {};
 if(vErrors === null){
 vErrors = [err24];
@@ -1133,29 +1133,10 @@ vErrors.push(err24);
 }
 errors++;
 }
-}
-}
-}
-var _valid3 = _errs36 === errors;
-errors = _errs35;
-if(vErrors !== null){
-if(_errs35){
-vErrors.length = _errs35;
-}
 else {
-vErrors = null;
-}
-}
-if(_valid3){
-const _errs38 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.content !== undefined){
-let data12 = data.content;
-if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-if(data12.flow_id !== undefined){
-let data13 = data12.flow_id;
-if((typeof data13 !== "string") && (data13 !== null)){
-const err25 = {instancePath:instancePath+"/content/flow_id",schemaPath:"flow-state.schema.json/properties/flow_id/type",keyword:"type",params:{type: schema43.properties.flow_id.type},message:"must be string,null"};
+if(data.type !== undefined){
+if("flow_state" !== data.type){
+const err25 = {};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -1165,10 +1146,28 @@ vErrors.push(err25);
 errors++;
 }
 }
-if(data12.step !== undefined){
-let data14 = data12.step;
+}
+}
+var _valid3 = _errs38 === errors;
+errors = _errs37;
+if(vErrors !== null){
+if(_errs37){
+vErrors.length = _errs37;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid3){
+const _errs40 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.content !== undefined){
+let data13 = data.content;
+if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
+if(data13.flow_id !== undefined){
+let data14 = data13.flow_id;
 if((typeof data14 !== "string") && (data14 !== null)){
-const err26 = {instancePath:instancePath+"/content/step",schemaPath:"flow-state.schema.json/properties/step/type",keyword:"type",params:{type: schema43.properties.step.type},message:"must be string,null"};
+const err26 = {instancePath:instancePath+"/content/flow_id",schemaPath:"flow-state.schema.json/properties/flow_id/type",keyword:"type",params:{type: schema43.properties.flow_id.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -1178,10 +1177,10 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(data12.status !== undefined){
-let data15 = data12.status;
+if(data13.step !== undefined){
+let data15 = data13.step;
 if((typeof data15 !== "string") && (data15 !== null)){
-const err27 = {instancePath:instancePath+"/content/status",schemaPath:"flow-state.schema.json/properties/status/type",keyword:"type",params:{type: schema43.properties.status.type},message:"must be string,null"};
+const err27 = {instancePath:instancePath+"/content/step",schemaPath:"flow-state.schema.json/properties/step/type",keyword:"type",params:{type: schema43.properties.step.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -1191,10 +1190,10 @@ vErrors.push(err27);
 errors++;
 }
 }
-if(data12.data !== undefined){
-let data16 = data12.data;
-if(!(data16 && typeof data16 == "object" && !Array.isArray(data16))){
-const err28 = {instancePath:instancePath+"/content/data",schemaPath:"flow-state.schema.json/properties/data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data13.status !== undefined){
+let data16 = data13.status;
+if((typeof data16 !== "string") && (data16 !== null)){
+const err28 = {instancePath:instancePath+"/content/status",schemaPath:"flow-state.schema.json/properties/status/type",keyword:"type",params:{type: schema43.properties.status.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -1204,9 +1203,10 @@ vErrors.push(err28);
 errors++;
 }
 }
-}
-else {
-const err29 = {instancePath:instancePath+"/content",schemaPath:"flow-state.schema.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data13.data !== undefined){
+let data17 = data13.data;
+if(!(data17 && typeof data17 == "object" && !Array.isArray(data17))){
+const err29 = {instancePath:instancePath+"/content/data",schemaPath:"flow-state.schema.json/properties/data/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -1217,7 +1217,19 @@ errors++;
 }
 }
 }
-var _valid3 = _errs38 === errors;
+else {
+const err30 = {instancePath:instancePath+"/content",schemaPath:"flow-state.schema.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+}
+var _valid3 = _errs40 === errors;
 valid14 = _valid3;
 if(valid14){
 var props3 = {};
@@ -1226,12 +1238,12 @@ props3.type = true;
 }
 }
 if(!valid14){
-const err30 = {instancePath,schemaPath:"#/allOf/3/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err31 = {instancePath,schemaPath:"#/allOf/3/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
-vErrors = [err30];
+vErrors = [err31];
 }
 else {
-vErrors.push(err30);
+vErrors.push(err31);
 }
 errors++;
 }
@@ -1246,22 +1258,22 @@ Object.assign(props0, props3);
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.type === undefined){
-const err31 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-if(data.content === undefined){
-const err32 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "content"},message:"must have required property '"+"content"+"'"};
+const err32 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err32];
 }
 else {
 vErrors.push(err32);
+}
+errors++;
+}
+if(data.content === undefined){
+const err33 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "content"},message:"must have required property '"+"content"+"'"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
 }
 errors++;
 }
@@ -1271,21 +1283,10 @@ props0.type = true;
 props0.content = true;
 }
 if(data.type !== undefined){
-let data17 = data.type;
-if(typeof data17 === "string"){
-if(func1(data17) < 1){
-const err33 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-else {
-const err34 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data18 = data.type;
+if(typeof data18 === "string"){
+if(func1(data18) < 1){
+const err34 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -1295,14 +1296,25 @@ vErrors.push(err34);
 errors++;
 }
 }
-}
 else {
-const err35 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err35 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err35];
 }
 else {
 vErrors.push(err35);
+}
+errors++;
+}
+}
+}
+else {
+const err36 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
 }
 errors++;
 }
@@ -7052,9 +7064,9 @@ vErrors.push(err16);
 errors++;
 }
 }
-}
-else {
-const err17 = {instancePath:instancePath+"/tool_call",schemaPath:"tool-call.schema.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data3.arguments_error !== undefined){
+if(typeof data3.arguments_error !== "string"){
+const err17 = {instancePath:instancePath+"/tool_call/arguments_error",schemaPath:"tool-call.schema.json/properties/arguments_error/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -7066,12 +7078,24 @@ errors++;
 }
 }
 else {
-const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err18 = {instancePath:instancePath+"/tool_call",schemaPath:"tool-call.schema.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err18];
 }
 else {
 vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+else {
+const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
 }
 errors++;
 }
@@ -7856,9 +7880,9 @@ vErrors.push(err6);
 errors++;
 }
 }
-}
-else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.arguments_error !== undefined){
+if(typeof data.arguments_error !== "string"){
+const err7 = {instancePath:instancePath+"/arguments_error",schemaPath:"#/properties/arguments_error/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -7867,10 +7891,22 @@ vErrors.push(err7);
 }
 errors++;
 }
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
 validate82.errors = vErrors;
 return errors === 0;
 }
-validate82.evaluated = {"props":{"call_id":true,"name":true,"arguments":true},"dynamicProps":false,"dynamicItems":false};
+validate82.evaluated = {"props":{"call_id":true,"name":true,"arguments":true,"arguments_error":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validate_tool_result = validate83;
 
