@@ -215,6 +215,9 @@ describe('the model loop in an agent', () => {
     const closed = server.closedEarly;
     const id = uniqueId();
     const stream = h.client.streamTask(userTask(id, 'think hard'))[Symbol.asyncIterator]();
+    // A failing assertion must leave nothing open: the stream, the model's answer.
+    t.after(() => stream.return?.());
+    t.after(() => server.dropOpen());
     const seen: string[] = [];
     for (;;) {
       const { value } = await stream.next();

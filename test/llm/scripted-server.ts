@@ -74,6 +74,11 @@ export class ScriptedServer<T extends object> {
     });
   }
 
+  /** Ends every answer still open (a hang turn) by dropping its connection, as a crashed server would. */
+  dropOpen(): void {
+    this.server.closeAllConnections();
+  }
+
   async stop(): Promise<void> {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
