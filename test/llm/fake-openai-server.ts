@@ -15,6 +15,8 @@ export interface OpenAITurn {
   readonly finish?: string;
   /** Drops the connection after this many text chunks, before the answer's end. */
   readonly cutAfter?: number;
+  /** Waits for `until` after sending `chunks` text chunks (a test sees the answer arrive in parts). */
+  readonly hold?: { readonly chunks: number; readonly until: Promise<unknown> };
 }
 
 let sequence = 0;
@@ -45,6 +47,7 @@ async function writeTurn(turn: OpenAITurn, res: ServerResponse): Promise<void> {
     // Written out before a cut, so the client sees the text that came before it.
     await new Promise((resolve) => res.write(delta({ content: text }), resolve));
     sent++;
+    if (turn.hold?.chunks === sent) await turn.hold.until;
   }
   if (turn.cutAfter !== undefined) {
     res.destroy();
