@@ -1,11 +1,13 @@
-// `parley serve agent`: runs an echo agent (text in, the same text back as an artifact) on a
-// network transport until SIGINT or SIGTERM, printing `ready <url>` once it accepts requests.
+// `parley serve agent`: runs an echo agent (text in, the same text back as an artifact), or
+// with --llm one that answers with a language model, on a network transport until SIGINT or
+// SIGTERM, printing `ready <url>` once it accepts requests.
 // Only the agent role exists so far. The runtime transport is refused: it lives inside one
 // process, so nothing outside this command could ever reach an agent served on it.
 import { AgentServer } from '../agent/agent-server.js';
 import type { TransportName } from '../transport/capabilities.js';
 import { resolveTransportName } from '../transport/factory.js';
 import { parseCommandArgs, type OptionSpecs } from './args.js';
+import { LLM_OPTIONS, LLM_USAGE, modelFromFlags } from './llm-flags.js';
 import { UsageError } from './usage-error.js';
 
 /** A transport something outside this process can reach. */
@@ -24,12 +26,13 @@ const SERVE_OPTIONS: OptionSpecs = {
   transport: { type: 'string' },
   url: { type: 'string' },
   name: { type: 'string' },
+  ...LLM_OPTIONS,
 };
 
 export const SERVE_USAGE = `Usage: parley serve agent [--transport ${SERVED.join('|')}] [--url URL] [--name NAME]
 
-Starts an echo agent, which sends the text of each task back as an artifact, and prints
-"ready <url>" once it accepts requests. Ctrl-C (or SIGTERM) stops it: it prints "stopped"
+Starts an echo agent, which sends the text of each task back as an artifact (with --llm,
+an agent that answers with that model), and prints "ready <url>" once it accepts requests. Ctrl-C (or SIGTERM) stops it: it prints "stopped"
 and exits 0. Only an agent can be served so far.
 
 Options:
@@ -38,8 +41,8 @@ Options:
   --url URL         where to listen (default: http://127.0.0.1:8080, for websocket
                     ws://127.0.0.1:8080, for grpc grpc://127.0.0.1:50051); port 0 picks
                     a free port, and the ready line names the one bound
-  --name NAME       the agent's name in its card (default: echo)
-  -h, --help        show this help
+  --name NAME       the agent's name in its card (default: echo; with --llm: assistant)
+${LLM_USAGE}  -h, --help        show this help
 `;
 
 export async function runServe(args: string[]): Promise<number> {
@@ -59,19 +62,16 @@ export async function runServe(args: string[]): Promise<number> {
   if (positionals.length > 0) {
     throw new UsageError(`serve agent: unexpected argument ${JSON.stringify(positionals[0])} (see parley serve --help)`);
   }
-  const flags = options as { transport?: string; url?: string; name?: string };
+  const flags = options as { transport?: string; url?: string; name?: string; llm?: string; 'llm-base-url'?: string };
   for (const [name, value] of Object.entries(flags)) {
     if (value === '') throw new UsageError(`serve agent: --${name} needs a value`);
   }
   const transport = servedTransport(flags.transport ?? 'http');
-  const agent = new AgentServer({
-    name: flags.name ?? 'echo',
-    description: 'Echoes the text of each task back as an artifact.',
-    role: 'echo',
-    tags: ['echo', 'example'],
-    transport,
-    url: flags.url ?? DEFAULT_URLS[transport],
-  });
+  const llm = modelFromFlags(flags);
+  const identity = llm
+    ? { name: flags.name ?? 'assistant', description: `Answers with the model ${llm.name}.`, role: 'assistant', tags: ['llm'] }
+    : { name: flags.name ?? 'echo', description: 'Echoes the text of each task back as an artifact.', role: 'echo', tags: ['echo', 'example'] };
+  const agent = new AgentServer({ ...identity, transport, url: flags.url ?? DEFAULT_URLS[transport], llm });
   try {
     await agent.start();
   } catch (error) {
