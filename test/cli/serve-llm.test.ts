@@ -21,7 +21,7 @@ let model: ScriptedServer<OpenAITurn>;
 
 /** The environment without any model key, so only what a test sets is there. */
 function envWithoutKeys(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env = { ...process.env, PARLEY_DEBUG: '', ...extra };
+  const env: NodeJS.ProcessEnv = { ...process.env, PARLEY_DEBUG: '', ...extra };
   for (const name of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL']) {
     if (!(name in extra)) delete env[name];
   }
