@@ -169,22 +169,28 @@ async function runStep(
   let finishReason = 'stop';
   let usage: LlmUsage | null = null;
   if (model.step) {
-    for await (const event of model.step({ turns, tools, signal })) {
-      if (event.type === 'text') {
-        if (event.delta === '') continue;
-        text += event.delta;
-        if (observer) {
-          observer.emit({ type: 'task_llm_stream', delta: event.delta, final: false, message_id: messageId, model: name, step });
-          // A slow stream reader holds the model's stream back (TCP does the rest) instead of piling up chunks.
-          const wait = observer.room?.();
-          if (wait) await wait;
+    const chunks = observer ? new ChunkBatch(observer, messageId, name, step) : null;
+    try {
+      for await (const event of model.step({ turns, tools, signal })) {
+        if (event.type === 'text') {
+          if (event.delta === '') continue;
+          text += event.delta;
+          if (chunks) {
+            chunks.add(event.delta);
+            // A slow stream reader holds the model's stream back (TCP does the rest) instead of piling up chunks.
+            const wait = observer!.room?.();
+            if (wait) await wait;
+          }
+        } else if (event.type === 'tool_call') {
+          calls.push(event.call);
+        } else {
+          finishReason = event.finishReason;
+          usage = event.usage;
         }
-      } else if (event.type === 'tool_call') {
-        calls.push(event.call);
-      } else {
-        finishReason = event.finishReason;
-        usage = event.usage;
       }
+    } finally {
+      // The text so far goes out before anything else, the step's failure included.
+      chunks?.flush();
     }
   } else if (model.stream) {
     for await (const delta of model.stream(turns, { signal })) {
@@ -208,6 +214,45 @@ async function runStep(
     usage,
   });
   return { messageId, text, calls, usage };
+}
+
+/**
+ * Text chunks of one step on their way to the stream. The chunks that arrive in one turn of the
+ * event loop (one read from the model's connection) go out as one event, at the end of that
+ * turn: a model streaming token by token still gives one event a token, while a burst (a fast
+ * local model, a reader catching up) costs one event, not one per token, all the way to the
+ * client. The concatenated deltas are the same either way.
+ */
+class ChunkBatch {
+  private pending = '';
+  private scheduled = false;
+  private readonly flushLater = () => {
+    this.scheduled = false;
+    this.flush();
+  };
+
+  constructor(
+    private readonly observer: ModelLoopObserver,
+    private readonly messageId: string,
+    private readonly model: string,
+    private readonly step: number,
+  ) {}
+
+  add(delta: string): void {
+    this.pending += delta;
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(this.flushLater);
+    }
+  }
+
+  /** Sends what is pending now (before any other event of the step). */
+  flush(): void {
+    if (this.pending === '') return;
+    const delta = this.pending;
+    this.pending = '';
+    this.observer.emit({ type: 'task_llm_stream', delta, final: false, message_id: this.messageId, model: this.model, step: this.step });
+  }
 }
 
 /** The tool's output, or an error message for the model; only a cancel (or the deadline) throws. */

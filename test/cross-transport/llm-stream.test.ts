@@ -8,7 +8,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { OpenAIChatModel } from '../../src/llm/providers/openai-chat.js';
-import { eventShape, WEATHER_STREAM } from '../llm/event-shape.js';
+import { eventShape, streamShape, WEATHER_STREAM } from '../llm/event-shape.js';
 import { startOpenAIServer, type OpenAITurn } from '../llm/fake-openai-server.js';
 import type { ScriptedServer } from '../llm/scripted-server.js';
 import { weatherTool, weatherTurns } from '../llm/weather-fixture.js';
@@ -36,7 +36,7 @@ describe('llm task stream on every stream transport', () => {
       server.script(...weatherTurns(`call_${kind}`));
       const events = await collect(fixture.client(agent.url).streamTask(userTask(uniqueId(), 'Weather in Lisbon?')));
       for (const event of events) assertValid('stream-event', event);
-      assert.deepEqual(events.map(eventShape), WEATHER_STREAM);
+      assert.deepEqual(streamShape(events), WEATHER_STREAM);
       const call = events.find((event) => event.type === 'task_tool_call');
       assert.deepEqual(call?.type === 'task_tool_call' && call.tool_call, { call_id: `call_${kind}`, name: 'get_weather', arguments: { city: 'Lisbon' } });
       const result = events.find((event) => event.type === 'task_tool_result');

@@ -11,7 +11,7 @@ import type { AgentServerOptions } from '../../src/agent/agent-server.js';
 import { OpenAIChatModel } from '../../src/llm/providers/openai-chat.js';
 import { tool } from '../../src/llm/tool.js';
 import { assertValid, collect, rawHttp, startAgent, uniqueId, userTask, type Harness, type TransportKind } from '../agent/harness.js';
-import { eventShape, WEATHER_STREAM } from './event-shape.js';
+import { eventShape, streamShape, WEATHER_STREAM } from './event-shape.js';
 import { startOpenAIServer, openaiError, type OpenAITurn } from './fake-openai-server.js';
 import type { ScriptedServer } from './scripted-server.js';
 import { weatherTool, weatherTurns, type WeatherArgs } from './weather-fixture.js';
@@ -97,7 +97,7 @@ describe('the model loop in an agent', () => {
     server.script(...weatherTurns());
     const events = await collect(h.client.streamTask(userTask(uniqueId(), 'Weather in Lisbon?')));
     for (const event of events) assertValid('stream-event', event);
-    assert.deepEqual(events.map(eventShape), WEATHER_STREAM);
+    assert.deepEqual(streamShape(events), WEATHER_STREAM);
     const finals = events.filter((event) => event.type === 'task_llm_stream' && event.final);
     assert.deepEqual(
       finals.map((event) => event.type === 'task_llm_stream' && event.usage),
