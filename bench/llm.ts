@@ -74,7 +74,8 @@ function startChild(script: string, args: readonly string[]): Child {
   });
   child.once('exit', (code) => {
     children.delete(child);
-    for (const waiter of waiters.splice(0)) waiter.reject(new Error(`${script} exited (${code}) before it said "${waiter.prefix}"`));
+    for (const waiter of waiters.splice(0))
+      waiter.reject(new Error(`${script} exited (${code}) before it said "${waiter.prefix}"`));
   });
   return {
     process: child,
@@ -173,7 +174,8 @@ async function parley(transport: string, modelUrl: string): Promise<{ agent: num
         throw new Error(`the task ended ${event.state}: ${JSON.stringify(event.task.metadata?.error)}`);
       }
     }
-    if (text.length !== answerLength(TOKENS)) throw new Error(`${transport}: the client read ${text.length} characters of ${answerLength(TOKENS)}`);
+    if (text.length !== answerLength(TOKENS))
+      throw new Error(`${transport}: the client read ${text.length} characters of ${answerLength(TOKENS)}`);
     return events;
   };
   try {
@@ -223,7 +225,9 @@ async function main(): Promise<void> {
         const line = `parley agent, ${transport.padEnd(9)} ${fmt(median(agent))}               ${ratio.toFixed(2).padStart(5)}       ${vsForward}   ${fmt(median(client))}`;
         console.log(`${line}          ${String(median(events)).padStart(8)}`);
         const more = `${((ratio - 1) * 100).toFixed(0)}% more CPU per token than the SDK alone, ${((median(agent) / forward - 1) * 100).toFixed(0)}% more than a raw forward`;
-        verdicts.push(`${mode}, ${transport}: ${more} (target <= ${((TARGET - 1) * 100).toFixed(0)}%): ${ratio <= TARGET ? 'met' : 'NOT met'}`);
+        verdicts.push(
+          `${mode}, ${transport}: ${more} (target <= ${((TARGET - 1) * 100).toFixed(0)}%): ${ratio <= TARGET ? 'met' : 'NOT met'}`,
+        );
       }
     } finally {
       await model.stop();

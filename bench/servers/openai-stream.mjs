@@ -11,7 +11,8 @@ const paced = process.argv[3] === 'paced';
 const line = (choices, extra = {}) =>
   `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1764000000, model: 'bench', choices, ...extra })}\n\n`;
 const parts = [line([{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }])];
-for (let i = 0; i < tokens; i++) parts.push(line([{ index: 0, delta: { content: ` tok${i % 100}` }, logprobs: null, finish_reason: null }]));
+for (let i = 0; i < tokens; i++)
+  parts.push(line([{ index: 0, delta: { content: ` tok${i % 100}` }, logprobs: null, finish_reason: null }]));
 parts.push(line([{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }]));
 parts.push(line([], { usage: { prompt_tokens: 10, completion_tokens: tokens, total_tokens: tokens + 10 } }));
 parts.push('data: [DONE]\n\n');

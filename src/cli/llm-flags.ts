@@ -32,7 +32,8 @@ export interface LlmFlags {
 export function modelFromFlags(flags: LlmFlags): LanguageModel | undefined {
   const baseUrl = flags['llm-base-url'];
   if (flags.llm === undefined) {
-    if (baseUrl !== undefined) throw new UsageError('serve agent: --llm-base-url needs --llm openai:<model> (or anthropic:<model>)');
+    if (baseUrl !== undefined)
+      throw new UsageError('serve agent: --llm-base-url needs --llm openai:<model> (or anthropic:<model>)');
     return undefined;
   }
   const match = /^(openai|anthropic):(.+)$/.exec(flags.llm);

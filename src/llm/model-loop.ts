@@ -73,7 +73,9 @@ export async function runModelLoop(options: ModelLoopOptions): Promise<ModelLoop
   const { model, observer = null } = options;
   const tools = new Map((options.tools ?? []).map((entry) => [entry.name, entry]));
   if (tools.size > 0 && !model.step) {
-    throw new InvalidArgumentError(`model ${model.name} cannot call tools: it has no step() (use a provider from parley's llm/providers)`);
+    throw new InvalidArgumentError(
+      `model ${model.name} cannot call tools: it has no step() (use a provider from parley's llm/providers)`,
+    );
   }
   const budget = { ...DEFAULT_RUN_BUDGET, ...options.budget };
   const usage: { -readonly [K in keyof LlmUsage]: LlmUsage[K] } = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
@@ -81,7 +83,10 @@ export async function runModelLoop(options: ModelLoopOptions): Promise<ModelLoop
   const summary = (): LlmRun => ({ ...run, usage: { ...usage } });
   // The run's deadline, joined with the caller's signal: tools and model steps get this one.
   const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(new RunBudgetError('time', budget.maxTimeMs, budget.maxTimeMs, summary())), budget.maxTimeMs);
+  const timer = setTimeout(
+    () => deadline.abort(new RunBudgetError('time', budget.maxTimeMs, budget.maxTimeMs, summary())),
+    budget.maxTimeMs,
+  );
   timer.unref();
   const caller = options.signal;
   const onAbort = () => deadline.abort(caller!.reason);
@@ -99,7 +104,9 @@ export async function runModelLoop(options: ModelLoopOptions): Promise<ModelLoop
         counter ??= model.tokenCounter ? await model.tokenCounter() : estimateTokens;
         if (countTokens(turns, counter) > model.contextTokens) {
           const maxTokens = Math.floor(model.contextTokens * COMPACT_TO);
-          turns = (await compactHistory(turns, { strategy: 'tokens', max_tokens: maxTokens, preserve_recent: 1 }, null, signal, counter)).turns;
+          turns = (
+            await compactHistory(turns, { strategy: 'tokens', max_tokens: maxTokens, preserve_recent: 1 }, null, signal, counter)
+          ).turns;
           run.compactions++;
         }
       }
@@ -110,7 +117,8 @@ export async function runModelLoop(options: ModelLoopOptions): Promise<ModelLoop
         usage.output_tokens += step.usage.output_tokens;
         usage.total_tokens += step.usage.total_tokens;
       }
-      if (usage.total_tokens > budget.maxTokens) throw new RunBudgetError('tokens', budget.maxTokens, usage.total_tokens, summary());
+      if (usage.total_tokens > budget.maxTokens)
+        throw new RunBudgetError('tokens', budget.maxTokens, usage.total_tokens, summary());
       if (step.calls.length === 0) {
         turns.push({ role: 'assistant', content: step.text });
         return { text: step.text, messageId: step.messageId, turns, run: summary() };
@@ -251,7 +259,14 @@ class ChunkBatch {
     if (this.pending === '') return;
     const delta = this.pending;
     this.pending = '';
-    this.observer.emit({ type: 'task_llm_stream', delta, final: false, message_id: this.messageId, model: this.model, step: this.step });
+    this.observer.emit({
+      type: 'task_llm_stream',
+      delta,
+      final: false,
+      message_id: this.messageId,
+      model: this.model,
+      step: this.step,
+    });
   }
 }
 
@@ -291,6 +306,7 @@ function errorMessage(error: unknown): string {
 
 function callParts(text: string, calls: readonly ModelToolCall[]): Part[] {
   const parts: Part[] = text ? [{ type: 'text', content: text }] : [];
-  for (const call of calls) parts.push({ type: 'tool_call', content: { call_id: call.call_id, name: call.name, arguments: call.arguments } });
+  for (const call of calls)
+    parts.push({ type: 'tool_call', content: { call_id: call.call_id, name: call.name, arguments: call.arguments } });
   return parts;
 }

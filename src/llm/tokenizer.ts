@@ -32,7 +32,9 @@ export async function tiktokenCounter(model: string): Promise<TokenCounter> {
 }
 
 async function loadEncoding(lite: TiktokenLite, encoding: string): Promise<TokenCounter> {
-  const ranks = (await import(`js-tiktoken/ranks/${encoding}`)) as { default: ConstructorParameters<TiktokenLite['Tiktoken']>[0] };
+  const ranks = (await import(`js-tiktoken/ranks/${encoding}`)) as {
+    default: ConstructorParameters<TiktokenLite['Tiktoken']>[0];
+  };
   const tokenizer = new lite.Tiktoken(ranks.default);
   // Special-token text in a conversation is counted as ordinary text, not refused.
   return (text) => tokenizer.encode(text, [], []).length;

@@ -56,7 +56,9 @@ export function tool<Args = Record<string, unknown>, Result = unknown>(spec: Too
     run: spec.run,
     check(args) {
       if (validate(args)) return null;
-      const issues = (validate.errors ?? []).map((issue) => `${issue.instancePath || '(arguments)'} ${issue.message ?? 'is invalid'}`);
+      const issues = (validate.errors ?? []).map(
+        (issue) => `${issue.instancePath || '(arguments)'} ${issue.message ?? 'is invalid'}`,
+      );
       return `the arguments do not match the tool's input schema: ${issues.join('; ')}`;
     },
   };

@@ -87,7 +87,11 @@ describe('parley serve agent --llm', { timeout: 60_000 }, () => {
     [['--llm', 'gpt-4o'], {}, /^parley: serve agent: --llm must be openai:<model> or anthropic:<model> \(got "gpt-4o"\)\n$/],
     [['--llm-base-url', 'http://127.0.0.1:1/v1'], {}, /^parley: serve agent: --llm-base-url needs --llm openai:<model>/],
     [['--llm', 'openai:gpt-4o', '--llm-base-url', 'localhost:11434'], {}, /^parley: serve agent: --llm-base-url must be an http/],
-    [['--llm', 'openai:gpt-4o'], {}, /^parley: serve agent: --llm openai:… needs an API key: set OPENAI_API_KEY, or point --llm-base-url/],
+    [
+      ['--llm', 'openai:gpt-4o'],
+      {},
+      /^parley: serve agent: --llm openai:… needs an API key: set OPENAI_API_KEY, or point --llm-base-url/,
+    ],
     [['--llm', 'anthropic:claude-x'], {}, /^parley: serve agent: --llm anthropic:… needs an API key: set ANTHROPIC_API_KEY\n$/],
   ] as const) {
     it(`serve agent ${args.join(' ')} is a usage error: exit 2, one line`, async () => {

@@ -38,7 +38,11 @@ describe('llm task stream on every stream transport', () => {
       for (const event of events) assertValid('stream-event', event);
       assert.deepEqual(streamShape(events), WEATHER_STREAM);
       const call = events.find((event) => event.type === 'task_tool_call');
-      assert.deepEqual(call?.type === 'task_tool_call' && call.tool_call, { call_id: `call_${kind}`, name: 'get_weather', arguments: { city: 'Lisbon' } });
+      assert.deepEqual(call?.type === 'task_tool_call' && call.tool_call, {
+        call_id: `call_${kind}`,
+        name: 'get_weather',
+        arguments: { city: 'Lisbon' },
+      });
       const result = events.find((event) => event.type === 'task_tool_result');
       assert.deepEqual(result?.type === 'task_tool_result' && result.tool_result, {
         call_id: `call_${kind}`,

@@ -18,7 +18,13 @@ const KEY = 'sk-ant-test-secret-0123456789';
 let server: ScriptedServer<AnthropicTurn>;
 
 function model(options: Partial<AnthropicMessagesOptions> = {}): AnthropicMessagesModel {
-  return new AnthropicMessagesModel({ model: 'claude-test', apiKey: KEY, baseUrl: server.baseUrl, retry: FAST_RETRY, ...options });
+  return new AnthropicMessagesModel({
+    model: 'claude-test',
+    apiKey: KEY,
+    baseUrl: server.baseUrl,
+    retry: FAST_RETRY,
+    ...options,
+  });
 }
 
 async function collect(source: AsyncIterable<ModelEvent>): Promise<ModelEvent[]> {
@@ -79,7 +85,9 @@ describe('anthropic provider', () => {
     });
     const before = server.requests.length;
     const parameters = { type: 'object', properties: { city: { type: 'string' } } };
-    const events = await collect(model().step({ turns: hello, tools: [{ name: 'get_weather', description: 'Weather', parameters }] }));
+    const events = await collect(
+      model().step({ turns: hello, tools: [{ name: 'get_weather', description: 'Weather', parameters }] }),
+    );
     assert.deepEqual(events.slice(0, 2), [
       { type: 'text', delta: 'Let me look.' },
       { type: 'tool_call', call: { call_id: 'toolu_1', name: 'get_weather', arguments: { city: 'Porto' } } },
@@ -88,8 +96,14 @@ describe('anthropic provider', () => {
     assert.equal(bad.type, 'tool_call');
     assert.deepEqual(bad.type === 'tool_call' && bad.call.arguments, {});
     assert.match((bad.type === 'tool_call' && bad.call.argumentsError) || '', /not valid JSON/);
-    assert.deepEqual(events[3], { type: 'end', finishReason: 'tool_calls', usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15 } });
-    assert.deepEqual(server.requests[before]!.body.tools, [{ name: 'get_weather', description: 'Weather', input_schema: parameters }]);
+    assert.deepEqual(events[3], {
+      type: 'end',
+      finishReason: 'tool_calls',
+      usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15 },
+    });
+    assert.deepEqual(server.requests[before]!.body.tools, [
+      { name: 'get_weather', description: 'Weather', input_schema: parameters },
+    ]);
   });
 
   test('tool turns go back as tool_use blocks and one user turn of tool_result blocks', async () => {
@@ -141,7 +155,11 @@ describe('anthropic provider', () => {
   });
 
   test('5xx past the attempts fails as model_unavailable; 400 is not retried', async () => {
-    server.script({ status: 500, body: anthropicError('x') }, { status: 500, body: anthropicError('x') }, { status: 500, body: anthropicError('x') });
+    server.script(
+      { status: 500, body: anthropicError('x') },
+      { status: 500, body: anthropicError('x') },
+      { status: 500, body: anthropicError('x') },
+    );
     assert.equal((await failureOf(model().complete(hello))).code, 'model_unavailable');
     server.script({ status: 400, body: anthropicError('max_tokens too large', 'invalid_request_error') });
     const before = server.requests.length;
@@ -176,9 +194,12 @@ describe('anthropic provider', () => {
     const saved = process.env.ANTHROPIC_API_KEY;
     delete process.env.ANTHROPIC_API_KEY;
     try {
-      assert.throws(() => new AnthropicMessagesModel({ model: 'claude-test' }), (error: unknown) => {
-        return error instanceof ConfigError && /ANTHROPIC_API_KEY/.test(error.message);
-      });
+      assert.throws(
+        () => new AnthropicMessagesModel({ model: 'claude-test' }),
+        (error: unknown) => {
+          return error instanceof ConfigError && /ANTHROPIC_API_KEY/.test(error.message);
+        },
+      );
     } finally {
       if (saved !== undefined) process.env.ANTHROPIC_API_KEY = saved;
     }

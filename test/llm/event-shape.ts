@@ -10,7 +10,11 @@ export function streamShape(events: readonly StreamEvent[]): string[] {
   let last: StreamEvent | null = null;
   for (const event of events) {
     const joins =
-      event.type === 'task_llm_stream' && !event.final && last?.type === 'task_llm_stream' && !last.final && last.step === event.step;
+      event.type === 'task_llm_stream' &&
+      !event.final &&
+      last?.type === 'task_llm_stream' &&
+      !last.final &&
+      last.step === event.step;
     if (joins) shape[shape.length - 1] += event.delta;
     else shape.push(eventShape(event));
     last = event;

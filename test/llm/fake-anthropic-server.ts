@@ -55,7 +55,9 @@ async function writeTurn(turn: AnthropicTurn, res: ServerResponse): Promise<void
         return;
       }
       // Written out before a cut, so the client sees the text that came before it.
-      await new Promise((resolve) => res.write(event('content_block_delta', { index, delta: { type: 'text_delta', text } }), resolve));
+      await new Promise((resolve) =>
+        res.write(event('content_block_delta', { index, delta: { type: 'text_delta', text } }), resolve),
+      );
       sent++;
     }
     if (turn.cutAfter !== undefined) {
@@ -70,7 +72,9 @@ async function writeTurn(turn: AnthropicTurn, res: ServerResponse): Promise<void
     index++;
   }
   for (const use of turn.toolUses ?? []) {
-    res.write(event('content_block_start', { index, content_block: { type: 'tool_use', id: use.id, name: use.name, input: {} } }));
+    res.write(
+      event('content_block_start', { index, content_block: { type: 'tool_use', id: use.id, name: use.name, input: {} } }),
+    );
     const half = Math.ceil(use.input.length / 2);
     for (const piece of [use.input.slice(0, half), use.input.slice(half)]) {
       if (piece) res.write(event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: piece } }));
@@ -79,7 +83,9 @@ async function writeTurn(turn: AnthropicTurn, res: ServerResponse): Promise<void
     index++;
   }
   const stop = turn.stopReason ?? (turn.toolUses?.length ? 'tool_use' : 'end_turn');
-  res.write(event('message_delta', { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } }));
+  res.write(
+    event('message_delta', { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } }),
+  );
   res.end(event('message_stop', {}));
 }
 

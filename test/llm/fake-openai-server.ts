@@ -22,7 +22,14 @@ export interface OpenAITurn {
 let sequence = 0;
 
 function chunk(choices: unknown[], extra: Record<string, unknown> = {}): string {
-  const body = { id: `chatcmpl-${++sequence}`, object: 'chat.completion.chunk', created: 1_764_000_000, model: 'scripted', choices, ...extra };
+  const body = {
+    id: `chatcmpl-${++sequence}`,
+    object: 'chat.completion.chunk',
+    created: 1_764_000_000,
+    model: 'scripted',
+    choices,
+    ...extra,
+  };
   return `data: ${JSON.stringify(body)}\n\n`;
 }
 

@@ -10,7 +10,16 @@ import type { LlmRun, Task } from '../../generated/types/index.js';
 import type { AgentServerOptions } from '../../src/agent/agent-server.js';
 import { OpenAIChatModel } from '../../src/llm/providers/openai-chat.js';
 import { tool } from '../../src/llm/tool.js';
-import { assertValid, collect, rawHttp, startAgent, uniqueId, userTask, type Harness, type TransportKind } from '../agent/harness.js';
+import {
+  assertValid,
+  collect,
+  rawHttp,
+  startAgent,
+  uniqueId,
+  userTask,
+  type Harness,
+  type TransportKind,
+} from '../agent/harness.js';
 import { eventShape, streamShape, WEATHER_STREAM } from './event-shape.js';
 import { startOpenAIServer, openaiError, type OpenAITurn } from './fake-openai-server.js';
 import type { ScriptedServer } from './scripted-server.js';
@@ -28,7 +37,11 @@ function openai(options: { contextTokens?: number } = {}): OpenAIChatModel {
   });
 }
 
-async function agent(t: { after(fn: () => Promise<void>): void }, options: Omit<AgentServerOptions, 'name'> = {}, kind: TransportKind = 'runtime'): Promise<Harness> {
+async function agent(
+  t: { after(fn: () => Promise<void>): void },
+  options: Omit<AgentServerOptions, 'name'> = {},
+  kind: TransportKind = 'runtime',
+): Promise<Harness> {
   const h = await startAgent(kind, { llm: openai(), ...options });
   t.after(() => h.close());
   return h;
@@ -69,11 +82,17 @@ describe('the model loop in an agent', () => {
     ]);
     assert.equal(results!.role, 'agent');
     assert.deepEqual(results!.parts, [
-      { type: 'tool_result', content: { call_id: 'call_w1', result: { city: 'Lisbon', sky: 'clear', celsius: 21 }, error: null } },
+      {
+        type: 'tool_result',
+        content: { call_id: 'call_w1', result: { city: 'Lisbon', sky: 'clear', celsius: 21 }, error: null },
+      },
     ]);
     assert.equal(answer!.role, 'assistant');
     assert.deepEqual(answer!.parts, [{ type: 'text', content: 'Sunny, 21 degrees.' }]);
-    assert.deepEqual(task.artifacts!.map((artifact) => [artifact.kind, artifact.parts[0]!.content]), [['result', 'Sunny, 21 degrees.']]);
+    assert.deepEqual(
+      task.artifacts!.map((artifact) => [artifact.kind, artifact.parts[0]!.content]),
+      [['result', 'Sunny, 21 degrees.']],
+    );
     assert.deepEqual(llmRun(task), {
       model: 'gpt-4o-mini',
       steps: 2,
@@ -163,7 +182,9 @@ describe('the model loop in an agent', () => {
     assert.deepEqual(malformedCall.tool_call.arguments, {});
     assert.match(String(malformedCall.tool_call.arguments_error), /not valid JSON/);
     // The model read every error as its call's output.
-    const toolMessages = server.requests[before + 1]!.body.messages.filter((message: { role: string }) => message.role === 'tool');
+    const toolMessages = server.requests[before + 1]!.body.messages.filter(
+      (message: { role: string }) => message.role === 'tool',
+    );
     assert.deepEqual(
       toolMessages.map((message: { tool_call_id: string; content: string }) => [message.tool_call_id, message.content]),
       results.map((result) => [result.call_id, result.error]),
@@ -183,7 +204,12 @@ describe('the model loop in an agent', () => {
 
   test('budget: tool calls and tokens', async (t) => {
     const h = await agent(t, { tools: [weatherTool()], runBudget: { maxToolCalls: 1 } });
-    server.script({ toolCalls: [{ id: 'a', name: 'get_weather', arguments: '{"city":"A"}' }, { id: 'b', name: 'get_weather', arguments: '{"city":"B"}' }] });
+    server.script({
+      toolCalls: [
+        { id: 'a', name: 'get_weather', arguments: '{"city":"A"}' },
+        { id: 'b', name: 'get_weather', arguments: '{"city":"B"}' },
+      ],
+    });
     const tooMany = await h.client.sendTask(userTask(uniqueId(), 'two cities'));
     assert.equal(tooMany.state, 'failed');
     assert.match((tooMany.metadata!.error as { message: string }).message, /tool_calls/);
@@ -242,7 +268,11 @@ describe('the model loop in an agent', () => {
     server.script({ status: 500, body: openaiError('boom') }, { status: 500, body: openaiError('boom') });
     const task = await h.client.sendTask(userTask(uniqueId(), 'hello'));
     assert.equal(task.state, 'failed');
-    assert.deepEqual(task.metadata!.error, { name: 'ModelError', code: 'model_unavailable', message: 'openai answered 500: boom' });
+    assert.deepEqual(task.metadata!.error, {
+      name: 'ModelError',
+      code: 'model_unavailable',
+      message: 'openai answered 500: boom',
+    });
     assert.equal(llmRun(task).steps, 1);
   });
 
@@ -271,7 +301,11 @@ describe('the model loop in an agent', () => {
     const calls: WeatherArgs[] = [];
     const h = await agent(t, {
       handler: async (context) => {
-        const answer = await context.runModel({ prompt: `Weather for: ${context.input}`, tools: [weatherTool(calls)], remember: false });
+        const answer = await context.runModel({
+          prompt: `Weather for: ${context.input}`,
+          tools: [weatherTool(calls)],
+          remember: false,
+        });
         return { text: answer.text.toUpperCase() };
       },
     });
@@ -293,7 +327,11 @@ describe('the model loop in an agent', () => {
     const { reply, session_id, model } = first.json();
     assert.deepEqual([reply, model], ['Hi there.', 'gpt-4o-mini']);
     const before = server.requests.length;
-    const second = await rawHttp(h.url, { method: 'POST', path: '/chat', body: JSON.stringify({ message: 'still there?', session_id }) });
+    const second = await rawHttp(h.url, {
+      method: 'POST',
+      path: '/chat',
+      body: JSON.stringify({ message: 'still there?', session_id }),
+    });
     assert.equal(second.json().reply, 'Still here.');
     assert.deepEqual(
       server.requests[before]!.body.messages.map((message: { content: string }) => message.content),

@@ -18,7 +18,13 @@ const KEY = 'sk-test-secret-key-0123456789';
 let server: ScriptedServer<OpenAITurn>;
 
 function model(options: Partial<OpenAIChatOptions> = {}): OpenAIChatModel {
-  return new OpenAIChatModel({ model: 'gpt-4o-mini', apiKey: KEY, baseUrl: `${server.baseUrl}/v1`, retry: FAST_RETRY, ...options });
+  return new OpenAIChatModel({
+    model: 'gpt-4o-mini',
+    apiKey: KEY,
+    baseUrl: `${server.baseUrl}/v1`,
+    retry: FAST_RETRY,
+    ...options,
+  });
 }
 
 async function collect(source: AsyncIterable<ModelEvent>): Promise<ModelEvent[]> {
@@ -138,7 +144,10 @@ describe('openai provider', () => {
   });
 
   test('429 is retried; the answer after it streams as usual', async () => {
-    server.script({ status: 429, headers: { 'retry-after': '0' }, body: openaiError('slow down', 'rate_limit_error') }, { text: ['ok'] });
+    server.script(
+      { status: 429, headers: { 'retry-after': '0' }, body: openaiError('slow down', 'rate_limit_error') },
+      { text: ['ok'] },
+    );
     const before = server.requests.length;
     assert.equal(await model().complete(hello), 'ok');
     assert.equal(server.requests.length - before, 2);
@@ -156,7 +165,11 @@ describe('openai provider', () => {
   });
 
   test('5xx is retried up to the policy, then fails as model_unavailable', async () => {
-    server.script({ status: 500, body: openaiError('boom') }, { status: 503, body: openaiError('down') }, { status: 502, body: {} });
+    server.script(
+      { status: 500, body: openaiError('boom') },
+      { status: 503, body: openaiError('down') },
+      { status: 502, body: {} },
+    );
     const before = server.requests.length;
     const error = await failureOf(model().complete(hello));
     assert.equal(error.code, 'model_unavailable');
@@ -220,9 +233,12 @@ describe('openai provider', () => {
     delete process.env.OPENAI_API_KEY;
     delete process.env.OPENAI_BASE_URL;
     try {
-      assert.throws(() => new OpenAIChatModel({ model: 'gpt-4o-mini' }), (error: unknown) => {
-        return error instanceof ConfigError && error.field === 'apiKey' && /OPENAI_API_KEY/.test(error.message);
-      });
+      assert.throws(
+        () => new OpenAIChatModel({ model: 'gpt-4o-mini' }),
+        (error: unknown) => {
+          return error instanceof ConfigError && error.field === 'apiKey' && /OPENAI_API_KEY/.test(error.message);
+        },
+      );
       // A local server needs no key.
       assert.ok(new OpenAIChatModel({ model: 'llama3.2', baseUrl: server.baseUrl }));
     } finally {

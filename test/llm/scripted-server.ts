@@ -97,13 +97,17 @@ export class ScriptedServer<T extends object> {
       for (const waiter of this.waiters.splice(0)) waiter();
     });
     if (req.method !== 'POST' || !request.path.endsWith(this.route)) {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no route ${request.path}` } }));
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: `no route ${request.path}` } }));
       finished = true;
       return;
     }
     const turn = this.turns.shift();
     if (!turn) {
-      res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'no scripted turn left' } }));
+      res
+        .writeHead(500, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: 'no scripted turn left' } }));
       finished = true;
       return;
     }

@@ -13,7 +13,12 @@ export function weatherTool(calls: WeatherArgs[] = []) {
   return tool<WeatherArgs, { city: string; sky: string; celsius: number }>({
     name: 'get_weather',
     description: 'The weather now in a city',
-    input: { type: 'object', properties: { city: { type: 'string', minLength: 1 } }, required: ['city'], additionalProperties: false },
+    input: {
+      type: 'object',
+      properties: { city: { type: 'string', minLength: 1 } },
+      required: ['city'],
+      additionalProperties: false,
+    },
     run: (args) => {
       calls.push(args);
       return { city: args.city, sky: 'clear', celsius: 21 };
@@ -24,7 +29,11 @@ export function weatherTool(calls: WeatherArgs[] = []) {
 /** The model's two steps: a call to get_weather, then the answer. */
 export function weatherTurns(callId = 'call_w1'): OpenAITurn[] {
   return [
-    { text: ['Let me check.'], toolCalls: [{ id: callId, name: 'get_weather', arguments: '{"city":"Lisbon"}' }], usage: { prompt_tokens: 40, completion_tokens: 12 } },
+    {
+      text: ['Let me check.'],
+      toolCalls: [{ id: callId, name: 'get_weather', arguments: '{"city":"Lisbon"}' }],
+      usage: { prompt_tokens: 40, completion_tokens: 12 },
+    },
     { text: ['Sunny, ', '21 degrees.'], usage: { prompt_tokens: 70, completion_tokens: 6 } },
   ];
 }

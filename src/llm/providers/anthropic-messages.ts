@@ -88,7 +88,13 @@ export class AnthropicMessagesModel implements LanguageModel {
         stream: true,
         ...(system ? { system } : {}),
         ...(request.tools && request.tools.length > 0
-          ? { tools: request.tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.parameters })) }
+          ? {
+              tools: request.tools.map((tool) => ({
+                name: tool.name,
+                description: tool.description,
+                input_schema: tool.parameters,
+              })),
+            }
           : {}),
         ...(this.options.temperature !== undefined ? { temperature: this.options.temperature } : {}),
       } as unknown as CreateParams;
@@ -110,7 +116,9 @@ export class AnthropicMessagesModel implements LanguageModel {
               break;
             case 'content_block_start':
               blocks[event.index] =
-                event.content_block.type === 'tool_use' ? { id: event.content_block.id, name: event.content_block.name, json: '' } : null;
+                event.content_block.type === 'tool_use'
+                  ? { id: event.content_block.id, name: event.content_block.name, json: '' }
+                  : null;
               break;
             case 'message_start':
               input = event.message.usage?.input_tokens ?? 0;
@@ -207,11 +215,17 @@ function toMessages(turns: readonly ChatTurn[]): { system: string; messages: Tur
         push('user', { type: 'text', text: turn.content });
         break;
       case 'tool':
-        push('user', { type: 'tool_result', tool_use_id: turn.callId ?? '', content: turn.content, is_error: turn.isError === true });
+        push('user', {
+          type: 'tool_result',
+          tool_use_id: turn.callId ?? '',
+          content: turn.content,
+          is_error: turn.isError === true,
+        });
         break;
       case 'assistant':
         if (turn.content) push('assistant', { type: 'text', text: turn.content });
-        for (const call of turn.toolCalls ?? []) push('assistant', { type: 'tool_use', id: call.call_id, name: call.name, input: call.arguments });
+        for (const call of turn.toolCalls ?? [])
+          push('assistant', { type: 'tool_use', id: call.call_id, name: call.name, input: call.arguments });
         break;
     }
   }
@@ -221,7 +235,11 @@ function toMessages(turns: readonly ChatTurn[]): { system: string; messages: Tur
 function classifyError(sdk: AnthropicModule, error: unknown): unknown {
   if (error instanceof sdk.APIUserAbortError) return error;
   if (error instanceof sdk.APIConnectionTimeoutError) {
-    return new ModelError('model_timeout', `${PROVIDER}: no answer in time`, { provider: PROVIDER, retryable: true, cause: error });
+    return new ModelError('model_timeout', `${PROVIDER}: no answer in time`, {
+      provider: PROVIDER,
+      retryable: true,
+      cause: error,
+    });
   }
   if (error instanceof sdk.APIConnectionError) {
     return new ModelError('model_connection_failed', `${PROVIDER}: could not reach the model server`, {
@@ -235,7 +253,10 @@ function classifyError(sdk: AnthropicModule, error: unknown): unknown {
     const message = typeof body?.error?.message === 'string' ? body.error.message : 'the request failed';
     if (error.status === undefined) {
       // An `error` event inside the stream (overloaded_error, say).
-      return new ModelError('model_unavailable', `${PROVIDER}: the model reported an error: ${message}`, { provider: PROVIDER, cause: error });
+      return new ModelError('model_unavailable', `${PROVIDER}: the model reported an error: ${message}`, {
+        provider: PROVIDER,
+        cause: error,
+      });
     }
     return modelErrorForStatus(PROVIDER, error.status, message, retryAfterMs(error.headers), error);
   }

@@ -99,7 +99,11 @@ export class OpenAIChatModel implements LanguageModel {
           ? {
               tools: request.tools.map((tool) => ({
                 type: 'function' as const,
-                function: { name: tool.name, description: tool.description, parameters: tool.parameters as Record<string, unknown> },
+                function: {
+                  name: tool.name,
+                  description: tool.description,
+                  parameters: tool.parameters as Record<string, unknown>,
+                },
               })),
             }
           : {}),
@@ -130,7 +134,9 @@ export class OpenAIChatModel implements LanguageModel {
       if (finishReason === null) throw interrupted(PROVIDER);
       for (const pending of calls) {
         if (!pending.id || !pending.name) {
-          throw new ModelError('model_response_invalid', `${PROVIDER}: a tool call came without its id or name`, { provider: PROVIDER });
+          throw new ModelError('model_response_invalid', `${PROVIDER}: a tool call came without its id or name`, {
+            provider: PROVIDER,
+          });
         }
         yield { type: 'tool_call', call: { call_id: pending.id, name: pending.name, ...decodeArguments(pending.arguments) } };
       }
@@ -206,7 +212,11 @@ function toMessages(turns: readonly ChatTurn[]): ChatMessage[] {
 function classifyError(sdk: OpenAIModule, error: unknown): unknown {
   if (error instanceof sdk.APIUserAbortError) return error;
   if (error instanceof sdk.APIConnectionTimeoutError) {
-    return new ModelError('model_timeout', `${PROVIDER}: no answer in time`, { provider: PROVIDER, retryable: true, cause: error });
+    return new ModelError('model_timeout', `${PROVIDER}: no answer in time`, {
+      provider: PROVIDER,
+      retryable: true,
+      cause: error,
+    });
   }
   if (error instanceof sdk.APIConnectionError) {
     return new ModelError('model_connection_failed', `${PROVIDER}: could not reach the model server`, {
@@ -220,7 +230,10 @@ function classifyError(sdk: OpenAIModule, error: unknown): unknown {
     const message = errorMessage(error.error) ?? 'the request failed';
     if (status === undefined) {
       // An error event inside the stream.
-      return new ModelError('model_unavailable', `${PROVIDER}: the model reported an error: ${message}`, { provider: PROVIDER, cause: error });
+      return new ModelError('model_unavailable', `${PROVIDER}: the model reported an error: ${message}`, {
+        provider: PROVIDER,
+        cause: error,
+      });
     }
     return modelErrorForStatus(PROVIDER, status, message, retryAfterMs(error.headers), error);
   }
