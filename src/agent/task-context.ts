@@ -70,10 +70,11 @@ export class RunContext implements TaskContext {
   }
 
   emit(event: AgentEvent): void {
-    // Without a stream nobody receives events: skip shaping them. A model's text chunk is
-    // plain JSON as made (its delta a string): one per token, so it skips the walk.
+    // Without a stream nobody receives events: skip shaping them. A model's text chunk (a
+    // string delta, no usage object) is plain JSON as made: one per token, so it skips the walk.
     if (!this.run.sink || this.run.canceled) return;
-    this.send(event.type === 'task_llm_stream' && typeof event.delta === 'string' ? event : normalizeEvent(event));
+    const plain = event.type === 'task_llm_stream' && typeof event.delta === 'string' && event.usage == null;
+    this.send(plain ? event : normalizeEvent(event));
   }
 
   /** Null while the stream has room for more events; the model loop waits on anything else. */
