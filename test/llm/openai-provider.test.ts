@@ -187,9 +187,11 @@ describe('openai provider', () => {
   });
 
   test('a rejected key is model_auth_failed and the key appears nowhere in the error', async () => {
-    server.script({ status: 401, body: openaiError('Incorrect API key provided', 'invalid_request_error') });
+    // A server that echoes the key it refused.
+    server.script({ status: 401, body: openaiError(`Incorrect API key provided: ${KEY}`, 'invalid_request_error') });
     const error = await failureOf(model().complete(hello));
     assert.equal(error.code, 'model_auth_failed');
+    assert.match(error.message, /Incorrect API key provided: \[key\]/);
     assert.ok(!JSON.stringify({ message: error.message, stack: error.stack }).includes(KEY));
   });
 

@@ -8,7 +8,7 @@ import type { LlmUsage } from '../../../generated/types/index.js';
 import { ConfigError, importOptional } from '../../core/errors.js';
 import type { ChatTurn, CompletionOptions, LanguageModel, ModelEvent, ModelRequest } from '../language-model.js';
 import { ModelError, modelErrorForStatus, retryAfterMs } from '../model-error.js';
-import { DEFAULT_MODEL_RETRY, DEFAULT_STEP_TIMEOUT_MS, StepCall, decodeArguments, interrupted } from './step-call.js';
+import { DEFAULT_MODEL_RETRY, DEFAULT_STEP_TIMEOUT_MS, StepCall, decodeArguments, interrupted, scrubKey } from './step-call.js';
 
 type AnthropicModule = typeof import('@anthropic-ai/sdk');
 type AnthropicClient = InstanceType<AnthropicModule['Anthropic']>;
@@ -78,7 +78,7 @@ export class AnthropicMessagesModel implements LanguageModel {
   async *step(request: ModelRequest): AsyncGenerator<ModelEvent> {
     const { sdk, client } = await (this.client ??= this.connect());
     const call = new StepCall(PROVIDER, request.signal, this.timeoutMs);
-    const classify = (error: unknown) => classifyError(sdk, error);
+    const classify = (error: unknown) => classifyError(sdk, error, this.apiKey);
     try {
       const { system, messages } = toMessages(request.turns);
       const body = {
@@ -232,7 +232,7 @@ function toMessages(turns: readonly ChatTurn[]): { system: string; messages: Tur
   return { system: system.join('\n\n'), messages };
 }
 
-function classifyError(sdk: AnthropicModule, error: unknown): unknown {
+function classifyError(sdk: AnthropicModule, error: unknown, apiKey: string): unknown {
   if (error instanceof sdk.APIUserAbortError) return error;
   if (error instanceof sdk.APIConnectionTimeoutError) {
     return new ModelError('model_timeout', `${PROVIDER}: no answer in time`, {
@@ -250,7 +250,7 @@ function classifyError(sdk: AnthropicModule, error: unknown): unknown {
   }
   if (error instanceof sdk.APIError) {
     const body = error.error as { error?: { message?: unknown; type?: unknown } } | undefined;
-    const message = typeof body?.error?.message === 'string' ? body.error.message : 'the request failed';
+    const message = scrubKey(typeof body?.error?.message === 'string' ? body.error.message : 'the request failed', apiKey);
     if (error.status === undefined) {
       // An `error` event inside the stream (overloaded_error, say).
       return new ModelError('model_unavailable', `${PROVIDER}: the model reported an error: ${message}`, {

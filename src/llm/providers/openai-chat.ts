@@ -10,7 +10,7 @@ import { ConfigError, importOptional } from '../../core/errors.js';
 import type { ChatTurn, CompletionOptions, LanguageModel, ModelEvent, ModelRequest, TokenCounter } from '../language-model.js';
 import { ModelError, modelErrorForStatus, retryAfterMs } from '../model-error.js';
 import { tiktokenCounter } from '../tokenizer.js';
-import { DEFAULT_MODEL_RETRY, DEFAULT_STEP_TIMEOUT_MS, StepCall, decodeArguments, interrupted } from './step-call.js';
+import { DEFAULT_MODEL_RETRY, DEFAULT_STEP_TIMEOUT_MS, StepCall, decodeArguments, interrupted, scrubKey } from './step-call.js';
 
 type OpenAIModule = typeof import('openai');
 type OpenAIClient = InstanceType<OpenAIModule['OpenAI']>;
@@ -88,7 +88,7 @@ export class OpenAIChatModel implements LanguageModel {
   async *step(request: ModelRequest): AsyncGenerator<ModelEvent> {
     const { sdk, client } = await (this.client ??= this.connect());
     const call = new StepCall(PROVIDER, request.signal, this.timeoutMs);
-    const classify = (error: unknown) => classifyError(sdk, error);
+    const classify = (error: unknown) => classifyError(sdk, error, this.apiKey);
     try {
       const body = {
         model: this.name,
@@ -209,7 +209,7 @@ function toMessages(turns: readonly ChatTurn[]): ChatMessage[] {
 }
 
 /** The SDK's failure as a ModelError; anything else (a bug, an abort) unchanged. */
-function classifyError(sdk: OpenAIModule, error: unknown): unknown {
+function classifyError(sdk: OpenAIModule, error: unknown, apiKey: string): unknown {
   if (error instanceof sdk.APIUserAbortError) return error;
   if (error instanceof sdk.APIConnectionTimeoutError) {
     return new ModelError('model_timeout', `${PROVIDER}: no answer in time`, {
@@ -227,7 +227,7 @@ function classifyError(sdk: OpenAIModule, error: unknown): unknown {
   }
   if (error instanceof sdk.APIError) {
     const status = error.status;
-    const message = errorMessage(error.error) ?? 'the request failed';
+    const message = scrubKey(errorMessage(error.error) ?? 'the request failed', apiKey);
     if (status === undefined) {
       // An error event inside the stream.
       return new ModelError('model_unavailable', `${PROVIDER}: the model reported an error: ${message}`, {

@@ -117,3 +117,8 @@ export function decodeArguments(text: string): { arguments: Record<string, unkno
   }
   return { arguments: value as Record<string, unknown> };
 }
+
+/** A provider's error text without the key, should a server echo it back. */
+export function scrubKey(message: string, apiKey: string): string {
+  return apiKey.length >= 8 && message.includes(apiKey) ? message.split(apiKey).join('[key]') : message;
+}
