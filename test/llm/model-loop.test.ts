@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LlmRun, Task } from '../../generated/types/index.js';
 import type { AgentServerOptions } from '../../src/agent/agent-server.js';
+import { AnthropicMessagesModel } from '../../src/llm/providers/anthropic-messages.js';
 import { OpenAIChatModel } from '../../src/llm/providers/openai-chat.js';
 import { tool } from '../../src/llm/tool.js';
 import {
@@ -21,6 +22,7 @@ import {
   type TransportKind,
 } from '../agent/harness.js';
 import { eventShape, streamShape, WEATHER_STREAM } from './event-shape.js';
+import { startAnthropicServer } from './fake-anthropic-server.js';
 import { startOpenAIServer, openaiError, type OpenAITurn } from './fake-openai-server.js';
 import type { ScriptedServer } from './scripted-server.js';
 import { weatherTool, weatherTurns, type WeatherArgs } from './weather-fixture.js';
@@ -317,6 +319,32 @@ describe('the model loop in an agent', () => {
     assert.deepEqual(calls, [{ city: 'Lisbon' }]);
     assert.equal(server.requests[before]!.body.messages[0].content, 'Weather for: Lisbon');
     assert.equal(llmRun(task).steps, 2);
+  });
+
+  test('the same loop over the Anthropic provider: tool_use in, tool_result back, the answer out', async (t) => {
+    const anthropic = await startAnthropicServer();
+    t.after(() => anthropic.stop());
+    const calls: WeatherArgs[] = [];
+    const llm = new AnthropicMessagesModel({ model: 'claude-test', apiKey: 'sk-ant-test', baseUrl: anthropic.baseUrl });
+    const h = await agent(t, { llm, tools: [weatherTool(calls)], instructions: 'Report the weather.' });
+    anthropic.script(
+      { text: ['Let me check.'], toolUses: [{ id: 'toolu_1', name: 'get_weather', input: '{"city":"Lisbon"}' }] },
+      { text: ['Sunny, ', '21 degrees.'] },
+    );
+    const events = await collect(h.client.streamTask(userTask(uniqueId(), 'Weather in Lisbon?')));
+    assert.deepEqual(streamShape(events), WEATHER_STREAM);
+    assert.deepEqual(calls, [{ city: 'Lisbon' }]);
+    const second = anthropic.requests.at(-1)!.body;
+    assert.equal(second.system, 'Report the weather.');
+    assert.deepEqual(second.messages.at(-1), {
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: 'toolu_1', content: '{"city":"Lisbon","sky":"clear","celsius":21}', is_error: false },
+      ],
+    });
+    const completed = events.at(-1)!;
+    assert.ok(completed.type === 'task_completed');
+    assert.deepEqual(llmRun(completed.task).usage, { input_tokens: 20, output_tokens: 10, total_tokens: 30 });
   });
 
   test('POST /chat keeps the conversation per session and answers model failures as 502 and budgets as 422', async (t) => {
