@@ -77,6 +77,15 @@ describe('openai provider', () => {
     assert.equal(request.body.tools, undefined);
   });
 
+  test('the answer limit goes out as max_tokens to a server at a base URL', async () => {
+    server.script({ text: ['ok'] });
+    await model({ maxOutputTokens: 64, temperature: 0.2 }).complete(hello);
+    const body = server.requests.at(-1)!.body;
+    assert.equal(body.max_tokens, 64);
+    assert.equal(body.max_completion_tokens, undefined);
+    assert.equal(body.temperature, 0.2);
+  });
+
   test('complete() and stream() give the same text', async () => {
     server.script({ text: ['a', 'b'] }, { text: ['c', 'd'] });
     assert.equal(await model().complete(hello), 'ab');

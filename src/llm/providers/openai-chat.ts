@@ -32,7 +32,10 @@ export interface OpenAIChatOptions {
   readonly retry?: Partial<Retry>;
   /** Tokens of context the model reads at most; the model loop compacts the history above it. */
   readonly contextTokens?: number;
-  /** Upper bound on the tokens of each answer (`max_tokens`). */
+  /**
+   * Upper bound on the tokens of each answer: `max_completion_tokens` to OpenAI itself (its
+   * reasoning models refuse the older field), `max_tokens` to a server at a `baseUrl`.
+   */
   readonly maxOutputTokens?: number;
   readonly temperature?: number;
   /** Extra request headers (for a gateway, say). */
@@ -55,6 +58,7 @@ export class OpenAIChatModel implements LanguageModel {
   private readonly retry: Retry;
   private readonly timeoutMs: number;
   private readonly apiKey: string;
+  private readonly outputLimitField: 'max_tokens' | 'max_completion_tokens';
   private client: Promise<{ sdk: OpenAIModule; client: OpenAIClient }> | null = null;
 
   constructor(private readonly options: OpenAIChatOptions) {
@@ -69,6 +73,7 @@ export class OpenAIChatModel implements LanguageModel {
     if (!key && !baseUrl) throw new ConfigError('apiKey', '(not set)', 'set OPENAI_API_KEY or pass apiKey');
     // Local servers ignore the key, but the SDK insists on one.
     this.apiKey = key || 'none';
+    this.outputLimitField = baseUrl ? 'max_tokens' : 'max_completion_tokens';
   }
 
   tokenCounter(): Promise<TokenCounter> {
@@ -107,7 +112,7 @@ export class OpenAIChatModel implements LanguageModel {
               })),
             }
           : {}),
-        ...(this.options.maxOutputTokens !== undefined ? { max_tokens: this.options.maxOutputTokens } : {}),
+        ...(this.options.maxOutputTokens !== undefined ? { [this.outputLimitField]: this.options.maxOutputTokens } : {}),
         ...(this.options.temperature !== undefined ? { temperature: this.options.temperature } : {}),
       };
       const stream = await call.open(this.retry, (signal) => client.chat.completions.create(body, { signal }), classify);
