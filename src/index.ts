@@ -10,6 +10,7 @@ export {
   type ArtifactInput,
   type HandlerOutput,
   type MessageInput,
+  type RunModelOptions,
   type TaskContext,
   type TaskOutcome,
   type ToolOutput,
@@ -34,7 +35,30 @@ export { JwtAuthenticator, JWT_ALGORITHMS, type JwtAlgorithm, type JwtAuthentica
 export { OAuthDelegationAuthenticator, type OAuthDelegationAuthenticatorOptions } from './auth/oauth-delegation.js';
 export { createSecurityContext, isExpired, NaiveTimestampError, type SecurityContextInit } from './auth/security-context.js';
 export { extractCredentials } from './auth/credentials.js';
-export type { ChatTurn, CompletionOptions, LanguageModel } from './llm/language-model.js';
+export {
+  estimateTokens,
+  type ChatTurn,
+  type CompletionOptions,
+  type LanguageModel,
+  type ModelEvent,
+  type ModelRequest,
+  type ModelToolCall,
+  type TokenCounter,
+  type ToolDefinition,
+} from './llm/language-model.js';
+export { ModelError, RunBudgetError, type BudgetLimit, type ModelErrorCode } from './llm/model-error.js';
+export {
+  DEFAULT_RUN_BUDGET,
+  runModelLoop,
+  type ModelLoopObserver,
+  type ModelLoopOptions,
+  type ModelLoopResult,
+  type RunBudget,
+} from './llm/model-loop.js';
+export { tool, type Tool, type ToolRunContext, type ToolSpec } from './llm/tool.js';
+export { OpenAIChatModel, type OpenAIChatOptions } from './llm/providers/openai-chat.js';
+export { AnthropicMessagesModel, type AnthropicMessagesOptions } from './llm/providers/anthropic-messages.js';
+export { DEFAULT_MODEL_RETRY, DEFAULT_STEP_TIMEOUT_MS } from './llm/providers/step-call.js';
 export { Transport, type TransportOptions } from './transport/transport.js';
 export { createTransport, resolveTransportName, TRANSPORT_NAMES } from './transport/factory.js';
 export { createMountedTransport, type MountedAgentTransport } from './transport/http/express-adapter.js';

@@ -1345,6 +1345,40 @@ export const agentOpenApi = {
           }
         ]
       },
+      "LlmUsage": {
+        "title": "LlmUsage",
+        "description": "Tokens a language model counted for one model step or for a whole run, as the provider reported them. `input_tokens` is what the model read (the prompt, tool definitions and history), `output_tokens` what it wrote, `total_tokens` their sum. A provider that reports nothing leaves all three at 0. Extra keys are allowed (for example cached-token counts).",
+        "type": "object",
+        "properties": {
+          "input_tokens": {
+            "description": "Tokens the model read.",
+            "type": "integer",
+            "minimum": 0
+          },
+          "output_tokens": {
+            "description": "Tokens the model generated.",
+            "type": "integer",
+            "minimum": 0
+          },
+          "total_tokens": {
+            "description": "input_tokens plus output_tokens.",
+            "type": "integer",
+            "minimum": 0
+          }
+        },
+        "required": [
+          "input_tokens",
+          "output_tokens",
+          "total_tokens"
+        ],
+        "examples": [
+          {
+            "input_tokens": 412,
+            "output_tokens": 37,
+            "total_tokens": 449
+          }
+        ]
+      },
       "Message": {
         "title": "Message",
         "description": "One turn of a task's conversation: who wrote it (`role`) and its content (`parts`). Only `role` and `parts` are required on input; when a sender leaves out `id` or `timestamp`, the receiving agent assigns a fresh unique id and the current UTC time. Extra keys are allowed for forward compatibility.",
@@ -1407,11 +1441,11 @@ export const agentOpenApi = {
       },
       "Part": {
         "title": "Part",
-        "description": "One piece of content in a message or an artifact: a `type` label plus a `content` payload. For `text` the content is a string. For the native `tool_call` type the content is a `tool-call` object; for the native `flow_state` type it is a `flow-state` object. Any other type (for example `data`, `file`, `tool_result` or an application type) is allowed with any JSON content; when such a part crosses the A2A boundary it is sent as structured data tagged `svcPartType`. Extra keys are allowed and ignored.",
+        "description": "One piece of content in a message or an artifact: a `type` label plus a `content` payload. For `text` the content is a string. For the native `tool_call` type the content is a `tool-call` object, and for `tool_result` (a tool's answer to one) a `tool-result` object; for the native `flow_state` type it is a `flow-state` object. Any other type (for example `data`, `file` or an application type) is allowed with any JSON content; when such a part crosses the A2A boundary it is sent as structured data tagged `svcPartType`. Extra keys are allowed and ignored.",
         "type": "object",
         "properties": {
           "type": {
-            "description": "Content type label. Usually `text`. `tool_call` and `flow_state` have a fixed content shape defined here; any other label is free-form.",
+            "description": "Content type label. Usually `text`. `tool_call`, `tool_result` and `flow_state` have a fixed content shape defined here; any other label is free-form.",
             "type": "string",
             "minLength": 1,
             "default": "text"
@@ -1459,6 +1493,25 @@ export const agentOpenApi = {
               "properties": {
                 "content": {
                   "$ref": "#/components/schemas/ToolCall"
+                }
+              }
+            }
+          },
+          {
+            "if": {
+              "properties": {
+                "type": {
+                  "const": "tool_result"
+                }
+              },
+              "required": [
+                "type"
+              ]
+            },
+            "then": {
+              "properties": {
+                "content": {
+                  "$ref": "#/components/schemas/ToolResult"
                 }
               }
             }
@@ -2008,6 +2061,22 @@ export const agentOpenApi = {
             "model": null
           },
           {
+            "type": "task_llm_stream",
+            "task_id": "task-2f9c6e",
+            "timestamp": "2025-03-01T09:30:01.300Z",
+            "delta": "",
+            "final": true,
+            "message_id": "msg-2",
+            "model": "gpt-4o-mini",
+            "step": 1,
+            "finish_reason": "tool_calls",
+            "usage": {
+              "input_tokens": 412,
+              "output_tokens": 37,
+              "total_tokens": 449
+            }
+          },
+          {
             "type": "task_tool_call",
             "task_id": "task-2f9c6e",
             "timestamp": "2025-03-01T09:30:01.400Z",
@@ -2267,7 +2336,7 @@ export const agentOpenApi = {
       },
       "TaskLlmStreamEvent": {
         "title": "TaskLlmStreamEvent",
-        "description": "A chunk of language-model output. Concatenating the `delta` values of one model step gives its text. `final` true marks the last chunk of that model step only; the task stream continues until `task_completed`.",
+        "description": "A chunk of language-model output. Concatenating the `delta` values of one model step gives its text. `final` true marks the last chunk of that model step only (it carries the step's `usage` and `finish_reason`); the task stream continues until `task_completed`. A step that asks for tools ends with its `final` chunk before the `task_tool_call` events of those tools.",
         "type": "object",
         "properties": {
           "type": {
@@ -2307,6 +2376,35 @@ export const agentOpenApi = {
             "type": [
               "string",
               "null"
+            ],
+            "default": null
+          },
+          "step": {
+            "description": "Number of the model step within the task's run, from 1. Null when the text does not come from a model loop.",
+            "type": [
+              "integer",
+              "null"
+            ],
+            "minimum": 1,
+            "default": null
+          },
+          "finish_reason": {
+            "description": "On the final chunk: why the model stopped: `stop` (it answered), `tool_calls` (it asked for tools), `length` (it hit its output limit), `content_filter`, or another provider value. Null on other chunks.",
+            "type": [
+              "string",
+              "null"
+            ],
+            "default": null
+          },
+          "usage": {
+            "description": "On the final chunk: tokens of this model step, when the provider reported them, else null.",
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/LlmUsage"
+              },
+              {
+                "type": "null"
+              }
             ],
             "default": null
           }
@@ -2493,9 +2591,13 @@ export const agentOpenApi = {
             "minLength": 1
           },
           "arguments": {
-            "description": "Arguments for the tool as a JSON object. Empty when the tool takes none.",
+            "description": "Arguments for the tool as a JSON object. Empty when the tool takes none, or when the model's arguments could not be decoded (see `arguments_error`).",
             "type": "object",
             "default": {}
+          },
+          "arguments_error": {
+            "description": "Set only when the model sent arguments that are not a JSON object: why, with the start of the text it sent. The call is then answered with an error result and the tool does not run.",
+            "type": "string"
           }
         },
         "required": [

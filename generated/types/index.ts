@@ -16,6 +16,8 @@ export type * from './error-body.js';
 export type * from './error-code.js';
 export type * from './flow-state.js';
 export type * from './health.js';
+export type * from './llm-run.js';
+export type * from './llm-usage.js';
 export type * from './message-role.js';
 export type * from './message.js';
 export type * from './part.js';

@@ -13,8 +13,12 @@ export interface ToolCall {
    */
   name: string;
   /**
-   * Arguments for the tool as a JSON object. Empty when the tool takes none.
+   * Arguments for the tool as a JSON object. Empty when the tool takes none, or when the model's arguments could not be decoded (see `arguments_error`).
    * @default {}
    */
   arguments?: Record<string, unknown>;
+  /**
+   * Set only when the model sent arguments that are not a JSON object: why, with the start of the text it sent. The call is then answered with an error result and the tool does not run.
+   */
+  arguments_error?: string;
 }

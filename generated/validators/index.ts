@@ -17,6 +17,8 @@ import type {
   ErrorCode,
   FlowState,
   Health,
+  LlmRun,
+  LlmUsage,
   Message,
   MessageRole,
   Part,
@@ -66,6 +68,8 @@ export interface NativeSchemaTypes {
   "error-code": ErrorCode;
   "flow-state": FlowState;
   "health": Health;
+  "llm-run": LlmRun;
+  "llm-usage": LlmUsage;
   "message": Message;
   "message-role": MessageRole;
   "part": Part;
@@ -163,6 +167,8 @@ export const schemaNames: readonly SchemaName[] = [
   "error-code",
   "flow-state",
   "health",
+  "llm-run",
+  "llm-usage",
   "message",
   "message-role",
   "part",
@@ -324,6 +330,16 @@ export function validateFlowState(value: unknown): ValidationResult<FlowState> {
 /** Checks a value against the `health` schema. Never throws. */
 export function validateHealth(value: unknown): ValidationResult<Health> {
   return runValidator(nativeValidators["health"], value);
+}
+
+/** Checks a value against the `llm-run` schema. Never throws. */
+export function validateLlmRun(value: unknown): ValidationResult<LlmRun> {
+  return runValidator(nativeValidators["llm-run"], value);
+}
+
+/** Checks a value against the `llm-usage` schema. Never throws. */
+export function validateLlmUsage(value: unknown): ValidationResult<LlmUsage> {
+  return runValidator(nativeValidators["llm-usage"], value);
 }
 
 /** Checks a value against the `message` schema. Never throws. */

@@ -713,9 +713,10 @@ validate26.evaluated = {"props":{"agent_url":true},"dynamicProps":false,"dynamic
 
 export const validate_artifact = validate27;
 const schema39 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/artifact.schema.json","title":"Artifact","description":"An output a task produced, such as a result document, a preview or a diagnostic. `id` and `parts` are required; `kind` defaults to `result`, `metadata` to an empty object, the four optional descriptors (`name`, `uri`, `media_type`, `action_id`) to null, and a missing `timestamp` is filled with the time the artifact was created. Extra keys are allowed.","type":"object","properties":{"id":{"description":"Unique identifier of the artifact.","type":"string","minLength":1},"parts":{"description":"Content of the artifact, in order.","type":"array","items":{"$ref":"part.schema.json"}},"metadata":{"description":"Free-form metadata about the artifact.","type":"object","default":{}},"timestamp":{"description":"When the artifact was produced (ISO 8601 with a time zone, UTC in practice).","type":"string","format":"date-time"},"kind":{"description":"Category chosen by the application, for example `result`, `preview` or `diagnostic`.","type":"string","default":"result"},"name":{"description":"Display or resource name, or null.","type":["string","null"],"default":null},"uri":{"description":"URI of the resource the artifact represents, or null.","type":["string","null"],"default":null},"media_type":{"description":"MIME type of the artifact as a whole (for example `application/pdf`), or null.","type":["string","null"],"default":null},"action_id":{"description":"Id of the step of the run that created this artifact, or null.","type":["string","null"],"default":null}},"required":["id","parts"],"examples":[{"id":"art-91a3","parts":[{"type":"text","content":"Lisbon is the capital of Portugal."}],"metadata":{"confidence":0.98},"timestamp":"2025-03-01T09:30:02Z","kind":"result","name":"answer.txt","uri":null,"media_type":"text/plain","action_id":"act-1"}]};
-const schema40 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/part.schema.json","title":"Part","description":"One piece of content in a message or an artifact: a `type` label plus a `content` payload. For `text` the content is a string. For the native `tool_call` type the content is a `tool-call` object; for the native `flow_state` type it is a `flow-state` object. Any other type (for example `data`, `file`, `tool_result` or an application type) is allowed with any JSON content; when such a part crosses the A2A boundary it is sent as structured data tagged `svcPartType`. Extra keys are allowed and ignored.","type":"object","properties":{"type":{"description":"Content type label. Usually `text`. `tool_call` and `flow_state` have a fixed content shape defined here; any other label is free-form.","type":"string","minLength":1,"default":"text"},"content":{"description":"The payload. A string for `text`, a tool call for `tool_call`, a flow state for `flow_state`, any JSON value otherwise."}},"required":["type","content"],"allOf":[{"if":{"properties":{"type":{"const":"text"}},"required":["type"]},"then":{"properties":{"content":{"type":"string"}}}},{"if":{"properties":{"type":{"const":"tool_call"}},"required":["type"]},"then":{"properties":{"content":{"$ref":"tool-call.schema.json"}}}},{"if":{"properties":{"type":{"const":"flow_state"}},"required":["type"]},"then":{"properties":{"content":{"$ref":"flow-state.schema.json"}}}}],"examples":[{"type":"text","content":"Summarize the attached report in three bullet points."},{"type":"tool_call","content":{"call_id":"call_01","name":"search_docs","arguments":{"query":"refund policy"}}},{"type":"flow_state","content":{"flow_id":"onboarding","step":"verify_email","status":"waiting","data":{}}},{"type":"data","content":{"rows":3,"columns":["id","total"]}}]};
-const schema41 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/tool-call.schema.json","title":"ToolCall","description":"A request by an agent or a model to run one tool. It is the `content` of a part whose `type` is `tool_call`, and the payload of a `task_tool_call` stream event. `call_id` pairs the call with its `tool-result`. `arguments` is always a decoded JSON object, never a JSON-encoded string. Extra keys are allowed (for example provider-specific hints). This is a native shape: at the A2A boundary it travels as structured data tagged with its part type.","type":"object","properties":{"call_id":{"description":"Identifier of this call, unique within the task; the matching tool result carries the same value.","type":"string","minLength":1},"name":{"description":"Name of the tool to run.","type":"string","minLength":1},"arguments":{"description":"Arguments for the tool as a JSON object. Empty when the tool takes none.","type":"object","default":{}}},"required":["call_id","name"],"examples":[{"call_id":"call_01","name":"get_weather","arguments":{"city":"Lisbon","unit":"celsius"}}]};
-const schema42 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/flow-state.schema.json","title":"FlowState","description":"Progress of a multi-step flow (a workflow or plan the agent is running). It is the `content` of a part whose `type` is `flow_state`. Every field is optional so frameworks can report as much as they know: which flow, which step, a short status word, and any framework-specific data. Extra keys are allowed. This is a native shape and is not portable to A2A beyond being carried as tagged structured data.","type":"object","properties":{"flow_id":{"description":"Identifier of the flow instance, or null when the agent runs a single anonymous flow.","type":["string","null"],"default":null},"step":{"description":"Name or identifier of the current step, or null before the first step.","type":["string","null"],"default":null},"status":{"description":"Short status word of the flow or step chosen by the framework, for example `pending`, `running`, `waiting`, `completed` or `failed`. Null when not reported.","type":["string","null"],"default":null},"data":{"description":"Free-form framework data for the flow, such as variables or intermediate results.","type":"object","default":{}}},"examples":[{"flow_id":"flow-7d1c","step":"collect_requirements","status":"running","data":{"completed_steps":["greet"],"attempt":1}}]};
+const schema40 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/part.schema.json","title":"Part","description":"One piece of content in a message or an artifact: a `type` label plus a `content` payload. For `text` the content is a string. For the native `tool_call` type the content is a `tool-call` object, and for `tool_result` (a tool's answer to one) a `tool-result` object; for the native `flow_state` type it is a `flow-state` object. Any other type (for example `data`, `file` or an application type) is allowed with any JSON content; when such a part crosses the A2A boundary it is sent as structured data tagged `svcPartType`. Extra keys are allowed and ignored.","type":"object","properties":{"type":{"description":"Content type label. Usually `text`. `tool_call`, `tool_result` and `flow_state` have a fixed content shape defined here; any other label is free-form.","type":"string","minLength":1,"default":"text"},"content":{"description":"The payload. A string for `text`, a tool call for `tool_call`, a flow state for `flow_state`, any JSON value otherwise."}},"required":["type","content"],"allOf":[{"if":{"properties":{"type":{"const":"text"}},"required":["type"]},"then":{"properties":{"content":{"type":"string"}}}},{"if":{"properties":{"type":{"const":"tool_call"}},"required":["type"]},"then":{"properties":{"content":{"$ref":"tool-call.schema.json"}}}},{"if":{"properties":{"type":{"const":"tool_result"}},"required":["type"]},"then":{"properties":{"content":{"$ref":"tool-result.schema.json"}}}},{"if":{"properties":{"type":{"const":"flow_state"}},"required":["type"]},"then":{"properties":{"content":{"$ref":"flow-state.schema.json"}}}}],"examples":[{"type":"text","content":"Summarize the attached report in three bullet points."},{"type":"tool_call","content":{"call_id":"call_01","name":"search_docs","arguments":{"query":"refund policy"}}},{"type":"flow_state","content":{"flow_id":"onboarding","step":"verify_email","status":"waiting","data":{}}},{"type":"data","content":{"rows":3,"columns":["id","total"]}}]};
+const schema41 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/tool-call.schema.json","title":"ToolCall","description":"A request by an agent or a model to run one tool. It is the `content` of a part whose `type` is `tool_call`, and the payload of a `task_tool_call` stream event. `call_id` pairs the call with its `tool-result`. `arguments` is always a decoded JSON object, never a JSON-encoded string. Extra keys are allowed (for example provider-specific hints). This is a native shape: at the A2A boundary it travels as structured data tagged with its part type.","type":"object","properties":{"call_id":{"description":"Identifier of this call, unique within the task; the matching tool result carries the same value.","type":"string","minLength":1},"name":{"description":"Name of the tool to run.","type":"string","minLength":1},"arguments":{"description":"Arguments for the tool as a JSON object. Empty when the tool takes none, or when the model's arguments could not be decoded (see `arguments_error`).","type":"object","default":{}},"arguments_error":{"description":"Set only when the model sent arguments that are not a JSON object: why, with the start of the text it sent. The call is then answered with an error result and the tool does not run.","type":"string"}},"required":["call_id","name"],"examples":[{"call_id":"call_01","name":"get_weather","arguments":{"city":"Lisbon","unit":"celsius"}}]};
+const schema42 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/tool-result.schema.json","title":"ToolResult","description":"What a tool returned for one `tool-call`. Used as the payload of `task_tool_result` stream events and may also be the content of a `tool_result` part. Exactly one of `result` and `error` is meaningful: on success `error` is null, on failure `error` holds a readable message and `result` is null. `result` is any JSON value after normalization. Extra keys are allowed.","type":"object","properties":{"call_id":{"description":"The `call_id` of the tool call this result answers.","type":"string","minLength":1},"result":{"description":"The tool's output, normalized to JSON. Null when the tool failed or returned nothing.","default":null},"error":{"description":"Error message when the tool failed, otherwise null.","type":["string","null"],"default":null}},"required":["call_id"],"examples":[{"call_id":"call_01","result":{"temperature":21,"unit":"celsius"},"error":null},{"call_id":"call_02","result":null,"error":"tool 'get_stock' timed out after 30s"}]};
+const schema43 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/flow-state.schema.json","title":"FlowState","description":"Progress of a multi-step flow (a workflow or plan the agent is running). It is the `content` of a part whose `type` is `flow_state`. Every field is optional so frameworks can report as much as they know: which flow, which step, a short status word, and any framework-specific data. Extra keys are allowed. This is a native shape and is not portable to A2A beyond being carried as tagged structured data.","type":"object","properties":{"flow_id":{"description":"Identifier of the flow instance, or null when the agent runs a single anonymous flow.","type":["string","null"],"default":null},"step":{"description":"Name or identifier of the current step, or null before the first step.","type":["string","null"],"default":null},"status":{"description":"Short status word of the flow or step chosen by the framework, for example `pending`, `running`, `waiting`, `completed` or `failed`. Null when not reported.","type":["string","null"],"default":null},"data":{"description":"Free-form framework data for the flow, such as variables or intermediate results.","type":"object","default":{}}},"examples":[{"flow_id":"flow-7d1c","step":"collect_requirements","status":"running","data":{"completed_steps":["greet"],"attempt":1}}]};
 
 function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://parley.dev/schemas/native/part.schema.json" */;
@@ -931,14 +932,26 @@ vErrors.push(err12);
 errors++;
 }
 }
-}
-else {
-const err13 = {instancePath:instancePath+"/content",schemaPath:"tool-call.schema.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data3.arguments_error !== undefined){
+if(typeof data3.arguments_error !== "string"){
+const err13 = {instancePath:instancePath+"/content/arguments_error",schemaPath:"tool-call.schema.json/properties/arguments_error/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
 else {
 vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/content",schemaPath:"tool-call.schema.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
 }
 errors++;
 }
@@ -953,12 +966,12 @@ props1.type = true;
 }
 }
 if(!valid4){
-const err14 = {instancePath,schemaPath:"#/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err15 = {instancePath,schemaPath:"#/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
-vErrors = [err14];
+vErrors = [err15];
 }
 else {
-vErrors.push(err14);
+vErrors.push(err15);
 }
 errors++;
 }
@@ -971,24 +984,12 @@ props0 = props0 || {};
 Object.assign(props0, props1);
 }
 }
-const _errs23 = errors;
+const _errs25 = errors;
 let valid9 = true;
-const _errs24 = errors;
+const _errs26 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.type === undefined) && (missing2 = "type")){
-const err15 = {};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-else {
-if(data.type !== undefined){
-if("flow_state" !== data.type){
 const err16 = {};
 if(vErrors === null){
 vErrors = [err16];
@@ -998,29 +999,10 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-}
-}
-var _valid2 = _errs24 === errors;
-errors = _errs23;
-if(vErrors !== null){
-if(_errs23){
-vErrors.length = _errs23;
-}
 else {
-vErrors = null;
-}
-}
-if(_valid2){
-const _errs26 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.content !== undefined){
-let data8 = data.content;
-if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
-if(data8.flow_id !== undefined){
-let data9 = data8.flow_id;
-if((typeof data9 !== "string") && (data9 !== null)){
-const err17 = {instancePath:instancePath+"/content/flow_id",schemaPath:"flow-state.schema.json/properties/flow_id/type",keyword:"type",params:{type: schema42.properties.flow_id.type},message:"must be string,null"};
+if(data.type !== undefined){
+if("tool_result" !== data.type){
+const err17 = {};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -1030,10 +1012,26 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data8.step !== undefined){
-let data10 = data8.step;
-if((typeof data10 !== "string") && (data10 !== null)){
-const err18 = {instancePath:instancePath+"/content/step",schemaPath:"flow-state.schema.json/properties/step/type",keyword:"type",params:{type: schema42.properties.step.type},message:"must be string,null"};
+}
+}
+var _valid2 = _errs26 === errors;
+errors = _errs25;
+if(vErrors !== null){
+if(_errs25){
+vErrors.length = _errs25;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid2){
+const _errs28 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.content !== undefined){
+let data9 = data.content;
+if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
+if(data9.call_id === undefined){
+const err18 = {instancePath:instancePath+"/content",schemaPath:"tool-result.schema.json/required",keyword:"required",params:{missingProperty: "call_id"},message:"must have required property '"+"call_id"+"'"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -1042,11 +1040,11 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-if(data8.status !== undefined){
-let data11 = data8.status;
-if((typeof data11 !== "string") && (data11 !== null)){
-const err19 = {instancePath:instancePath+"/content/status",schemaPath:"flow-state.schema.json/properties/status/type",keyword:"type",params:{type: schema42.properties.status.type},message:"must be string,null"};
+if(data9.call_id !== undefined){
+let data10 = data9.call_id;
+if(typeof data10 === "string"){
+if(func1(data10) < 1){
+const err19 = {instancePath:instancePath+"/content/call_id",schemaPath:"tool-result.schema.json/properties/call_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -1056,10 +1054,8 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data8.data !== undefined){
-let data12 = data8.data;
-if(!(data12 && typeof data12 == "object" && !Array.isArray(data12))){
-const err20 = {instancePath:instancePath+"/content/data",schemaPath:"flow-state.schema.json/properties/data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+else {
+const err20 = {instancePath:instancePath+"/content/call_id",schemaPath:"tool-result.schema.json/properties/call_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -1069,9 +1065,10 @@ vErrors.push(err20);
 errors++;
 }
 }
-}
-else {
-const err21 = {instancePath:instancePath+"/content",schemaPath:"flow-state.schema.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data9.error !== undefined){
+let data11 = data9.error;
+if((typeof data11 !== "string") && (data11 !== null)){
+const err21 = {instancePath:instancePath+"/content/error",schemaPath:"tool-result.schema.json/properties/error/type",keyword:"type",params:{type: schema42.properties.error.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -1082,7 +1079,19 @@ errors++;
 }
 }
 }
-var _valid2 = _errs26 === errors;
+else {
+const err22 = {instancePath:instancePath+"/content",schemaPath:"tool-result.schema.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+var _valid2 = _errs28 === errors;
 valid9 = _valid2;
 if(valid9){
 var props2 = {};
@@ -1091,12 +1100,12 @@ props2.type = true;
 }
 }
 if(!valid9){
-const err22 = {instancePath,schemaPath:"#/allOf/2/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+const err23 = {instancePath,schemaPath:"#/allOf/2/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
 if(vErrors === null){
-vErrors = [err22];
+vErrors = [err23];
 }
 else {
-vErrors.push(err22);
+vErrors.push(err23);
 }
 errors++;
 }
@@ -1109,19 +1118,13 @@ props0 = props0 || {};
 Object.assign(props0, props2);
 }
 }
+const _errs37 = errors;
+let valid14 = true;
+const _errs38 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.type === undefined){
-const err23 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-if(data.content === undefined){
-const err24 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "content"},message:"must have required property '"+"content"+"'"};
+let missing3;
+if((data.type === undefined) && (missing3 = "type")){
+const err24 = {};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -1130,16 +1133,10 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(props0 !== true){
-props0 = props0 || {};
-props0.type = true;
-props0.content = true;
-}
+else {
 if(data.type !== undefined){
-let data13 = data.type;
-if(typeof data13 === "string"){
-if(func1(data13) < 1){
-const err25 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if("flow_state" !== data.type){
+const err25 = {};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -1149,8 +1146,28 @@ vErrors.push(err25);
 errors++;
 }
 }
+}
+}
+var _valid3 = _errs38 === errors;
+errors = _errs37;
+if(vErrors !== null){
+if(_errs37){
+vErrors.length = _errs37;
+}
 else {
-const err26 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+vErrors = null;
+}
+}
+if(_valid3){
+const _errs40 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.content !== undefined){
+let data13 = data.content;
+if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
+if(data13.flow_id !== undefined){
+let data14 = data13.flow_id;
+if((typeof data14 !== "string") && (data14 !== null)){
+const err26 = {instancePath:instancePath+"/content/flow_id",schemaPath:"flow-state.schema.json/properties/flow_id/type",keyword:"type",params:{type: schema43.properties.flow_id.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -1160,14 +1177,144 @@ vErrors.push(err26);
 errors++;
 }
 }
-}
-else {
-const err27 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data13.step !== undefined){
+let data15 = data13.step;
+if((typeof data15 !== "string") && (data15 !== null)){
+const err27 = {instancePath:instancePath+"/content/step",schemaPath:"flow-state.schema.json/properties/step/type",keyword:"type",params:{type: schema43.properties.step.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err27];
 }
 else {
 vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data13.status !== undefined){
+let data16 = data13.status;
+if((typeof data16 !== "string") && (data16 !== null)){
+const err28 = {instancePath:instancePath+"/content/status",schemaPath:"flow-state.schema.json/properties/status/type",keyword:"type",params:{type: schema43.properties.status.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data13.data !== undefined){
+let data17 = data13.data;
+if(!(data17 && typeof data17 == "object" && !Array.isArray(data17))){
+const err29 = {instancePath:instancePath+"/content/data",schemaPath:"flow-state.schema.json/properties/data/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/content",schemaPath:"flow-state.schema.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+}
+var _valid3 = _errs40 === errors;
+valid14 = _valid3;
+if(valid14){
+var props3 = {};
+props3.content = true;
+props3.type = true;
+}
+}
+if(!valid14){
+const err31 = {instancePath,schemaPath:"#/allOf/3/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+if(props0 !== true && props3 !== undefined){
+if(props3 === true){
+props0 = true;
+}
+else {
+props0 = props0 || {};
+Object.assign(props0, props3);
+}
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type === undefined){
+const err32 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+if(data.content === undefined){
+const err33 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "content"},message:"must have required property '"+"content"+"'"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+if(props0 !== true){
+props0 = props0 || {};
+props0.type = true;
+props0.content = true;
+}
+if(data.type !== undefined){
+let data18 = data.type;
+if(typeof data18 === "string"){
+if(func1(data18) < 1){
+const err34 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+else {
+const err35 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+}
+else {
+const err36 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
 }
 errors++;
 }
@@ -1377,7 +1524,7 @@ return errors === 0;
 validate27.evaluated = {"props":{"id":true,"parts":true,"metadata":true,"timestamp":true,"kind":true,"name":true,"uri":true,"media_type":true,"action_id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validate_cancel_request = validate30;
-const schema43 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/cancel-request.schema.json","title":"CancelRequest","description":"Body of POST /tasks/cancel: which active task to stop and why. `id` is required and is also the idempotency key source, so repeating a cancellation is safe. Cancellation is best effort and only reaches work that is still running; it is not a way to look tasks up. Extra keys are allowed.","type":"object","properties":{"id":{"description":"Identifier of the task to cancel.","type":"string","minLength":1},"metadata":{"description":"Free-form details of the request. The optional `reason` is recorded with the cancellation.","type":"object","properties":{"reason":{"description":"Human-readable reason for cancelling.","type":"string"}},"default":{},"additionalProperties":true}},"required":["id"],"examples":[{"id":"task-2f9c6e","metadata":{"reason":"user pressed stop"}},{"id":"task-2f9c6e"}]};
+const schema44 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/cancel-request.schema.json","title":"CancelRequest","description":"Body of POST /tasks/cancel: which active task to stop and why. `id` is required and is also the idempotency key source, so repeating a cancellation is safe. Cancellation is best effort and only reaches work that is still running; it is not a way to look tasks up. Extra keys are allowed.","type":"object","properties":{"id":{"description":"Identifier of the task to cancel.","type":"string","minLength":1},"metadata":{"description":"Free-form details of the request. The optional `reason` is recorded with the cancellation.","type":"object","properties":{"reason":{"description":"Human-readable reason for cancelling.","type":"string"}},"default":{},"additionalProperties":true}},"required":["id"],"examples":[{"id":"task-2f9c6e","metadata":{"reason":"user pressed stop"}},{"id":"task-2f9c6e"}]};
 
 function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://parley.dev/schemas/native/cancel-request.schema.json" */;
@@ -1470,7 +1617,7 @@ return errors === 0;
 validate30.evaluated = {"props":{"id":true,"metadata":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validate_chat_request = validate31;
-const schema44 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/chat-request.schema.json","title":"ChatRequest","description":"Body of POST /chat (served only by agents with a language model): one user message for a chat session. `message` is required and must not be empty. `session_id` groups turns into one conversation; when it is missing the agent starts a new session and returns its id in the response. Extra keys are allowed and ignored.","type":"object","properties":{"message":{"description":"The user's message text.","type":"string","minLength":1},"session_id":{"description":"Chat session to continue. Omit to start a new one.","type":"string","minLength":1}},"required":["message"],"examples":[{"message":"Hello! What can you do?","session_id":"sess-42"}]};
+const schema45 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/chat-request.schema.json","title":"ChatRequest","description":"Body of POST /chat (served only by agents with a language model): one user message for a chat session. `message` is required and must not be empty. `session_id` groups turns into one conversation; when it is missing the agent starts a new session and returns its id in the response. Extra keys are allowed and ignored.","type":"object","properties":{"message":{"description":"The user's message text.","type":"string","minLength":1},"session_id":{"description":"Chat session to continue. Omit to start a new one.","type":"string","minLength":1}},"required":["message"],"examples":[{"message":"Hello! What can you do?","session_id":"sess-42"}]};
 
 function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://parley.dev/schemas/native/chat-request.schema.json" */;
@@ -1561,7 +1708,7 @@ return errors === 0;
 validate31.evaluated = {"props":{"message":true,"session_id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validate_chat_response = validate32;
-const schema45 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/chat-response.schema.json","title":"ChatResponse","description":"Response of POST /chat: a flat object whose values are all strings. `reply` is the model's answer and `session_id` the session it belongs to (echoed, or newly created). Agents may add more string entries, for example `model` (the model that answered) or `finish_reason`.","type":"object","properties":{"reply":{"description":"The model's answer to the message.","type":"string"},"session_id":{"description":"Session the turn was recorded in; send it back to continue the conversation.","type":"string"}},"required":["reply","session_id"],"additionalProperties":{"type":"string"},"examples":[{"reply":"I can translate short texts and answer questions about them.","session_id":"sess-42","model":"gpt-4o-mini"}]};
+const schema46 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/chat-response.schema.json","title":"ChatResponse","description":"Response of POST /chat: a flat object whose values are all strings. `reply` is the model's answer and `session_id` the session it belongs to (echoed, or newly created). Agents may add more string entries, for example `model` (the model that answered) or `finish_reason`.","type":"object","properties":{"reply":{"description":"The model's answer to the message.","type":"string"},"session_id":{"description":"Session the turn was recorded in; send it back to continue the conversation.","type":"string"}},"required":["reply","session_id"],"additionalProperties":{"type":"string"},"examples":[{"reply":"I can translate short texts and answer questions about them.","session_id":"sess-42","model":"gpt-4o-mini"}]};
 
 function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://parley.dev/schemas/native/chat-response.schema.json" */;
@@ -1650,7 +1797,7 @@ return errors === 0;
 validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validate_compact_history_request = validate33;
-const schema46 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/compact-history-request.schema.json","title":"CompactHistoryRequest","description":"Body of POST /llm/history/compact: shrink the language-model conversation history kept for one session. It creates no task. Strategies: `tokens` (default) drops the oldest messages until the estimated size is at most `max_tokens`; `messages` keeps only the newest `preserve_recent` messages and ignores `max_tokens`; `summary` replaces the older messages with one `system` message summarizing them (written by the model when one is configured), aiming at `max_tokens`. Every strategy keeps the newest `preserve_recent` messages untouched and keeps system instructions. Only `session_id` is required. Extra keys are allowed.","type":"object","properties":{"strategy":{"description":"How to compact: `tokens`, `messages` or `summary`.","type":"string","enum":["tokens","messages","summary"],"default":"tokens"},"max_tokens":{"description":"Target upper bound for the history size, in estimated model tokens. Used by `tokens` and `summary`.","type":"integer","minimum":1,"default":4096},"preserve_recent":{"description":"Number of most recent messages that are never removed or summarized.","type":"integer","minimum":0,"default":4},"session_id":{"description":"Session whose history is compacted (the same value the chat endpoint uses).","type":"string","minLength":1}},"required":["session_id"],"examples":[{"strategy":"tokens","max_tokens":2000,"preserve_recent":4,"session_id":"sess-42"},{"strategy":"summary","max_tokens":512,"preserve_recent":2,"session_id":"sess-42"},{"session_id":"sess-42"}]};
+const schema47 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/compact-history-request.schema.json","title":"CompactHistoryRequest","description":"Body of POST /llm/history/compact: shrink the language-model conversation history kept for one session. It creates no task. Strategies: `tokens` (default) drops the oldest messages until the estimated size is at most `max_tokens`; `messages` keeps only the newest `preserve_recent` messages and ignores `max_tokens`; `summary` replaces the older messages with one `system` message summarizing them (written by the model when one is configured), aiming at `max_tokens`. Every strategy keeps the newest `preserve_recent` messages untouched and keeps system instructions. Only `session_id` is required. Extra keys are allowed.","type":"object","properties":{"strategy":{"description":"How to compact: `tokens`, `messages` or `summary`.","type":"string","enum":["tokens","messages","summary"],"default":"tokens"},"max_tokens":{"description":"Target upper bound for the history size, in estimated model tokens. Used by `tokens` and `summary`.","type":"integer","minimum":1,"default":4096},"preserve_recent":{"description":"Number of most recent messages that are never removed or summarized.","type":"integer","minimum":0,"default":4},"session_id":{"description":"Session whose history is compacted (the same value the chat endpoint uses).","type":"string","minLength":1}},"required":["session_id"],"examples":[{"strategy":"tokens","max_tokens":2000,"preserve_recent":4,"session_id":"sess-42"},{"strategy":"summary","max_tokens":512,"preserve_recent":2,"session_id":"sess-42"},{"session_id":"sess-42"}]};
 
 function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://parley.dev/schemas/native/compact-history-request.schema.json" */;
@@ -1687,7 +1834,7 @@ vErrors.push(err1);
 errors++;
 }
 if(!(((data0 === "tokens") || (data0 === "messages")) || (data0 === "summary"))){
-const err2 = {instancePath:instancePath+"/strategy",schemaPath:"#/properties/strategy/enum",keyword:"enum",params:{allowedValues: schema46.properties.strategy.enum},message:"must be equal to one of the allowed values"};
+const err2 = {instancePath:instancePath+"/strategy",schemaPath:"#/properties/strategy/enum",keyword:"enum",params:{allowedValues: schema47.properties.strategy.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1789,7 +1936,7 @@ return errors === 0;
 validate33.evaluated = {"props":{"strategy":true,"max_tokens":true,"preserve_recent":true,"session_id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validate_compact_history_result = validate34;
-const schema47 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/compact-history-result.schema.json","title":"CompactHistoryResult","description":"Response of POST /llm/history/compact: what the compaction did to one session's history. Message counts are exact; token counts are the agent's estimates (the same estimator used to honour `max_tokens`). `removed` counts original messages that were dropped or folded into the summary. `summary` is the text of the inserted summary message for the `summary` strategy and null otherwise. Compacting an unknown or already small session is not an error: the counts stay equal and `removed` is 0. Extra keys are allowed.","type":"object","properties":{"session_id":{"description":"Session that was compacted.","type":"string"},"strategy":{"description":"Strategy that was applied.","type":"string","enum":["tokens","messages","summary"]},"messages_before":{"description":"Number of messages in the history before compaction.","type":"integer","minimum":0},"messages_after":{"description":"Number of messages in the history after compaction (a summary message counts as one).","type":"integer","minimum":0},"tokens_before":{"description":"Estimated size of the history before compaction, in tokens.","type":"integer","minimum":0},"tokens_after":{"description":"Estimated size of the history after compaction, in tokens.","type":"integer","minimum":0},"removed":{"description":"Number of original messages dropped or folded into the summary.","type":"integer","minimum":0,"default":0},"summary":{"description":"Text of the summary message that replaced older messages, or null when no summary was made.","type":["string","null"],"default":null},"metadata":{"description":"Free-form details from the engine, for example the model used to write the summary.","type":"object","default":{}}},"required":["session_id","strategy","messages_before","messages_after","tokens_before","tokens_after"],"examples":[{"session_id":"sess-42","strategy":"tokens","messages_before":38,"messages_after":12,"tokens_before":6120,"tokens_after":1980,"removed":26,"summary":null,"metadata":{}}]};
+const schema48 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/compact-history-result.schema.json","title":"CompactHistoryResult","description":"Response of POST /llm/history/compact: what the compaction did to one session's history. Message counts are exact; token counts are the agent's estimates (the same estimator used to honour `max_tokens`). `removed` counts original messages that were dropped or folded into the summary. `summary` is the text of the inserted summary message for the `summary` strategy and null otherwise. Compacting an unknown or already small session is not an error: the counts stay equal and `removed` is 0. Extra keys are allowed.","type":"object","properties":{"session_id":{"description":"Session that was compacted.","type":"string"},"strategy":{"description":"Strategy that was applied.","type":"string","enum":["tokens","messages","summary"]},"messages_before":{"description":"Number of messages in the history before compaction.","type":"integer","minimum":0},"messages_after":{"description":"Number of messages in the history after compaction (a summary message counts as one).","type":"integer","minimum":0},"tokens_before":{"description":"Estimated size of the history before compaction, in tokens.","type":"integer","minimum":0},"tokens_after":{"description":"Estimated size of the history after compaction, in tokens.","type":"integer","minimum":0},"removed":{"description":"Number of original messages dropped or folded into the summary.","type":"integer","minimum":0,"default":0},"summary":{"description":"Text of the summary message that replaced older messages, or null when no summary was made.","type":["string","null"],"default":null},"metadata":{"description":"Free-form details from the engine, for example the model used to write the summary.","type":"object","default":{}}},"required":["session_id","strategy","messages_before","messages_after","tokens_before","tokens_after"],"examples":[{"session_id":"sess-42","strategy":"tokens","messages_before":38,"messages_after":12,"tokens_before":6120,"tokens_after":1980,"removed":26,"summary":null,"metadata":{}}]};
 
 function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://parley.dev/schemas/native/compact-history-result.schema.json" */;
@@ -1888,7 +2035,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!(((data1 === "tokens") || (data1 === "messages")) || (data1 === "summary"))){
-const err8 = {instancePath:instancePath+"/strategy",schemaPath:"#/properties/strategy/enum",keyword:"enum",params:{allowedValues: schema47.properties.strategy.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/strategy",schemaPath:"#/properties/strategy/enum",keyword:"enum",params:{allowedValues: schema48.properties.strategy.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2026,7 +2173,7 @@ errors++;
 if(data.summary !== undefined){
 let data7 = data.summary;
 if((typeof data7 !== "string") && (data7 !== null)){
-const err19 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: schema47.properties.summary.type},message:"must be string,null"};
+const err19 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: schema48.properties.summary.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -2066,7 +2213,7 @@ return errors === 0;
 validate34.evaluated = {"props":{"session_id":true,"strategy":true,"messages_before":true,"messages_after":true,"tokens_before":true,"tokens_after":true,"removed":true,"summary":true,"metadata":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validate_discover_query = validate35;
-const schema48 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/discover-query.schema.json","title":"DiscoverQuery","description":"Query parameters of registry discovery (GET /agents/). Each key filters on the card attribute of the same name and must match it exactly; with no key at all every live card is returned. Several tags are sent by repeating the parameter (`?tags=a&tags=b`), which arrives as a list, or as one comma-separated value (`?tags=a,b`), which the registry splits (pieces trimmed, empty ones dropped); both mean the same, and a card must carry all of them. If `filter_by` is present its value replaces the other keys as the whole filter, used as it is and never JSON-decoded: an object value (possible in process) filters on its entries, while any non-object value, such as the text every transport carries a parameter as, yields no filter. The credential parameters `api_key`, `apikey` and `token` are never filters. Keys other than the documented ones filter on the card attribute of that name.","type":"object","properties":{"name":{"description":"Exact agent name.","type":"string"},"role":{"description":"Exact agent role.","type":"string"},"tags":{"description":"One tag, a comma-separated list of tags, or a list of tags (each of which may hold commas too); every tag named must be present on the card.","anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}]},"filter_by":{"description":"Complete filter used instead of the other keys. An object of attribute filters applies; a string or other non-object value is not decoded and means no filter.","anyOf":[{"type":"string"},{"type":"object"}]}},"additionalProperties":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}]},"examples":[{"role":"worker","tags":["nlp","translation"]},{"name":"translator"},{}]};
+const schema49 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/discover-query.schema.json","title":"DiscoverQuery","description":"Query parameters of registry discovery (GET /agents/). Each key filters on the card attribute of the same name and must match it exactly; with no key at all every live card is returned. Several tags are sent by repeating the parameter (`?tags=a&tags=b`), which arrives as a list, or as one comma-separated value (`?tags=a,b`), which the registry splits (pieces trimmed, empty ones dropped); both mean the same, and a card must carry all of them. If `filter_by` is present its value replaces the other keys as the whole filter, used as it is and never JSON-decoded: an object value (possible in process) filters on its entries, while any non-object value, such as the text every transport carries a parameter as, yields no filter. The credential parameters `api_key`, `apikey` and `token` are never filters. Keys other than the documented ones filter on the card attribute of that name.","type":"object","properties":{"name":{"description":"Exact agent name.","type":"string"},"role":{"description":"Exact agent role.","type":"string"},"tags":{"description":"One tag, a comma-separated list of tags, or a list of tags (each of which may hold commas too); every tag named must be present on the card.","anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}]},"filter_by":{"description":"Complete filter used instead of the other keys. An object of attribute filters applies; a string or other non-object value is not decoded and means no filter.","anyOf":[{"type":"string"},{"type":"object"}]}},"additionalProperties":{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}]},"examples":[{"role":"worker","tags":["nlp","translation"]},{"name":"translator"},{}]};
 
 function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://parley.dev/schemas/native/discover-query.schema.json" */;
@@ -2309,8 +2456,8 @@ return errors === 0;
 validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validate_error_body = validate36;
-const schema49 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/error-body.schema.json","title":"ErrorBody","description":"JSON body of every native HTTP error response (any 4xx or 5xx from the HTTP and SSE transports, 401 included): one `error` key holding a `wire-error`. The HTTP status line and `error.status` carry the same number. Extra top-level keys are allowed.","type":"object","properties":{"error":{"description":"What went wrong.","$ref":"wire-error.schema.json"}},"required":["error"],"examples":[{"error":{"code":"unauthenticated","message":"missing credentials","status":401,"request_id":null}}]};
-const schema50 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/wire-error.schema.json","title":"WireError","description":"The single error object of the native wire. It is the `error` of an `ok: false` response envelope (WebSocket, gRPC, runtime, SSE frames) and the value under `error` in every HTTP error body (see `error-body`), including 401 responses. `code` is a stable snake_case identifier to branch on (parley's own codes are listed in `error-code`); `status` is the HTTP-like status the same failure has over HTTP, which also decides retryability (429 and 5xx are retryable); `message` is for people and may change between versions. `details` carries optional structured context, such as the violated limit or the validation errors. Extra keys are allowed.","type":"object","properties":{"code":{"description":"Stable machine-readable code, snake_case. See `error-code` for the values parley emits; others may appear.","type":"string","pattern":"^[a-z][a-z0-9_]*$"},"message":{"description":"Human-readable explanation. Do not parse it.","type":"string"},"status":{"description":"HTTP-like status code of the failure (for example 404 or 413), used on every transport.","type":"integer","minimum":100,"maximum":599},"details":{"description":"Optional structured context: any JSON value, for example `{\"limit\": 16777216, \"size\": 20000000}` or a list of validation errors."},"request_id":{"description":"Request ID of the failed call when known (the `X-Svc-Request-ID` header value or the envelope `id`), else null.","type":["string","null"],"default":null}},"required":["code","message","status"],"examples":[{"code":"payload_too_large","message":"request body is 20000000 bytes, above max_request_bytes 16777216","status":413,"details":{"limit":16777216,"size":20000000},"request_id":"req-8c1d"},{"code":"not_found","message":"no endpoint for GET /tasks/42","status":404,"request_id":null}]};
+const schema50 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/error-body.schema.json","title":"ErrorBody","description":"JSON body of every native HTTP error response (any 4xx or 5xx from the HTTP and SSE transports, 401 included): one `error` key holding a `wire-error`. The HTTP status line and `error.status` carry the same number. Extra top-level keys are allowed.","type":"object","properties":{"error":{"description":"What went wrong.","$ref":"wire-error.schema.json"}},"required":["error"],"examples":[{"error":{"code":"unauthenticated","message":"missing credentials","status":401,"request_id":null}}]};
+const schema51 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/wire-error.schema.json","title":"WireError","description":"The single error object of the native wire. It is the `error` of an `ok: false` response envelope (WebSocket, gRPC, runtime, SSE frames) and the value under `error` in every HTTP error body (see `error-body`), including 401 responses. `code` is a stable snake_case identifier to branch on (parley's own codes are listed in `error-code`); `status` is the HTTP-like status the same failure has over HTTP, which also decides retryability (429 and 5xx are retryable); `message` is for people and may change between versions. `details` carries optional structured context, such as the violated limit or the validation errors. Extra keys are allowed.","type":"object","properties":{"code":{"description":"Stable machine-readable code, snake_case. See `error-code` for the values parley emits; others may appear.","type":"string","pattern":"^[a-z][a-z0-9_]*$"},"message":{"description":"Human-readable explanation. Do not parse it.","type":"string"},"status":{"description":"HTTP-like status code of the failure (for example 404 or 413), used on every transport.","type":"integer","minimum":100,"maximum":599},"details":{"description":"Optional structured context: any JSON value, for example `{\"limit\": 16777216, \"size\": 20000000}` or a list of validation errors."},"request_id":{"description":"Request ID of the failed call when known (the `X-Svc-Request-ID` header value or the envelope `id`), else null.","type":["string","null"],"default":null}},"required":["code","message","status"],"examples":[{"code":"payload_too_large","message":"request body is 20000000 bytes, above max_request_bytes 16777216","status":413,"details":{"limit":16777216,"size":20000000},"request_id":"req-8c1d"},{"code":"not_found","message":"no endpoint for GET /tasks/42","status":404,"request_id":null}]};
 const pattern4 = new RegExp("^[a-z][a-z0-9_]*$", "u");
 
 function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -2443,7 +2590,7 @@ errors++;
 if(data0.request_id !== undefined){
 let data4 = data0.request_id;
 if((typeof data4 !== "string") && (data4 !== null)){
-const err10 = {instancePath:instancePath+"/error/request_id",schemaPath:"wire-error.schema.json/properties/request_id/type",keyword:"type",params:{type: schema50.properties.request_id.type},message:"must be string,null"};
+const err10 = {instancePath:instancePath+"/error/request_id",schemaPath:"wire-error.schema.json/properties/request_id/type",keyword:"type",params:{type: schema51.properties.request_id.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2482,7 +2629,7 @@ return errors === 0;
 validate36.evaluated = {"props":{"error":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validate_error_code = validate37;
-const schema51 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/error-code.schema.json","title":"ErrorCode","description":"Machine-readable codes for `wire-error.code`: `invalid_json` (the body is not JSON, or empty where one is required), `invalid_request` (body or parameters fail validation), `unauthenticated` (credentials missing or rejected), `forbidden` (authenticated but refused by policy, e.g. state reset), `not_found` (no such route or runtime endpoint), `method_not_allowed` (the path exists with other methods), `conflict` (the task is already running or already finished), `payload_too_large` (a request body is bigger than the configured byte limit), `response_too_large` (an answer or stream event is bigger than its limit), `request_timeout` (the request's headers or body did not arrive within the server's deadline; the connection is closed after the answer), `unsupported_media_type` (a body labelled with a content type other than JSON), `upgrade_required` (a plain HTTP request to a WebSocket server), `resource_exhausted` (a bounded store or quota is full; reserved for applications), `internal` (handler failure), `not_implemented` (an operation the agent or transport does not offer; reserved, parley's servers answer such calls with `not_found` or `method_not_allowed`), `unavailable` (server not ready or shutting down, e.g. a mounted agent not started yet), `timeout` (the server gave up waiting; reserved for applications). `x-http-status` gives the HTTP-like status each code is sent with (429 and 5xx are retryable). The `code` field itself is an open string so applications can add their own snake_case codes; clients must accept unknown codes and fall back to `status`.","type":"string","enum":["invalid_json","invalid_request","unauthenticated","forbidden","not_found","method_not_allowed","conflict","payload_too_large","response_too_large","request_timeout","unsupported_media_type","upgrade_required","resource_exhausted","internal","not_implemented","unavailable","timeout"],"x-http-status":{"invalid_json":400,"invalid_request":400,"unauthenticated":401,"forbidden":403,"not_found":404,"method_not_allowed":405,"conflict":409,"payload_too_large":413,"response_too_large":500,"request_timeout":408,"unsupported_media_type":415,"upgrade_required":426,"resource_exhausted":429,"internal":500,"not_implemented":501,"unavailable":503,"timeout":504},"examples":["not_found","payload_too_large"]};
+const schema52 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/error-code.schema.json","title":"ErrorCode","description":"Machine-readable codes for `wire-error.code`: `invalid_json` (the body is not JSON, or empty where one is required), `invalid_request` (body or parameters fail validation), `unauthenticated` (credentials missing or rejected), `forbidden` (authenticated but refused by policy, e.g. state reset), `not_found` (no such route or runtime endpoint), `method_not_allowed` (the path exists with other methods), `conflict` (the task is already running or already finished), `payload_too_large` (a request body is bigger than the configured byte limit), `response_too_large` (an answer or stream event is bigger than its limit), `request_timeout` (the request's headers or body did not arrive within the server's deadline; the connection is closed after the answer), `unsupported_media_type` (a body labelled with a content type other than JSON), `upgrade_required` (a plain HTTP request to a WebSocket server), `resource_exhausted` (a bounded store or quota is full; reserved for applications), `internal` (handler failure), `not_implemented` (an operation the agent or transport does not offer; reserved, parley's servers answer such calls with `not_found` or `method_not_allowed`), `unavailable` (server not ready or shutting down, e.g. a mounted agent not started yet), `timeout` (the server gave up waiting; reserved for applications). `x-http-status` gives the HTTP-like status each code is sent with (429 and 5xx are retryable). The `code` field itself is an open string so applications can add their own snake_case codes; clients must accept unknown codes and fall back to `status`.","type":"string","enum":["invalid_json","invalid_request","unauthenticated","forbidden","not_found","method_not_allowed","conflict","payload_too_large","response_too_large","request_timeout","unsupported_media_type","upgrade_required","resource_exhausted","internal","not_implemented","unavailable","timeout"],"x-http-status":{"invalid_json":400,"invalid_request":400,"unauthenticated":401,"forbidden":403,"not_found":404,"method_not_allowed":405,"conflict":409,"payload_too_large":413,"response_too_large":500,"request_timeout":408,"unsupported_media_type":415,"upgrade_required":426,"resource_exhausted":429,"internal":500,"not_implemented":501,"unavailable":503,"timeout":504},"examples":["not_found","payload_too_large"]};
 
 function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://parley.dev/schemas/native/error-code.schema.json" */;
@@ -2506,7 +2653,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(((((((((((((((((data === "invalid_json") || (data === "invalid_request")) || (data === "unauthenticated")) || (data === "forbidden")) || (data === "not_found")) || (data === "method_not_allowed")) || (data === "conflict")) || (data === "payload_too_large")) || (data === "response_too_large")) || (data === "request_timeout")) || (data === "unsupported_media_type")) || (data === "upgrade_required")) || (data === "resource_exhausted")) || (data === "internal")) || (data === "not_implemented")) || (data === "unavailable")) || (data === "timeout"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema51.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema52.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2537,7 +2684,7 @@ if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.flow_id !== undefined){
 let data0 = data.flow_id;
 if((typeof data0 !== "string") && (data0 !== null)){
-const err0 = {instancePath:instancePath+"/flow_id",schemaPath:"#/properties/flow_id/type",keyword:"type",params:{type: schema42.properties.flow_id.type},message:"must be string,null"};
+const err0 = {instancePath:instancePath+"/flow_id",schemaPath:"#/properties/flow_id/type",keyword:"type",params:{type: schema43.properties.flow_id.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -2550,7 +2697,7 @@ errors++;
 if(data.step !== undefined){
 let data1 = data.step;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err1 = {instancePath:instancePath+"/step",schemaPath:"#/properties/step/type",keyword:"type",params:{type: schema42.properties.step.type},message:"must be string,null"};
+const err1 = {instancePath:instancePath+"/step",schemaPath:"#/properties/step/type",keyword:"type",params:{type: schema43.properties.step.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2563,7 +2710,7 @@ errors++;
 if(data.status !== undefined){
 let data2 = data.status;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err2 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: schema42.properties.status.type},message:"must be string,null"};
+const err2 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: schema43.properties.status.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2603,9 +2750,9 @@ return errors === 0;
 validate38.evaluated = {"props":{"flow_id":true,"step":true,"status":true,"data":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validate_health = validate39;
-const schema53 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/health.schema.json","title":"Health","description":"Health and readiness payload, returned identically by GET /healthz, GET /readyz and a transport's health operation. `status` is `ready` with `ready` true while the transport runs, and `stopped` with `ready` false before start and after stop. Every field is required. Extra keys are allowed.","type":"object","properties":{"status":{"description":"`ready` while running, `stopped` otherwise.","type":"string","enum":["ready","stopped"]},"ready":{"description":"True only between start and stop.","type":"boolean"},"transport":{"description":"Canonical name of the transport serving the payload.","$ref":"transport-name.schema.json"},"url":{"description":"URL the transport serves.","type":"string"},"capabilities":{"description":"Feature flags of the transport.","$ref":"transport-capabilities.schema.json"},"metrics":{"description":"Counters of the transport instance.","$ref":"transport-metrics.schema.json"}},"required":["status","ready","transport","url","capabilities","metrics"],"examples":[{"status":"ready","ready":true,"transport":"http","url":"http://127.0.0.1:8000","capabilities":{"networked":true,"streaming":false,"tls":true,"bidirectional":false,"persistent_connections":true},"metrics":{"requests_started":3,"requests_succeeded":3,"requests_failed":0,"retries":0,"streams_started":0,"streams_completed":0,"streams_failed":0,"active_requests":1,"active_streams":0,"bytes_sent":1024,"bytes_received":2048,"total_latency_ms":12.5}}]};
-const schema55 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/transport-capabilities.schema.json","title":"TransportCapabilities","description":"Fixed feature flags of a transport, reported in its health payload. All five flags are always present. Built-in values: http is networked, TLS-capable and persistent but not streaming; sse and grpc add streaming; websocket is the only bidirectional one; runtime streams in-process and has none of the network flags. Extra keys are allowed for future flags.","type":"object","properties":{"networked":{"description":"Traffic leaves the process over a network socket.","type":"boolean"},"streaming":{"description":"The transport can carry the task event stream.","type":"boolean"},"tls":{"description":"The transport can run over TLS.","type":"boolean"},"bidirectional":{"description":"Both ends can send at any time over one connection.","type":"boolean"},"persistent_connections":{"description":"Connections are reused across requests.","type":"boolean"}},"required":["networked","streaming","tls","bidirectional","persistent_connections"],"examples":[{"networked":true,"streaming":true,"tls":true,"bidirectional":true,"persistent_connections":true}]};
-const schema56 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/transport-metrics.schema.json","title":"TransportMetrics","description":"In-process counters of one transport instance, reported in its health payload. All twelve are always present, start at zero, and stay at zero when metric collection is off. They are per process and not shared between replicas. Extra keys are allowed for future counters.","type":"object","properties":{"requests_started":{"description":"Unary requests begun.","type":"integer","minimum":0},"requests_succeeded":{"description":"Unary requests that completed successfully.","type":"integer","minimum":0},"requests_failed":{"description":"Unary requests that ended in an error.","type":"integer","minimum":0},"retries":{"description":"Extra attempts made by the retry policy.","type":"integer","minimum":0},"streams_started":{"description":"Event streams opened.","type":"integer","minimum":0},"streams_completed":{"description":"Event streams that reached their final event.","type":"integer","minimum":0},"streams_failed":{"description":"Event streams that ended in an error.","type":"integer","minimum":0},"active_requests":{"description":"Unary requests in flight right now.","type":"integer","minimum":0},"active_streams":{"description":"Event streams open right now.","type":"integer","minimum":0},"bytes_sent":{"description":"Payload bytes sent, counting every retry attempt again.","type":"integer","minimum":0},"bytes_received":{"description":"Payload bytes received.","type":"integer","minimum":0},"total_latency_ms":{"description":"Sum of request latencies in milliseconds since the transport started.","type":"number","minimum":0}},"required":["requests_started","requests_succeeded","requests_failed","retries","streams_started","streams_completed","streams_failed","active_requests","active_streams","bytes_sent","bytes_received","total_latency_ms"],"examples":[{"requests_started":120,"requests_succeeded":117,"requests_failed":3,"retries":2,"streams_started":8,"streams_completed":7,"streams_failed":1,"active_requests":0,"active_streams":0,"bytes_sent":48213,"bytes_received":90377,"total_latency_ms":5321.75}]};
+const schema54 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/health.schema.json","title":"Health","description":"Health and readiness payload, returned identically by GET /healthz, GET /readyz and a transport's health operation. `status` is `ready` with `ready` true while the transport runs, and `stopped` with `ready` false before start and after stop. Every field is required. Extra keys are allowed.","type":"object","properties":{"status":{"description":"`ready` while running, `stopped` otherwise.","type":"string","enum":["ready","stopped"]},"ready":{"description":"True only between start and stop.","type":"boolean"},"transport":{"description":"Canonical name of the transport serving the payload.","$ref":"transport-name.schema.json"},"url":{"description":"URL the transport serves.","type":"string"},"capabilities":{"description":"Feature flags of the transport.","$ref":"transport-capabilities.schema.json"},"metrics":{"description":"Counters of the transport instance.","$ref":"transport-metrics.schema.json"}},"required":["status","ready","transport","url","capabilities","metrics"],"examples":[{"status":"ready","ready":true,"transport":"http","url":"http://127.0.0.1:8000","capabilities":{"networked":true,"streaming":false,"tls":true,"bidirectional":false,"persistent_connections":true},"metrics":{"requests_started":3,"requests_succeeded":3,"requests_failed":0,"retries":0,"streams_started":0,"streams_completed":0,"streams_failed":0,"active_requests":1,"active_streams":0,"bytes_sent":1024,"bytes_received":2048,"total_latency_ms":12.5}}]};
+const schema56 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/transport-capabilities.schema.json","title":"TransportCapabilities","description":"Fixed feature flags of a transport, reported in its health payload. All five flags are always present. Built-in values: http is networked, TLS-capable and persistent but not streaming; sse and grpc add streaming; websocket is the only bidirectional one; runtime streams in-process and has none of the network flags. Extra keys are allowed for future flags.","type":"object","properties":{"networked":{"description":"Traffic leaves the process over a network socket.","type":"boolean"},"streaming":{"description":"The transport can carry the task event stream.","type":"boolean"},"tls":{"description":"The transport can run over TLS.","type":"boolean"},"bidirectional":{"description":"Both ends can send at any time over one connection.","type":"boolean"},"persistent_connections":{"description":"Connections are reused across requests.","type":"boolean"}},"required":["networked","streaming","tls","bidirectional","persistent_connections"],"examples":[{"networked":true,"streaming":true,"tls":true,"bidirectional":true,"persistent_connections":true}]};
+const schema57 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/transport-metrics.schema.json","title":"TransportMetrics","description":"In-process counters of one transport instance, reported in its health payload. All twelve are always present, start at zero, and stay at zero when metric collection is off. They are per process and not shared between replicas. Extra keys are allowed for future counters.","type":"object","properties":{"requests_started":{"description":"Unary requests begun.","type":"integer","minimum":0},"requests_succeeded":{"description":"Unary requests that completed successfully.","type":"integer","minimum":0},"requests_failed":{"description":"Unary requests that ended in an error.","type":"integer","minimum":0},"retries":{"description":"Extra attempts made by the retry policy.","type":"integer","minimum":0},"streams_started":{"description":"Event streams opened.","type":"integer","minimum":0},"streams_completed":{"description":"Event streams that reached their final event.","type":"integer","minimum":0},"streams_failed":{"description":"Event streams that ended in an error.","type":"integer","minimum":0},"active_requests":{"description":"Unary requests in flight right now.","type":"integer","minimum":0},"active_streams":{"description":"Event streams open right now.","type":"integer","minimum":0},"bytes_sent":{"description":"Payload bytes sent, counting every retry attempt again.","type":"integer","minimum":0},"bytes_received":{"description":"Payload bytes received.","type":"integer","minimum":0},"total_latency_ms":{"description":"Sum of request latencies in milliseconds since the transport started.","type":"number","minimum":0}},"required":["requests_started","requests_succeeded","requests_failed","retries","streams_started","streams_completed","streams_failed","active_requests","active_streams","bytes_sent","bytes_received","total_latency_ms"],"examples":[{"requests_started":120,"requests_succeeded":117,"requests_failed":3,"retries":2,"streams_started":8,"streams_completed":7,"streams_failed":1,"active_requests":0,"active_streams":0,"bytes_sent":48213,"bytes_received":90377,"total_latency_ms":5321.75}]};
 
 function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://parley.dev/schemas/native/health.schema.json" */;
@@ -2692,7 +2839,7 @@ vErrors.push(err6);
 errors++;
 }
 if(!((data0 === "ready") || (data0 === "stopped"))){
-const err7 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema53.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err7 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema54.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3325,15 +3472,429 @@ return errors === 0;
 }
 validate39.evaluated = {"props":{"status":true,"ready":true,"transport":true,"url":true,"capabilities":true,"metrics":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validate_message = validate40;
-const schema57 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/message.schema.json","title":"Message","description":"One turn of a task's conversation: who wrote it (`role`) and its content (`parts`). Only `role` and `parts` are required on input; when a sender leaves out `id` or `timestamp`, the receiving agent assigns a fresh unique id and the current UTC time. Extra keys are allowed for forward compatibility.","type":"object","properties":{"id":{"description":"Unique identifier of the message. Assigned by the receiver when missing.","type":"string","minLength":1},"role":{"description":"Author of the message.","$ref":"message-role.schema.json"},"parts":{"description":"Content of the message, in order.","type":"array","items":{"$ref":"part.schema.json"}},"timestamp":{"description":"When the message was created, as an ISO 8601 timestamp with a time zone (UTC, `Z`, is what parley writes). Set to the current time by the receiver when missing.","type":"string","format":"date-time"}},"required":["role","parts"],"examples":[{"id":"msg-5b2f0c","role":"user","parts":[{"type":"text","content":"What is the capital of Portugal?"}],"timestamp":"2025-03-01T09:30:00Z"}]};
-const schema58 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/message-role.schema.json","title":"MessageRole","description":"Who wrote a message. `user` is the caller, `agent` an agent's own reply, `assistant` text produced by a language model, and `system` instructions or notes injected by the runtime (for example a history summary).","type":"string","enum":["user","agent","assistant","system"],"examples":["user","agent"]};
+export const validate_llm_run = validate40;
+const schema58 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/llm-run.schema.json","title":"LlmRun","description":"What a task's model loop did, kept in the task's `metadata.llm` when an agent ran its language model for it: the model, how many model steps and tool calls the run took, and the tokens used over all steps. Written when the run ends, whether it completed, failed (for example on an exceeded run budget) or was canceled. Extra keys are allowed.","type":"object","properties":{"model":{"description":"Name of the model that ran.","type":"string"},"steps":{"description":"Model steps taken (one request to the model each).","type":"integer","minimum":0},"tool_calls":{"description":"Tool calls the model asked for and the agent ran (or answered with an error).","type":"integer","minimum":0},"usage":{"description":"Tokens over all steps.","$ref":"llm-usage.schema.json"},"compactions":{"description":"Times the conversation was compacted to fit the model's context during the run.","type":"integer","minimum":0,"default":0}},"required":["model","steps","tool_calls","usage"],"examples":[{"model":"gpt-4o-mini","steps":2,"tool_calls":1,"usage":{"input_tokens":830,"output_tokens":54,"total_tokens":884},"compactions":0}]};
+const schema59 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/llm-usage.schema.json","title":"LlmUsage","description":"Tokens a language model counted for one model step or for a whole run, as the provider reported them. `input_tokens` is what the model read (the prompt, tool definitions and history), `output_tokens` what it wrote, `total_tokens` their sum. A provider that reports nothing leaves all three at 0. Extra keys are allowed (for example cached-token counts).","type":"object","properties":{"input_tokens":{"description":"Tokens the model read.","type":"integer","minimum":0},"output_tokens":{"description":"Tokens the model generated.","type":"integer","minimum":0},"total_tokens":{"description":"input_tokens plus output_tokens.","type":"integer","minimum":0}},"required":["input_tokens","output_tokens","total_tokens"],"examples":[{"input_tokens":412,"output_tokens":37,"total_tokens":449}]};
 
 function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-/*# sourceURL="https://parley.dev/schemas/native/message.schema.json" */;
+/*# sourceURL="https://parley.dev/schemas/native/llm-run.schema.json" */;
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate40.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.model === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "model"},message:"must have required property '"+"model"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.steps === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "steps"},message:"must have required property '"+"steps"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.tool_calls === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tool_calls"},message:"must have required property '"+"tool_calls"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.usage === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "usage"},message:"must have required property '"+"usage"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.model !== undefined){
+if(typeof data.model !== "string"){
+const err4 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.steps !== undefined){
+let data1 = data.steps;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+const err5 = {instancePath:instancePath+"/steps",schemaPath:"#/properties/steps/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 < 0 || isNaN(data1)){
+const err6 = {instancePath:instancePath+"/steps",schemaPath:"#/properties/steps/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+if(data.tool_calls !== undefined){
+let data2 = data.tool_calls;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+const err7 = {instancePath:instancePath+"/tool_calls",schemaPath:"#/properties/tool_calls/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 < 0 || isNaN(data2)){
+const err8 = {instancePath:instancePath+"/tool_calls",schemaPath:"#/properties/tool_calls/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+if(data.usage !== undefined){
+let data3 = data.usage;
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.input_tokens === undefined){
+const err9 = {instancePath:instancePath+"/usage",schemaPath:"llm-usage.schema.json/required",keyword:"required",params:{missingProperty: "input_tokens"},message:"must have required property '"+"input_tokens"+"'"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(data3.output_tokens === undefined){
+const err10 = {instancePath:instancePath+"/usage",schemaPath:"llm-usage.schema.json/required",keyword:"required",params:{missingProperty: "output_tokens"},message:"must have required property '"+"output_tokens"+"'"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(data3.total_tokens === undefined){
+const err11 = {instancePath:instancePath+"/usage",schemaPath:"llm-usage.schema.json/required",keyword:"required",params:{missingProperty: "total_tokens"},message:"must have required property '"+"total_tokens"+"'"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if(data3.input_tokens !== undefined){
+let data4 = data3.input_tokens;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+const err12 = {instancePath:instancePath+"/usage/input_tokens",schemaPath:"llm-usage.schema.json/properties/input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 < 0 || isNaN(data4)){
+const err13 = {instancePath:instancePath+"/usage/input_tokens",schemaPath:"llm-usage.schema.json/properties/input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+if(data3.output_tokens !== undefined){
+let data5 = data3.output_tokens;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err14 = {instancePath:instancePath+"/usage/output_tokens",schemaPath:"llm-usage.schema.json/properties/output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 < 0 || isNaN(data5)){
+const err15 = {instancePath:instancePath+"/usage/output_tokens",schemaPath:"llm-usage.schema.json/properties/output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+if(data3.total_tokens !== undefined){
+let data6 = data3.total_tokens;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err16 = {instancePath:instancePath+"/usage/total_tokens",schemaPath:"llm-usage.schema.json/properties/total_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 < 0 || isNaN(data6)){
+const err17 = {instancePath:instancePath+"/usage/total_tokens",schemaPath:"llm-usage.schema.json/properties/total_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/usage",schemaPath:"llm-usage.schema.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data.compactions !== undefined){
+let data7 = data.compactions;
+if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
+const err19 = {instancePath:instancePath+"/compactions",schemaPath:"#/properties/compactions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+if((typeof data7 == "number") && (isFinite(data7))){
+if(data7 < 0 || isNaN(data7)){
+const err20 = {instancePath:instancePath+"/compactions",schemaPath:"#/properties/compactions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+validate40.errors = vErrors;
+return errors === 0;
+}
+validate40.evaluated = {"props":{"model":true,"steps":true,"tool_calls":true,"usage":true,"compactions":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validate_llm_usage = validate41;
+
+function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://parley.dev/schemas/native/llm-usage.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate41.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.input_tokens === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "input_tokens"},message:"must have required property '"+"input_tokens"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.output_tokens === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "output_tokens"},message:"must have required property '"+"output_tokens"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.total_tokens === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "total_tokens"},message:"must have required property '"+"total_tokens"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.input_tokens !== undefined){
+let data0 = data.input_tokens;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+const err3 = {instancePath:instancePath+"/input_tokens",schemaPath:"#/properties/input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 < 0 || isNaN(data0)){
+const err4 = {instancePath:instancePath+"/input_tokens",schemaPath:"#/properties/input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+if(data.output_tokens !== undefined){
+let data1 = data.output_tokens;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+const err5 = {instancePath:instancePath+"/output_tokens",schemaPath:"#/properties/output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 < 0 || isNaN(data1)){
+const err6 = {instancePath:instancePath+"/output_tokens",schemaPath:"#/properties/output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+if(data.total_tokens !== undefined){
+let data2 = data.total_tokens;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+const err7 = {instancePath:instancePath+"/total_tokens",schemaPath:"#/properties/total_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 < 0 || isNaN(data2)){
+const err8 = {instancePath:instancePath+"/total_tokens",schemaPath:"#/properties/total_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+validate41.errors = vErrors;
+return errors === 0;
+}
+validate41.evaluated = {"props":{"input_tokens":true,"output_tokens":true,"total_tokens":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validate_message = validate42;
+const schema61 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/message.schema.json","title":"Message","description":"One turn of a task's conversation: who wrote it (`role`) and its content (`parts`). Only `role` and `parts` are required on input; when a sender leaves out `id` or `timestamp`, the receiving agent assigns a fresh unique id and the current UTC time. Extra keys are allowed for forward compatibility.","type":"object","properties":{"id":{"description":"Unique identifier of the message. Assigned by the receiver when missing.","type":"string","minLength":1},"role":{"description":"Author of the message.","$ref":"message-role.schema.json"},"parts":{"description":"Content of the message, in order.","type":"array","items":{"$ref":"part.schema.json"}},"timestamp":{"description":"When the message was created, as an ISO 8601 timestamp with a time zone (UTC, `Z`, is what parley writes). Set to the current time by the receiver when missing.","type":"string","format":"date-time"}},"required":["role","parts"],"examples":[{"id":"msg-5b2f0c","role":"user","parts":[{"type":"text","content":"What is the capital of Portugal?"}],"timestamp":"2025-03-01T09:30:00Z"}]};
+const schema62 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/message-role.schema.json","title":"MessageRole","description":"Who wrote a message. `user` is the caller, `agent` an agent's own reply, `assistant` text produced by a language model, and `system` instructions or notes injected by the runtime (for example a history summary).","type":"string","enum":["user","agent","assistant","system"],"examples":["user","agent"]};
+
+function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+/*# sourceURL="https://parley.dev/schemas/native/message.schema.json" */;
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate42.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3399,7 +3960,7 @@ vErrors.push(err4);
 errors++;
 }
 if(!((((data1 === "user") || (data1 === "agent")) || (data1 === "assistant")) || (data1 === "system"))){
-const err5 = {instancePath:instancePath+"/role",schemaPath:"message-role.schema.json/enum",keyword:"enum",params:{allowedValues: schema58.enum},message:"must be equal to one of the allowed values"};
+const err5 = {instancePath:instancePath+"/role",schemaPath:"message-role.schema.json/enum",keyword:"enum",params:{allowedValues: schema62.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -3467,18 +4028,18 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate40.errors = vErrors;
+validate42.errors = vErrors;
 return errors === 0;
 }
-validate40.evaluated = {"props":{"id":true,"role":true,"parts":true,"timestamp":true},"dynamicProps":false,"dynamicItems":false};
+validate42.evaluated = {"props":{"id":true,"role":true,"parts":true,"timestamp":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validate_message_role = validate42;
+export const validate_message_role = validate44;
 
-function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://parley.dev/schemas/native/message-role.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate42.evaluated;
+const evaluated0 = validate44.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3496,7 +4057,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!((((data === "user") || (data === "agent")) || (data === "assistant")) || (data === "system"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema58.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema62.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3505,21 +4066,21 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate42.errors = vErrors;
+validate44.errors = vErrors;
 return errors === 0;
 }
-validate42.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate44.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 export const validate_part = validate28;
 
-export const validate_registry_entry = validate43;
-const schema60 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/registry-entry.schema.json","title":"RegistryEntry","description":"How a registry stores one agent: its card, when it was last heard from, and registry-owned metadata. This is the persisted form when storage is configured. Extra keys are allowed.","type":"object","properties":{"card":{"description":"The registered card; its `url` is the entry's key.","$ref":"agent-card.schema.json"},"last_seen":{"description":"Seconds since the Unix epoch (fractions allowed) when the agent last registered or sent a heartbeat. Entries older than the configured TTL are pruned.","type":"number","minimum":0},"metadata":{"description":"Metadata owned by the registry, separate for every entry.","type":"object","default":{}}},"required":["card","last_seen"],"examples":[{"card":{"name":"translator","description":"","url":"http://127.0.0.1:8001","role":"worker","tags":["nlp"],"capabilities":{"has_llm":true}},"last_seen":1740821400.125,"metadata":{}}]};
+export const validate_registry_entry = validate45;
+const schema64 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/registry-entry.schema.json","title":"RegistryEntry","description":"How a registry stores one agent: its card, when it was last heard from, and registry-owned metadata. This is the persisted form when storage is configured. Extra keys are allowed.","type":"object","properties":{"card":{"description":"The registered card; its `url` is the entry's key.","$ref":"agent-card.schema.json"},"last_seen":{"description":"Seconds since the Unix epoch (fractions allowed) when the agent last registered or sent a heartbeat. Entries older than the configured TTL are pruned.","type":"number","minimum":0},"metadata":{"description":"Metadata owned by the registry, separate for every entry.","type":"object","default":{}}},"required":["card","last_seen"],"examples":[{"card":{"name":"translator","description":"","url":"http://127.0.0.1:8001","role":"worker","tags":["nlp"],"capabilities":{"has_llm":true}},"last_seen":1740821400.125,"metadata":{}}]};
 
-function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://parley.dev/schemas/native/registry-entry.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate43.evaluated;
+const evaluated0 = validate45.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3602,19 +4163,19 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate43.errors = vErrors;
+validate45.errors = vErrors;
 return errors === 0;
 }
-validate43.evaluated = {"props":{"card":true,"last_seen":true,"metadata":true},"dynamicProps":false,"dynamicItems":false};
+validate45.evaluated = {"props":{"card":true,"last_seen":true,"metadata":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validate_registry_status = validate45;
-const schema61 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/registry-status.schema.json","title":"RegistryStatus","description":"Response of registry register, unregister and heartbeat: a single human-readable status line. Server values are `agent registered successfully`, `agent unregistered successfully`, `agent heartbeat recorded` and `agent not found`. The client-side registry facade also returns this shape with the error text in `status` when a call fails, so do not treat it as a closed set. Extra keys are allowed.","type":"object","properties":{"status":{"description":"Outcome of the call in words.","type":"string"}},"required":["status"],"examples":[{"status":"agent registered successfully"},{"status":"agent heartbeat recorded"},{"status":"agent not found"}]};
+export const validate_registry_status = validate47;
+const schema65 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/registry-status.schema.json","title":"RegistryStatus","description":"Response of registry register, unregister and heartbeat: a single human-readable status line. Server values are `agent registered successfully`, `agent unregistered successfully`, `agent heartbeat recorded` and `agent not found`. The client-side registry facade also returns this shape with the error text in `status` when a call fails, so do not treat it as a closed set. Extra keys are allowed.","type":"object","properties":{"status":{"description":"Outcome of the call in words.","type":"string"}},"required":["status"],"examples":[{"status":"agent registered successfully"},{"status":"agent heartbeat recorded"},{"status":"agent not found"}]};
 
-function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://parley.dev/schemas/native/registry-status.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate45.evaluated;
+const evaluated0 = validate47.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3655,21 +4216,21 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate45.errors = vErrors;
+validate47.errors = vErrors;
 return errors === 0;
 }
-validate45.evaluated = {"props":{"status":true},"dynamicProps":false,"dynamicItems":false};
+validate47.evaluated = {"props":{"status":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validate_request_envelope = validate46;
-const schema62 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/request-envelope.schema.json","title":"RequestEnvelope","description":"Request frame of the WebSocket and gRPC transports (one JSON text frame, or the UTF-8 JSON payload of an Invoke or Stream call). The server picks the handler by `method` and `path`, exactly as the HTTP transport does by route. `id`, `method` and `path` are required and their types are checked strictly (no defaults taken from gRPC metadata, no case folding, no query string in `path`); `data` defaults to null, `params` to an empty object, `idempotency_key` to null (always null for streams and non-idempotent calls). `data` and `params` may nest arrays and objects at most 32 levels deep (a limit no schema keyword states; servers check it before anything else). Unknown keys are accepted and ignored so that newer clients can talk to older servers.","type":"object","properties":{"id":{"description":"Request ID, the same for every retry attempt of one logical call. Every response frame must echo it.","type":"string","minLength":1},"method":{"description":"HTTP-style method of the endpoint, upper case: GET, POST, PUT or DELETE.","type":"string","pattern":"^[A-Z]+$"},"path":{"description":"Endpoint path as in the HTTP route table, starting with `/` (for example `/tasks/` or `/.well-known/agent.json`). Carries no query string or fragment; parameters go in `params`.","type":"string","pattern":"^/[^?#]*$"},"data":{"description":"Request body, any JSON value (null when the endpoint takes no body).","default":null},"params":{"description":"Query parameters as a JSON object (the runtime transport discards them).","type":"object","default":{}},"idempotency_key":{"description":"Duplicate-suppression key for idempotent calls, kept across retries; null otherwise.","type":["string","null"],"default":null}},"required":["id","method","path"],"examples":[{"id":"req-4f1a","method":"POST","path":"/tasks/","data":{"id":"task-2f9c6e","messages":[{"role":"user","parts":[{"type":"text","content":"hi"}]}]},"params":{},"idempotency_key":"task-2f9c6e"},{"id":"req-4f1b","method":"GET","path":"/agents/","data":null,"params":{"role":"worker"},"idempotency_key":"req-4f1b"}]};
+export const validate_request_envelope = validate48;
+const schema66 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/request-envelope.schema.json","title":"RequestEnvelope","description":"Request frame of the WebSocket and gRPC transports (one JSON text frame, or the UTF-8 JSON payload of an Invoke or Stream call). The server picks the handler by `method` and `path`, exactly as the HTTP transport does by route. `id`, `method` and `path` are required and their types are checked strictly (no defaults taken from gRPC metadata, no case folding, no query string in `path`); `data` defaults to null, `params` to an empty object, `idempotency_key` to null (always null for streams and non-idempotent calls). `data` and `params` may nest arrays and objects at most 32 levels deep (a limit no schema keyword states; servers check it before anything else). Unknown keys are accepted and ignored so that newer clients can talk to older servers.","type":"object","properties":{"id":{"description":"Request ID, the same for every retry attempt of one logical call. Every response frame must echo it.","type":"string","minLength":1},"method":{"description":"HTTP-style method of the endpoint, upper case: GET, POST, PUT or DELETE.","type":"string","pattern":"^[A-Z]+$"},"path":{"description":"Endpoint path as in the HTTP route table, starting with `/` (for example `/tasks/` or `/.well-known/agent.json`). Carries no query string or fragment; parameters go in `params`.","type":"string","pattern":"^/[^?#]*$"},"data":{"description":"Request body, any JSON value (null when the endpoint takes no body).","default":null},"params":{"description":"Query parameters as a JSON object (the runtime transport discards them).","type":"object","default":{}},"idempotency_key":{"description":"Duplicate-suppression key for idempotent calls, kept across retries; null otherwise.","type":["string","null"],"default":null}},"required":["id","method","path"],"examples":[{"id":"req-4f1a","method":"POST","path":"/tasks/","data":{"id":"task-2f9c6e","messages":[{"role":"user","parts":[{"type":"text","content":"hi"}]}]},"params":{},"idempotency_key":"task-2f9c6e"},{"id":"req-4f1b","method":"GET","path":"/agents/","data":null,"params":{"role":"worker"},"idempotency_key":"req-4f1b"}]};
 const pattern5 = new RegExp("^[A-Z]+$", "u");
 const pattern6 = new RegExp("^/[^?#]*$", "u");
 
-function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://parley.dev/schemas/native/request-envelope.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate46.evaluated;
+const evaluated0 = validate48.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3798,7 +4359,7 @@ errors++;
 if(data.idempotency_key !== undefined){
 let data4 = data.idempotency_key;
 if((typeof data4 !== "string") && (data4 !== null)){
-const err10 = {instancePath:instancePath+"/idempotency_key",schemaPath:"#/properties/idempotency_key/type",keyword:"type",params:{type: schema62.properties.idempotency_key.type},message:"must be string,null"};
+const err10 = {instancePath:instancePath+"/idempotency_key",schemaPath:"#/properties/idempotency_key/type",keyword:"type",params:{type: schema66.properties.idempotency_key.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -3819,19 +4380,19 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate46.errors = vErrors;
+validate48.errors = vErrors;
 return errors === 0;
 }
-validate46.evaluated = {"props":{"id":true,"method":true,"path":true,"data":true,"params":true,"idempotency_key":true},"dynamicProps":false,"dynamicItems":false};
+validate48.evaluated = {"props":{"id":true,"method":true,"path":true,"data":true,"params":true,"idempotency_key":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validate_response_envelope = validate47;
-const schema63 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/response-envelope.schema.json","title":"ResponseEnvelope","description":"Response frame of the WebSocket, gRPC and runtime transports, and the body of each SSE frame (see `sse-frame`). A unary call gets one frame with `final` true; a stream gets one frame per event and the frame with `final` true ends it. `id`, `ok` and `final` are required. When `ok` is false, `error` must be a `wire-error` object and the frame is a remote error; when `ok` is true, `error` is null or absent. A non-null `id` that differs from the request ID is a protocol error. Unknown keys are accepted.","type":"object","properties":{"id":{"description":"Request ID being answered, or null when the server could not read one (for example from an unparsable frame).","type":["string","null"]},"ok":{"description":"True on success, false on failure.","type":"boolean"},"result":{"description":"Response body on success (for streams, one `stream-event`); null on failure.","default":null},"error":{"description":"The failure when `ok` is false, otherwise null.","anyOf":[{"$ref":"wire-error.schema.json"},{"type":"null"}],"default":null},"final":{"description":"True on the last frame of the call: always for unary calls, on the closing event of a stream.","type":"boolean"}},"required":["id","ok","final"],"if":{"properties":{"ok":{"const":false}},"required":["ok"]},"then":{"properties":{"error":{"type":"object"}},"required":["error"]},"else":{"properties":{"error":{"type":"null"}}},"examples":[{"id":"req-4f1a","ok":true,"result":{"status":"agent heartbeat recorded"},"error":null,"final":true},{"id":"req-4f1c","ok":false,"result":null,"error":{"code":"not_found","message":"no endpoint for POST /tasks/unknown","status":404,"request_id":"req-4f1c"},"final":true}]};
+export const validate_response_envelope = validate49;
+const schema67 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/response-envelope.schema.json","title":"ResponseEnvelope","description":"Response frame of the WebSocket, gRPC and runtime transports, and the body of each SSE frame (see `sse-frame`). A unary call gets one frame with `final` true; a stream gets one frame per event and the frame with `final` true ends it. `id`, `ok` and `final` are required. When `ok` is false, `error` must be a `wire-error` object and the frame is a remote error; when `ok` is true, `error` is null or absent. A non-null `id` that differs from the request ID is a protocol error. Unknown keys are accepted.","type":"object","properties":{"id":{"description":"Request ID being answered, or null when the server could not read one (for example from an unparsable frame).","type":["string","null"]},"ok":{"description":"True on success, false on failure.","type":"boolean"},"result":{"description":"Response body on success (for streams, one `stream-event`); null on failure.","default":null},"error":{"description":"The failure when `ok` is false, otherwise null.","anyOf":[{"$ref":"wire-error.schema.json"},{"type":"null"}],"default":null},"final":{"description":"True on the last frame of the call: always for unary calls, on the closing event of a stream.","type":"boolean"}},"required":["id","ok","final"],"if":{"properties":{"ok":{"const":false}},"required":["ok"]},"then":{"properties":{"error":{"type":"object"}},"required":["error"]},"else":{"properties":{"error":{"type":"null"}}},"examples":[{"id":"req-4f1a","ok":true,"result":{"status":"agent heartbeat recorded"},"error":null,"final":true},{"id":"req-4f1c","ok":false,"result":null,"error":{"code":"not_found","message":"no endpoint for POST /tasks/unknown","status":404,"request_id":"req-4f1c"},"final":true}]};
 
-function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://parley.dev/schemas/native/response-envelope.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate47.evaluated;
+const evaluated0 = validate49.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3993,7 +4554,7 @@ props0.final = true;
 if(data.id !== undefined){
 let data3 = data.id;
 if((typeof data3 !== "string") && (data3 !== null)){
-const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema63.properties.id.type},message:"must be string,null"};
+const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: schema67.properties.id.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -4126,7 +4687,7 @@ errors++;
 if(data5.request_id !== undefined){
 let data9 = data5.request_id;
 if((typeof data9 !== "string") && (data9 !== null)){
-const err20 = {instancePath:instancePath+"/error/request_id",schemaPath:"wire-error.schema.json/properties/request_id/type",keyword:"type",params:{type: schema50.properties.request_id.type},message:"must be string,null"};
+const err20 = {instancePath:instancePath+"/error/request_id",schemaPath:"wire-error.schema.json/properties/request_id/type",keyword:"type",params:{type: schema51.properties.request_id.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -4215,20 +4776,20 @@ vErrors.push(err25);
 }
 errors++;
 }
-validate47.errors = vErrors;
+validate49.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate47.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate49.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const validate_security_context = validate48;
-const schema65 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/security-context.schema.json","title":"SecurityContext","description":"The result of a successful authentication: who the caller is and the credential that proved it. `principal_id` and `token` are required. `expires_at` defaults to null (never expires), `issued_at` to the time the context was made, `metadata` to an empty object. The serialized form includes the token verbatim, so treat it as a secret. Timestamps must carry a time zone; an expiry check against a timestamp without one is an error. Extra keys are allowed.","type":"object","properties":{"principal_id":{"description":"Durable id of the caller that authenticated (for example a JWT `sub`, a username, or `api-key-` plus the key's first eight characters).","type":"string"},"token":{"description":"The credential that was accepted, unchanged.","type":"string"},"expires_at":{"description":"Absolute expiry time (ISO 8601 with a time zone), or null when the credential does not expire. Once this moment has passed (compared in UTC) the context is expired; exactly at it, it is not yet.","type":["string","null"],"format":"date-time","default":null},"issued_at":{"description":"When the credential was issued (ISO 8601 with a time zone). Defaults to the moment the context was created.","type":"string","format":"date-time"},"metadata":{"description":"Provider-specific details, for example unregistered JWT claims under `claims`.","type":"object","default":{}}},"required":["principal_id","token"],"examples":[{"principal_id":"alice","token":"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl","expires_at":"2025-03-01T10:30:00Z","issued_at":"2025-03-01T09:30:00Z","metadata":{"claims":{"scope":"tasks:write"}}},{"principal_id":"api-key-sk_live_","token":"sk_live_0123456789","expires_at":null,"issued_at":"2025-03-01T09:30:00Z","metadata":{}}]};
+export const validate_security_context = validate50;
+const schema69 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/security-context.schema.json","title":"SecurityContext","description":"The result of a successful authentication: who the caller is and the credential that proved it. `principal_id` and `token` are required. `expires_at` defaults to null (never expires), `issued_at` to the time the context was made, `metadata` to an empty object. The serialized form includes the token verbatim, so treat it as a secret. Timestamps must carry a time zone; an expiry check against a timestamp without one is an error. Extra keys are allowed.","type":"object","properties":{"principal_id":{"description":"Durable id of the caller that authenticated (for example a JWT `sub`, a username, or `api-key-` plus the key's first eight characters).","type":"string"},"token":{"description":"The credential that was accepted, unchanged.","type":"string"},"expires_at":{"description":"Absolute expiry time (ISO 8601 with a time zone), or null when the credential does not expire. Once this moment has passed (compared in UTC) the context is expired; exactly at it, it is not yet.","type":["string","null"],"format":"date-time","default":null},"issued_at":{"description":"When the credential was issued (ISO 8601 with a time zone). Defaults to the moment the context was created.","type":"string","format":"date-time"},"metadata":{"description":"Provider-specific details, for example unregistered JWT claims under `claims`.","type":"object","default":{}}},"required":["principal_id","token"],"examples":[{"principal_id":"alice","token":"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl","expires_at":"2025-03-01T10:30:00Z","issued_at":"2025-03-01T09:30:00Z","metadata":{"claims":{"scope":"tasks:write"}}},{"principal_id":"api-key-sk_live_","token":"sk_live_0123456789","expires_at":null,"issued_at":"2025-03-01T09:30:00Z","metadata":{}}]};
 
-function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://parley.dev/schemas/native/security-context.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate48.evaluated;
+const evaluated0 = validate50.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4283,7 +4844,7 @@ errors++;
 if(data.expires_at !== undefined){
 let data2 = data.expires_at;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err4 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: schema65.properties.expires_at.type},message:"must be string,null"};
+const err4 = {instancePath:instancePath+"/expires_at",schemaPath:"#/properties/expires_at/type",keyword:"type",params:{type: schema69.properties.expires_at.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4354,18 +4915,18 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate48.errors = vErrors;
+validate50.errors = vErrors;
 return errors === 0;
 }
-validate48.evaluated = {"props":{"principal_id":true,"token":true,"expires_at":true,"issued_at":true,"metadata":true},"dynamicProps":false,"dynamicItems":false};
+validate50.evaluated = {"props":{"principal_id":true,"token":true,"expires_at":true,"issued_at":true,"metadata":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validate_security_scheme = validate49;
+export const validate_security_scheme = validate51;
 
-function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://parley.dev/schemas/native/security-scheme.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate49.evaluated;
+const evaluated0 = validate51.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4584,32 +5145,32 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate49.errors = vErrors;
+validate51.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate49.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate51.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const validate_sse_frame = validate50;
-const schema67 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/sse-frame.schema.json","title":"SseFrame","description":"The JSON after `data: ` in one Server-Sent Events frame of POST /tasks/stream on the `sse` transport: a response envelope plus `jsonrpc` fixed to `2.0`. The stream ends with the frame whose `final` is true. Unknown keys are accepted.","type":"object","allOf":[{"$ref":"response-envelope.schema.json"}],"properties":{"jsonrpc":{"description":"Always the string `2.0`.","type":"string","const":"2.0"}},"required":["jsonrpc"],"examples":[{"jsonrpc":"2.0","id":"req-77","ok":true,"result":{"type":"task_llm_stream","task_id":"task-2f9c6e","timestamp":"2025-03-01T09:30:01.250Z","delta":"Bon","final":false},"final":false}]};
+export const validate_sse_frame = validate52;
+const schema71 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/sse-frame.schema.json","title":"SseFrame","description":"The JSON after `data: ` in one Server-Sent Events frame of POST /tasks/stream on the `sse` transport: a response envelope plus `jsonrpc` fixed to `2.0`. The stream ends with the frame whose `final` is true. Unknown keys are accepted.","type":"object","allOf":[{"$ref":"response-envelope.schema.json"}],"properties":{"jsonrpc":{"description":"Always the string `2.0`.","type":"string","const":"2.0"}},"required":["jsonrpc"],"examples":[{"jsonrpc":"2.0","id":"req-77","ok":true,"result":{"type":"task_llm_stream","task_id":"task-2f9c6e","timestamp":"2025-03-01T09:30:01.250Z","delta":"Bon","final":false},"final":false}]};
 
-function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://parley.dev/schemas/native/sse-frame.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate50.evaluated;
+const evaluated0 = validate52.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate47(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate47.errors : vErrors.concat(validate47.errors);
+if(!(validate49(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate49.errors : vErrors.concat(validate49.errors);
 errors = vErrors.length;
 }
 else {
-var props0 = validate47.evaluated.props;
+var props0 = validate49.evaluated.props;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.jsonrpc === undefined){
@@ -4660,20 +5221,20 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate50.errors = vErrors;
+validate52.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate50.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate52.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const validate_state_request = validate52;
-const schema68 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/state-request.schema.json","title":"StateRequest","description":"Body of the state control calls (POST /state/describe, /state/reset, /state/compact). Every field is optional and an empty object is valid. With a `session_id` the call targets that session's state; without one it targets the whole agent. `scope` makes the target explicit and must agree with `session_id` (`session` needs one). `keys` narrows the operation to named top-level state entries (all entries when absent). `reason` is recorded for audit, and the caller's policy layer may use it when it authorizes reset and compact. Extra keys are allowed.","type":"object","properties":{"session_id":{"description":"Session whose state is targeted; null or absent targets the agent as a whole.","type":["string","null"],"default":null},"scope":{"description":"`session` for one session's state (requires `session_id`), `agent` for all state held by the agent. Defaults to `session` when `session_id` is given and `agent` otherwise.","type":"string","enum":["session","agent"]},"keys":{"description":"Names of the state entries to describe, reset or compact. Absent means all of them.","type":"array","items":{"type":"string"},"uniqueItems":true},"reason":{"description":"Human-readable reason for the operation, kept in logs and audit records.","type":"string"},"metadata":{"description":"Free-form extra parameters for the engine.","type":"object","default":{}}},"if":{"properties":{"scope":{"const":"session"}},"required":["scope"]},"then":{"properties":{"session_id":{"type":"string"}},"required":["session_id"]},"examples":[{},{"session_id":"sess-42","scope":"session","reason":"user asked to start over"},{"scope":"agent","keys":["history","memory"],"metadata":{"dry_run":false}}]};
+export const validate_state_request = validate54;
+const schema72 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/state-request.schema.json","title":"StateRequest","description":"Body of the state control calls (POST /state/describe, /state/reset, /state/compact). Every field is optional and an empty object is valid. With a `session_id` the call targets that session's state; without one it targets the whole agent. `scope` makes the target explicit and must agree with `session_id` (`session` needs one). `keys` narrows the operation to named top-level state entries (all entries when absent). `reason` is recorded for audit, and the caller's policy layer may use it when it authorizes reset and compact. Extra keys are allowed.","type":"object","properties":{"session_id":{"description":"Session whose state is targeted; null or absent targets the agent as a whole.","type":["string","null"],"default":null},"scope":{"description":"`session` for one session's state (requires `session_id`), `agent` for all state held by the agent. Defaults to `session` when `session_id` is given and `agent` otherwise.","type":"string","enum":["session","agent"]},"keys":{"description":"Names of the state entries to describe, reset or compact. Absent means all of them.","type":"array","items":{"type":"string"},"uniqueItems":true},"reason":{"description":"Human-readable reason for the operation, kept in logs and audit records.","type":"string"},"metadata":{"description":"Free-form extra parameters for the engine.","type":"object","default":{}}},"if":{"properties":{"scope":{"const":"session"}},"required":["scope"]},"then":{"properties":{"session_id":{"type":"string"}},"required":["session_id"]},"examples":[{},{"session_id":"sess-42","scope":"session","reason":"user asked to start over"},{"scope":"agent","keys":["history","memory"],"metadata":{"dry_run":false}}]};
 
-function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://parley.dev/schemas/native/state-request.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate52.evaluated;
+const evaluated0 = validate54.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4776,7 +5337,7 @@ props0.metadata = true;
 if(data.session_id !== undefined){
 let data2 = data.session_id;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err5 = {instancePath:instancePath+"/session_id",schemaPath:"#/properties/session_id/type",keyword:"type",params:{type: schema68.properties.session_id.type},message:"must be string,null"};
+const err5 = {instancePath:instancePath+"/session_id",schemaPath:"#/properties/session_id/type",keyword:"type",params:{type: schema72.properties.session_id.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -4799,7 +5360,7 @@ vErrors.push(err6);
 errors++;
 }
 if(!((data3 === "session") || (data3 === "agent"))){
-const err7 = {instancePath:instancePath+"/scope",schemaPath:"#/properties/scope/enum",keyword:"enum",params:{allowedValues: schema68.properties.scope.enum},message:"must be equal to one of the allowed values"};
+const err7 = {instancePath:instancePath+"/scope",schemaPath:"#/properties/scope/enum",keyword:"enum",params:{allowedValues: schema72.properties.scope.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -4897,20 +5458,20 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate52.errors = vErrors;
+validate54.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate52.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate54.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const validate_state_result = validate53;
-const schema69 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/state-result.schema.json","title":"StateResult","description":"Response of the state control calls. `operation` names the call that produced it. `state` is a JSON snapshot of the targeted state after the operation (for describe, simply the current state); its keys are chosen by the agent's engine, for example `sessions`, `history_messages` or `memory`. `changed` is false for describe and for reset or compact calls that had nothing to do. Extra keys are allowed.","type":"object","properties":{"operation":{"description":"The operation that ran.","type":"string","enum":["describe","reset","compact"]},"session_id":{"description":"Session the operation targeted, or null when it targeted the whole agent.","type":["string","null"],"default":null},"scope":{"description":"Scope the operation applied to.","type":"string","enum":["session","agent"]},"state":{"description":"Snapshot of the targeted state after the operation, normalized to JSON.","type":"object"},"changed":{"description":"True when the operation modified state.","type":"boolean"},"timestamp":{"description":"When the operation finished (ISO 8601 UTC).","type":"string","format":"date-time"},"metadata":{"description":"Free-form details from the engine, for example counts of removed entries.","type":"object","default":{}}},"required":["operation","state","changed"],"examples":[{"operation":"describe","session_id":"sess-42","scope":"session","state":{"history_messages":12,"history_tokens":1980,"memory":{"language":"fr"}},"changed":false,"timestamp":"2025-03-01T09:40:00Z","metadata":{}},{"operation":"reset","session_id":null,"scope":"agent","state":{"sessions":0},"changed":true,"timestamp":"2025-03-01T09:41:00Z","metadata":{"sessions_removed":3}}]};
+export const validate_state_result = validate55;
+const schema73 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/state-result.schema.json","title":"StateResult","description":"Response of the state control calls. `operation` names the call that produced it. `state` is a JSON snapshot of the targeted state after the operation (for describe, simply the current state); its keys are chosen by the agent's engine, for example `sessions`, `history_messages` or `memory`. `changed` is false for describe and for reset or compact calls that had nothing to do. Extra keys are allowed.","type":"object","properties":{"operation":{"description":"The operation that ran.","type":"string","enum":["describe","reset","compact"]},"session_id":{"description":"Session the operation targeted, or null when it targeted the whole agent.","type":["string","null"],"default":null},"scope":{"description":"Scope the operation applied to.","type":"string","enum":["session","agent"]},"state":{"description":"Snapshot of the targeted state after the operation, normalized to JSON.","type":"object"},"changed":{"description":"True when the operation modified state.","type":"boolean"},"timestamp":{"description":"When the operation finished (ISO 8601 UTC).","type":"string","format":"date-time"},"metadata":{"description":"Free-form details from the engine, for example counts of removed entries.","type":"object","default":{}}},"required":["operation","state","changed"],"examples":[{"operation":"describe","session_id":"sess-42","scope":"session","state":{"history_messages":12,"history_tokens":1980,"memory":{"language":"fr"}},"changed":false,"timestamp":"2025-03-01T09:40:00Z","metadata":{}},{"operation":"reset","session_id":null,"scope":"agent","state":{"sessions":0},"changed":true,"timestamp":"2025-03-01T09:41:00Z","metadata":{"sessions_removed":3}}]};
 
-function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://parley.dev/schemas/native/state-result.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate53.evaluated;
+const evaluated0 = validate55.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4961,7 +5522,7 @@ vErrors.push(err3);
 errors++;
 }
 if(!(((data0 === "describe") || (data0 === "reset")) || (data0 === "compact"))){
-const err4 = {instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/enum",keyword:"enum",params:{allowedValues: schema69.properties.operation.enum},message:"must be equal to one of the allowed values"};
+const err4 = {instancePath:instancePath+"/operation",schemaPath:"#/properties/operation/enum",keyword:"enum",params:{allowedValues: schema73.properties.operation.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4974,7 +5535,7 @@ errors++;
 if(data.session_id !== undefined){
 let data1 = data.session_id;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err5 = {instancePath:instancePath+"/session_id",schemaPath:"#/properties/session_id/type",keyword:"type",params:{type: schema69.properties.session_id.type},message:"must be string,null"};
+const err5 = {instancePath:instancePath+"/session_id",schemaPath:"#/properties/session_id/type",keyword:"type",params:{type: schema73.properties.session_id.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -4997,7 +5558,7 @@ vErrors.push(err6);
 errors++;
 }
 if(!((data2 === "session") || (data2 === "agent"))){
-const err7 = {instancePath:instancePath+"/scope",schemaPath:"#/properties/scope/enum",keyword:"enum",params:{allowedValues: schema69.properties.scope.enum},message:"must be equal to one of the allowed values"};
+const err7 = {instancePath:instancePath+"/scope",schemaPath:"#/properties/scope/enum",keyword:"enum",params:{allowedValues: schema73.properties.scope.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -5081,20 +5642,20 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate53.errors = vErrors;
+validate55.errors = vErrors;
 return errors === 0;
 }
-validate53.evaluated = {"props":{"operation":true,"session_id":true,"scope":true,"state":true,"changed":true,"timestamp":true,"metadata":true},"dynamicProps":false,"dynamicItems":false};
+validate55.evaluated = {"props":{"operation":true,"session_id":true,"scope":true,"state":true,"changed":true,"timestamp":true,"metadata":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validate_state_transition = validate54;
-const schema70 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/state-transition.schema.json","title":"StateTransition","description":"One entry of a task's `metadata.state_history`: the state the task entered, when, and optionally why. Entries are appended in order, so the last entry matches the task's current `state`. Extra keys are allowed.","type":"object","properties":{"state":{"description":"The state the task moved into.","$ref":"task-state.schema.json"},"timestamp":{"description":"When the transition happened (ISO 8601 UTC).","type":"string","format":"date-time"},"reason":{"description":"Optional human-readable cause, for example the cancellation reason or a failure message.","type":["string","null"]}},"required":["state","timestamp"],"examples":[{"state":"working","timestamp":"2025-03-01T09:30:01Z"},{"state":"canceled","timestamp":"2025-03-01T09:31:00Z","reason":"user closed the window"}]};
-const schema71 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/task-state.schema.json","title":"TaskState","description":"Lifecycle state of a task. A new task starts as `submitted`, moves to `working` while an agent runs it, and ends in `completed`, `input-required` or `failed`. `completed`, `failed` and `canceled` are terminal; `input-required` waits for more input from the caller. Spelled with a hyphen in `input-required`, exactly as on the native wire (A2A 1.0 uses its own spelling at the A2A boundary).","type":"string","enum":["submitted","working","input-required","completed","failed","canceled"],"examples":["submitted","working","completed"]};
+export const validate_state_transition = validate56;
+const schema74 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/state-transition.schema.json","title":"StateTransition","description":"One entry of a task's `metadata.state_history`: the state the task entered, when, and optionally why. Entries are appended in order, so the last entry matches the task's current `state`. Extra keys are allowed.","type":"object","properties":{"state":{"description":"The state the task moved into.","$ref":"task-state.schema.json"},"timestamp":{"description":"When the transition happened (ISO 8601 UTC).","type":"string","format":"date-time"},"reason":{"description":"Optional human-readable cause, for example the cancellation reason or a failure message.","type":["string","null"]}},"required":["state","timestamp"],"examples":[{"state":"working","timestamp":"2025-03-01T09:30:01Z"},{"state":"canceled","timestamp":"2025-03-01T09:31:00Z","reason":"user closed the window"}]};
+const schema75 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/task-state.schema.json","title":"TaskState","description":"Lifecycle state of a task. A new task starts as `submitted`, moves to `working` while an agent runs it, and ends in `completed`, `input-required` or `failed`. `completed`, `failed` and `canceled` are terminal; `input-required` waits for more input from the caller. Spelled with a hyphen in `input-required`, exactly as on the native wire (A2A 1.0 uses its own spelling at the A2A boundary).","type":"string","enum":["submitted","working","input-required","completed","failed","canceled"],"examples":["submitted","working","completed"]};
 
-function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://parley.dev/schemas/native/state-transition.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate54.evaluated;
+const evaluated0 = validate56.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5135,7 +5696,7 @@ vErrors.push(err2);
 errors++;
 }
 if(!((((((data0 === "submitted") || (data0 === "working")) || (data0 === "input-required")) || (data0 === "completed")) || (data0 === "failed")) || (data0 === "canceled"))){
-const err3 = {instancePath:instancePath+"/state",schemaPath:"task-state.schema.json/enum",keyword:"enum",params:{allowedValues: schema71.enum},message:"must be equal to one of the allowed values"};
+const err3 = {instancePath:instancePath+"/state",schemaPath:"task-state.schema.json/enum",keyword:"enum",params:{allowedValues: schema75.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -5173,7 +5734,7 @@ errors++;
 if(data.reason !== undefined){
 let data2 = data.reason;
 if((typeof data2 !== "string") && (data2 !== null)){
-const err6 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: schema70.properties.reason.type},message:"must be string,null"};
+const err6 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: schema74.properties.reason.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -5194,22 +5755,21 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate54.errors = vErrors;
+validate56.errors = vErrors;
 return errors === 0;
 }
-validate54.evaluated = {"props":{"state":true,"timestamp":true,"reason":true},"dynamicProps":false,"dynamicItems":false};
+validate56.evaluated = {"props":{"state":true,"timestamp":true,"reason":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validate_stream_event = validate55;
-const schema72 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/stream-event.schema.json","title":"StreamEvent","description":"The `result` of one frame of the task stream (POST /tasks/stream on sse, websocket, grpc and runtime). Every event has `type` (see `stream-event-type`), `task_id` and `timestamp`; the rest depends on `type`, one variant per value, defined below. A stream emits, in order of occurrence, `task_status`, `task_message`, `task_artifact`, `task_llm_stream`, `task_tool_call` and `task_tool_result` events, and always ends with exactly one `task_completed` event in the frame whose `final` is true. A runtime target without a streaming endpoint yields only that `task_completed` event. Each variant allows extra keys. Every event is size-checked on its own against `max_event_bytes`.","type":"object","oneOf":[{"$ref":"#/$defs/TaskStatusEvent"},{"$ref":"#/$defs/TaskMessageEvent"},{"$ref":"#/$defs/TaskArtifactEvent"},{"$ref":"#/$defs/TaskLlmStreamEvent"},{"$ref":"#/$defs/TaskToolCallEvent"},{"$ref":"#/$defs/TaskToolResultEvent"},{"$ref":"#/$defs/TaskCompletedEvent"}],"$defs":{"TaskStatusEvent":{"title":"TaskStatusEvent","description":"The task entered a new state. Sent for every transition before the end (for example `submitted` to `working`). Carries the new state and a snapshot of the task.","type":"object","properties":{"type":{"description":"Always `task_status`.","type":"string","const":"task_status"},"task_id":{"description":"Identifier of the task the stream is running.","type":"string","minLength":1},"timestamp":{"description":"When the event was emitted (ISO 8601 UTC).","type":"string","format":"date-time"},"state":{"description":"The state just entered.","$ref":"task-state.schema.json"},"task":{"description":"Snapshot of the task at this moment.","$ref":"task.schema.json"},"reason":{"description":"Optional cause of the transition, or null.","type":["string","null"],"default":null}},"required":["type","task_id","timestamp","state","task"]},"TaskMessageEvent":{"title":"TaskMessageEvent","description":"A complete message was appended to the task's history.","type":"object","properties":{"type":{"description":"Always `task_message`.","type":"string","const":"task_message"},"task_id":{"description":"Identifier of the task the stream is running.","type":"string","minLength":1},"timestamp":{"description":"When the event was emitted (ISO 8601 UTC).","type":"string","format":"date-time"},"message":{"description":"The new message.","$ref":"message.schema.json"}},"required":["type","task_id","timestamp","message"]},"TaskArtifactEvent":{"title":"TaskArtifactEvent","description":"The task produced an artifact (or a new version of one with the same `id`).","type":"object","properties":{"type":{"description":"Always `task_artifact`.","type":"string","const":"task_artifact"},"task_id":{"description":"Identifier of the task the stream is running.","type":"string","minLength":1},"timestamp":{"description":"When the event was emitted (ISO 8601 UTC).","type":"string","format":"date-time"},"artifact":{"description":"The artifact.","$ref":"artifact.schema.json"}},"required":["type","task_id","timestamp","artifact"]},"TaskLlmStreamEvent":{"title":"TaskLlmStreamEvent","description":"A chunk of language-model output. Concatenating the `delta` values of one model step gives its text. `final` true marks the last chunk of that model step only; the task stream continues until `task_completed`.","type":"object","properties":{"type":{"description":"Always `task_llm_stream`.","type":"string","const":"task_llm_stream"},"task_id":{"description":"Identifier of the task the stream is running.","type":"string","minLength":1},"timestamp":{"description":"When the event was emitted (ISO 8601 UTC).","type":"string","format":"date-time"},"delta":{"description":"Text generated since the previous chunk; may be empty on the closing chunk.","type":"string"},"final":{"description":"True on the last chunk of this model step. Does not end the task stream.","type":"boolean","default":false},"message_id":{"description":"Identifier of the message the text will become, when known, else null.","type":["string","null"],"default":null},"model":{"description":"Name of the model producing the text, when known, else null.","type":["string","null"],"default":null}},"required":["type","task_id","timestamp","delta"]},"TaskToolCallEvent":{"title":"TaskToolCallEvent","description":"The agent asked a tool to run.","type":"object","properties":{"type":{"description":"Always `task_tool_call`.","type":"string","const":"task_tool_call"},"task_id":{"description":"Identifier of the task the stream is running.","type":"string","minLength":1},"timestamp":{"description":"When the event was emitted (ISO 8601 UTC).","type":"string","format":"date-time"},"tool_call":{"description":"The call: id, tool name and arguments.","$ref":"tool-call.schema.json"}},"required":["type","task_id","timestamp","tool_call"]},"TaskToolResultEvent":{"title":"TaskToolResultEvent","description":"A tool finished; its output serialized as `call_id`, `result`, `error`.","type":"object","properties":{"type":{"description":"Always `task_tool_result`.","type":"string","const":"task_tool_result"},"task_id":{"description":"Identifier of the task the stream is running.","type":"string","minLength":1},"timestamp":{"description":"When the event was emitted (ISO 8601 UTC).","type":"string","format":"date-time"},"tool_result":{"description":"The tool's output for the call with the same `call_id`.","$ref":"tool-result.schema.json"}},"required":["type","task_id","timestamp","tool_result"]},"TaskCompletedEvent":{"title":"TaskCompletedEvent","description":"The last event of every stream, sent in the envelope with `final` true, whatever the outcome: it carries the finished task, whose state is `completed`, `failed`, `canceled` or `input-required`.","type":"object","properties":{"type":{"description":"Always `task_completed`.","type":"string","const":"task_completed"},"task_id":{"description":"Identifier of the task the stream is running.","type":"string","minLength":1},"timestamp":{"description":"When the event was emitted (ISO 8601 UTC).","type":"string","format":"date-time"},"state":{"description":"State the task ended the stream in (same as `task.state`).","$ref":"task-state.schema.json"},"task":{"description":"The final task, with all messages and artifacts.","$ref":"task.schema.json"}},"required":["type","task_id","timestamp","state","task"]}},"examples":[{"type":"task_status","task_id":"task-2f9c6e","timestamp":"2025-03-01T09:30:01Z","state":"working","task":{"id":"task-2f9c6e","state":"working","messages":[],"artifacts":[],"metadata":{},"created_at":"2025-03-01T09:30:00Z"}},{"type":"task_llm_stream","task_id":"task-2f9c6e","timestamp":"2025-03-01T09:30:01.250Z","delta":"Bonjour","final":false,"message_id":"msg-2","model":null},{"type":"task_tool_call","task_id":"task-2f9c6e","timestamp":"2025-03-01T09:30:01.400Z","tool_call":{"call_id":"call_01","name":"lookup_glossary","arguments":{"term":"good morning"}}},{"type":"task_tool_result","task_id":"task-2f9c6e","timestamp":"2025-03-01T09:30:01.600Z","tool_result":{"call_id":"call_01","result":{"fr":"bonjour"},"error":null}},{"type":"task_completed","task_id":"task-2f9c6e","timestamp":"2025-03-01T09:30:02Z","state":"completed","task":{"id":"task-2f9c6e","state":"completed","messages":[{"id":"msg-2","role":"agent","parts":[{"type":"text","content":"Bonjour."}],"timestamp":"2025-03-01T09:30:02Z"}],"artifacts":[],"metadata":{},"created_at":"2025-03-01T09:30:00Z"}}]};
-const schema79 = {"title":"TaskLlmStreamEvent","description":"A chunk of language-model output. Concatenating the `delta` values of one model step gives its text. `final` true marks the last chunk of that model step only; the task stream continues until `task_completed`.","type":"object","properties":{"type":{"description":"Always `task_llm_stream`.","type":"string","const":"task_llm_stream"},"task_id":{"description":"Identifier of the task the stream is running.","type":"string","minLength":1},"timestamp":{"description":"When the event was emitted (ISO 8601 UTC).","type":"string","format":"date-time"},"delta":{"description":"Text generated since the previous chunk; may be empty on the closing chunk.","type":"string"},"final":{"description":"True on the last chunk of this model step. Does not end the task stream.","type":"boolean","default":false},"message_id":{"description":"Identifier of the message the text will become, when known, else null.","type":["string","null"],"default":null},"model":{"description":"Name of the model producing the text, when known, else null.","type":["string","null"],"default":null}},"required":["type","task_id","timestamp","delta"]};
-const schema73 = {"title":"TaskStatusEvent","description":"The task entered a new state. Sent for every transition before the end (for example `submitted` to `working`). Carries the new state and a snapshot of the task.","type":"object","properties":{"type":{"description":"Always `task_status`.","type":"string","const":"task_status"},"task_id":{"description":"Identifier of the task the stream is running.","type":"string","minLength":1},"timestamp":{"description":"When the event was emitted (ISO 8601 UTC).","type":"string","format":"date-time"},"state":{"description":"The state just entered.","$ref":"task-state.schema.json"},"task":{"description":"Snapshot of the task at this moment.","$ref":"task.schema.json"},"reason":{"description":"Optional cause of the transition, or null.","type":["string","null"],"default":null}},"required":["type","task_id","timestamp","state","task"]};
-const schema75 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/task.schema.json","title":"Task","description":"A unit of work sent to an agent, and the agent's answer: the same shape goes in (POST /tasks/) and comes back updated with new messages, artifacts and state. Only `id` is required. A client may send just `id` and `messages`; the rest takes its default (`state` is `submitted`, lists and `metadata` are empty, and a missing `created_at` is filled in by the receiver with the time of arrival, in UTC). Extra keys are allowed for forward compatibility.","type":"object","properties":{"id":{"description":"Unique identifier of the task, chosen by the sender. Also the source of the idempotency key for task submission and cancellation.","type":"string","minLength":1},"state":{"description":"Current lifecycle state.","$ref":"task-state.schema.json","default":"submitted"},"messages":{"description":"The task's messages so far, oldest first.","type":"array","items":{"$ref":"message.schema.json"},"default":[]},"artifacts":{"description":"Outputs the task has produced so far.","type":"array","items":{"$ref":"artifact.schema.json"},"default":[]},"metadata":{"description":"Free-form metadata. Known keys: `state_history` (list of state transitions, oldest first), `a2a_inbound` (set on tasks that arrived through the A2A 1.0 boundary), and namespaced entries holding a remote A2A task's id, context id, state and status time. Anything else belongs to the application or framework.","type":"object","properties":{"state_history":{"description":"Every state the task has entered, oldest first.","type":"array","items":{"$ref":"state-transition.schema.json"}}},"default":{},"additionalProperties":true},"created_at":{"description":"When the task was created, as an ISO 8601 timestamp with a time zone (UTC). Filled in by the receiver when missing.","type":"string","format":"date-time"}},"required":["id"],"examples":[{"id":"task-2f9c6e","messages":[{"id":"msg-1","role":"user","parts":[{"type":"text","content":"Translate 'good morning' into French."}],"timestamp":"2025-03-01T09:30:00Z"}]},{"id":"task-2f9c6e","state":"completed","messages":[{"id":"msg-1","role":"user","parts":[{"type":"text","content":"Translate 'good morning' into French."}],"timestamp":"2025-03-01T09:30:00Z"},{"id":"msg-2","role":"agent","parts":[{"type":"text","content":"Bonjour."}],"timestamp":"2025-03-01T09:30:02Z"}],"artifacts":[{"id":"art-1","parts":[{"type":"text","content":"Bonjour."}],"metadata":{},"timestamp":"2025-03-01T09:30:02Z","kind":"result","name":null,"uri":null,"media_type":"text/plain","action_id":null}],"metadata":{"state_history":[{"state":"submitted","timestamp":"2025-03-01T09:30:00Z"},{"state":"working","timestamp":"2025-03-01T09:30:01Z"},{"state":"completed","timestamp":"2025-03-01T09:30:02Z"}]},"created_at":"2025-03-01T09:30:00Z"}]};
+export const validate_stream_event = validate57;
+const schema76 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/stream-event.schema.json","title":"StreamEvent","description":"The `result` of one frame of the task stream (POST /tasks/stream on sse, websocket, grpc and runtime). Every event has `type` (see `stream-event-type`), `task_id` and `timestamp`; the rest depends on `type`, one variant per value, defined below. A stream emits, in order of occurrence, `task_status`, `task_message`, `task_artifact`, `task_llm_stream`, `task_tool_call` and `task_tool_result` events, and always ends with exactly one `task_completed` event in the frame whose `final` is true. A runtime target without a streaming endpoint yields only that `task_completed` event. Each variant allows extra keys. Every event is size-checked on its own against `max_event_bytes`.","type":"object","oneOf":[{"$ref":"#/$defs/TaskStatusEvent"},{"$ref":"#/$defs/TaskMessageEvent"},{"$ref":"#/$defs/TaskArtifactEvent"},{"$ref":"#/$defs/TaskLlmStreamEvent"},{"$ref":"#/$defs/TaskToolCallEvent"},{"$ref":"#/$defs/TaskToolResultEvent"},{"$ref":"#/$defs/TaskCompletedEvent"}],"$defs":{"TaskStatusEvent":{"title":"TaskStatusEvent","description":"The task entered a new state. Sent for every transition before the end (for example `submitted` to `working`). Carries the new state and a snapshot of the task.","type":"object","properties":{"type":{"description":"Always `task_status`.","type":"string","const":"task_status"},"task_id":{"description":"Identifier of the task the stream is running.","type":"string","minLength":1},"timestamp":{"description":"When the event was emitted (ISO 8601 UTC).","type":"string","format":"date-time"},"state":{"description":"The state just entered.","$ref":"task-state.schema.json"},"task":{"description":"Snapshot of the task at this moment.","$ref":"task.schema.json"},"reason":{"description":"Optional cause of the transition, or null.","type":["string","null"],"default":null}},"required":["type","task_id","timestamp","state","task"]},"TaskMessageEvent":{"title":"TaskMessageEvent","description":"A complete message was appended to the task's history.","type":"object","properties":{"type":{"description":"Always `task_message`.","type":"string","const":"task_message"},"task_id":{"description":"Identifier of the task the stream is running.","type":"string","minLength":1},"timestamp":{"description":"When the event was emitted (ISO 8601 UTC).","type":"string","format":"date-time"},"message":{"description":"The new message.","$ref":"message.schema.json"}},"required":["type","task_id","timestamp","message"]},"TaskArtifactEvent":{"title":"TaskArtifactEvent","description":"The task produced an artifact (or a new version of one with the same `id`).","type":"object","properties":{"type":{"description":"Always `task_artifact`.","type":"string","const":"task_artifact"},"task_id":{"description":"Identifier of the task the stream is running.","type":"string","minLength":1},"timestamp":{"description":"When the event was emitted (ISO 8601 UTC).","type":"string","format":"date-time"},"artifact":{"description":"The artifact.","$ref":"artifact.schema.json"}},"required":["type","task_id","timestamp","artifact"]},"TaskLlmStreamEvent":{"title":"TaskLlmStreamEvent","description":"A chunk of language-model output. Concatenating the `delta` values of one model step gives its text. `final` true marks the last chunk of that model step only (it carries the step's `usage` and `finish_reason`); the task stream continues until `task_completed`. A step that asks for tools ends with its `final` chunk before the `task_tool_call` events of those tools.","type":"object","properties":{"type":{"description":"Always `task_llm_stream`.","type":"string","const":"task_llm_stream"},"task_id":{"description":"Identifier of the task the stream is running.","type":"string","minLength":1},"timestamp":{"description":"When the event was emitted (ISO 8601 UTC).","type":"string","format":"date-time"},"delta":{"description":"Text generated since the previous chunk; may be empty on the closing chunk.","type":"string"},"final":{"description":"True on the last chunk of this model step. Does not end the task stream.","type":"boolean","default":false},"message_id":{"description":"Identifier of the message the text will become, when known, else null.","type":["string","null"],"default":null},"model":{"description":"Name of the model producing the text, when known, else null.","type":["string","null"],"default":null},"step":{"description":"Number of the model step within the task's run, from 1. Null when the text does not come from a model loop.","type":["integer","null"],"minimum":1,"default":null},"finish_reason":{"description":"On the final chunk: why the model stopped: `stop` (it answered), `tool_calls` (it asked for tools), `length` (it hit its output limit), `content_filter`, or another provider value. Null on other chunks.","type":["string","null"],"default":null},"usage":{"description":"On the final chunk: tokens of this model step, when the provider reported them, else null.","oneOf":[{"$ref":"llm-usage.schema.json"},{"type":"null"}],"default":null}},"required":["type","task_id","timestamp","delta"]},"TaskToolCallEvent":{"title":"TaskToolCallEvent","description":"The agent asked a tool to run.","type":"object","properties":{"type":{"description":"Always `task_tool_call`.","type":"string","const":"task_tool_call"},"task_id":{"description":"Identifier of the task the stream is running.","type":"string","minLength":1},"timestamp":{"description":"When the event was emitted (ISO 8601 UTC).","type":"string","format":"date-time"},"tool_call":{"description":"The call: id, tool name and arguments.","$ref":"tool-call.schema.json"}},"required":["type","task_id","timestamp","tool_call"]},"TaskToolResultEvent":{"title":"TaskToolResultEvent","description":"A tool finished; its output serialized as `call_id`, `result`, `error`.","type":"object","properties":{"type":{"description":"Always `task_tool_result`.","type":"string","const":"task_tool_result"},"task_id":{"description":"Identifier of the task the stream is running.","type":"string","minLength":1},"timestamp":{"description":"When the event was emitted (ISO 8601 UTC).","type":"string","format":"date-time"},"tool_result":{"description":"The tool's output for the call with the same `call_id`.","$ref":"tool-result.schema.json"}},"required":["type","task_id","timestamp","tool_result"]},"TaskCompletedEvent":{"title":"TaskCompletedEvent","description":"The last event of every stream, sent in the envelope with `final` true, whatever the outcome: it carries the finished task, whose state is `completed`, `failed`, `canceled` or `input-required`.","type":"object","properties":{"type":{"description":"Always `task_completed`.","type":"string","const":"task_completed"},"task_id":{"description":"Identifier of the task the stream is running.","type":"string","minLength":1},"timestamp":{"description":"When the event was emitted (ISO 8601 UTC).","type":"string","format":"date-time"},"state":{"description":"State the task ended the stream in (same as `task.state`).","$ref":"task-state.schema.json"},"task":{"description":"The final task, with all messages and artifacts.","$ref":"task.schema.json"}},"required":["type","task_id","timestamp","state","task"]}},"examples":[{"type":"task_status","task_id":"task-2f9c6e","timestamp":"2025-03-01T09:30:01Z","state":"working","task":{"id":"task-2f9c6e","state":"working","messages":[],"artifacts":[],"metadata":{},"created_at":"2025-03-01T09:30:00Z"}},{"type":"task_llm_stream","task_id":"task-2f9c6e","timestamp":"2025-03-01T09:30:01.250Z","delta":"Bonjour","final":false,"message_id":"msg-2","model":null},{"type":"task_llm_stream","task_id":"task-2f9c6e","timestamp":"2025-03-01T09:30:01.300Z","delta":"","final":true,"message_id":"msg-2","model":"gpt-4o-mini","step":1,"finish_reason":"tool_calls","usage":{"input_tokens":412,"output_tokens":37,"total_tokens":449}},{"type":"task_tool_call","task_id":"task-2f9c6e","timestamp":"2025-03-01T09:30:01.400Z","tool_call":{"call_id":"call_01","name":"lookup_glossary","arguments":{"term":"good morning"}}},{"type":"task_tool_result","task_id":"task-2f9c6e","timestamp":"2025-03-01T09:30:01.600Z","tool_result":{"call_id":"call_01","result":{"fr":"bonjour"},"error":null}},{"type":"task_completed","task_id":"task-2f9c6e","timestamp":"2025-03-01T09:30:02Z","state":"completed","task":{"id":"task-2f9c6e","state":"completed","messages":[{"id":"msg-2","role":"agent","parts":[{"type":"text","content":"Bonjour."}],"timestamp":"2025-03-01T09:30:02Z"}],"artifacts":[],"metadata":{},"created_at":"2025-03-01T09:30:00Z"}}]};
+const schema77 = {"title":"TaskStatusEvent","description":"The task entered a new state. Sent for every transition before the end (for example `submitted` to `working`). Carries the new state and a snapshot of the task.","type":"object","properties":{"type":{"description":"Always `task_status`.","type":"string","const":"task_status"},"task_id":{"description":"Identifier of the task the stream is running.","type":"string","minLength":1},"timestamp":{"description":"When the event was emitted (ISO 8601 UTC).","type":"string","format":"date-time"},"state":{"description":"The state just entered.","$ref":"task-state.schema.json"},"task":{"description":"Snapshot of the task at this moment.","$ref":"task.schema.json"},"reason":{"description":"Optional cause of the transition, or null.","type":["string","null"],"default":null}},"required":["type","task_id","timestamp","state","task"]};
+const schema79 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/task.schema.json","title":"Task","description":"A unit of work sent to an agent, and the agent's answer: the same shape goes in (POST /tasks/) and comes back updated with new messages, artifacts and state. Only `id` is required. A client may send just `id` and `messages`; the rest takes its default (`state` is `submitted`, lists and `metadata` are empty, and a missing `created_at` is filled in by the receiver with the time of arrival, in UTC). Extra keys are allowed for forward compatibility.","type":"object","properties":{"id":{"description":"Unique identifier of the task, chosen by the sender. Also the source of the idempotency key for task submission and cancellation.","type":"string","minLength":1},"state":{"description":"Current lifecycle state.","$ref":"task-state.schema.json","default":"submitted"},"messages":{"description":"The task's messages so far, oldest first.","type":"array","items":{"$ref":"message.schema.json"},"default":[]},"artifacts":{"description":"Outputs the task has produced so far.","type":"array","items":{"$ref":"artifact.schema.json"},"default":[]},"metadata":{"description":"Free-form metadata. Known keys: `state_history` (list of state transitions, oldest first), `a2a_inbound` (set on tasks that arrived through the A2A 1.0 boundary), and namespaced entries holding a remote A2A task's id, context id, state and status time. Anything else belongs to the application or framework.","type":"object","properties":{"state_history":{"description":"Every state the task has entered, oldest first.","type":"array","items":{"$ref":"state-transition.schema.json"}}},"default":{},"additionalProperties":true},"created_at":{"description":"When the task was created, as an ISO 8601 timestamp with a time zone (UTC). Filled in by the receiver when missing.","type":"string","format":"date-time"}},"required":["id"],"examples":[{"id":"task-2f9c6e","messages":[{"id":"msg-1","role":"user","parts":[{"type":"text","content":"Translate 'good morning' into French."}],"timestamp":"2025-03-01T09:30:00Z"}]},{"id":"task-2f9c6e","state":"completed","messages":[{"id":"msg-1","role":"user","parts":[{"type":"text","content":"Translate 'good morning' into French."}],"timestamp":"2025-03-01T09:30:00Z"},{"id":"msg-2","role":"agent","parts":[{"type":"text","content":"Bonjour."}],"timestamp":"2025-03-01T09:30:02Z"}],"artifacts":[{"id":"art-1","parts":[{"type":"text","content":"Bonjour."}],"metadata":{},"timestamp":"2025-03-01T09:30:02Z","kind":"result","name":null,"uri":null,"media_type":"text/plain","action_id":null}],"metadata":{"state_history":[{"state":"submitted","timestamp":"2025-03-01T09:30:00Z"},{"state":"working","timestamp":"2025-03-01T09:30:01Z"},{"state":"completed","timestamp":"2025-03-01T09:30:02Z"}]},"created_at":"2025-03-01T09:30:00Z"}]};
 
-function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://parley.dev/schemas/native/task.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate57.evaluated;
+const evaluated0 = validate59.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5265,7 +5825,7 @@ vErrors.push(err3);
 errors++;
 }
 if(!((((((data1 === "submitted") || (data1 === "working")) || (data1 === "input-required")) || (data1 === "completed")) || (data1 === "failed")) || (data1 === "canceled"))){
-const err4 = {instancePath:instancePath+"/state",schemaPath:"task-state.schema.json/enum",keyword:"enum",params:{allowedValues: schema71.enum},message:"must be equal to one of the allowed values"};
+const err4 = {instancePath:instancePath+"/state",schemaPath:"task-state.schema.json/enum",keyword:"enum",params:{allowedValues: schema75.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -5280,8 +5840,8 @@ let data2 = data.messages;
 if(Array.isArray(data2)){
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate40(data2[i0], {instancePath:instancePath+"/messages/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
+if(!(validate42(data2[i0], {instancePath:instancePath+"/messages/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
 errors = vErrors.length;
 }
 }
@@ -5327,8 +5887,8 @@ let data7 = data6.state_history;
 if(Array.isArray(data7)){
 const len2 = data7.length;
 for(let i2=0; i2<len2; i2++){
-if(!(validate54(data7[i2], {instancePath:instancePath+"/metadata/state_history/" + i2,parentData:data7,parentDataProperty:i2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
+if(!(validate56(data7[i2], {instancePath:instancePath+"/metadata/state_history/" + i2,parentData:data7,parentDataProperty:i2,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
 errors = vErrors.length;
 }
 }
@@ -5392,16 +5952,16 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate57.errors = vErrors;
+validate59.errors = vErrors;
 return errors === 0;
 }
-validate57.evaluated = {"props":{"id":true,"state":true,"messages":true,"artifacts":true,"metadata":true,"created_at":true},"dynamicProps":false,"dynamicItems":false};
+validate59.evaluated = {"props":{"id":true,"state":true,"messages":true,"artifacts":true,"metadata":true,"created_at":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate56.evaluated;
+const evaluated0 = validate58.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5545,7 +6105,7 @@ vErrors.push(err11);
 errors++;
 }
 if(!((((((data3 === "submitted") || (data3 === "working")) || (data3 === "input-required")) || (data3 === "completed")) || (data3 === "failed")) || (data3 === "canceled"))){
-const err12 = {instancePath:instancePath+"/state",schemaPath:"task-state.schema.json/enum",keyword:"enum",params:{allowedValues: schema71.enum},message:"must be equal to one of the allowed values"};
+const err12 = {instancePath:instancePath+"/state",schemaPath:"task-state.schema.json/enum",keyword:"enum",params:{allowedValues: schema75.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -5556,15 +6116,15 @@ errors++;
 }
 }
 if(data.task !== undefined){
-if(!(validate57(data.task, {instancePath:instancePath+"/task",parentData:data,parentDataProperty:"task",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
+if(!(validate59(data.task, {instancePath:instancePath+"/task",parentData:data,parentDataProperty:"task",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
 errors = vErrors.length;
 }
 }
 if(data.reason !== undefined){
 let data5 = data.reason;
 if((typeof data5 !== "string") && (data5 !== null)){
-const err13 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: schema73.properties.reason.type},message:"must be string,null"};
+const err13 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: schema77.properties.reason.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -5585,17 +6145,17 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate56.errors = vErrors;
+validate58.errors = vErrors;
 return errors === 0;
 }
-validate56.evaluated = {"props":{"type":true,"task_id":true,"timestamp":true,"state":true,"task":true,"reason":true},"dynamicProps":false,"dynamicItems":false};
+validate58.evaluated = {"props":{"type":true,"task_id":true,"timestamp":true,"state":true,"task":true,"reason":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema77 = {"title":"TaskMessageEvent","description":"A complete message was appended to the task's history.","type":"object","properties":{"type":{"description":"Always `task_message`.","type":"string","const":"task_message"},"task_id":{"description":"Identifier of the task the stream is running.","type":"string","minLength":1},"timestamp":{"description":"When the event was emitted (ISO 8601 UTC).","type":"string","format":"date-time"},"message":{"description":"The new message.","$ref":"message.schema.json"}},"required":["type","task_id","timestamp","message"]};
+const schema81 = {"title":"TaskMessageEvent","description":"A complete message was appended to the task's history.","type":"object","properties":{"type":{"description":"Always `task_message`.","type":"string","const":"task_message"},"task_id":{"description":"Identifier of the task the stream is running.","type":"string","minLength":1},"timestamp":{"description":"When the event was emitted (ISO 8601 UTC).","type":"string","format":"date-time"},"message":{"description":"The new message.","$ref":"message.schema.json"}},"required":["type","task_id","timestamp","message"]};
 
-function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate63.evaluated;
+const evaluated0 = validate65.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5717,8 +6277,8 @@ errors++;
 }
 }
 if(data.message !== undefined){
-if(!(validate40(data.message, {instancePath:instancePath+"/message",parentData:data,parentDataProperty:"message",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
+if(!(validate42(data.message, {instancePath:instancePath+"/message",parentData:data,parentDataProperty:"message",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
 errors = vErrors.length;
 }
 }
@@ -5733,17 +6293,17 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate63.errors = vErrors;
+validate65.errors = vErrors;
 return errors === 0;
 }
-validate63.evaluated = {"props":{"type":true,"task_id":true,"timestamp":true,"message":true},"dynamicProps":false,"dynamicItems":false};
+validate65.evaluated = {"props":{"type":true,"task_id":true,"timestamp":true,"message":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema78 = {"title":"TaskArtifactEvent","description":"The task produced an artifact (or a new version of one with the same `id`).","type":"object","properties":{"type":{"description":"Always `task_artifact`.","type":"string","const":"task_artifact"},"task_id":{"description":"Identifier of the task the stream is running.","type":"string","minLength":1},"timestamp":{"description":"When the event was emitted (ISO 8601 UTC).","type":"string","format":"date-time"},"artifact":{"description":"The artifact.","$ref":"artifact.schema.json"}},"required":["type","task_id","timestamp","artifact"]};
+const schema82 = {"title":"TaskArtifactEvent","description":"The task produced an artifact (or a new version of one with the same `id`).","type":"object","properties":{"type":{"description":"Always `task_artifact`.","type":"string","const":"task_artifact"},"task_id":{"description":"Identifier of the task the stream is running.","type":"string","minLength":1},"timestamp":{"description":"When the event was emitted (ISO 8601 UTC).","type":"string","format":"date-time"},"artifact":{"description":"The artifact.","$ref":"artifact.schema.json"}},"required":["type","task_id","timestamp","artifact"]};
 
-function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate66.evaluated;
+const evaluated0 = validate68.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5881,17 +6441,423 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate66.errors = vErrors;
+validate68.errors = vErrors;
 return errors === 0;
 }
-validate66.evaluated = {"props":{"type":true,"task_id":true,"timestamp":true,"artifact":true},"dynamicProps":false,"dynamicItems":false};
+validate68.evaluated = {"props":{"type":true,"task_id":true,"timestamp":true,"artifact":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema80 = {"title":"TaskToolCallEvent","description":"The agent asked a tool to run.","type":"object","properties":{"type":{"description":"Always `task_tool_call`.","type":"string","const":"task_tool_call"},"task_id":{"description":"Identifier of the task the stream is running.","type":"string","minLength":1},"timestamp":{"description":"When the event was emitted (ISO 8601 UTC).","type":"string","format":"date-time"},"tool_call":{"description":"The call: id, tool name and arguments.","$ref":"tool-call.schema.json"}},"required":["type","task_id","timestamp","tool_call"]};
+const schema83 = {"title":"TaskLlmStreamEvent","description":"A chunk of language-model output. Concatenating the `delta` values of one model step gives its text. `final` true marks the last chunk of that model step only (it carries the step's `usage` and `finish_reason`); the task stream continues until `task_completed`. A step that asks for tools ends with its `final` chunk before the `task_tool_call` events of those tools.","type":"object","properties":{"type":{"description":"Always `task_llm_stream`.","type":"string","const":"task_llm_stream"},"task_id":{"description":"Identifier of the task the stream is running.","type":"string","minLength":1},"timestamp":{"description":"When the event was emitted (ISO 8601 UTC).","type":"string","format":"date-time"},"delta":{"description":"Text generated since the previous chunk; may be empty on the closing chunk.","type":"string"},"final":{"description":"True on the last chunk of this model step. Does not end the task stream.","type":"boolean","default":false},"message_id":{"description":"Identifier of the message the text will become, when known, else null.","type":["string","null"],"default":null},"model":{"description":"Name of the model producing the text, when known, else null.","type":["string","null"],"default":null},"step":{"description":"Number of the model step within the task's run, from 1. Null when the text does not come from a model loop.","type":["integer","null"],"minimum":1,"default":null},"finish_reason":{"description":"On the final chunk: why the model stopped: `stop` (it answered), `tool_calls` (it asked for tools), `length` (it hit its output limit), `content_filter`, or another provider value. Null on other chunks.","type":["string","null"],"default":null},"usage":{"description":"On the final chunk: tokens of this model step, when the provider reported them, else null.","oneOf":[{"$ref":"llm-usage.schema.json"},{"type":"null"}],"default":null}},"required":["type","task_id","timestamp","delta"]};
 
-function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate69.evaluated;
+const evaluated0 = validate71.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.task_id === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "task_id"},message:"must have required property '"+"task_id"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.timestamp === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "timestamp"},message:"must have required property '"+"timestamp"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.delta === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "delta"},message:"must have required property '"+"delta"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.type !== undefined){
+let data0 = data.type;
+if(typeof data0 !== "string"){
+const err4 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if("task_llm_stream" !== data0){
+const err5 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "task_llm_stream"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.task_id !== undefined){
+let data1 = data.task_id;
+if(typeof data1 === "string"){
+if(func1(data1) < 1){
+const err6 = {instancePath:instancePath+"/task_id",schemaPath:"#/properties/task_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/task_id",schemaPath:"#/properties/task_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.timestamp !== undefined){
+let data2 = data.timestamp;
+if(typeof data2 === "string"){
+if(!(formats0.validate(data2))){
+const err8 = {instancePath:instancePath+"/timestamp",schemaPath:"#/properties/timestamp/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/timestamp",schemaPath:"#/properties/timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.delta !== undefined){
+if(typeof data.delta !== "string"){
+const err10 = {instancePath:instancePath+"/delta",schemaPath:"#/properties/delta/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.final !== undefined){
+if(typeof data.final !== "boolean"){
+const err11 = {instancePath:instancePath+"/final",schemaPath:"#/properties/final/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data.message_id !== undefined){
+let data5 = data.message_id;
+if((typeof data5 !== "string") && (data5 !== null)){
+const err12 = {instancePath:instancePath+"/message_id",schemaPath:"#/properties/message_id/type",keyword:"type",params:{type: schema83.properties.message_id.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.model !== undefined){
+let data6 = data.model;
+if((typeof data6 !== "string") && (data6 !== null)){
+const err13 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: schema83.properties.model.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.step !== undefined){
+let data7 = data.step;
+if((!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))) && (data7 !== null)){
+const err14 = {instancePath:instancePath+"/step",schemaPath:"#/properties/step/type",keyword:"type",params:{type: schema83.properties.step.type},message:"must be integer,null"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if((typeof data7 == "number") && (isFinite(data7))){
+if(data7 < 1 || isNaN(data7)){
+const err15 = {instancePath:instancePath+"/step",schemaPath:"#/properties/step/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+if(data.finish_reason !== undefined){
+let data8 = data.finish_reason;
+if((typeof data8 !== "string") && (data8 !== null)){
+const err16 = {instancePath:instancePath+"/finish_reason",schemaPath:"#/properties/finish_reason/type",keyword:"type",params:{type: schema83.properties.finish_reason.type},message:"must be string,null"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data.usage !== undefined){
+let data9 = data.usage;
+const _errs20 = errors;
+let valid1 = false;
+let passing0 = null;
+const _errs21 = errors;
+if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
+if(data9.input_tokens === undefined){
+const err17 = {instancePath:instancePath+"/usage",schemaPath:"llm-usage.schema.json/required",keyword:"required",params:{missingProperty: "input_tokens"},message:"must have required property '"+"input_tokens"+"'"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+if(data9.output_tokens === undefined){
+const err18 = {instancePath:instancePath+"/usage",schemaPath:"llm-usage.schema.json/required",keyword:"required",params:{missingProperty: "output_tokens"},message:"must have required property '"+"output_tokens"+"'"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+if(data9.total_tokens === undefined){
+const err19 = {instancePath:instancePath+"/usage",schemaPath:"llm-usage.schema.json/required",keyword:"required",params:{missingProperty: "total_tokens"},message:"must have required property '"+"total_tokens"+"'"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+if(data9.input_tokens !== undefined){
+let data10 = data9.input_tokens;
+if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
+const err20 = {instancePath:instancePath+"/usage/input_tokens",schemaPath:"llm-usage.schema.json/properties/input_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 < 0 || isNaN(data10)){
+const err21 = {instancePath:instancePath+"/usage/input_tokens",schemaPath:"llm-usage.schema.json/properties/input_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+}
+if(data9.output_tokens !== undefined){
+let data11 = data9.output_tokens;
+if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
+const err22 = {instancePath:instancePath+"/usage/output_tokens",schemaPath:"llm-usage.schema.json/properties/output_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+if((typeof data11 == "number") && (isFinite(data11))){
+if(data11 < 0 || isNaN(data11)){
+const err23 = {instancePath:instancePath+"/usage/output_tokens",schemaPath:"llm-usage.schema.json/properties/output_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+}
+if(data9.total_tokens !== undefined){
+let data12 = data9.total_tokens;
+if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
+const err24 = {instancePath:instancePath+"/usage/total_tokens",schemaPath:"llm-usage.schema.json/properties/total_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+if((typeof data12 == "number") && (isFinite(data12))){
+if(data12 < 0 || isNaN(data12)){
+const err25 = {instancePath:instancePath+"/usage/total_tokens",schemaPath:"llm-usage.schema.json/properties/total_tokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err26 = {instancePath:instancePath+"/usage",schemaPath:"llm-usage.schema.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+var _valid0 = _errs21 === errors;
+if(_valid0){
+valid1 = true;
+passing0 = 0;
+var props0 = {};
+props0.input_tokens = true;
+props0.output_tokens = true;
+props0.total_tokens = true;
+}
+const _errs30 = errors;
+if(data9 !== null){
+const err27 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+var _valid0 = _errs30 === errors;
+if(_valid0 && valid1){
+valid1 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid0){
+valid1 = true;
+passing0 = 1;
+}
+}
+if(!valid1){
+const err28 = {instancePath:instancePath+"/usage",schemaPath:"#/properties/usage/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+else {
+errors = _errs20;
+if(vErrors !== null){
+if(_errs20){
+vErrors.length = _errs20;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err29 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+validate71.errors = vErrors;
+return errors === 0;
+}
+validate71.evaluated = {"props":{"type":true,"task_id":true,"timestamp":true,"delta":true,"final":true,"message_id":true,"model":true,"step":true,"finish_reason":true,"usage":true},"dynamicProps":false,"dynamicItems":false};
+
+const schema85 = {"title":"TaskToolCallEvent","description":"The agent asked a tool to run.","type":"object","properties":{"type":{"description":"Always `task_tool_call`.","type":"string","const":"task_tool_call"},"task_id":{"description":"Identifier of the task the stream is running.","type":"string","minLength":1},"timestamp":{"description":"When the event was emitted (ISO 8601 UTC).","type":"string","format":"date-time"},"tool_call":{"description":"The call: id, tool name and arguments.","$ref":"tool-call.schema.json"}},"required":["type","task_id","timestamp","tool_call"]};
+
+function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate73.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6098,9 +7064,9 @@ vErrors.push(err16);
 errors++;
 }
 }
-}
-else {
-const err17 = {instancePath:instancePath+"/tool_call",schemaPath:"tool-call.schema.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data3.arguments_error !== undefined){
+if(typeof data3.arguments_error !== "string"){
+const err17 = {instancePath:instancePath+"/tool_call/arguments_error",schemaPath:"tool-call.schema.json/properties/arguments_error/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -6112,7 +7078,7 @@ errors++;
 }
 }
 else {
-const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err18 = {instancePath:instancePath+"/tool_call",schemaPath:"tool-call.schema.json/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -6121,18 +7087,29 @@ vErrors.push(err18);
 }
 errors++;
 }
-validate69.errors = vErrors;
+}
+}
+else {
+const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+validate73.errors = vErrors;
 return errors === 0;
 }
-validate69.evaluated = {"props":{"type":true,"task_id":true,"timestamp":true,"tool_call":true},"dynamicProps":false,"dynamicItems":false};
+validate73.evaluated = {"props":{"type":true,"task_id":true,"timestamp":true,"tool_call":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema82 = {"title":"TaskToolResultEvent","description":"A tool finished; its output serialized as `call_id`, `result`, `error`.","type":"object","properties":{"type":{"description":"Always `task_tool_result`.","type":"string","const":"task_tool_result"},"task_id":{"description":"Identifier of the task the stream is running.","type":"string","minLength":1},"timestamp":{"description":"When the event was emitted (ISO 8601 UTC).","type":"string","format":"date-time"},"tool_result":{"description":"The tool's output for the call with the same `call_id`.","$ref":"tool-result.schema.json"}},"required":["type","task_id","timestamp","tool_result"]};
-const schema83 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/tool-result.schema.json","title":"ToolResult","description":"What a tool returned for one `tool-call`. Used as the payload of `task_tool_result` stream events and may also be the content of a `tool_result` part. Exactly one of `result` and `error` is meaningful: on success `error` is null, on failure `error` holds a readable message and `result` is null. `result` is any JSON value after normalization. Extra keys are allowed.","type":"object","properties":{"call_id":{"description":"The `call_id` of the tool call this result answers.","type":"string","minLength":1},"result":{"description":"The tool's output, normalized to JSON. Null when the tool failed or returned nothing.","default":null},"error":{"description":"Error message when the tool failed, otherwise null.","type":["string","null"],"default":null}},"required":["call_id"],"examples":[{"call_id":"call_01","result":{"temperature":21,"unit":"celsius"},"error":null},{"call_id":"call_02","result":null,"error":"tool 'get_stock' timed out after 30s"}]};
+const schema87 = {"title":"TaskToolResultEvent","description":"A tool finished; its output serialized as `call_id`, `result`, `error`.","type":"object","properties":{"type":{"description":"Always `task_tool_result`.","type":"string","const":"task_tool_result"},"task_id":{"description":"Identifier of the task the stream is running.","type":"string","minLength":1},"timestamp":{"description":"When the event was emitted (ISO 8601 UTC).","type":"string","format":"date-time"},"tool_result":{"description":"The tool's output for the call with the same `call_id`.","$ref":"tool-result.schema.json"}},"required":["type","task_id","timestamp","tool_result"]};
 
-function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate71.evaluated;
+const evaluated0 = validate75.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6294,7 +7271,7 @@ errors++;
 if(data3.error !== undefined){
 let data5 = data3.error;
 if((typeof data5 !== "string") && (data5 !== null)){
-const err13 = {instancePath:instancePath+"/tool_result/error",schemaPath:"tool-result.schema.json/properties/error/type",keyword:"type",params:{type: schema83.properties.error.type},message:"must be string,null"};
+const err13 = {instancePath:instancePath+"/tool_result/error",schemaPath:"tool-result.schema.json/properties/error/type",keyword:"type",params:{type: schema42.properties.error.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -6327,17 +7304,17 @@ vErrors.push(err15);
 }
 errors++;
 }
-validate71.errors = vErrors;
+validate75.errors = vErrors;
 return errors === 0;
 }
-validate71.evaluated = {"props":{"type":true,"task_id":true,"timestamp":true,"tool_result":true},"dynamicProps":false,"dynamicItems":false};
+validate75.evaluated = {"props":{"type":true,"task_id":true,"timestamp":true,"tool_result":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema84 = {"title":"TaskCompletedEvent","description":"The last event of every stream, sent in the envelope with `final` true, whatever the outcome: it carries the finished task, whose state is `completed`, `failed`, `canceled` or `input-required`.","type":"object","properties":{"type":{"description":"Always `task_completed`.","type":"string","const":"task_completed"},"task_id":{"description":"Identifier of the task the stream is running.","type":"string","minLength":1},"timestamp":{"description":"When the event was emitted (ISO 8601 UTC).","type":"string","format":"date-time"},"state":{"description":"State the task ended the stream in (same as `task.state`).","$ref":"task-state.schema.json"},"task":{"description":"The final task, with all messages and artifacts.","$ref":"task.schema.json"}},"required":["type","task_id","timestamp","state","task"]};
+const schema89 = {"title":"TaskCompletedEvent","description":"The last event of every stream, sent in the envelope with `final` true, whatever the outcome: it carries the finished task, whose state is `completed`, `failed`, `canceled` or `input-required`.","type":"object","properties":{"type":{"description":"Always `task_completed`.","type":"string","const":"task_completed"},"task_id":{"description":"Identifier of the task the stream is running.","type":"string","minLength":1},"timestamp":{"description":"When the event was emitted (ISO 8601 UTC).","type":"string","format":"date-time"},"state":{"description":"State the task ended the stream in (same as `task.state`).","$ref":"task-state.schema.json"},"task":{"description":"The final task, with all messages and artifacts.","$ref":"task.schema.json"}},"required":["type","task_id","timestamp","state","task"]};
 
-function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate73.evaluated;
+const evaluated0 = validate77.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6481,7 +7458,7 @@ vErrors.push(err11);
 errors++;
 }
 if(!((((((data3 === "submitted") || (data3 === "working")) || (data3 === "input-required")) || (data3 === "completed")) || (data3 === "failed")) || (data3 === "canceled"))){
-const err12 = {instancePath:instancePath+"/state",schemaPath:"task-state.schema.json/enum",keyword:"enum",params:{allowedValues: schema71.enum},message:"must be equal to one of the allowed values"};
+const err12 = {instancePath:instancePath+"/state",schemaPath:"task-state.schema.json/enum",keyword:"enum",params:{allowedValues: schema75.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -6492,8 +7469,8 @@ errors++;
 }
 }
 if(data.task !== undefined){
-if(!(validate57(data.task, {instancePath:instancePath+"/task",parentData:data,parentDataProperty:"task",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
+if(!(validate59(data.task, {instancePath:instancePath+"/task",parentData:data,parentDataProperty:"task",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
 errors = vErrors.length;
 }
 }
@@ -6508,17 +7485,17 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate73.errors = vErrors;
+validate77.errors = vErrors;
 return errors === 0;
 }
-validate73.evaluated = {"props":{"type":true,"task_id":true,"timestamp":true,"state":true,"task":true},"dynamicProps":false,"dynamicItems":false};
+validate77.evaluated = {"props":{"type":true,"task_id":true,"timestamp":true,"state":true,"task":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://parley.dev/schemas/native/stream-event.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate55.evaluated;
+const evaluated0 = validate57.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6539,8 +7516,8 @@ const _errs1 = errors;
 let valid0 = false;
 let passing0 = null;
 const _errs2 = errors;
-if(!(validate56(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
+if(!(validate58(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -6556,8 +7533,8 @@ props0.task = true;
 props0.reason = true;
 }
 const _errs3 = errors;
-if(!(validate63(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
+if(!(validate65(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
@@ -6578,8 +7555,8 @@ props0.message = true;
 }
 }
 const _errs4 = errors;
-if(!(validate66(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
+if(!(validate68(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs4 === errors;
@@ -6600,180 +7577,9 @@ props0.artifact = true;
 }
 }
 const _errs5 = errors;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.type === undefined){
-const err1 = {instancePath,schemaPath:"#/$defs/TaskLlmStreamEvent/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data.task_id === undefined){
-const err2 = {instancePath,schemaPath:"#/$defs/TaskLlmStreamEvent/required",keyword:"required",params:{missingProperty: "task_id"},message:"must have required property '"+"task_id"+"'"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(data.timestamp === undefined){
-const err3 = {instancePath,schemaPath:"#/$defs/TaskLlmStreamEvent/required",keyword:"required",params:{missingProperty: "timestamp"},message:"must have required property '"+"timestamp"+"'"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-if(data.delta === undefined){
-const err4 = {instancePath,schemaPath:"#/$defs/TaskLlmStreamEvent/required",keyword:"required",params:{missingProperty: "delta"},message:"must have required property '"+"delta"+"'"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if(data.type !== undefined){
-let data0 = data.type;
-if(typeof data0 !== "string"){
-const err5 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/TaskLlmStreamEvent/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-if("task_llm_stream" !== data0){
-const err6 = {instancePath:instancePath+"/type",schemaPath:"#/$defs/TaskLlmStreamEvent/properties/type/const",keyword:"const",params:{allowedValue: "task_llm_stream"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data.task_id !== undefined){
-let data1 = data.task_id;
-if(typeof data1 === "string"){
-if(func1(data1) < 1){
-const err7 = {instancePath:instancePath+"/task_id",schemaPath:"#/$defs/TaskLlmStreamEvent/properties/task_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/task_id",schemaPath:"#/$defs/TaskLlmStreamEvent/properties/task_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data.timestamp !== undefined){
-let data2 = data.timestamp;
-if(typeof data2 === "string"){
-if(!(formats0.validate(data2))){
-const err9 = {instancePath:instancePath+"/timestamp",schemaPath:"#/$defs/TaskLlmStreamEvent/properties/timestamp/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-else {
-const err10 = {instancePath:instancePath+"/timestamp",schemaPath:"#/$defs/TaskLlmStreamEvent/properties/timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-if(data.delta !== undefined){
-if(typeof data.delta !== "string"){
-const err11 = {instancePath:instancePath+"/delta",schemaPath:"#/$defs/TaskLlmStreamEvent/properties/delta/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-if(data.final !== undefined){
-if(typeof data.final !== "boolean"){
-const err12 = {instancePath:instancePath+"/final",schemaPath:"#/$defs/TaskLlmStreamEvent/properties/final/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-if(data.message_id !== undefined){
-let data5 = data.message_id;
-if((typeof data5 !== "string") && (data5 !== null)){
-const err13 = {instancePath:instancePath+"/message_id",schemaPath:"#/$defs/TaskLlmStreamEvent/properties/message_id/type",keyword:"type",params:{type: schema79.properties.message_id.type},message:"must be string,null"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-if(data.model !== undefined){
-let data6 = data.model;
-if((typeof data6 !== "string") && (data6 !== null)){
-const err14 = {instancePath:instancePath+"/model",schemaPath:"#/$defs/TaskLlmStreamEvent/properties/model/type",keyword:"type",params:{type: schema79.properties.model.type},message:"must be string,null"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-}
-else {
-const err15 = {instancePath,schemaPath:"#/$defs/TaskLlmStreamEvent/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
+if(!(validate71(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
+errors = vErrors.length;
 }
 var _valid0 = _errs5 === errors;
 if(_valid0 && valid0){
@@ -6793,14 +7599,17 @@ props0.delta = true;
 props0.final = true;
 props0.message_id = true;
 props0.model = true;
+props0.step = true;
+props0.finish_reason = true;
+props0.usage = true;
 }
 }
-const _errs22 = errors;
-if(!(validate69(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
+const _errs6 = errors;
+if(!(validate73(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
 errors = vErrors.length;
 }
-var _valid0 = _errs22 === errors;
+var _valid0 = _errs6 === errors;
 if(_valid0 && valid0){
 valid0 = false;
 passing0 = [passing0, 4];
@@ -6817,12 +7626,12 @@ props0.timestamp = true;
 props0.tool_call = true;
 }
 }
-const _errs23 = errors;
-if(!(validate71(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
+const _errs7 = errors;
+if(!(validate75(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
 errors = vErrors.length;
 }
-var _valid0 = _errs23 === errors;
+var _valid0 = _errs7 === errors;
 if(_valid0 && valid0){
 valid0 = false;
 passing0 = [passing0, 5];
@@ -6839,12 +7648,12 @@ props0.timestamp = true;
 props0.tool_result = true;
 }
 }
-const _errs24 = errors;
-if(!(validate73(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
+const _errs8 = errors;
+if(!(validate77(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
 errors = vErrors.length;
 }
-var _valid0 = _errs24 === errors;
+var _valid0 = _errs8 === errors;
 if(_valid0 && valid0){
 valid0 = false;
 passing0 = [passing0, 6];
@@ -6869,12 +7678,12 @@ props0.task = true;
 }
 }
 if(!valid0){
-const err16 = {instancePath,schemaPath:"#/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+const err1 = {instancePath,schemaPath:"#/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
-vErrors = [err16];
+vErrors = [err1];
 }
 else {
-vErrors.push(err16);
+vErrors.push(err1);
 }
 errors++;
 }
@@ -6889,20 +7698,20 @@ vErrors = null;
 }
 }
 }
-validate55.errors = vErrors;
+validate57.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate55.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate57.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const validate_stream_event_type = validate76;
-const schema86 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/stream-event-type.schema.json","title":"StreamEventType","description":"Discriminator of a task stream event (see `stream-event`). `task_status`: the task changed state. `task_message`: a message was added. `task_artifact`: an artifact was produced. `task_llm_stream`: a chunk of model output. `task_tool_call`: the agent asked a tool to run. `task_tool_result`: a tool returned. `task_completed`: the last event of every stream, carrying the finished task.","type":"string","enum":["task_status","task_message","task_artifact","task_llm_stream","task_tool_call","task_tool_result","task_completed"],"examples":["task_llm_stream","task_completed"]};
+export const validate_stream_event_type = validate80;
+const schema91 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/stream-event-type.schema.json","title":"StreamEventType","description":"Discriminator of a task stream event (see `stream-event`). `task_status`: the task changed state. `task_message`: a message was added. `task_artifact`: an artifact was produced. `task_llm_stream`: a chunk of model output. `task_tool_call`: the agent asked a tool to run. `task_tool_result`: a tool returned. `task_completed`: the last event of every stream, carrying the finished task.","type":"string","enum":["task_status","task_message","task_artifact","task_llm_stream","task_tool_call","task_tool_result","task_completed"],"examples":["task_llm_stream","task_completed"]};
 
-function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://parley.dev/schemas/native/stream-event-type.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate76.evaluated;
+const evaluated0 = validate80.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6920,7 +7729,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(((((((data === "task_status") || (data === "task_message")) || (data === "task_artifact")) || (data === "task_llm_stream")) || (data === "task_tool_call")) || (data === "task_tool_result")) || (data === "task_completed"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema86.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema91.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -6929,20 +7738,20 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate76.errors = vErrors;
+validate80.errors = vErrors;
 return errors === 0;
 }
-validate76.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate80.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validate_task = validate57;
+export const validate_task = validate59;
 
-export const validate_task_state = validate77;
+export const validate_task_state = validate81;
 
-function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://parley.dev/schemas/native/task-state.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate77.evaluated;
+const evaluated0 = validate81.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6960,7 +7769,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!((((((data === "submitted") || (data === "working")) || (data === "input-required")) || (data === "completed")) || (data === "failed")) || (data === "canceled"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema71.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema75.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -6969,18 +7778,18 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate77.errors = vErrors;
+validate81.errors = vErrors;
 return errors === 0;
 }
-validate77.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate81.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validate_tool_call = validate78;
+export const validate_tool_call = validate82;
 
-function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://parley.dev/schemas/native/tool-call.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate78.evaluated;
+const evaluated0 = validate82.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7071,9 +7880,9 @@ vErrors.push(err6);
 errors++;
 }
 }
-}
-else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.arguments_error !== undefined){
+if(typeof data.arguments_error !== "string"){
+const err7 = {instancePath:instancePath+"/arguments_error",schemaPath:"#/properties/arguments_error/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -7082,18 +7891,30 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate78.errors = vErrors;
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+validate82.errors = vErrors;
 return errors === 0;
 }
-validate78.evaluated = {"props":{"call_id":true,"name":true,"arguments":true},"dynamicProps":false,"dynamicItems":false};
+validate82.evaluated = {"props":{"call_id":true,"name":true,"arguments":true,"arguments_error":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validate_tool_result = validate79;
+export const validate_tool_result = validate83;
 
-function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://parley.dev/schemas/native/tool-result.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate79.evaluated;
+const evaluated0 = validate83.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7139,7 +7960,7 @@ errors++;
 if(data.error !== undefined){
 let data1 = data.error;
 if((typeof data1 !== "string") && (data1 !== null)){
-const err3 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: schema83.properties.error.type},message:"must be string,null"};
+const err3 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: schema42.properties.error.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -7160,18 +7981,18 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate79.errors = vErrors;
+validate83.errors = vErrors;
 return errors === 0;
 }
-validate79.evaluated = {"props":{"call_id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate83.evaluated = {"props":{"call_id":true,"result":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validate_transport_capabilities = validate80;
+export const validate_transport_capabilities = validate84;
 
-function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://parley.dev/schemas/native/transport-capabilities.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate80.evaluated;
+const evaluated0 = validate84.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7300,24 +8121,24 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate80.errors = vErrors;
+validate84.errors = vErrors;
 return errors === 0;
 }
-validate80.evaluated = {"props":{"networked":true,"streaming":true,"tls":true,"bidirectional":true,"persistent_connections":true},"dynamicProps":false,"dynamicItems":false};
+validate84.evaluated = {"props":{"networked":true,"streaming":true,"tls":true,"bidirectional":true,"persistent_connections":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validate_transport_config = validate81;
-const schema91 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/transport-config.schema.json","title":"TransportConfig","type":"object","properties":{"limits":{"$ref":"#/$defs/TransportLimits","description":"Byte and concurrency limits."},"retry":{"$ref":"#/$defs/RetryPolicy","description":"Retry policy for idempotent requests."},"keepalive_interval":{"type":["number","null"],"description":"Seconds between keepalive probes (WebSocket ping, HTTP keep-alive expiry, gRPC keepalive); null turns the HTTP and WebSocket keepalive off.","exclusiveMinimum":0,"default":20},"keepalive_timeout":{"type":"number","description":"Seconds to wait for a keepalive answer, and the HTTP idle keep-alive.","exclusiveMinimum":0,"default":20},"shutdown_timeout":{"type":"number","description":"Seconds stop() waits for each connection it owns to close.","exclusiveMinimum":0,"default":5},"idempotency_ttl":{"type":"number","description":"Seconds a completed idempotent response can be replayed.","exclusiveMinimum":0,"default":300},"idempotency_cache_size":{"type":"integer","description":"Most completed idempotent responses kept; the oldest go first.","minimum":1,"default":1024},"idempotency_cache_bytes":{"type":"integer","description":"Most bytes of completed idempotent responses kept, summed over the cache; the oldest go first, and a response larger than this is never stored.","minimum":1,"default":67108864},"header_timeout":{"type":"number","description":"Seconds a server waits for a request's headers (http, sse, and the WebSocket handshake).","exclusiveMinimum":0,"default":20},"body_timeout":{"type":"number","description":"Seconds a server waits for a whole request body once its headers arrived (http, sse).","exclusiveMinimum":0,"default":60},"max_connections":{"type":"integer","description":"Client connections a server keeps open at once. When a new one would pass this, the connection that has waited longest for its request to finish is closed first.","minimum":1,"default":512},"collect_metrics":{"type":"boolean","description":"Count requests, streams, bytes and latency.","default":true},"timeout":{"type":"number","description":"Outbound request deadline in seconds (the receive deadline on WebSocket).","exclusiveMinimum":0,"default":360},"tls":{"anyOf":[{"$ref":"#/$defs/TlsSettings"},{"type":"null"}],"description":"TLS files and checks; used when the URL scheme is a secure one.","default":null},"grpc":{"$ref":"#/$defs/GrpcSettings","description":"grpc-only options."}},"additionalProperties":false,"description":"Serialized transport configuration: limits, retry policy, keepalive, shutdown, idempotency cache, metrics, deadline and TLS files. Generated from schemas/config/transport-config.ts.","examples":[{"limits":{"max_request_bytes":1048576,"max_concurrent_requests":50},"retry":{"max_attempts":3,"initial_backoff":0.1,"max_backoff":2,"jitter":0.1},"keepalive_interval":20,"idempotency_ttl":300,"tls":{"certfile":"server.pem","keyfile":"server.key","cafile":null,"require_client_cert":false}}],"$defs":{"TransportLimits":{"type":"object","properties":{"max_request_bytes":{"type":"integer","description":"Largest request, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":16777216},"max_response_bytes":{"type":"integer","description":"Largest response, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":16777216},"max_event_bytes":{"type":"integer","description":"Largest single stream event, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":4194304},"max_concurrent_requests":{"type":"integer","description":"Unary requests in flight at once; more wait for a slot.","minimum":1,"default":100},"max_concurrent_streams":{"type":"integer","description":"Streams open at once; more wait for a slot.","minimum":1,"default":100}},"additionalProperties":false,"description":"Byte and concurrency limits shared by every transport.","title":"TransportLimits"},"RetryPolicy":{"type":"object","properties":{"max_attempts":{"type":"integer","description":"Total attempts including the first; 1 turns retry off.","minimum":1,"default":1},"initial_backoff":{"type":"number","description":"Delay before the first retry, in seconds; doubles on each further retry.","minimum":0,"default":0.1},"max_backoff":{"type":"number","description":"Ceiling of the doubling delay, in seconds. Must not be below initial_backoff.","minimum":0,"default":2},"jitter":{"type":"number","description":"Largest random delay added to each backoff, in seconds.","minimum":0,"default":0.1},"retryable_methods":{"type":"array","items":{"type":"string"},"description":"HTTP methods that may be retried, matched after upper-casing.","default":["DELETE","GET","POST","PUT"]}},"additionalProperties":false,"description":"When and how often an idempotent request is tried again.","title":"RetryPolicy"},"TlsSettings":{"type":"object","properties":{"certfile":{"type":["string","null"],"description":"PEM certificate chain of a secure server, or of a client doing mutual TLS.","minLength":1,"default":null},"keyfile":{"type":["string","null"],"description":"PEM private key matching certfile; give both or neither.","minLength":1,"default":null},"cafile":{"type":["string","null"],"description":"PEM CA bundle; clients fall back to the system roots when absent.","minLength":1,"default":null},"require_client_cert":{"type":"boolean","description":"Servers demand a client certificate signed by cafile.","default":false},"check_hostname":{"type":"boolean","description":"Clients verify the server's host name. The CA check stays on either way.","default":true}},"additionalProperties":false,"description":"Certificate files and checks. Only paths and flags are ever serialized, never key material.","title":"TlsSettings"},"GrpcSettings":{"type":"object","properties":{"maximum_concurrent_rpcs":{"type":"integer","description":"RPCs served at once; 0 means limits.max_concurrent_requests.","minimum":0,"default":0},"graceful_shutdown_timeout":{"type":"number","description":"Seconds stop() waits for in-flight RPCs.","exclusiveMinimum":0,"default":3},"enable_health":{"type":"boolean","description":"Serve grpc.health.v1.Health.","default":true},"enable_reflection":{"type":"boolean","description":"Serve gRPC server reflection (v1 and v1alpha).","default":true},"codec":{"type":"string","enum":["json","proto"],"description":"How a client encodes messages: `json` (the JSON envelope, `application/grpc+json`) or `proto` (binary protobuf). Servers accept both, and JSON passed through as plain bytes.","default":"json"},"channel_options":{"type":"object","additionalProperties":{"type":["number","string"]},"description":"Raw gRPC channel and server options, by gRPC core's names (`grpc.max_receive_message_length`, `grpc.keepalive_time_ms`, ...); the ones parley knows replace the settings it derives from the limits and keepalive, the others are kept and ignored.","default":{}}},"additionalProperties":false,"description":"Options only the grpc transport reads.","title":"GrpcSettings"}}};
-const schema92 = {"type":"object","properties":{"max_request_bytes":{"type":"integer","description":"Largest request, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":16777216},"max_response_bytes":{"type":"integer","description":"Largest response, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":16777216},"max_event_bytes":{"type":"integer","description":"Largest single stream event, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":4194304},"max_concurrent_requests":{"type":"integer","description":"Unary requests in flight at once; more wait for a slot.","minimum":1,"default":100},"max_concurrent_streams":{"type":"integer","description":"Streams open at once; more wait for a slot.","minimum":1,"default":100}},"additionalProperties":false,"description":"Byte and concurrency limits shared by every transport.","title":"TransportLimits"};
-const schema93 = {"type":"object","properties":{"max_attempts":{"type":"integer","description":"Total attempts including the first; 1 turns retry off.","minimum":1,"default":1},"initial_backoff":{"type":"number","description":"Delay before the first retry, in seconds; doubles on each further retry.","minimum":0,"default":0.1},"max_backoff":{"type":"number","description":"Ceiling of the doubling delay, in seconds. Must not be below initial_backoff.","minimum":0,"default":2},"jitter":{"type":"number","description":"Largest random delay added to each backoff, in seconds.","minimum":0,"default":0.1},"retryable_methods":{"type":"array","items":{"type":"string"},"description":"HTTP methods that may be retried, matched after upper-casing.","default":["DELETE","GET","POST","PUT"]}},"additionalProperties":false,"description":"When and how often an idempotent request is tried again.","title":"RetryPolicy"};
-const schema94 = {"type":"object","properties":{"certfile":{"type":["string","null"],"description":"PEM certificate chain of a secure server, or of a client doing mutual TLS.","minLength":1,"default":null},"keyfile":{"type":["string","null"],"description":"PEM private key matching certfile; give both or neither.","minLength":1,"default":null},"cafile":{"type":["string","null"],"description":"PEM CA bundle; clients fall back to the system roots when absent.","minLength":1,"default":null},"require_client_cert":{"type":"boolean","description":"Servers demand a client certificate signed by cafile.","default":false},"check_hostname":{"type":"boolean","description":"Clients verify the server's host name. The CA check stays on either way.","default":true}},"additionalProperties":false,"description":"Certificate files and checks. Only paths and flags are ever serialized, never key material.","title":"TlsSettings"};
-const schema95 = {"type":"object","properties":{"maximum_concurrent_rpcs":{"type":"integer","description":"RPCs served at once; 0 means limits.max_concurrent_requests.","minimum":0,"default":0},"graceful_shutdown_timeout":{"type":"number","description":"Seconds stop() waits for in-flight RPCs.","exclusiveMinimum":0,"default":3},"enable_health":{"type":"boolean","description":"Serve grpc.health.v1.Health.","default":true},"enable_reflection":{"type":"boolean","description":"Serve gRPC server reflection (v1 and v1alpha).","default":true},"codec":{"type":"string","enum":["json","proto"],"description":"How a client encodes messages: `json` (the JSON envelope, `application/grpc+json`) or `proto` (binary protobuf). Servers accept both, and JSON passed through as plain bytes.","default":"json"},"channel_options":{"type":"object","additionalProperties":{"type":["number","string"]},"description":"Raw gRPC channel and server options, by gRPC core's names (`grpc.max_receive_message_length`, `grpc.keepalive_time_ms`, ...); the ones parley knows replace the settings it derives from the limits and keepalive, the others are kept and ignored.","default":{}}},"additionalProperties":false,"description":"Options only the grpc transport reads.","title":"GrpcSettings"};
-const func28 = Object.prototype.hasOwnProperty;
+export const validate_transport_config = validate85;
+const schema96 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/transport-config.schema.json","title":"TransportConfig","type":"object","properties":{"limits":{"$ref":"#/$defs/TransportLimits","description":"Byte and concurrency limits."},"retry":{"$ref":"#/$defs/RetryPolicy","description":"Retry policy for idempotent requests."},"keepalive_interval":{"type":["number","null"],"description":"Seconds between keepalive probes (WebSocket ping, HTTP keep-alive expiry, gRPC keepalive); null turns the HTTP and WebSocket keepalive off.","exclusiveMinimum":0,"default":20},"keepalive_timeout":{"type":"number","description":"Seconds to wait for a keepalive answer, and the HTTP idle keep-alive.","exclusiveMinimum":0,"default":20},"shutdown_timeout":{"type":"number","description":"Seconds stop() waits for each connection it owns to close.","exclusiveMinimum":0,"default":5},"idempotency_ttl":{"type":"number","description":"Seconds a completed idempotent response can be replayed.","exclusiveMinimum":0,"default":300},"idempotency_cache_size":{"type":"integer","description":"Most completed idempotent responses kept; the oldest go first.","minimum":1,"default":1024},"idempotency_cache_bytes":{"type":"integer","description":"Most bytes of completed idempotent responses kept, summed over the cache; the oldest go first, and a response larger than this is never stored.","minimum":1,"default":67108864},"header_timeout":{"type":"number","description":"Seconds a server waits for a request's headers (http, sse, and the WebSocket handshake).","exclusiveMinimum":0,"default":20},"body_timeout":{"type":"number","description":"Seconds a server waits for a whole request body once its headers arrived (http, sse).","exclusiveMinimum":0,"default":60},"max_connections":{"type":"integer","description":"Client connections a server keeps open at once. When a new one would pass this, the connection that has waited longest for its request to finish is closed first.","minimum":1,"default":512},"collect_metrics":{"type":"boolean","description":"Count requests, streams, bytes and latency.","default":true},"timeout":{"type":"number","description":"Outbound request deadline in seconds (the receive deadline on WebSocket).","exclusiveMinimum":0,"default":360},"tls":{"anyOf":[{"$ref":"#/$defs/TlsSettings"},{"type":"null"}],"description":"TLS files and checks; used when the URL scheme is a secure one.","default":null},"grpc":{"$ref":"#/$defs/GrpcSettings","description":"grpc-only options."}},"additionalProperties":false,"description":"Serialized transport configuration: limits, retry policy, keepalive, shutdown, idempotency cache, metrics, deadline and TLS files. Generated from schemas/config/transport-config.ts.","examples":[{"limits":{"max_request_bytes":1048576,"max_concurrent_requests":50},"retry":{"max_attempts":3,"initial_backoff":0.1,"max_backoff":2,"jitter":0.1},"keepalive_interval":20,"idempotency_ttl":300,"tls":{"certfile":"server.pem","keyfile":"server.key","cafile":null,"require_client_cert":false}}],"$defs":{"TransportLimits":{"type":"object","properties":{"max_request_bytes":{"type":"integer","description":"Largest request, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":16777216},"max_response_bytes":{"type":"integer","description":"Largest response, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":16777216},"max_event_bytes":{"type":"integer","description":"Largest single stream event, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":4194304},"max_concurrent_requests":{"type":"integer","description":"Unary requests in flight at once; more wait for a slot.","minimum":1,"default":100},"max_concurrent_streams":{"type":"integer","description":"Streams open at once; more wait for a slot.","minimum":1,"default":100}},"additionalProperties":false,"description":"Byte and concurrency limits shared by every transport.","title":"TransportLimits"},"RetryPolicy":{"type":"object","properties":{"max_attempts":{"type":"integer","description":"Total attempts including the first; 1 turns retry off.","minimum":1,"default":1},"initial_backoff":{"type":"number","description":"Delay before the first retry, in seconds; doubles on each further retry.","minimum":0,"default":0.1},"max_backoff":{"type":"number","description":"Ceiling of the doubling delay, in seconds. Must not be below initial_backoff.","minimum":0,"default":2},"jitter":{"type":"number","description":"Largest random delay added to each backoff, in seconds.","minimum":0,"default":0.1},"retryable_methods":{"type":"array","items":{"type":"string"},"description":"HTTP methods that may be retried, matched after upper-casing.","default":["DELETE","GET","POST","PUT"]}},"additionalProperties":false,"description":"When and how often an idempotent request is tried again.","title":"RetryPolicy"},"TlsSettings":{"type":"object","properties":{"certfile":{"type":["string","null"],"description":"PEM certificate chain of a secure server, or of a client doing mutual TLS.","minLength":1,"default":null},"keyfile":{"type":["string","null"],"description":"PEM private key matching certfile; give both or neither.","minLength":1,"default":null},"cafile":{"type":["string","null"],"description":"PEM CA bundle; clients fall back to the system roots when absent.","minLength":1,"default":null},"require_client_cert":{"type":"boolean","description":"Servers demand a client certificate signed by cafile.","default":false},"check_hostname":{"type":"boolean","description":"Clients verify the server's host name. The CA check stays on either way.","default":true}},"additionalProperties":false,"description":"Certificate files and checks. Only paths and flags are ever serialized, never key material.","title":"TlsSettings"},"GrpcSettings":{"type":"object","properties":{"maximum_concurrent_rpcs":{"type":"integer","description":"RPCs served at once; 0 means limits.max_concurrent_requests.","minimum":0,"default":0},"graceful_shutdown_timeout":{"type":"number","description":"Seconds stop() waits for in-flight RPCs.","exclusiveMinimum":0,"default":3},"enable_health":{"type":"boolean","description":"Serve grpc.health.v1.Health.","default":true},"enable_reflection":{"type":"boolean","description":"Serve gRPC server reflection (v1 and v1alpha).","default":true},"codec":{"type":"string","enum":["json","proto"],"description":"How a client encodes messages: `json` (the JSON envelope, `application/grpc+json`) or `proto` (binary protobuf). Servers accept both, and JSON passed through as plain bytes.","default":"json"},"channel_options":{"type":"object","additionalProperties":{"type":["number","string"]},"description":"Raw gRPC channel and server options, by gRPC core's names (`grpc.max_receive_message_length`, `grpc.keepalive_time_ms`, ...); the ones parley knows replace the settings it derives from the limits and keepalive, the others are kept and ignored.","default":{}}},"additionalProperties":false,"description":"Options only the grpc transport reads.","title":"GrpcSettings"}}};
+const schema97 = {"type":"object","properties":{"max_request_bytes":{"type":"integer","description":"Largest request, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":16777216},"max_response_bytes":{"type":"integer","description":"Largest response, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":16777216},"max_event_bytes":{"type":"integer","description":"Largest single stream event, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":4194304},"max_concurrent_requests":{"type":"integer","description":"Unary requests in flight at once; more wait for a slot.","minimum":1,"default":100},"max_concurrent_streams":{"type":"integer","description":"Streams open at once; more wait for a slot.","minimum":1,"default":100}},"additionalProperties":false,"description":"Byte and concurrency limits shared by every transport.","title":"TransportLimits"};
+const schema98 = {"type":"object","properties":{"max_attempts":{"type":"integer","description":"Total attempts including the first; 1 turns retry off.","minimum":1,"default":1},"initial_backoff":{"type":"number","description":"Delay before the first retry, in seconds; doubles on each further retry.","minimum":0,"default":0.1},"max_backoff":{"type":"number","description":"Ceiling of the doubling delay, in seconds. Must not be below initial_backoff.","minimum":0,"default":2},"jitter":{"type":"number","description":"Largest random delay added to each backoff, in seconds.","minimum":0,"default":0.1},"retryable_methods":{"type":"array","items":{"type":"string"},"description":"HTTP methods that may be retried, matched after upper-casing.","default":["DELETE","GET","POST","PUT"]}},"additionalProperties":false,"description":"When and how often an idempotent request is tried again.","title":"RetryPolicy"};
+const schema99 = {"type":"object","properties":{"certfile":{"type":["string","null"],"description":"PEM certificate chain of a secure server, or of a client doing mutual TLS.","minLength":1,"default":null},"keyfile":{"type":["string","null"],"description":"PEM private key matching certfile; give both or neither.","minLength":1,"default":null},"cafile":{"type":["string","null"],"description":"PEM CA bundle; clients fall back to the system roots when absent.","minLength":1,"default":null},"require_client_cert":{"type":"boolean","description":"Servers demand a client certificate signed by cafile.","default":false},"check_hostname":{"type":"boolean","description":"Clients verify the server's host name. The CA check stays on either way.","default":true}},"additionalProperties":false,"description":"Certificate files and checks. Only paths and flags are ever serialized, never key material.","title":"TlsSettings"};
+const schema100 = {"type":"object","properties":{"maximum_concurrent_rpcs":{"type":"integer","description":"RPCs served at once; 0 means limits.max_concurrent_requests.","minimum":0,"default":0},"graceful_shutdown_timeout":{"type":"number","description":"Seconds stop() waits for in-flight RPCs.","exclusiveMinimum":0,"default":3},"enable_health":{"type":"boolean","description":"Serve grpc.health.v1.Health.","default":true},"enable_reflection":{"type":"boolean","description":"Serve gRPC server reflection (v1 and v1alpha).","default":true},"codec":{"type":"string","enum":["json","proto"],"description":"How a client encodes messages: `json` (the JSON envelope, `application/grpc+json`) or `proto` (binary protobuf). Servers accept both, and JSON passed through as plain bytes.","default":"json"},"channel_options":{"type":"object","additionalProperties":{"type":["number","string"]},"description":"Raw gRPC channel and server options, by gRPC core's names (`grpc.max_receive_message_length`, `grpc.keepalive_time_ms`, ...); the ones parley knows replace the settings it derives from the limits and keepalive, the others are kept and ignored.","default":{}}},"additionalProperties":false,"description":"Options only the grpc transport reads.","title":"GrpcSettings"};
+const func29 = Object.prototype.hasOwnProperty;
 
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://parley.dev/schemas/native/transport-config.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate81.evaluated;
+const evaluated0 = validate85.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7326,7 +8147,7 @@ evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
 for(const key0 in data){
-if(!(func28.call(schema91.properties, key0))){
+if(!(func29.call(schema96.properties, key0))){
 const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err0];
@@ -7647,7 +8468,7 @@ errors++;
 if(data.keepalive_interval !== undefined){
 let data13 = data.keepalive_interval;
 if((!((typeof data13 == "number") && (isFinite(data13)))) && (data13 !== null)){
-const err25 = {instancePath:instancePath+"/keepalive_interval",schemaPath:"#/properties/keepalive_interval/type",keyword:"type",params:{type: schema91.properties.keepalive_interval.type},message:"must be number,null"};
+const err25 = {instancePath:instancePath+"/keepalive_interval",schemaPath:"#/properties/keepalive_interval/type",keyword:"type",params:{type: schema96.properties.keepalive_interval.type},message:"must be number,null"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -7927,7 +8748,7 @@ errors++;
 if(data24.certfile !== undefined){
 let data25 = data24.certfile;
 if((typeof data25 !== "string") && (data25 !== null)){
-const err47 = {instancePath:instancePath+"/tls/certfile",schemaPath:"#/$defs/TlsSettings/properties/certfile/type",keyword:"type",params:{type: schema94.properties.certfile.type},message:"must be string,null"};
+const err47 = {instancePath:instancePath+"/tls/certfile",schemaPath:"#/$defs/TlsSettings/properties/certfile/type",keyword:"type",params:{type: schema99.properties.certfile.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -7952,7 +8773,7 @@ errors++;
 if(data24.keyfile !== undefined){
 let data26 = data24.keyfile;
 if((typeof data26 !== "string") && (data26 !== null)){
-const err49 = {instancePath:instancePath+"/tls/keyfile",schemaPath:"#/$defs/TlsSettings/properties/keyfile/type",keyword:"type",params:{type: schema94.properties.keyfile.type},message:"must be string,null"};
+const err49 = {instancePath:instancePath+"/tls/keyfile",schemaPath:"#/$defs/TlsSettings/properties/keyfile/type",keyword:"type",params:{type: schema99.properties.keyfile.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -7977,7 +8798,7 @@ errors++;
 if(data24.cafile !== undefined){
 let data27 = data24.cafile;
 if((typeof data27 !== "string") && (data27 !== null)){
-const err51 = {instancePath:instancePath+"/tls/cafile",schemaPath:"#/$defs/TlsSettings/properties/cafile/type",keyword:"type",params:{type: schema94.properties.cafile.type},message:"must be string,null"};
+const err51 = {instancePath:instancePath+"/tls/cafile",schemaPath:"#/$defs/TlsSettings/properties/cafile/type",keyword:"type",params:{type: schema99.properties.cafile.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -8173,7 +8994,7 @@ vErrors.push(err65);
 errors++;
 }
 if(!((data35 === "json") || (data35 === "proto"))){
-const err66 = {instancePath:instancePath+"/grpc/codec",schemaPath:"#/$defs/GrpcSettings/properties/codec/enum",keyword:"enum",params:{allowedValues: schema95.properties.codec.enum},message:"must be equal to one of the allowed values"};
+const err66 = {instancePath:instancePath+"/grpc/codec",schemaPath:"#/$defs/GrpcSettings/properties/codec/enum",keyword:"enum",params:{allowedValues: schema100.properties.codec.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -8189,7 +9010,7 @@ if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
 for(const key5 in data36){
 let data37 = data36[key5];
 if((!((typeof data37 == "number") && (isFinite(data37)))) && (typeof data37 !== "string")){
-const err67 = {instancePath:instancePath+"/grpc/channel_options/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/GrpcSettings/properties/channel_options/additionalProperties/type",keyword:"type",params:{type: schema95.properties.channel_options.additionalProperties.type},message:"must be number,string"};
+const err67 = {instancePath:instancePath+"/grpc/channel_options/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/GrpcSettings/properties/channel_options/additionalProperties/type",keyword:"type",params:{type: schema100.properties.channel_options.additionalProperties.type},message:"must be number,string"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -8234,18 +9055,18 @@ vErrors.push(err70);
 }
 errors++;
 }
-validate81.errors = vErrors;
+validate85.errors = vErrors;
 return errors === 0;
 }
-validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validate_transport_metrics = validate82;
+export const validate_transport_metrics = validate86;
 
-function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://parley.dev/schemas/native/transport-metrics.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate82.evaluated;
+const evaluated0 = validate86.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8684,18 +9505,18 @@ vErrors.push(err36);
 }
 errors++;
 }
-validate82.errors = vErrors;
+validate86.errors = vErrors;
 return errors === 0;
 }
-validate82.evaluated = {"props":{"requests_started":true,"requests_succeeded":true,"requests_failed":true,"retries":true,"streams_started":true,"streams_completed":true,"streams_failed":true,"active_requests":true,"active_streams":true,"bytes_sent":true,"bytes_received":true,"total_latency_ms":true},"dynamicProps":false,"dynamicItems":false};
+validate86.evaluated = {"props":{"requests_started":true,"requests_succeeded":true,"requests_failed":true,"retries":true,"streams_started":true,"streams_completed":true,"streams_failed":true,"active_requests":true,"active_streams":true,"bytes_sent":true,"bytes_received":true,"total_latency_ms":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validate_transport_name = validate83;
+export const validate_transport_name = validate87;
 
-function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://parley.dev/schemas/native/transport-name.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate83.evaluated;
+const evaluated0 = validate87.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8722,18 +9543,18 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate83.errors = vErrors;
+validate87.errors = vErrors;
 return errors === 0;
 }
-validate83.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate87.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validate_wire_error = validate84;
+export const validate_wire_error = validate88;
 
-function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://parley.dev/schemas/native/wire-error.schema.json" */;
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate84.evaluated;
+const evaluated0 = validate88.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8846,7 +9667,7 @@ errors++;
 if(data.request_id !== undefined){
 let data3 = data.request_id;
 if((typeof data3 !== "string") && (data3 !== null)){
-const err9 = {instancePath:instancePath+"/request_id",schemaPath:"#/properties/request_id/type",keyword:"type",params:{type: schema50.properties.request_id.type},message:"must be string,null"};
+const err9 = {instancePath:instancePath+"/request_id",schemaPath:"#/properties/request_id/type",keyword:"type",params:{type: schema51.properties.request_id.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -8867,10 +9688,10 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate84.errors = vErrors;
+validate88.errors = vErrors;
 return errors === 0;
 }
-validate84.evaluated = {"props":{"code":true,"message":true,"status":true,"details":true,"request_id":true},"dynamicProps":false,"dynamicItems":false};
+validate88.evaluated = {"props":{"code":true,"message":true,"status":true,"details":true,"request_id":true},"dynamicProps":false,"dynamicItems":false};
 
 
 export const compiledValidators = {
@@ -8890,6 +9711,8 @@ export const compiledValidators = {
   "error-code": validate_error_code,
   "flow-state": validate_flow_state,
   "health": validate_health,
+  "llm-run": validate_llm_run,
+  "llm-usage": validate_llm_usage,
   "message": validate_message,
   "message-role": validate_message_role,
   "part": validate_part,

@@ -21,6 +21,10 @@ import { ConfigError, InvalidArgumentError, StateError } from '../core/errors.js
 import { isAuthenticator, type Authenticator } from '../auth/authenticator.js';
 import { compactHistory, countTokens } from '../llm/history-compaction.js';
 import type { LanguageModel } from '../llm/language-model.js';
+import { ModelError, RunBudgetError } from '../llm/model-error.js';
+import type { RunBudget } from '../llm/model-loop.js';
+import { modelTokenCounter } from '../llm/tokenizer.js';
+import type { Tool } from '../llm/tool.js';
 import type { RequestContext } from '../transport/endpoint.js';
 import { EndpointError } from '../transport/endpoint-error.js';
 import { createTransport, resolveTransportName } from '../transport/factory.js';
@@ -31,6 +35,7 @@ import { AgentRegistration, type AgentRegistrationOptions } from './agent-regist
 import { buildAgentEndpoints } from './agent-endpoints.js';
 import { echoHandler, inferenceHandler } from './default-handlers.js';
 import type { AgentHandler } from './handler.js';
+import { converse, type ModelSetup } from './model-setup.js';
 import { renderChatPage } from './pages/chat-page.js';
 import { renderStatusPage } from './pages/status-page.js';
 import { SessionStore } from './sessions.js';
@@ -56,7 +61,14 @@ export interface AgentServerOptions extends CardIdentity {
   readonly transportOptions?: Omit<TransportOptions, 'authenticator'>;
   /** The agent's work. Default: the model's inference when `llm` is set, else echo. */
   readonly handler?: AgentHandler;
+  /** A language model: the agent serves POST /chat and, without a handler, answers tasks with it. */
   readonly llm?: LanguageModel;
+  /** Tools the model may call (made with `tool()`); needs `llm`, one whose provider supports tools. */
+  readonly tools?: readonly Tool<any, any>[];
+  /** The model's system turn at the start of every run. */
+  readonly instructions?: string;
+  /** Limits of each model run (steps, tool calls, tokens, time). Defaults in DEFAULT_RUN_BUDGET. */
+  readonly runBudget?: RunBudget;
   /** Verifies credentials on every route but the public ones. */
   readonly authenticator?: Authenticator;
   /** Authorizes state reset and compaction. Default: allowed. */
@@ -78,6 +90,8 @@ export interface AgentServerOptions extends CardIdentity {
   readonly a2a?: boolean;
   /** Where the A2A boundary remembers its tasks; default in memory (1 hour, 1,024 tasks). */
   readonly a2aTaskIndex?: TaskIndex;
+  /** A session unused for this long is dropped. Default 3600 (one hour). */
+  readonly sessionTtlSeconds?: number;
 }
 
 export class AgentServer implements AgentHandlers<RequestContext> {
@@ -89,6 +103,7 @@ export class AgentServer implements AgentHandlers<RequestContext> {
   private readonly state: StateOperations;
   private readonly llm: LanguageModel | null;
   private readonly registration: AgentRegistration | null;
+  private readonly model: ModelSetup | null;
 
   constructor(private readonly options: AgentServerOptions) {
     if (!options.name) throw new InvalidArgumentError('an agent needs a name', 'invalid_argument');
@@ -120,9 +135,12 @@ export class AgentServer implements AgentHandlers<RequestContext> {
       }
     }
     this.llm = options.llm ?? null;
-    this.sessions = new SessionStore(options.maxSessions);
-    const handler = options.handler ?? (this.llm ? inferenceHandler(this.sessions) : echoHandler);
-    this.engine = new TaskEngine({ handler, llm: this.llm, sessions: this.sessions, recentLimit: options.recentTasks });
+    this.model = modelSetup(options);
+    const ttl = options.sessionTtlSeconds;
+    if (ttl !== undefined && !(ttl > 0)) throw new InvalidArgumentError(`sessionTtlSeconds must be above 0 (got ${ttl})`);
+    this.sessions = new SessionStore(options.maxSessions, ttl === undefined ? undefined : ttl * 1000);
+    const handler = options.handler ?? (this.llm ? inferenceHandler : echoHandler);
+    this.engine = new TaskEngine({ handler, model: this.model, sessions: this.sessions, recentLimit: options.recentTasks });
     this.state = new StateOperations(this.sessions, this.engine, this.llm);
     const registry = typeof options.registry === 'string' ? { url: options.registry } : options.registry;
     this.registration = registry ? new AgentRegistration(registry, () => this.card()) : null;
@@ -213,15 +231,16 @@ export class AgentServer implements AgentHandlers<RequestContext> {
     const session = this.sessions.get(request.session_id);
     const before = session?.turns ?? [];
     const strategy = request.strategy ?? 'tokens';
-    const compacted = await compactHistory(before, request, this.llm, context.signal);
+    const count = await modelTokenCounter(this.llm);
+    const compacted = await compactHistory(before, request, this.llm, context.signal, count);
     if (session) session.turns = compacted.turns;
     return {
       session_id: request.session_id,
       strategy,
       messages_before: before.length,
       messages_after: compacted.turns.length,
-      tokens_before: countTokens(before),
-      tokens_after: countTokens(compacted.turns),
+      tokens_before: countTokens(before, count),
+      tokens_after: countTokens(compacted.turns, count),
       removed: compacted.removed,
       summary: compacted.summary,
       metadata: { session_found: session !== undefined },
@@ -260,17 +279,21 @@ export class AgentServer implements AgentHandlers<RequestContext> {
   }
 
   getChatPage(): string {
-    return renderChatPage(this.card(), this.llm?.name ?? null);
+    // The page streams through the task stream where there is one and tasks are the model's
+    // own answers; a handler of the author's may do anything with a task, so it posts to /chat.
+    const streams = this.transport.supports('streaming') && this.options.handler === undefined;
+    return renderChatPage(this.card(), this.llm?.name ?? null, streams);
   }
 
   async chat(request: ChatRequest, context: RequestContext): Promise<ChatResponse> {
-    if (!this.llm) throw new EndpointError('not_found', 'this agent has no language model');
+    if (!this.model) throw new EndpointError('not_found', 'this agent has no language model');
     const sessionId = request.session_id || newId();
-    const session = this.sessions.ensure(sessionId);
-    const turns = [...session.turns, { role: 'user' as const, content: request.message }];
-    const reply = await this.llm.complete(turns, { signal: context.signal });
-    session.turns = [...turns, { role: 'assistant', content: reply }];
-    return { reply, session_id: sessionId, model: this.llm.name };
+    try {
+      const answer = await converse(this.model, this.sessions, sessionId, request.message, { signal: context.signal });
+      return { reply: answer.text, session_id: sessionId, model: this.model.model.name };
+    } catch (error) {
+      throw chatError(error);
+    }
   }
 
   private card(): AgentCard {
@@ -288,6 +311,34 @@ export class AgentServer implements AgentHandlers<RequestContext> {
     }
     if (!allowed) throw new EndpointError('forbidden', `state ${operation} is not allowed for this caller`);
   }
+}
+
+function modelSetup(options: AgentServerOptions): ModelSetup | null {
+  const tools = options.tools ?? [];
+  if (!options.llm) {
+    if (tools.length > 0) throw new InvalidArgumentError('tools need a language model: pass llm as well');
+    return null;
+  }
+  if (tools.length > 0 && !options.llm.step) {
+    throw new InvalidArgumentError(`model ${options.llm.name} cannot call tools: it has no step()`);
+  }
+  const names = new Set<string>();
+  for (const entry of tools) {
+    if (names.has(entry.name)) throw new InvalidArgumentError(`two tools are named ${entry.name}`);
+    names.add(entry.name);
+  }
+  return { model: options.llm, tools, instructions: options.instructions ?? null, budget: options.runBudget };
+}
+
+/** A model's failure on POST /chat: 502 (the model server failed), 422 (the run's budget). */
+function chatError(error: unknown): unknown {
+  if (error instanceof ModelError) {
+    return new EndpointError(error.code, error.message, { provider: error.provider, status: error.statusCode }, { status: 502 });
+  }
+  if (error instanceof RunBudgetError) {
+    return new EndpointError(error.code, error.message, { limit: error.limit, maximum: error.maximum, run: error.run }, { status: 422 });
+  }
+  return error;
 }
 
 async function* mapIterable<T, U>(source: AsyncIterable<T>, map: (item: T) => U): AsyncGenerator<U> {

@@ -12,7 +12,9 @@ import type {
   ToolCall,
 } from '../../generated/types/index.js';
 import type { LanguageModel } from '../llm/language-model.js';
+import type { ModelLoopResult } from '../llm/model-loop.js';
 import type { RequestContext } from '../transport/endpoint.js';
+import type { ConverseOptions } from './model-setup.js';
 import type { SessionValues } from './sessions.js';
 
 /** An artifact as a handler writes it: the engine fills in `id` and `timestamp`. */
@@ -57,6 +59,12 @@ export interface ToolOutput {
   readonly error?: unknown;
 }
 
+/** What a handler may change about one model run (the agent's tools, instructions and budget otherwise). */
+export type RunModelOptions = Omit<ConverseOptions, 'signal' | 'observer' | 'onRun'> & {
+  /** The user turn to send. Default: the task's text (`input`). */
+  readonly prompt?: string;
+};
+
 export interface TaskContext {
   /**
    * The task as submitted, with defaults filled in. Read-only: change it through the outcome,
@@ -82,6 +90,12 @@ export interface TaskContext {
   artifact(artifact: ArtifactInput): Artifact;
   /** Attaches an agent message now; stream clients see it at once. */
   message(message: MessageInput): Message;
+  /**
+   * Runs the agent's model on `prompt` (default: the task's text) in this task's session: the
+   * model loop with the agent's tools, its events on this task's stream, the step messages on
+   * the task, the run's summary in `metadata.llm`. Rejects with ModelError or RunBudgetError.
+   */
+  runModel(options?: RunModelOptions): Promise<ModelLoopResult>;
   /** Calls a tool-like function and reports the call and its output as events. */
   tool<T>(call: Omit<ToolCall, 'call_id'> & { call_id?: string }, run: () => Promise<T> | T): Promise<T>;
 }

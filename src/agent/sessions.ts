@@ -1,5 +1,6 @@
-// Per-session agent state: the model conversation and free-form values. Bounded: the least
-// recently used session is dropped first.
+// Per-session agent state: the model conversation and free-form values. Bounded in number (the
+// least recently used session is dropped first) and in age (a session unused for longer than
+// its time to live is dropped when the store next looks at it).
 import { nowIso } from '../core/clock.js';
 import type { ChatTurn } from '../llm/language-model.js';
 import { normalizeJson } from '../core/json.js';
@@ -10,6 +11,8 @@ export interface Session {
   values: Record<string, unknown>;
   readonly created_at: string;
   updated_at: string;
+  /** Date.now() of the last use, for the time to live. */
+  usedAt: number;
 }
 
 /**
@@ -63,26 +66,42 @@ export class SessionValuesView implements SessionValues {
   }
 }
 
+/** Sessions kept at most, and how long one may go unused (in ms), by default. */
+export const DEFAULT_MAX_SESSIONS = 1024;
+export const DEFAULT_SESSION_TTL_MS = 3_600_000;
+
 export class SessionStore {
   private readonly sessions = new Map<string, Session>();
 
-  constructor(readonly maxSessions = 1024) {}
+  /** `clock`: what Date.now() is for the time to live (tests turn it forward). */
+  constructor(
+    readonly maxSessions = DEFAULT_MAX_SESSIONS,
+    readonly ttlMs = DEFAULT_SESSION_TTL_MS,
+    private readonly clock: () => number = Date.now,
+  ) {}
 
   get size(): number {
+    this.sweep();
     return this.sessions.size;
   }
 
   get(id: string): Session | undefined {
     const session = this.sessions.get(id);
-    if (session) this.touch(session);
+    if (!session) return undefined;
+    if (this.expired(session, this.clock())) {
+      this.sessions.delete(id);
+      return undefined;
+    }
+    this.touch(session);
     return session;
   }
 
   ensure(id: string): Session {
     const existing = this.get(id);
     if (existing) return existing;
+    this.sweep();
     const now = nowIso();
-    const session: Session = { id, turns: [], values: {}, created_at: now, updated_at: now };
+    const session: Session = { id, turns: [], values: {}, created_at: now, updated_at: now, usedAt: this.clock() };
     this.sessions.set(id, session);
     while (this.sessions.size > this.maxSessions) this.sessions.delete(this.sessions.keys().next().value!);
     return session;
@@ -99,10 +118,25 @@ export class SessionStore {
   }
 
   all(): Session[] {
+    this.sweep();
     return [...this.sessions.values()];
   }
 
+  private expired(session: Session, now: number): boolean {
+    return now - session.usedAt > this.ttlMs;
+  }
+
+  /** Drops expired sessions: they sit at the front, least recently used first. */
+  private sweep(): void {
+    const now = this.clock();
+    for (const session of this.sessions.values()) {
+      if (!this.expired(session, now)) break;
+      this.sessions.delete(session.id);
+    }
+  }
+
   private touch(session: Session): void {
+    session.usedAt = this.clock();
     session.updated_at = nowIso();
     this.sessions.delete(session.id);
     this.sessions.set(session.id, session);

@@ -5,6 +5,7 @@ import type { StateRequest, StateResult } from '../../generated/types/index.js';
 import { nowIso } from '../core/clock.js';
 import { countTokens, compactHistory } from '../llm/history-compaction.js';
 import type { LanguageModel } from '../llm/language-model.js';
+import { modelTokenCounter } from '../llm/tokenizer.js';
 import { EndpointError } from '../transport/endpoint-error.js';
 import type { Session, SessionStore } from './sessions.js';
 import type { TaskEngine } from './task-engine.js';
@@ -52,8 +53,9 @@ export class StateOperations {
     const { scope, sessionId } = target(request);
     const sessions = scope === 'agent' ? this.sessions.all() : [this.sessions.get(sessionId!)].filter((s): s is Session => !!s);
     let removed = 0;
+    const count = await modelTokenCounter(this.llm);
     for (const session of sessions) {
-      const compacted = await compactHistory(session.turns, { strategy: 'tokens' }, this.llm, signal);
+      const compacted = await compactHistory(session.turns, { strategy: 'tokens' }, this.llm, signal, count);
       removed += compacted.removed;
       session.turns = compacted.turns;
     }

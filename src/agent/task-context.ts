@@ -1,13 +1,16 @@
 // The TaskContext a handler receives: one object per run, its methods on the prototype so a
 // task costs one allocation here, not a closure per method.
-import type { Artifact, Message, StreamEvent, Task, ToolCall } from '../../generated/types/index.js';
+import type { Artifact, LlmRun, Message, StreamEvent, Task, ToolCall } from '../../generated/types/index.js';
 import { nowIso } from '../core/clock.js';
+import { StateError } from '../core/errors.js';
 import { newId } from '../core/ids.js';
 import { normalizeJson } from '../core/json.js';
 import { merge } from '../core/objects.js';
 import type { LanguageModel } from '../llm/language-model.js';
+import type { ModelLoopResult } from '../llm/model-loop.js';
 import type { RequestContext } from '../transport/endpoint.js';
-import type { AgentEvent, ArtifactInput, MessageInput, TaskContext } from './handler.js';
+import type { AgentEvent, ArtifactInput, MessageInput, RunModelOptions, TaskContext } from './handler.js';
+import { converse, type ModelSetup } from './model-setup.js';
 import { buildArtifact, buildMessage, latestUserText } from './task-record.js';
 import { SessionValuesView, type SessionStore, type SessionValues } from './sessions.js';
 
@@ -21,6 +24,8 @@ export interface Run {
   canceled: boolean;
   /** Why the run was cancelled; the handler's signal carries it even if made afterwards. */
   cancelReason: unknown;
+  /** For a stream: null while its queue has room, else a promise for when it has. */
+  readonly room: (() => Promise<void> | null) | null;
 }
 
 export class RunContext implements TaskContext {
@@ -31,13 +36,17 @@ export class RunContext implements TaskContext {
 
   constructor(
     private readonly run: Run,
-    readonly llm: LanguageModel | null,
+    private readonly setup: ModelSetup | null,
     readonly request: RequestContext,
     private readonly sessions: SessionStore,
   ) {
     const task = run.task;
     this.input = latestUserText(task);
     this.sessionId = typeof task.metadata?.session_id === 'string' ? task.metadata.session_id : task.id;
+  }
+
+  get llm(): LanguageModel | null {
+    return this.setup?.model ?? null;
   }
 
   /** The task as submitted, defaults filled in. Treat it as read-only. */
@@ -61,8 +70,28 @@ export class RunContext implements TaskContext {
   }
 
   emit(event: AgentEvent): void {
-    // Without a stream nobody receives events: skip shaping them.
-    if (this.run.sink && !this.run.canceled) this.send(normalizeEvent(event));
+    // Without a stream nobody receives events: skip shaping them. A model's text chunk (a
+    // string delta, no usage object) is plain JSON as made: one per token, so it skips the walk.
+    if (!this.run.sink || this.run.canceled) return;
+    const plain = event.type === 'task_llm_stream' && typeof event.delta === 'string' && event.usage == null;
+    this.send(plain ? event : normalizeEvent(event));
+  }
+
+  /** Null while the stream has room for more events; the model loop waits on anything else. */
+  room(): Promise<void> | null {
+    return this.run.room?.() ?? null;
+  }
+
+  runModel(options: RunModelOptions = {}): Promise<ModelLoopResult> {
+    const setup = this.setup;
+    if (!setup) return Promise.reject(new StateError('this agent has no language model', 'no_model'));
+    const { prompt, ...rest } = options;
+    return converse(setup, this.sessions, this.sessionId, prompt ?? this.input, {
+      ...rest,
+      signal: this.signal,
+      observer: this,
+      onRun: (summary) => this.recordRun(summary),
+    });
   }
 
   /** `now`, when given, stamps what has no timestamp of its own (one clock read per outcome). */
@@ -95,6 +124,26 @@ export class RunContext implements TaskContext {
       this.emit({ type: 'task_tool_result', tool_result: { call_id, error } });
       throw error;
     }
+  }
+
+  /** Adds a model run's figures to `metadata.llm` (summed when a handler runs the model more than once). */
+  private recordRun(summary: LlmRun): void {
+    if (this.run.canceled) return;
+    const metadata = this.run.task.metadata!;
+    const before = metadata.llm as LlmRun | undefined;
+    metadata.llm = before
+      ? {
+          model: summary.model,
+          steps: before.steps + summary.steps,
+          tool_calls: before.tool_calls + summary.tool_calls,
+          usage: {
+            input_tokens: before.usage.input_tokens + summary.usage.input_tokens,
+            output_tokens: before.usage.output_tokens + summary.usage.output_tokens,
+            total_tokens: before.usage.total_tokens + summary.usage.total_tokens,
+          },
+          compactions: (before.compactions ?? 0) + (summary.compactions ?? 0),
+        }
+      : summary;
   }
 
   /** Stamps and forwards an event to the stream, when there is one. */

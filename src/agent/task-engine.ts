@@ -13,10 +13,10 @@ import { AsyncQueue } from '../core/async-queue.js';
 import { nowIso } from '../core/clock.js';
 import { isTerminal } from '../core/task-state.js';
 import { normalizeJson, PreEncoded, type EncodedJson } from '../core/json.js';
-import type { LanguageModel } from '../llm/language-model.js';
 import type { RequestContext, StreamItem } from '../transport/endpoint.js';
 import { EndpointError } from '../transport/endpoint-error.js';
 import type { AgentEvent, AgentHandler, HandlerOutput, TaskContext, TaskOutcome } from './handler.js';
+import type { ModelSetup } from './model-setup.js';
 import { RunContext, type EventSink, type Run } from './task-context.js';
 import { taskCompletedEvent } from './task-completed-event.js';
 import { encodeFinishedTask, prepareTask, transition } from './task-record.js';
@@ -27,7 +27,8 @@ export type TaskCounts = Partial<Record<TaskState, number>>;
 
 export interface TaskEngineOptions {
   readonly handler: AgentHandler;
-  readonly llm: LanguageModel | null;
+  /** The agent's model, its tools, instructions and run budget, if it has a model. */
+  readonly model: ModelSetup | null;
   /** Where handlers keep per-session values (`context.session`). */
   readonly sessions: SessionStore;
   /** Finished tasks counted on the status page (oldest dropped first). */
@@ -160,11 +161,11 @@ export class TaskEngine {
     // the idempotency cache. A stream's consumer leaving does (see stream()).
     let run: EngineRun;
     try {
-      run = this.begin(input, request, sink);
+      run = this.begin(input, request, sink, room);
     } catch (error) {
       return Promise.reject(error);
     }
-    const context = new RunContext(run, this.options.llm, request, this.options.sessions);
+    const context = new RunContext(run, this.options.model, request, this.options.sessions);
     let output: unknown;
     try {
       if (sink) context.send({ type: 'task_status', state: 'working', task: structuredClone(run.task) });
@@ -185,7 +186,7 @@ export class TaskEngine {
   }
 
   /** Checks and registers a submitted task and moves it to `working`. */
-  private begin(input: Task, request: RequestContext, sink: EventSink | null): EngineRun {
+  private begin(input: Task, request: RequestContext, sink: EventSink | null, room: Room | null): EngineRun {
     const now = nowIso();
     const task = prepareTask(input, now);
     if (this.active.has(task.id)) {
@@ -195,7 +196,7 @@ export class TaskEngine {
       throw new EndpointError('conflict', `task ${task.id} is already ${task.state}; submit a new task id`);
     }
     const owner = request.security?.principal_id ?? null;
-    const run: EngineRun = { task, sink, controller: null, canceled: false, cancelReason: undefined, cancel: null, owner };
+    const run: EngineRun = { task, sink, room, controller: null, canceled: false, cancelReason: undefined, cancel: null, owner };
     this.active.set(task.id, run);
     if (task.metadata!.state_history!.length === 0) transition(task, 'submitted', null, now);
     transition(task, 'working', null, now);
@@ -226,7 +227,9 @@ export class TaskEngine {
   private fail(run: EngineRun, error: unknown): void {
     if (run.canceled) return;
     const message = error instanceof Error ? error.message : String(error);
-    run.task.metadata!.error = { name: error instanceof Error ? error.name : 'Error', message };
+    const code = (error as { code?: unknown } | null)?.code;
+    // The code, when the error has one, is what a client can act on (`run_budget_exceeded`, ...).
+    run.task.metadata!.error = { name: error instanceof Error ? error.name : 'Error', message, ...(typeof code === 'string' ? { code } : {}) };
     transition(run.task, 'failed', message || 'the handler failed');
   }
 

@@ -1,14 +1,15 @@
-// `parley serve agent`: runs an echo agent (text in, the same text back as an artifact) on a
-// network transport until SIGINT or SIGTERM, printing `ready <url>` once it accepts requests;
-// with --registry it joins that registry first. `parley serve registry` is in
-// serve-registry.ts. The runtime transport is refused: it lives inside one process, so nothing
-// outside this command could ever reach a server on it.
+// `parley serve agent`: runs an echo agent (text in, the same text back as an artifact), or
+// with --llm one that answers with a language model, on a network transport until SIGINT or
+// SIGTERM, printing `ready <url>` once it accepts requests; with --registry it joins that
+// registry first. `parley serve registry` is in serve-registry.ts. The runtime transport is
+// refused: it lives inside one process, so nothing outside this command could reach it.
 import { AgentServer } from '../agent/agent-server.js';
 import type { TransportName } from '../transport/capabilities.js';
 import { resolveTransportName } from '../transport/factory.js';
 import { parseCommandArgs, type OptionSpecs } from './args.js';
 import { readServeConfig } from './serve-config.js';
 import { resolveServeSecurity, SECURITY_OPTIONS, SECURITY_USAGE } from './serve-security.js';
+import { LLM_OPTIONS, LLM_USAGE, modelFromFlags } from './llm-flags.js';
 import { UsageError } from './usage-error.js';
 
 /** A transport something outside this process can reach. */
@@ -31,15 +32,17 @@ const SERVE_OPTIONS: OptionSpecs = {
   registry: { type: 'string' },
   a2a: { type: 'boolean' },
   ...SECURITY_OPTIONS,
+  ...LLM_OPTIONS,
 };
 
 export const SERVE_USAGE = `Usage: parley serve agent [--transport ${SERVED.join('|')}] [--url URL] [--name NAME] [--registry URL] [--a2a]
                          [--config FILE] [authentication and TLS options]
        parley serve registry [--transport ${SERVED.join('|')}] [--url URL] [--db FILE] [--ttl SECONDS]
 
-Starts an echo agent, which sends the text of each task back as an artifact, and prints
-"ready <url>" once it accepts requests. Ctrl-C (or SIGTERM) stops it: it prints "stopped"
-and exits 0. For the registry's options see parley serve registry --help.
+Starts an echo agent, which sends the text of each task back as an artifact (with --llm,
+an agent that answers with that model), and prints "ready <url>" once it accepts requests.
+Ctrl-C (or SIGTERM) stops it: it prints "stopped" and exits 0. For the registry's options
+see parley serve registry --help.
 
 Options:
   --transport NAME  ${SERVED.join(', ')} (default: http). The in-process runtime
@@ -49,14 +52,14 @@ Options:
                     a free port, and the ready line names the one bound; https, wss
                     and grpcs URLs need --tls-cert and --tls-key, which alone make
                     the default URL secure
-  --name NAME       the agent's name in its card (default: echo)
+  --name NAME       the agent's name in its card (default: echo; with --llm: assistant)
   --registry URL    register with this registry once serving, heartbeat every 30 s and
                     unregister at exit; a registry that is down does not stop the agent
   --config FILE     read these settings, the transport configuration and auth from a
                     JSON file (see docs/cli.md); flags override it
   --a2a             also speak A2A 1.0 (http only): the public A2A card at
                     /.well-known/agent-card.json and JSON-RPC at POST /
-  -h, --help        show this help
+${LLM_USAGE}  -h, --help        show this help
 
 ${SECURITY_USAGE}`;
 
@@ -87,7 +90,16 @@ export async function runServe(args: string[]): Promise<number> {
   if (positionals.length > 0) {
     throw new UsageError(`serve agent: unexpected argument ${JSON.stringify(positionals[0])} (see parley serve --help)`);
   }
-  const { a2a, ...flags } = options as { transport?: string; url?: string; name?: string; config?: string; registry?: string; a2a?: boolean };
+  const { a2a, ...flags } = options as {
+    transport?: string;
+    url?: string;
+    name?: string;
+    config?: string;
+    registry?: string;
+    a2a?: boolean;
+    llm?: string;
+    'llm-base-url'?: string;
+  };
   for (const [name, value] of [...Object.entries(flags), ...Object.entries(parsed.lists)]) {
     if (value === '' || (Array.isArray(value) && value.includes(''))) throw new UsageError(`serve agent: --${name} needs a value`);
   }
@@ -95,15 +107,18 @@ export async function runServe(args: string[]): Promise<number> {
   const transport = servedTransport(flags.transport ?? file?.transport ?? 'http');
   if (a2a && transport !== 'http') throw new UsageError(`serve agent: --a2a needs the http transport, not ${transport}`);
   const security = await resolveServeSecurity(parsed, file, flags.config ?? null, DEFAULT_URLS[transport]);
+  const llm = modelFromFlags(flags);
+  const name = flags.name ?? file?.name;
+  const identity = llm
+    ? { name: name ?? 'assistant', description: `Answers with the model ${llm.name}.`, role: 'assistant', tags: ['llm'] }
+    : { name: name ?? 'echo', description: 'Echoes the text of each task back as an artifact.', role: 'echo', tags: ['echo', 'example'] };
   const agent = new AgentServer({
-    name: flags.name ?? file?.name ?? 'echo',
-    description: 'Echoes the text of each task back as an artifact.',
-    role: 'echo',
-    tags: ['echo', 'example'],
+    ...identity,
     transport,
     ...security,
     registry: flags.registry,
     a2a: a2a === true,
+    llm,
   });
   try {
     await agent.start();

@@ -304,7 +304,7 @@ describe('POST /tasks/stream over runtime', () => {
         void aborted(signal).then((reason) => sawAbort.resolve(reason));
         await untilAborted(signal);
       },
-      llm: null,
+      model: null,
       sessions: new SessionStore(),
     });
     const left = new AbortController();

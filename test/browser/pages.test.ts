@@ -5,7 +5,11 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { EchoModel, startAgent, userTask, type Harness } from '../agent/harness.js';
+import { AgentServer } from '../../src/agent/agent-server.js';
+import { OpenAIChatModel } from '../../src/llm/providers/openai-chat.js';
+import { EchoModel, deferred, startAgent, userTask, type Harness } from '../agent/harness.js';
+import { startOpenAIServer } from '../llm/fake-openai-server.js';
+import { weatherTool, weatherTurns } from '../llm/weather-fixture.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOT = fileURLToPath(new URL('../../.tmp/status.png', import.meta.url));
@@ -111,6 +115,45 @@ describe('agent pages in a browser', { skip: !existsSync(CHROMIUM) && `${CHROMIU
     assert.equal(await replies.nth(1).innerText(), 'agent: echo: second');
     // The page sent the session id back: the model saw the whole conversation.
     assert.deepEqual(model.calls.at(-1)!.map((turn) => turn.content), ['hello browser', 'echo: hello browser', 'second']);
+    assert.deepEqual(problems, []);
+  });
+
+  test('/chat on sse streams the answer as it arrives, shows the tool the model used, and keeps the session', async (t) => {
+    const modelServer = await startOpenAIServer();
+    t.after(() => modelServer.stop());
+    const llm = new OpenAIChatModel({ model: 'gpt-4o-mini', apiKey: 'sk-test', baseUrl: `${modelServer.baseUrl}/v1` });
+    const agent = new AgentServer({ name: 'browser-llm-agent', transport: 'sse', url: 'http://127.0.0.1:0', llm, tools: [weatherTool()] });
+    await agent.start();
+    t.after(() => agent.stop());
+    const release = deferred<void>();
+    const [ask, answer] = weatherTurns();
+    modelServer.script(ask!, { ...answer!, hold: { chunks: 1, until: release.promise } }, { text: ['You asked about Lisbon.'] });
+
+    const { page, problems } = await openPage(t);
+    await page.goto(new URL('/chat', agent.url).href);
+    assert.equal(await page.locator('#log').getAttribute('data-mode'), 'stream');
+    await page.locator('#message').fill('Weather in Lisbon?');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const agentLines = page.locator('#log .turn-agent');
+    // The first half of the answer is on the page while the model still holds the rest.
+    await agentLines.filter({ hasText: 'Sunny,' }).waitFor();
+    assert.equal(await agentLines.last().textContent(), 'agent: Sunny, ');
+    assert.equal(await page.getByRole('button', { name: 'Send' }).isDisabled(), true, 'no second message while one streams');
+    release.resolve();
+    await agentLines.filter({ hasText: '21 degrees.' }).waitFor();
+    assert.deepEqual(await agentLines.allTextContents(), ['agent: Let me check.', 'agent: Sunny, 21 degrees.']);
+    assert.deepEqual(await page.locator('#log .turn-tool').allTextContents(), [
+      'tool: get_weather {"city":"Lisbon"}',
+      'tool: {"city":"Lisbon","sky":"clear","celsius":21}',
+    ]);
+
+    await page.getByRole('button', { name: 'Send' }).and(page.locator(':enabled')).waitFor();
+    await page.locator('#message').fill('Which city was it?');
+    await page.locator('#message').press('Enter');
+    await agentLines.filter({ hasText: 'You asked about Lisbon.' }).waitFor();
+    // The page kept its session: the model read the first exchange, tool call included.
+    const sent = modelServer.requests.at(-1)!.body.messages.map((message: { role: string }) => message.role);
+    assert.deepEqual(sent, ['user', 'assistant', 'tool', 'assistant', 'user']);
     assert.deepEqual(problems, []);
   });
 

@@ -21,13 +21,15 @@ export interface CliOptions {
   readonly cwd: string;
   /** Written to the command's standard input, which is then closed. */
   readonly stdin?: string;
+  /** The command's whole environment. Default: this process's. */
+  readonly env?: NodeJS.ProcessEnv;
 }
 
 export function runCli(args: readonly string[], options: CliOptions): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], {
       cwd: options.cwd,
-      env: { ...process.env, PARLEY_DEBUG: '' },
+      env: { ...(options.env ?? process.env), PARLEY_DEBUG: '' },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     const stdout: Buffer[] = [];

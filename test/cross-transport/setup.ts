@@ -116,7 +116,9 @@ export class Fixture {
 
   /** A client for `url`, naming its transport (sse and http share a scheme). */
   client(url: string, options: Omit<AgentClientOptions, 'transport'> = {}): AgentClient {
-    const client = new AgentClient(url, { ...options, transport: this.kind });
+    // The native contract on every wire: no A2A probe before the first call (protocol auto would
+    // ask http peers for their card first, which the request-counting scenarios would see).
+    const client = new AgentClient(url, { protocol: 'parley', ...options, transport: this.kind });
     this.clients.push(client);
     return client;
   }

@@ -126,6 +126,12 @@ for (const [label, part] of acceptedParts) {
   });
 }
 
+test('a tool_result part holds a tool result', () => {
+  assert.equal(isValid('part', { type: 'tool_result', content: { result: 3, error: null } }), false);
+  assert.equal(isValid('part', { type: 'tool_result', content: { call_id: 'c1', error: { message: 'x' } } }), false);
+  assert.equal(isValid('part', { type: 'tool_result', content: 'done' }), false);
+});
+
 test('artifact with every optional descriptor null is accepted', () => {
   const artifact = { ...clone(specTask.artifacts[0]!), name: null, uri: null, media_type: null, action_id: null };
   assert.deepEqual(errorsFor('artifact', artifact), []);

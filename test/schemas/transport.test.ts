@@ -198,6 +198,23 @@ test('LLM sub-event final flag must be boolean and does not need the task', () =
   assert.equal(isValid('stream-event', { type: 'task_llm_stream', ...base, delta: 'x', final: 'yes' }), false);
 });
 
+test('the final chunk of a model step carries its step, finish reason and usage', () => {
+  const usage = { input_tokens: 12, output_tokens: 3, total_tokens: 15 };
+  const final = { type: 'task_llm_stream', ...base, delta: '', final: true, model: 'm', step: 1, finish_reason: 'tool_calls', usage };
+  assert.deepEqual(errorsFor('stream-event', final), []);
+  assert.ok(isValid('stream-event', { ...final, usage: null, finish_reason: null, step: null }));
+  assert.equal(isValid('stream-event', { ...final, step: 0 }), false);
+  assert.equal(isValid('stream-event', { ...final, usage: { input_tokens: 12 } }), false);
+  assert.equal(isValid('stream-event', { ...final, usage: { ...usage, output_tokens: -1 } }), false);
+});
+
+test('a model run summary names the model, its steps, tool calls and usage', () => {
+  const usage = { input_tokens: 12, output_tokens: 3, total_tokens: 15 };
+  assert.deepEqual(errorsFor('llm-run', { model: 'm', steps: 2, tool_calls: 1, usage, compactions: 0 }), []);
+  assert.equal(isValid('llm-run', { model: 'm', steps: 2, usage }), false);
+  assert.equal(isValid('llm-run', { model: 'm', steps: 2, tool_calls: 1.5, usage }), false);
+});
+
 test('tool result serializes as call_id, result, error', () => {
   assert.ok(isValid('tool-result', { call_id: 'c', result: null, error: 'boom' }));
   assert.equal(isValid('tool-result', { result: 1, error: null }), false);

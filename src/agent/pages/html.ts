@@ -24,7 +24,7 @@ const STYLE = `
   .metric { border: 1px solid var(--line); border-radius: 8px; padding: 8px 10px; } .metric b { display: block; font-size: 20px; } .metric span { white-space: nowrap; font-size: 13px; }
   form { display: flex; gap: 8px; } input[type=text] { flex: 1; padding: 8px; font: inherit; } button { padding: 8px 16px; font: inherit; }
   #log { border: 1px solid var(--line); border-radius: 8px; min-height: 200px; padding: 12px; margin: 12px 0; white-space: pre-wrap; }
-  .turn-user { color: var(--accent); }
+  .turn-user { color: var(--accent); } .turn-tool { color: var(--muted); font-size: 13px; }
 `;
 
 export function page(title: string, body: string, script = ''): string {

@@ -1,0 +1,312 @@
+// The model loop: send the conversation (and the tools) to the model, stream its text out as
+// `task_llm_stream` events, run the tools it asks for, give it their output, and go again
+// until it answers without asking for a tool. Each model step ends with a `final: true` chunk
+// (its finish reason and usage on it). A step that asked for tools is kept in the task as an
+// assistant message with `tool_call` parts, the tools' output as an agent message with
+// `tool_result` parts. Bad calls (unknown tool, arguments that are not JSON or fail the
+// schema) and tools that throw become error results the model reads; they do not end the run.
+// The run budget (steps, tool calls, tokens, time) does: RunBudgetError. Above the model's
+// context size the conversation is compacted before the step.
+import type { LlmRun, LlmUsage, Message, Part } from '../../generated/types/index.js';
+import { InvalidArgumentError } from '../core/errors.js';
+import { newId } from '../core/ids.js';
+import { normalizeJson } from '../core/json.js';
+import type { AgentEvent, MessageInput } from '../agent/handler.js';
+import { compactHistory, countTokens } from './history-compaction.js';
+import { estimateTokens, type ChatTurn, type LanguageModel, type ModelToolCall, type TokenCounter } from './language-model.js';
+import { RunBudgetError } from './model-error.js';
+import type { Tool } from './tool.js';
+
+/** Limits of one run. Defaults: 10 steps, 20 tool calls, no token limit, 5 minutes. */
+export interface RunBudget {
+  /** Model steps (requests to the model) at most. */
+  readonly maxSteps?: number;
+  /** Tool calls at most, over all steps. */
+  readonly maxToolCalls?: number;
+  /** Tokens (input and output, over all steps, as the provider counts them) at most. */
+  readonly maxTokens?: number;
+  /** Wall time of the whole run, in ms. */
+  readonly maxTimeMs?: number;
+}
+
+export const DEFAULT_RUN_BUDGET: Required<RunBudget> = Object.freeze({
+  maxSteps: 10,
+  maxToolCalls: 20,
+  maxTokens: Number.POSITIVE_INFINITY,
+  maxTimeMs: 300_000,
+});
+
+/** Where the loop reports what it does: a task (TaskContext is one), or nothing for a chat. */
+export interface ModelLoopObserver {
+  emit(event: AgentEvent): void;
+  message(message: MessageInput): Message;
+  /** Null while the reader keeps up; else the loop stops reading the model until this settles. */
+  room?(): Promise<void> | null;
+}
+
+export interface ModelLoopOptions {
+  readonly model: LanguageModel;
+  /** The conversation so far, ending with the new user turn. Not changed. */
+  readonly turns: readonly ChatTurn[];
+  readonly tools?: readonly Tool<any, any>[];
+  readonly budget?: RunBudget;
+  readonly signal?: AbortSignal;
+  readonly observer?: ModelLoopObserver | null;
+  /** Told the run's summary when it ends, however it ends. */
+  readonly onRun?: (run: LlmRun) => void;
+}
+
+export interface ModelLoopResult {
+  /** The model's answer. */
+  readonly text: string;
+  /** Id of the message the answer's text was streamed for (`message_id` of its chunks). */
+  readonly messageId: string;
+  /** The conversation after the run (compacted if it had to be), the answer last. */
+  readonly turns: ChatTurn[];
+  readonly run: LlmRun;
+}
+
+/** Share of the model's context a compacted conversation is cut down to, leaving room to answer. */
+const COMPACT_TO = 0.75;
+
+export async function runModelLoop(options: ModelLoopOptions): Promise<ModelLoopResult> {
+  const { model, observer = null } = options;
+  const tools = new Map((options.tools ?? []).map((entry) => [entry.name, entry]));
+  if (tools.size > 0 && !model.step) {
+    throw new InvalidArgumentError(
+      `model ${model.name} cannot call tools: it has no step() (use a provider from parley's llm/providers)`,
+    );
+  }
+  const budget = { ...DEFAULT_RUN_BUDGET, ...options.budget };
+  const usage: { -readonly [K in keyof LlmUsage]: LlmUsage[K] } = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
+  const run = { model: model.name, steps: 0, tool_calls: 0, usage, compactions: 0 };
+  const summary = (): LlmRun => ({ ...run, usage: { ...usage } });
+  // The run's deadline, joined with the caller's signal: tools and model steps get this one.
+  const deadline = new AbortController();
+  const timer = setTimeout(
+    () => deadline.abort(new RunBudgetError('time', budget.maxTimeMs, budget.maxTimeMs, summary())),
+    budget.maxTimeMs,
+  );
+  timer.unref();
+  const caller = options.signal;
+  const onAbort = () => deadline.abort(caller!.reason);
+  if (caller?.aborted) onAbort();
+  else caller?.addEventListener('abort', onAbort, { once: true });
+  const signal = deadline.signal;
+  const definitions = [...tools.values()].map(({ name, description, parameters }) => ({ name, description, parameters }));
+  let turns = [...options.turns];
+  let counter: TokenCounter | null = null;
+  try {
+    for (;;) {
+      signal.throwIfAborted();
+      if (run.steps >= budget.maxSteps) throw new RunBudgetError('steps', budget.maxSteps, run.steps, summary());
+      if (model.contextTokens !== undefined) {
+        counter ??= model.tokenCounter ? await model.tokenCounter() : estimateTokens;
+        if (countTokens(turns, counter) > model.contextTokens) {
+          const maxTokens = Math.floor(model.contextTokens * COMPACT_TO);
+          turns = (
+            await compactHistory(turns, { strategy: 'tokens', max_tokens: maxTokens, preserve_recent: 1 }, null, signal, counter)
+          ).turns;
+          run.compactions++;
+        }
+      }
+      run.steps++;
+      const step = await runStep(model, turns, definitions, run.steps, signal, observer);
+      if (step.usage) {
+        usage.input_tokens += step.usage.input_tokens;
+        usage.output_tokens += step.usage.output_tokens;
+        usage.total_tokens += step.usage.total_tokens;
+      }
+      if (usage.total_tokens > budget.maxTokens)
+        throw new RunBudgetError('tokens', budget.maxTokens, usage.total_tokens, summary());
+      if (step.calls.length === 0) {
+        turns.push({ role: 'assistant', content: step.text });
+        return { text: step.text, messageId: step.messageId, turns, run: summary() };
+      }
+      turns.push({ role: 'assistant', content: step.text, toolCalls: step.calls });
+      observer?.message({ id: step.messageId, role: 'assistant', parts: callParts(step.text, step.calls) });
+      const results: Part[] = [];
+      for (const call of step.calls) {
+        if (run.tool_calls >= budget.maxToolCalls) {
+          throw new RunBudgetError('tool_calls', budget.maxToolCalls, run.tool_calls, summary());
+        }
+        run.tool_calls++;
+        const toolCall = call.argumentsError
+          ? { call_id: call.call_id, name: call.name, arguments: call.arguments, arguments_error: call.argumentsError }
+          : { call_id: call.call_id, name: call.name, arguments: call.arguments };
+        observer?.emit({ type: 'task_tool_call', tool_call: toolCall });
+        const outcome = await runTool(call, tools, signal);
+        const result = outcome.error === null ? (normalizeJson(outcome.result ?? null) as unknown) : null;
+        observer?.emit({ type: 'task_tool_result', tool_result: { call_id: call.call_id, result, error: outcome.error } });
+        results.push({ type: 'tool_result', content: { call_id: call.call_id, result, error: outcome.error } });
+        turns.push({
+          role: 'tool',
+          callId: call.call_id,
+          content: outcome.error ?? (typeof result === 'string' ? result : JSON.stringify(result)),
+          ...(outcome.error !== null ? { isError: true } : {}),
+        });
+      }
+      observer?.message({ role: 'agent', parts: results });
+    }
+  } finally {
+    clearTimeout(timer);
+    caller?.removeEventListener('abort', onAbort);
+    options.onRun?.(summary());
+  }
+}
+
+interface StepResult {
+  readonly messageId: string;
+  readonly text: string;
+  readonly calls: ModelToolCall[];
+  readonly usage: LlmUsage | null;
+}
+
+async function runStep(
+  model: LanguageModel,
+  turns: readonly ChatTurn[],
+  tools: ReadonlyArray<{ name: string; description: string; parameters: Readonly<Record<string, unknown>> }>,
+  step: number,
+  signal: AbortSignal,
+  observer: ModelLoopObserver | null,
+): Promise<StepResult> {
+  const messageId = newId();
+  const name = model.name;
+  let text = '';
+  const calls: ModelToolCall[] = [];
+  let finishReason = 'stop';
+  let usage: LlmUsage | null = null;
+  if (model.step) {
+    const chunks = observer ? new ChunkBatch(observer, messageId, name, step) : null;
+    try {
+      for await (const event of model.step({ turns, tools, signal })) {
+        if (event.type === 'text') {
+          if (event.delta === '') continue;
+          text += event.delta;
+          if (chunks) {
+            chunks.add(event.delta);
+            // A slow stream reader holds the model's stream back (TCP does the rest) instead of piling up chunks.
+            const wait = observer!.room?.();
+            if (wait) await wait;
+          }
+        } else if (event.type === 'tool_call') {
+          calls.push(event.call);
+        } else {
+          finishReason = event.finishReason;
+          usage = event.usage;
+        }
+      }
+    } finally {
+      // The text so far goes out before anything else, the step's failure included.
+      chunks?.flush();
+    }
+  } else if (model.stream) {
+    for await (const delta of model.stream(turns, { signal })) {
+      text += delta;
+      observer?.emit({ type: 'task_llm_stream', delta, final: false, message_id: messageId, model: name, step });
+    }
+  } else {
+    text = await model.complete(turns, { signal });
+    observer?.emit({ type: 'task_llm_stream', delta: text, final: false, message_id: messageId, model: name, step });
+  }
+  // A model that ignores its signal must not carry on past a cancel.
+  signal.throwIfAborted();
+  observer?.emit({
+    type: 'task_llm_stream',
+    delta: '',
+    final: true,
+    message_id: messageId,
+    model: name,
+    step,
+    finish_reason: calls.length > 0 ? 'tool_calls' : finishReason,
+    usage,
+  });
+  return { messageId, text, calls, usage };
+}
+
+/**
+ * Text chunks of one step on their way to the stream. The chunks that arrive in one turn of the
+ * event loop (one read from the model's connection) go out as one event, at the end of that
+ * turn: a model streaming token by token still gives one event a token, while a burst (a fast
+ * local model, a reader catching up) costs one event, not one per token, all the way to the
+ * client. The concatenated deltas are the same either way.
+ */
+class ChunkBatch {
+  private pending = '';
+  private scheduled = false;
+  private readonly flushLater = () => {
+    this.scheduled = false;
+    this.flush();
+  };
+
+  constructor(
+    private readonly observer: ModelLoopObserver,
+    private readonly messageId: string,
+    private readonly model: string,
+    private readonly step: number,
+  ) {}
+
+  add(delta: string): void {
+    this.pending += delta;
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(this.flushLater);
+    }
+  }
+
+  /** Sends what is pending now (before any other event of the step). */
+  flush(): void {
+    if (this.pending === '') return;
+    const delta = this.pending;
+    this.pending = '';
+    this.observer.emit({
+      type: 'task_llm_stream',
+      delta,
+      final: false,
+      message_id: this.messageId,
+      model: this.model,
+      step: this.step,
+    });
+  }
+}
+
+/** The tool's output, or an error message for the model; only a cancel (or the deadline) throws. */
+async function runTool(
+  call: ModelToolCall,
+  tools: ReadonlyMap<string, Tool<any, any>>,
+  signal: AbortSignal,
+): Promise<{ result?: unknown; error: string | null }> {
+  if (call.argumentsError) return { error: call.argumentsError };
+  const target = tools.get(call.name);
+  if (!target) {
+    const known = [...tools.keys()].join(', ') || 'none';
+    return { error: `there is no tool named ${JSON.stringify(call.name)} (tools: ${known})` };
+  }
+  const problem = target.check(call.arguments);
+  if (problem) return { error: problem };
+  try {
+    const result = await target.run(call.arguments, { signal, callId: call.call_id });
+    signal.throwIfAborted();
+    return { result, error: null };
+  } catch (error) {
+    signal.throwIfAborted();
+    return { error: errorMessage(error) };
+  }
+}
+
+function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  if (typeof error === 'string') return error;
+  try {
+    return JSON.stringify(normalizeJson(error));
+  } catch {
+    return String(error);
+  }
+}
+
+function callParts(text: string, calls: readonly ModelToolCall[]): Part[] {
+  const parts: Part[] = text ? [{ type: 'text', content: text }] : [];
+  for (const call of calls)
+    parts.push({ type: 'tool_call', content: { call_id: call.call_id, name: call.name, arguments: call.arguments } });
+  return parts;
+}
