@@ -19,7 +19,7 @@ import {
   type HarnessOptions,
   type RawRequest,
   type TransportKind,
-} from './harness.js';
+} from '../support/agent-harness.js';
 
 const API_KEY_SCHEME: SecurityScheme = {
   type: 'apiKey',

@@ -22,7 +22,7 @@ import {
   untilAborted,
   userTask,
   type Deferred,
-} from './harness.js';
+} from '../support/agent-harness.js';
 
 /** A handler that signals when it starts, then waits for its signal (or for `release`). */
 function blockingHandler() {

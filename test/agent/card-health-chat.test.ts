@@ -10,7 +10,7 @@ import {
   rejectsWithStatus,
   startAgent,
   userTask,
-} from './harness.js';
+} from '../support/agent-harness.js';
 import { SPEC_CAPABILITIES, SPEC_METRIC_NAMES } from '../support/spec-tables.js';
 import { AgentServer } from '../../src/agent/agent-server.js';
 

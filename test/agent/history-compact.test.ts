@@ -4,7 +4,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CompactHistoryRequest } from '../../generated/types/index.js';
-import { TRANSPORTS, EchoModel, assertValid, rejectsWithStatus, startAgent, type Harness } from './harness.js';
+import { TRANSPORTS, EchoModel, assertValid, rejectsWithStatus, startAgent, type Harness } from '../support/agent-harness.js';
 
 /** A session with `exchanges` user/assistant pairs, built through POST /chat. */
 async function chatSession(h: Harness, exchanges: number): Promise<string> {

@@ -12,7 +12,7 @@ import {
   untilAborted,
   userTask,
   type RawResponse,
-} from './harness.js';
+} from '../support/agent-harness.js';
 
 function assertJsonError(res: RawResponse, status: number, code: string): any {
   assert.equal(res.status, status, res.text);

@@ -17,7 +17,7 @@ import {
   listenUrl,
   startAgent,
   userTask,
-} from './harness.js';
+} from '../support/agent-harness.js';
 
 for (const kind of TRANSPORTS) {
   describe(`AgentServer lifecycle over ${kind}`, () => {

@@ -9,7 +9,7 @@ import { AgentOperationsClient } from '../../generated/clients/agent.js';
 import { AgentServer } from '../../src/agent/agent-server.js';
 import { createTransport, loadBinding } from '../../src/transport/factory.js';
 import { Transport } from '../../src/transport/transport.js';
-import { listenUrl, rawHttp, rejectsWithStatus, userTask } from './harness.js';
+import { listenUrl, rawHttp, rejectsWithStatus, userTask } from '../support/agent-harness.js';
 
 const LISTEN = { sse: 'http://127.0.0.1:0', websocket: 'ws://127.0.0.1:0', grpc: 'grpc://127.0.0.1:0' } as const;
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import type { Message } from '../../generated/types/index.js';
 import { AgentClient, TaskFailedError } from '../../src/client/agent-client.js';
 import { needsInput } from '../../src/agent/handler.js';
-import { TRANSPORTS, assertIsoTimestamp, assertValid, startAgent, texts, type HarnessOptions, type TransportKind } from './harness.js';
+import { TRANSPORTS, assertIsoTimestamp, assertValid, startAgent, texts, type HarnessOptions, type TransportKind } from '../support/agent-harness.js';
 
 /** An agent on `kind` and an AgentClient for its URL (the transport follows from the scheme). */
 async function clientFor(t: { after(fn: () => unknown): void }, kind: TransportKind, options: HarnessOptions = {}) {

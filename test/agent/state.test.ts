@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { StateRequest, StateResult } from '../../generated/types/index.js';
 import type { StatePolicy } from '../../src/agent/agent-server.js';
 import type { RequestContext } from '../../src/transport/endpoint.js';
-import { TRANSPORTS, EchoModel, assertIsoTimestamp, assertValid, rejectsWithStatus, startAgent, type Harness } from './harness.js';
+import { TRANSPORTS, EchoModel, assertIsoTimestamp, assertValid, rejectsWithStatus, startAgent, type Harness } from '../support/agent-harness.js';
 
 async function session(h: Harness, exchanges: number, text = 'hello'): Promise<string> {
   let id: string | undefined;

@@ -24,16 +24,16 @@ import {
   untilAborted,
   userTask,
   type Harness,
-} from './harness.js';
+} from '../support/agent-harness.js';
 import { collect } from '../support/async.js';
-import { waitFor } from '../transport/helpers.js';
+import { waitFor } from '../support/transport-fixtures.js';
 import { agentOperations } from '../../generated/operations/agent.js';
 import { AgentOperationsClient } from '../../generated/clients/agent.js';
 import { AgentServer } from '../../src/agent/agent-server.js';
 import { routeKey } from '../../src/transport/endpoint.js';
 import { createTransport } from '../../src/transport/factory.js';
 import { Transport } from '../../src/transport/transport.js';
-import { hookedBinding, listenUrl } from './harness.js';
+import { hookedBinding, listenUrl } from '../support/agent-harness.js';
 
 
 function assertWellFormed(events: readonly StreamEvent[], taskId: string): void {

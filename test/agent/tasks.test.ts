@@ -17,8 +17,8 @@ import {
   texts,
   uniqueId,
   userTask,
-} from './harness.js';
-import { waitFor } from '../transport/helpers.js';
+} from '../support/agent-harness.js';
+import { waitFor } from '../support/transport-fixtures.js';
 
 for (const kind of TRANSPORTS) {
   describe(`POST /tasks/ over ${kind}`, () => {

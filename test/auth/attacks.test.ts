@@ -13,7 +13,7 @@ import { AgentServer } from '../../src/agent/agent-server.js';
 import { ApiKeyAuthenticator } from '../../src/auth/api-key.js';
 import { JwtAuthenticator } from '../../src/auth/jwt.js';
 import type { Authenticator } from '../../src/auth/authenticator.js';
-import { jsonClient, unaryCall } from '../transport/grpc/helpers.js';
+import { jsonClient, unaryCall } from '../support/grpc-peers.js';
 
 const KEY = 'sk_test_0123456789abcdef';
 const SECRET = 'attack-suite-secret-0123456789abcdef';

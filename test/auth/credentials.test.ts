@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { extractCredentials } from '../../src/auth/credentials.js';
 import { keyAuthenticator } from '../support/key-authenticator.js';
-import { echoTask, rawRequest, serve, table } from '../transport/helpers.js';
+import { echoTask, rawRequest, serve, table } from '../support/transport-fixtures.js';
 
 type Source = Record<string, string>;
 

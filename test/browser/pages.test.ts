@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { AgentServer } from '../../src/agent/agent-server.js';
 import { OpenAIChatModel } from '../../src/llm/providers/openai-chat.js';
-import { EchoModel, deferred, startAgent, userTask, type Harness } from '../agent/harness.js';
+import { EchoModel, deferred, startAgent, userTask, type Harness } from '../support/agent-harness.js';
 import { startOpenAIServer } from '../llm/fake-openai-server.js';
 import { weatherTool, weatherTurns } from '../llm/weather-fixture.js';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
-import { card, startRegistry } from '../registry/harness.js';
+import { card, startRegistry } from '../support/registry-harness.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOT = fileURLToPath(new URL('../../.tmp/registry-status.png', import.meta.url));

@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { AgentClient } from '../../src/client/agent-client.js';
-import { collect, rawHttp } from '../agent/harness.js';
+import { collect, rawHttp } from '../support/agent-harness.js';
 import { startOpenAIServer, type OpenAITurn } from '../llm/fake-openai-server.js';
 import type { ScriptedServer } from '../llm/scripted-server.js';
 import { runCli } from './run-cli.js';

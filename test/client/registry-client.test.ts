@@ -19,9 +19,9 @@ import { REGISTRY_STATUS } from '../../src/registry/status-texts.js';
 import { routeKey, type Endpoint } from '../../src/transport/endpoint.js';
 import { EndpointError } from '../../src/transport/endpoint-error.js';
 import { TransportConnectionError, TransportRemoteError } from '../../src/transport/errors.js';
-import { Fixture, failure, listenUrl, TRANSPORTS } from '../cross-transport/setup.js';
+import { Fixture, failure, listenUrl, TRANSPORTS } from '../support/cross-transport.js';
 import { keyAuthenticator } from '../support/key-authenticator.js';
-import { card, startRegistry } from '../registry/harness.js';
+import { card, startRegistry } from '../support/registry-harness.js';
 
 const RETRY = { retry: { maxAttempts: 3, initialBackoff: 0, maxBackoff: 0, jitter: 0 } };
 

@@ -12,7 +12,7 @@ import { eventShape, streamShape, WEATHER_STREAM } from '../llm/event-shape.js';
 import { startOpenAIServer, type OpenAITurn } from '../llm/fake-openai-server.js';
 import type { ScriptedServer } from '../llm/scripted-server.js';
 import { weatherTool, weatherTurns } from '../llm/weather-fixture.js';
-import { Fixture, assertValid, collect, uniqueId, userTask, type TransportKind } from './setup.js';
+import { Fixture, assertValid, collect, uniqueId, userTask, type TransportKind } from '../support/cross-transport.js';
 
 const STREAMING: readonly TransportKind[] = ['sse', 'websocket', 'grpc', 'runtime'];
 

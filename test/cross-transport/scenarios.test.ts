@@ -34,7 +34,7 @@ import {
   untilAborted,
   userTask,
   type TransportKind,
-} from './setup.js';
+} from '../support/cross-transport.js';
 import { SPEC_CAPABILITIES, SPEC_METRIC_NAMES } from '../support/spec-tables.js';
 
 interface Scenario {

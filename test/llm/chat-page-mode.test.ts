@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AgentServer } from '../../src/agent/agent-server.js';
-import { EchoModel, rawHttp } from '../agent/harness.js';
+import { EchoModel, rawHttp } from '../support/agent-harness.js';
 
 async function pageMode(
   t: { after(fn: () => Promise<void>): void },

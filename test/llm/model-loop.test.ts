@@ -20,7 +20,7 @@ import {
   userTask,
   type Harness,
   type TransportKind,
-} from '../agent/harness.js';
+} from '../support/agent-harness.js';
 import { eventShape, streamShape, WEATHER_STREAM } from './event-shape.js';
 import { startAnthropicServer } from './fake-anthropic-server.js';
 import { startOpenAIServer, openaiError, type OpenAITurn } from './fake-openai-server.js';

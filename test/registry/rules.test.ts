@@ -9,8 +9,8 @@ import type { AgentCard } from '../../generated/types/index.js';
 import { validate } from '../../generated/validators/index.js';
 import { REGISTRY_STATUS } from '../../src/registry/status-texts.js';
 import { TransportLimitError, TransportRemoteError } from '../../src/transport/errors.js';
-import { failure } from '../cross-transport/setup.js';
-import { card, startRegistry, STORE_KINDS, TRANSPORTS, urlsOf, type RegistryHarness } from './harness.js';
+import { failure } from '../support/cross-transport.js';
+import { card, startRegistry, STORE_KINDS, TRANSPORTS, urlsOf, type RegistryHarness } from '../support/registry-harness.js';
 
 const { registered, unregistered, heartbeat: recorded, notFound } = REGISTRY_STATUS;
 

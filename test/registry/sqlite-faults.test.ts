@@ -13,8 +13,8 @@ import { RegistryClient } from '../../src/client/registry-client.js';
 import { SqliteRegistryStore } from '../../src/registry/sqlite-store.js';
 import { RegistryStoreError } from '../../src/registry/store-error.js';
 import { REGISTRY_STATUS } from '../../src/registry/status-texts.js';
-import { failure } from '../cross-transport/setup.js';
-import { card } from './harness.js';
+import { failure } from '../support/cross-transport.js';
+import { card } from '../support/registry-harness.js';
 import { failedStart, startRegistryProcess, type RegistryProcess } from './registry-process.js';
 
 function scratch(t: { after(fn: () => void): void }): string {

@@ -1,7 +1,7 @@
 // AgentCard, AgentInterface, RegistryEntry and the registry request/response bodies.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clone, isValid } from './helpers.js';
+import { clone, isValid } from '../support/schema-helpers.js';
 
 const card = {
   name: 'echo',

@@ -1,7 +1,7 @@
 // Bodies of the control calls (cancel, compact history, state) and of chat.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isValid } from './helpers.js';
+import { isValid } from '../support/schema-helpers.js';
 
 type Row = [label: string, value: unknown, valid: boolean];
 

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { NATIVE_DIR, NATIVE_ID_BASE, loadNativeSchemas, newAjv, validator } from './helpers.js';
+import { NATIVE_DIR, NATIVE_ID_BASE, loadNativeSchemas, newAjv, validator } from '../support/schema-helpers.js';
 
 const schemas = loadNativeSchemas();
 

@@ -2,7 +2,7 @@
 // endpoint tables and idempotency list.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { OPERATIONS_DIR, loadNativeSchemas, newAjv, readJson } from './helpers.js';
+import { OPERATIONS_DIR, loadNativeSchemas, newAjv, readJson } from '../support/schema-helpers.js';
 
 interface Operation {
   name: string;

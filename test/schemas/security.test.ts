@@ -1,7 +1,7 @@
 // SecurityScheme, SecurityContext and the AgentCard fields that carry them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { errorsFor, isValid } from './helpers.js';
+import { errorsFor, isValid } from '../support/schema-helpers.js';
 
 const nonHttpTypes = ['apiKey', 'oauth2', 'mutualTLS', 'openIdConnect'];
 const httpSchemes = ['bearer', 'basic', 'digest', 'hmac', 'negotiate', 'ntlm', 'aws4auth', 'hawk', 'edgegrid'];

@@ -1,7 +1,7 @@
 // Task, Message, Part and Artifact: one case per row of the spec's resource tables.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clone, errorsFor, isValid } from './helpers.js';
+import { clone, errorsFor, isValid } from '../support/schema-helpers.js';
 
 /** A task shaped exactly like the spec's Task, Message, Part and Artifact tables. */
 const specTask = {

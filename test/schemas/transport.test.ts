@@ -1,7 +1,7 @@
 // Health payload, request/response envelopes, SSE frames, error bodies and stream events.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clone, errorsFor, isValid } from './helpers.js';
+import { clone, errorsFor, isValid } from '../support/schema-helpers.js';
 
 const metricNames = [
   'requests_started', 'requests_succeeded', 'requests_failed', 'retries',

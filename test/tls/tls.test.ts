@@ -12,7 +12,7 @@ import { TransportConnectionError, TransportError } from '../../src/transport/er
 import { createTransport } from '../../src/transport/factory.js';
 import type { Transport, TransportOptions } from '../../src/transport/transport.js';
 import { makeTestCertificates, type TestCertificates } from '../support/certificates.js';
-import { echoTask, ops, table } from '../transport/helpers.js';
+import { echoTask, ops, table } from '../support/transport-fixtures.js';
 
 const SECURE: ReadonlyArray<readonly [name: string, scheme: string, plain: string]> = [
   ['http', 'https', 'http'],

@@ -12,7 +12,7 @@ import { TransportTimeoutError } from '../../src/transport/errors.js';
 import { createTransport } from '../../src/transport/factory.js';
 import { wireOptions } from '../../src/transport/grpc/options.js';
 import { AgentOperationsClient } from '../../generated/clients/agent.js';
-import { client, rawServer, rejection } from './helpers.js';
+import { client, rawServer, rejection } from '../support/transport-fixtures.js';
 
 // ---- defaults, one row per spec table row -------------------------------------------------
 

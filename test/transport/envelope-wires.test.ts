@@ -11,9 +11,9 @@ import { status as GrpcCode } from '@grpc/grpc-js';
 import { TransportProtocolError, TransportRemoteError } from '../../src/transport/errors.js';
 import { MAX_JSON_DEPTH } from '../../src/core/json-depth.js';
 import { collect } from '../support/async.js';
-import { client, echoTask, ops, rawServer, rejection, runtimeUrl, serve, stream, table } from './helpers.js';
-import { jsonClient, passThroughService, statusOf, unaryCall } from './grpc/helpers.js';
-import { RawPeer, rawWsServer } from './websocket/helpers.js';
+import { client, echoTask, ops, rawServer, rejection, runtimeUrl, serve, stream, table } from '../support/transport-fixtures.js';
+import { jsonClient, passThroughService, statusOf, unaryCall } from '../support/grpc-peers.js';
+import { RawPeer, rawWsServer } from '../support/websocket-peers.js';
 
 /** What a stream's single answer frame holds, given the request id; a string is sent as is. */
 type Answer = (id: string) => unknown;

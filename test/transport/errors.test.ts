@@ -14,7 +14,7 @@ import {
   TransportRemoteError,
   TransportTimeoutError,
 } from '../../src/transport/errors.js';
-import { answer, client, header, rawServer, refusedUrl, rejection, waitFor } from './helpers.js';
+import { answer, client, header, rawServer, refusedUrl, rejection, waitFor } from '../support/transport-fixtures.js';
 
 const KINDS = [
   TransportConnectionError,

@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { status as GrpcCode } from '@grpc/grpc-js';
 import { setRequestReadHook } from '../../src/transport/envelope.js';
-import { echoTask, serve, table } from './helpers.js';
-import { jsonClient, statusOf, streamCall, unaryCall } from './grpc/helpers.js';
-import { RawPeer } from './websocket/helpers.js';
+import { echoTask, serve, table } from '../support/transport-fixtures.js';
+import { jsonClient, statusOf, streamCall, unaryCall } from '../support/grpc-peers.js';
+import { RawPeer } from '../support/websocket-peers.js';
 
 const injected = new Error('injected reader failure');
 

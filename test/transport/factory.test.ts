@@ -12,7 +12,7 @@ import {
   TRANSPORT_NAMES,
   transportForScheme,
 } from '../../src/transport/factory.js';
-import { rejection } from './helpers.js';
+import { rejection } from '../support/transport-fixtures.js';
 
 test('the transport names are http, runtime, websocket, sse and grpc', () => {
   assert.deepEqual([...TRANSPORT_NAMES].sort(), ['grpc', 'http', 'runtime', 'sse', 'websocket']);

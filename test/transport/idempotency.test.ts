@@ -25,7 +25,7 @@ import {
   table,
   unary,
   waitFor,
-} from './helpers.js';
+} from '../support/transport-fixtures.js';
 
 // ---- client side: which key a request carries ------------------------------------------------
 

@@ -10,7 +10,7 @@ import { TransportConnectionError, TransportProtocolError } from '../../src/tran
 import { createTransport, loadBinding } from '../../src/transport/factory.js';
 import type { Transport } from '../../src/transport/transport.js';
 import { SPEC_CAPABILITIES, type SpecTransport } from '../support/spec-tables.js';
-import { client, echoTask, ops, rejection, runtimeUrl, table, unary, waitFor } from './helpers.js';
+import { client, echoTask, ops, rejection, runtimeUrl, table, unary, waitFor } from '../support/transport-fixtures.js';
 
 for (const name of Object.keys(SPEC_CAPABILITIES) as SpecTransport[]) {
   test(`capabilities of ${name} match the spec table`, async () => {

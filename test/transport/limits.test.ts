@@ -21,7 +21,7 @@ import {
   stream,
   table,
   unary,
-} from './helpers.js';
+} from '../support/transport-fixtures.js';
 
 // Each row: a payload and its normalized JSON text written out by hand, so the byte count is
 // checked against the text rather than against the implementation's own serializer.

@@ -6,7 +6,7 @@ import { AgentOperationsClient } from '../../generated/clients/agent.js';
 import { validate } from '../../generated/validators/index.js';
 import { TransportMetrics, type MetricsSnapshot } from '../../src/transport/metrics.js';
 import type { Transport } from '../../src/transport/transport.js';
-import { answer, client, gate, instantRetry, ops, rawServer, rejection, runtimeUrl, serve, stream, table, unary, waitFor } from './helpers.js';
+import { answer, client, gate, instantRetry, ops, rawServer, rejection, runtimeUrl, serve, stream, table, unary, waitFor } from '../support/transport-fixtures.js';
 
 const COUNTERS = [
   'requests_started',

@@ -7,7 +7,7 @@ import type { OutboundCall } from '../../src/transport/binding.js';
 import { TransportConnectionError, TransportProtocolError, TransportRemoteError } from '../../src/transport/errors.js';
 import { errorFromCall } from '../../src/transport/grpc/errors.js';
 import { classifyNodeFailure, type NodeFailureKind } from '../../src/transport/node-failures.js';
-import { answer, client, ops, rawServer, rejection } from './helpers.js';
+import { answer, client, ops, rawServer, rejection } from '../support/transport-fixtures.js';
 
 /** An error as Node raises it: a message and a string `code`, optionally with a cause. */
 function nodeError(code: string | undefined, cause?: unknown): Error {

@@ -29,7 +29,7 @@ import {
   table,
   unary,
   waitFor,
-} from './helpers.js';
+} from '../support/transport-fixtures.js';
 
 const close = (a: number, b: number) => Math.abs(a - b) < 1e-9;
 

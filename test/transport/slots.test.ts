@@ -11,7 +11,7 @@ import { Inbound, NO_PARAMS } from '../../src/transport/endpoint.js';
 import { TransportMetrics } from '../../src/transport/metrics.js';
 import { Slots } from '../../src/transport/slots.js';
 import { collect } from '../support/async.js';
-import { client, gate, ops, rejection, runtimeUrl, serve, stream, table, unary, waitFor } from './helpers.js';
+import { client, gate, ops, rejection, runtimeUrl, serve, stream, table, unary, waitFor } from '../support/transport-fixtures.js';
 
 // ---- the semaphore itself ----------------------------------------------------------------
 

@@ -25,8 +25,8 @@ import { GrpcClient } from '../../../src/transport/grpc/client.js';
 import { TransportMetrics } from '../../../src/transport/metrics.js';
 import { Outbound } from '../../../src/transport/outbound.js';
 import { createTransport } from '../../../src/transport/factory.js';
-import { client, gate, instantRetry, rejection, stream, table, unary, waitFor } from '../helpers.js';
-import { agentEndpoints, aborted, keyAuthenticator, ops, passThroughService, serveGrpc } from './helpers.js';
+import { client, gate, instantRetry, rejection, stream, table, unary, waitFor } from '../../support/transport-fixtures.js';
+import { agentEndpoints, aborted, keyAuthenticator, ops, passThroughService, serveGrpc } from '../../support/grpc-peers.js';
 import { collect } from '../../support/async.js';
 
 

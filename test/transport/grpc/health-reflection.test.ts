@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { status as GrpcCode } from '@grpc/grpc-js';
 import { fromBinary } from '@bufbuild/protobuf';
 import { FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
-import { agentEndpoints, insecure, keyAuthenticator, loadPackage, serveGrpc, statusOf, target, unaryCall } from './helpers.js';
+import { agentEndpoints, insecure, keyAuthenticator, loadPackage, serveGrpc, statusOf, target, unaryCall } from '../../support/grpc-peers.js';
 
 function healthClient(t: { after(fn: () => unknown): void }, url: string): any {
   const pkg = loadPackage(['grpc/health/v1/health.proto']);

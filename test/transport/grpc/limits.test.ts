@@ -15,7 +15,7 @@ import * as grpc from '@grpc/grpc-js';
 import { InvokeRequestSchema, InvokeResponseSchema } from '../../../generated/proto/svc/transport/v1/transport_pb.js';
 import { ENVELOPE_ROOM as ENVELOPE_ROOM_BYTES } from '../../../src/transport/envelope.js';
 import type { TransportOptions } from '../../../src/transport/transport.js';
-import { INVOKE_PATH, passThroughService, statusOf, target, unaryCall } from './helpers.js';
+import { INVOKE_PATH, passThroughService, statusOf, target, unaryCall } from '../../support/grpc-peers.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/limits-server.ts', import.meta.url));
 

@@ -7,7 +7,7 @@ import { connect as http2Connect, type ClientHttp2Session } from 'node:http2';
 import { describe, it } from 'node:test';
 import { status as GrpcCode } from '@grpc/grpc-js';
 import type { Transport } from '../../../src/transport/transport.js';
-import { bytesOf, waitFor } from '../helpers.js';
+import { bytesOf, waitFor } from '../../support/transport-fixtures.js';
 import {
   INVOKE_PATH,
   STREAM_PATH,
@@ -23,7 +23,7 @@ import {
   toStruct,
   toValue,
   unaryCall,
-} from './helpers.js';
+} from '../../support/grpc-peers.js';
 
 /** A raw HTTP/2 connection to the server, closed when the test ends. */
 function session(t: { after(fn: () => unknown): void }, url: string): ClientHttp2Session {

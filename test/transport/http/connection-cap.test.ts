@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Socket } from 'node:net';
-import { gate, ops, rawRequest, serve, table, unary, waitFor } from '../helpers.js';
+import { gate, ops, rawRequest, serve, table, unary, waitFor } from '../../support/transport-fixtures.js';
 import { openSocket, portOf, received, statuses } from './raw-peer.js';
 
 const TIMEOUT = { timeout: 10_000 };

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { validate } from '../../../generated/validators/index.js';
 import type { TransportConfigOptions } from '../../../src/transport/config.js';
-import { ops, rawRequest, serve, table, unary } from '../helpers.js';
+import { ops, rawRequest, serve, table, unary } from '../../support/transport-fixtures.js';
 import { bodyOf, openSocket, portOf, received, statuses } from './raw-peer.js';
 
 const TIMEOUT = { timeout: 10_000 };

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { AgentOperationsClient } from '../../../generated/clients/agent.js';
-import { client, ops, serve, table, unary } from '../helpers.js';
+import { client, ops, serve, table, unary } from '../../support/transport-fixtures.js';
 import { openSocket, portOf, received, statuses } from './raw-peer.js';
 
 const TIMEOUT = { timeout: 10_000 };

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Socket } from 'node:net';
-import { ops, serve, table, unary } from '../helpers.js';
+import { ops, serve, table, unary } from '../../support/transport-fixtures.js';
 import { bodyOf, openSocket, portOf, statuses } from './raw-peer.js';
 
 const LIMIT = 1024;

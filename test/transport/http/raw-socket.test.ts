@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
-import { ops, serve, table, unary } from '../helpers.js';
+import { ops, serve, table, unary } from '../../support/transport-fixtures.js';
 
 const LIMIT = 1024;
 

@@ -14,7 +14,7 @@ import { routeKey, type StreamItem } from '../../../src/transport/endpoint.js';
 import { TransportLimitError, TransportRemoteError } from '../../../src/transport/errors.js';
 import { createTransport } from '../../../src/transport/factory.js';
 import type { Transport } from '../../../src/transport/transport.js';
-import { aborted, deferred, type Deferred, endpointTable, nextTurn, startServer, taskEvents } from './helpers.js';
+import { aborted, deferred, type Deferred, endpointTable, nextTurn, startServer, taskEvents } from '../../support/sse-peers.js';
 import { collect } from '../../support/async.js';
 
 const TIMEOUT = { timeout: 20_000 };

@@ -14,7 +14,7 @@ import {
 import { createTransport } from '../../../src/transport/factory.js';
 import type { Transport } from '../../../src/transport/transport.js';
 import { ENVELOPE_ROOM } from '../../../src/transport/envelope.js';
-import { nextTurn } from './helpers.js';
+import { nextTurn } from '../../support/sse-peers.js';
 
 type Behaviour = (req: IncomingMessage, res: ServerResponse, requestId: string) => void | Promise<void>;
 

@@ -20,7 +20,7 @@ import {
   requestHead,
   startServer,
   taskEvents,
-} from './helpers.js';
+} from '../../support/sse-peers.js';
 
 const task: Task = { id: 'task-raw', messages: [] };
 

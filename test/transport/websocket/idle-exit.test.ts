@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { ops, serve, table, unary } from '../helpers.js';
+import { ops, serve, table, unary } from '../../support/transport-fixtures.js';
 
 const ROOT = new URL('../../../', import.meta.url);
 

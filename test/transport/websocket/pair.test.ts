@@ -10,8 +10,8 @@ import { describe, it } from 'node:test';
 import { InvalidArgumentError } from '../../../src/core/errors.js';
 import { createTransport } from '../../../src/transport/factory.js';
 import { TransportConnectionError, TransportLimitError, TransportRemoteError } from '../../../src/transport/errors.js';
-import { client, ops, rejection, serve, table, unary, waitFor } from '../helpers.js';
-import { agentTable, RawPeer, testAuthenticator } from './helpers.js';
+import { client, ops, rejection, serve, table, unary, waitFor } from '../../support/transport-fixtures.js';
+import { agentTable, RawPeer, testAuthenticator } from '../../support/websocket-peers.js';
 import { collect } from '../../support/async.js';
 
 

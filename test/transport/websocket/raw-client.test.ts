@@ -6,8 +6,8 @@ import { request as httpRequest } from 'node:http';
 import { describe, it } from 'node:test';
 import { validate } from '../../../generated/validators/index.js';
 import type { Transport } from '../../../src/transport/transport.js';
-import { serve, waitFor } from '../helpers.js';
-import { agentTable, RawPeer, refusedHandshake, testAuthenticator } from './helpers.js';
+import { serve, waitFor } from '../../support/transport-fixtures.js';
+import { agentTable, RawPeer, refusedHandshake, testAuthenticator } from '../../support/websocket-peers.js';
 
 const LIMITS = { maxRequestBytes: 2048, maxResponseBytes: 2048, maxEventBytes: 2048 };
 

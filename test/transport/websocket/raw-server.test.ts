@@ -11,8 +11,8 @@ import {
   TransportRemoteError,
   TransportTimeoutError,
 } from '../../../src/transport/errors.js';
-import { client, ops, refusedUrl, rejection } from '../helpers.js';
-import { rawWsServer, reply, testAuthenticator, type Received } from './helpers.js';
+import { client, ops, refusedUrl, rejection } from '../../support/transport-fixtures.js';
+import { rawWsServer, reply, testAuthenticator, type Received } from '../../support/websocket-peers.js';
 
 /** Answers each request frame according to the id of the task it carries. */
 function misbehave(socket: WebSocket, frame: Received): void {

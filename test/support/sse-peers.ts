@@ -1,11 +1,11 @@
 // Shared pieces of the sse tests: a small endpoint table, a server started on port 0, and a
 // raw HTTP/1.1 exchange over node:net that returns the bytes exactly as they came.
 import { connect } from 'node:net';
-import { agentOperations } from '../../../generated/operations/agent.js';
-import type { Task } from '../../../generated/types/index.js';
-import { routeKey, type Endpoint, type RequestContext, type StreamItem } from '../../../src/transport/endpoint.js';
-import { createTransport } from '../../../src/transport/factory.js';
-import type { Transport, TransportOptions } from '../../../src/transport/transport.js';
+import { agentOperations } from '../../generated/operations/agent.js';
+import type { Task } from '../../generated/types/index.js';
+import { routeKey, type Endpoint, type RequestContext, type StreamItem } from '../../src/transport/endpoint.js';
+import { createTransport } from '../../src/transport/factory.js';
+import type { Transport, TransportOptions } from '../../src/transport/transport.js';
 
 export const TIMESTAMP = '2025-03-01T09:30:00.000Z';
 
@@ -136,7 +136,7 @@ export function dataLines(body: string): string[] {
     });
 }
 
-export { aborted, deferred, type Deferred } from '../../support/async.js';
+export { aborted, deferred, type Deferred } from './async.js';
 
 /** Lets every pending microtask and I/O callback of this turn run. */
 export function nextTurn(): Promise<void> {

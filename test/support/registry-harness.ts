@@ -14,7 +14,7 @@ import type { RegistryStore } from '../../src/registry/registry-store.js';
 import { SqliteRegistryStore } from '../../src/registry/sqlite-store.js';
 import { createTransport } from '../../src/transport/factory.js';
 import type { Transport, TransportOptions } from '../../src/transport/transport.js';
-import { listenUrl, TRANSPORTS, type TransportKind } from '../cross-transport/setup.js';
+import { listenUrl, TRANSPORTS, type TransportKind } from './cross-transport.js';
 
 export { TRANSPORTS, type TransportKind };
 

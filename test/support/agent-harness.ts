@@ -129,7 +129,7 @@ export async function rejectsWithStatus(promise: Promise<unknown>, status: numbe
 
 // --- promises the test controls ---
 
-export { aborted, collect, deferred, untilAborted, type Deferred } from '../support/async.js';
+export { aborted, collect, deferred, untilAborted, type Deferred } from './async.js';
 
 // --- a deterministic language model ---
 

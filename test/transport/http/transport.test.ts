@@ -3,11 +3,11 @@
 // serving after each. And the http client against it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AgentOperationsClient } from '../../generated/clients/agent.js';
-import { validate } from '../../generated/validators/index.js';
-import { TransportProtocolError, TransportRemoteError, TransportTimeoutError } from '../../src/transport/errors.js';
-import type { Transport } from '../../src/transport/transport.js';
-import { answer, client, header, ops, rawRequest, rawServer, rejection, serve, table, unary, type RawResponse } from './helpers.js';
+import { AgentOperationsClient } from '../../../generated/clients/agent.js';
+import { validate } from '../../../generated/validators/index.js';
+import { TransportProtocolError, TransportRemoteError, TransportTimeoutError } from '../../../src/transport/errors.js';
+import type { Transport } from '../../../src/transport/transport.js';
+import { answer, client, header, ops, rawRequest, rawServer, rejection, serve, table, unary, type RawResponse } from '../../support/transport-fixtures.js';
 
 async function agentServer(t: Parameters<typeof serve>[0]) {
   const calls: string[] = [];

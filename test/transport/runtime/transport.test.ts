@@ -4,12 +4,12 @@
 // started target is a retryable connection error.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AgentOperationsClient } from '../../generated/clients/agent.js';
-import { validate } from '../../generated/validators/index.js';
-import { TransportConnectionError, TransportRemoteError, TransportTimeoutError } from '../../src/transport/errors.js';
-import { createTransport } from '../../src/transport/factory.js';
-import type { RequestContext } from '../../src/transport/endpoint.js';
-import { bytesOf, client, echoTask, fallbackTarget, ops, rejection, runtimeUrl, serve, stream, table, unary } from './helpers.js';
+import { AgentOperationsClient } from '../../../generated/clients/agent.js';
+import { validate } from '../../../generated/validators/index.js';
+import { TransportConnectionError, TransportRemoteError, TransportTimeoutError } from '../../../src/transport/errors.js';
+import { createTransport } from '../../../src/transport/factory.js';
+import type { RequestContext } from '../../../src/transport/endpoint.js';
+import { bytesOf, client, echoTask, fallbackTarget, ops, rejection, runtimeUrl, serve, stream, table, unary } from '../../support/transport-fixtures.js';
 
 async function drain<T>(events: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];

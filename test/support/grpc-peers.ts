@@ -4,14 +4,14 @@
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import type { Endpoint, RequestContext, StreamItem } from '../../../src/transport/endpoint.js';
-import type { Transport, TransportOptions } from '../../../src/transport/transport.js';
-import { echoTask, gate, ops, serve, stream, table, unary } from '../helpers.js';
-import { aborted } from '../../support/async.js';
+import type { Endpoint, RequestContext, StreamItem } from '../../src/transport/endpoint.js';
+import type { Transport, TransportOptions } from '../../src/transport/transport.js';
+import { echoTask, gate, ops, serve, stream, table, unary } from './transport-fixtures.js';
+import { aborted } from './async.js';
 
 export { aborted };
 
-export const PROTO_ROOT = fileURLToPath(new URL('../../../proto/', import.meta.url));
+export const PROTO_ROOT = fileURLToPath(new URL('../../proto/', import.meta.url));
 
 export const INVOKE_PATH = '/svc.transport.v1.SvcTransport/Invoke';
 export const STREAM_PATH = '/svc.transport.v1.SvcTransport/Stream';
@@ -177,7 +177,7 @@ export function envelopeOf(message: any): Record<string, unknown> {
 }
 
 /** An authenticator that accepts the credential `good` only. */
-export { keyAuthenticator } from '../../support/key-authenticator.js';
+export { keyAuthenticator } from './key-authenticator.js';
 
 
 export interface AgentFixture {

@@ -4,8 +4,8 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import WebSocket, { WebSocketServer, type RawData } from 'ws';
-import type { Endpoint, RequestContext } from '../../../src/transport/endpoint.js';
-import { echoTask, gate, ops, stream, table, unary } from '../helpers.js';
+import type { Endpoint, RequestContext } from '../../src/transport/endpoint.js';
+import { echoTask, gate, ops, stream, table, unary } from './transport-fixtures.js';
 
 /** One received frame: parsed JSON when it is JSON, the raw text otherwise. */
 export interface Received {
@@ -143,7 +143,7 @@ export function reply(socket: WebSocket, id: unknown, result: unknown, final = t
 }
 
 /** An authenticator that accepts the credential `good` only. */
-export { keyAuthenticator as testAuthenticator } from '../../support/key-authenticator.js';
+export { keyAuthenticator as testAuthenticator } from './key-authenticator.js';
 
 /**
  * The endpoints the parley servers in these tests serve. A streamed task with id `hold`
