@@ -175,7 +175,7 @@ export class RedisRegistryStore implements RegistryStore {
   }
 
   urls(): Promise<string[]> {
-    return this.call((c) => c.zrange(`${this.prefix}reg:seen`, 0, -1));
+    return this.call((c) => c.zrange(`${this.prefix}reg:seen`, '0', '-1'));
   }
 
   count(): Promise<number> {
