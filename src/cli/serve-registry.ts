@@ -29,8 +29,8 @@ const OPTIONS: OptionSpecs = {
   ttl: { type: 'string' },
 };
 
-export const SERVE_REGISTRY_USAGE = `Usage: parley serve registry [--transport http|sse|websocket|grpc] [--url URL] [--db FILE | --store URL]
-                             [--ttl SECONDS]
+export const SERVE_REGISTRY_USAGE = `Usage: parley serve registry [--transport http|sse|websocket|grpc] [--url URL] [--db FILE] [--ttl SECONDS]
+                             [--store redis://HOST:PORT]
 
 Starts a registry, where agents register their cards and find each other, and prints
 "ready <url>" once it accepts requests. Ctrl-C (or SIGTERM) stops it: it prints "stopped"

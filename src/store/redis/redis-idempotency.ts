@@ -18,11 +18,18 @@ import type { IdempotencyBounds, IdempotencyRunner } from '../../transport/idemp
 import { redisFailure } from './redis-connection.js';
 import type { RedisClient } from './redis-module.js';
 
-/** ARGV: prefix, key, token, lease ms. Nil when claimed; else the key's value. */
+/**
+ * ARGV: prefix, key, token, lease ms, the token of the run this caller waits on ('' if none).
+ * Nil when claimed; else the key's value. An answer left for the duplicates of one run (`S`)
+ * is that run's waiters' only; anyone else claims over it.
+ */
 const CLAIM = `
 local k = ARGV[1]..'idem:'..ARGV[2]
 local v = redis.call('GET', k)
-if v then return v end
+if v then
+  if string.sub(v, 1, 1) ~= 'S' then return v end
+  if ARGV[5] ~= '' and string.sub(v, 2, 1 + #ARGV[5]) == ARGV[5] then return v end
+end
 redis.call('SET', k, 'R'..ARGV[3], 'PX', ARGV[4])
 return false
 `;
@@ -41,11 +48,14 @@ if redis.call('GET', k) ~= 'R'..ARGV[3] then return 0 end
 return redis.call('DEL', k)
 `;
 
-/** ARGV: prefix, key, token, value, ms. Leaves an answer too large to keep for the duplicates already waiting. */
+/**
+ * ARGV: prefix, key, token, value, ms. Leaves an answer that is not kept (not replayable, or too
+ * large) for the duplicates already waiting on this run, and for no one else.
+ */
 const SHARE = `
 local k = ARGV[1]..'idem:'..ARGV[2]
 if redis.call('GET', k) ~= 'R'..ARGV[3] then return 0 end
-redis.call('SET', k, ARGV[4], 'PX', ARGV[5])
+redis.call('SET', k, 'S'..ARGV[3]..ARGV[4], 'PX', ARGV[5])
 return 1
 `;
 
@@ -101,9 +111,11 @@ export interface RedisIdempotencyOptions {
   readonly leaseMs?: number;
 }
 
+/** Random bytes of a run's token (base64url: 16 characters, the same for every run). */
+const TOKEN_BYTES = 12;
 /** The longest pause between two looks at a key another replica is running. */
 const POLL_MAX_MS = 100;
-/** How long an answer too large to keep stays readable by duplicates already waiting: a few of their looks. */
+/** How long an answer that is not kept stays readable by the duplicates already waiting: a few of their looks. */
 const SHARE_MS = 5 * POLL_MAX_MS;
 
 export function defineIdempotencyScripts(client: RedisClient): void {
@@ -138,12 +150,15 @@ export class RedisIdempotency implements IdempotencyRunner {
   ): Promise<{ value: UnaryOutcome; replayed: boolean }> {
     // Keys hold a principal and a client's key of any length: a digest keeps Redis keys short.
     const id = createHash('sha256').update(key).digest('base64url');
-    const token = randomBytes(12).toString('base64url');
+    const token = randomBytes(TOKEN_BYTES).toString('base64url');
+    let waitingOn = '';
     for (let pause = 2; ; pause = Math.min(pause * 2, POLL_MAX_MS)) {
-      const found = await this.call(() => this.client.idemClaim(this.prefix, id, token, String(this.leaseMs)));
+      const found = await this.call(() => this.client.idemClaim(this.prefix, id, token, String(this.leaseMs), waitingOn));
       if (found === null) return this.own(id, token, operation, storable, weigh);
       if (found.startsWith('D')) return { value: decodeOutcome(found.slice(1)), replayed: true };
+      if (found.startsWith('S')) return { value: decodeOutcome(found.slice(1 + waitingOn.length)), replayed: true };
       // Another run holds the key: look again shortly (it is answered, released, or its lease runs out).
+      waitingOn = found.slice(1);
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }
@@ -172,11 +187,9 @@ export class RedisIdempotency implements IdempotencyRunner {
     clearInterval(renewal);
     const weight = weigh(value);
     try {
-      if (!storable(value)) {
-        // Not replayable (a cancel): the next request with this key runs again.
-        await this.client.idemRelease(this.prefix, id, token);
-      } else if (weight > this.bounds.maxWeight) {
-        await this.client.idemShare(this.prefix, id, token, `D${encodeOutcome(value)}`, String(SHARE_MS));
+      if (!storable(value) || weight > this.bounds.maxWeight) {
+        // Not kept: the duplicates waiting now get it, the next request with this key runs again.
+        await this.client.idemShare(this.prefix, id, token, encodeOutcome(value), String(SHARE_MS));
       } else {
         const ttlMs = String(Math.round(this.bounds.ttlSeconds * 1000));
         const args = [String(weight), String(this.bounds.maxEntries), String(this.bounds.maxWeight), String(Date.now())];
