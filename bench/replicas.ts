@@ -108,7 +108,12 @@ function request(load: Load): autocannon.Request {
 async function measure(urls: readonly string[], load: Load): Promise<{ rps: number; errors: number }> {
   const results = await Promise.all(
     urls.map((url) =>
-      autocannon({ url, connections: Math.max(1, Math.round(CONNECTIONS / urls.length)), duration: SECONDS, requests: [request(load)] }),
+      autocannon({
+        url,
+        connections: Math.max(1, Math.round(CONNECTIONS / urls.length)),
+        duration: SECONDS,
+        requests: [request(load)],
+      }),
     ),
   );
   return {
@@ -123,7 +128,11 @@ async function fillRegistry(url: string): Promise<void> {
       Array.from({ length: Math.min(50, CARDS - i) }, (_, j) => {
         const n = i + j;
         const card = { name: `agent-${n}`, url: `http://127.0.0.1:1/agent-${n}`, tags: [`tag-${n % 100}`, 'fleet'] };
-        return fetch(`${url}/agents/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(card) });
+        return fetch(`${url}/agents/`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(card),
+        });
       }),
     );
   }
@@ -134,16 +143,17 @@ async function main(): Promise<void> {
   const redis = await startRedis(dir);
   const children: Child[] = [redis];
   try {
-    const setups: Record<'one replica, in-process stores' | 'three replicas on Redis', { agents: Child[]; registries: Child[] }> = {
-      'one replica, in-process stores': {
-        agents: [await startServer('agent', 'memory')],
-        registries: [await startServer('registry', 'memory')],
-      },
-      'three replicas on Redis': {
-        agents: await Promise.all([0, 1, 2].map(() => startServer('agent', redis.url))),
-        registries: await Promise.all([0, 1, 2].map(() => startServer('registry', redis.url))),
-      },
-    };
+    const setups: Record<'one replica, in-process stores' | 'three replicas on Redis', { agents: Child[]; registries: Child[] }> =
+      {
+        'one replica, in-process stores': {
+          agents: [await startServer('agent', 'memory')],
+          registries: [await startServer('registry', 'memory')],
+        },
+        'three replicas on Redis': {
+          agents: await Promise.all([0, 1, 2].map(() => startServer('agent', redis.url))),
+          registries: await Promise.all([0, 1, 2].map(() => startServer('registry', redis.url))),
+        },
+      };
     for (const setup of Object.values(setups)) {
       children.push(...setup.agents, ...setup.registries);
       await fillRegistry(setup.registries[0]!.url);
@@ -159,9 +169,13 @@ async function main(): Promise<void> {
           load,
         );
         rates.push(rps);
-        console.log(`${load.padEnd(32)} ${name.padEnd(32)} ${Math.round(rps).toString().padStart(7)} req/s${errors ? `  (${errors} errors)` : ''}`);
+        console.log(
+          `${load.padEnd(32)} ${name.padEnd(32)} ${Math.round(rps).toString().padStart(7)} req/s${errors ? `  (${errors} errors)` : ''}`,
+        );
       }
-      console.log(`${load.padEnd(32)} ${'ratio (Redis / in-process)'.padEnd(32)} ${(rates[1]! / rates[0]!).toFixed(2).padStart(7)}`);
+      console.log(
+        `${load.padEnd(32)} ${'ratio (Redis / in-process)'.padEnd(32)} ${(rates[1]! / rates[0]!).toFixed(2).padStart(7)}`,
+      );
     }
   } finally {
     await Promise.all(children.map((child) => child.stop()));

@@ -305,6 +305,7 @@ function asRpcError(error: unknown): A2aRpcError {
     return new A2aRpcError('internalError', error.message, { capacity: String(error.capacity) });
   if (error instanceof EndpointError && error.code === 'conflict') return new A2aRpcError('unsupportedOperation', error.message);
   // The shared store (Redis) is unreachable: nothing ran; the client may retry.
-  if (error instanceof RedisStoreError) return new A2aRpcError('internalError', error.message, { retryable: 'true', reason: error.code });
+  if (error instanceof RedisStoreError)
+    return new A2aRpcError('internalError', error.message, { retryable: 'true', reason: error.code });
   return new A2aRpcError('internalError', error instanceof Error ? error.message : String(error));
 }

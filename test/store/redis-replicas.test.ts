@@ -66,7 +66,10 @@ describe('agent replicas sharing Redis', { skip }, () => {
     const answers = replicas.flatMap((replica) =>
       [0, 1].map(() => post(replica.url, '/tasks/', task, { 'idempotency-key': key })),
     );
-    await eventually(() => runs(input), (count) => count > 0);
+    await eventually(
+      () => runs(input),
+      (count) => count > 0,
+    );
     await client.rpush(`parley-test:gate:${input}`, 'go');
     const settled = await Promise.all(answers);
     assert.deepEqual(
@@ -118,7 +121,10 @@ describe('agent replicas sharing Redis', { skip }, () => {
       configuration: { returnImmediately: true },
     });
     const id = sent.result.task.id;
-    await eventually(() => runs(input), (count) => count === 1);
+    await eventually(
+      () => runs(input),
+      (count) => count === 1,
+    );
     const canceled = await call(replicas[1]!.url, 'CancelTask', { id });
     assert.equal(canceled.result.status.state, 'TASK_STATE_CANCELED');
     for (const replica of replicas) {
@@ -136,7 +142,10 @@ describe('agent replicas sharing Redis', { skip }, () => {
     const input = `hold ${randomUUID()}`;
     const id = `task-${randomUUID()}`;
     const submitted = post(replicas[0]!.url, '/tasks/', userTask(id, input));
-    await eventually(() => runs(input), (count) => count === 1);
+    await eventually(
+      () => runs(input),
+      (count) => count === 1,
+    );
     const canceled = await post(replicas[2]!.url, '/tasks/cancel', { id, metadata: { reason: 'from r2' } });
     assert.equal(canceled.status, 200);
     assert.equal(canceled.body.state, 'canceled');
@@ -158,7 +167,14 @@ describe('agent replicas sharing Redis', { skip }, () => {
       assert.equal(rpc.error.code, -32603);
     }
     await redis.restart();
-    assert.equal(await eventually(() => runs(input), () => true), 0, 'the refused submissions never ran');
+    assert.equal(
+      await eventually(
+        () => runs(input),
+        () => true,
+      ),
+      0,
+      'the refused submissions never ran',
+    );
     for (const replica of replicas) {
       assert.ok(replica.alive(), replica.output());
       const key = randomUUID();
@@ -229,7 +245,10 @@ describe('registry replicas sharing Redis', { skip }, () => {
     };
     const running = Promise.all(registries.map(traffic));
     // Kill Redis (no chance to flush) once some registrations are in, then bring it back.
-    await eventually(async () => acknowledged.length, (count) => count >= 10);
+    await eventually(
+      async () => acknowledged.length,
+      (count) => count >= 10,
+    );
     await redis.stop('SIGKILL');
     await redis.restart();
     await running;

@@ -14,10 +14,7 @@ import { redisInstalled, startRedis, type RedisServer } from '../support/redis-s
 
 const scope: TaskScope = { tenant: '', principal: null };
 
-function entry(
-  id: string,
-  options: { active?: boolean; tenant?: string; owner?: string | null; at?: string } = {},
-): IndexedTask {
+function entry(id: string, options: { active?: boolean; tenant?: string; owner?: string | null; at?: string } = {}): IndexedTask {
   const at = options.at ?? '2026-01-01T00:00:00.000Z';
   return {
     id,
@@ -25,7 +22,11 @@ function entry(
     tenant: options.tenant ?? '',
     owner: options.owner ?? null,
     active: options.active ?? false,
-    task: { id, state: options.active ? 'working' : 'completed', metadata: { state_history: [{ state: 'completed', timestamp: at }] } },
+    task: {
+      id,
+      state: options.active ? 'working' : 'completed',
+      metadata: { state_history: [{ state: 'completed', timestamp: at }] },
+    },
   };
 }
 
@@ -80,7 +81,10 @@ describe('RedisTaskIndex', { skip: redisInstalled ? false : 'redis-server is not
     const { index: tasks } = index({ maxTasks: 2 });
     await tasks.add(entry('a', { active: true }));
     await tasks.add(entry('b', { active: true }));
-    await assert.rejects(tasks.add(entry('c')), (error) => error instanceof TaskIndexFullError && error.code === 'task_index_full');
+    await assert.rejects(
+      tasks.add(entry('c')),
+      (error) => error instanceof TaskIndexFullError && error.code === 'task_index_full',
+    );
     assert.equal(await tasks.get(scope, 'c'), undefined);
   });
 

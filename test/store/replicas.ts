@@ -18,7 +18,10 @@ export interface Replica {
 }
 
 export async function startReplica(store: string, name: string): Promise<Replica> {
-  const child = spawn(process.execPath, ['--import', TSX, REPLICA, store, name], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', TSX, REPLICA, store, name], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
@@ -49,7 +52,10 @@ export async function startReplica(store: string, name: string): Promise<Replica
 
 /** The replica's outcome for one command, and its exit code, when it is expected to fail at start. */
 export async function replicaStartFailure(store: string): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, ['--import', TSX, REPLICA, store, 'failing'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', TSX, REPLICA, store, 'failing'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));

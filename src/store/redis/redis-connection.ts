@@ -37,7 +37,10 @@ export function parseRedisUrl(value: string): RedisTarget {
     throw new InvalidArgumentError(`${JSON.stringify(value)} is not a Redis URL (redis://host:port)`, 'invalid_argument');
   }
   if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
-    throw new InvalidArgumentError(`a Redis store URL starts with redis:// or rediss://, not ${url.protocol}//`, 'invalid_argument');
+    throw new InvalidArgumentError(
+      `a Redis store URL starts with redis:// or rediss://, not ${url.protocol}//`,
+      'invalid_argument',
+    );
   }
   const name = url.searchParams.get('prefix') ?? 'parley';
   url.searchParams.delete('prefix');
@@ -68,9 +71,14 @@ export async function connectRedis(target: RedisTarget, options: RedisConnectOpt
     await client.ping();
   } catch (error) {
     client.disconnect();
-    throw new RedisStoreError('redis_unreachable', `cannot reach Redis at ${target.location}: ${reason(error)}`, target.location, {
-      cause: error,
-    });
+    throw new RedisStoreError(
+      'redis_unreachable',
+      `cannot reach Redis at ${target.location}: ${reason(error)}`,
+      target.location,
+      {
+        cause: error,
+      },
+    );
   }
   return client;
 }
@@ -79,7 +87,9 @@ export async function connectRedis(target: RedisTarget, options: RedisConnectOpt
 export function redisFailure(error: unknown, location: string): unknown {
   if (error instanceof RedisStoreError) return error;
   if (error instanceof Error && isConnectionFailure(error)) {
-    return new RedisStoreError('redis_unavailable', `Redis at ${location} is unavailable: ${error.message}`, location, { cause: error });
+    return new RedisStoreError('redis_unavailable', `Redis at ${location} is unavailable: ${error.message}`, location, {
+      cause: error,
+    });
   }
   return error;
 }
