@@ -41,6 +41,7 @@ import { buildA2aEndpoints } from '../a2a/a2a-endpoints.js';
 import type { TaskIndex } from '../a2a/task-index.js';
 import { RedisAgentState } from '../store/redis/redis-agent-state.js';
 import { parseRedisUrl } from '../store/redis/redis-connection.js';
+import type { IdempotencyBounds } from '../transport/idempotency-store.js';
 
 /** Decides whether a caller may reset or compact state. Return false (or throw) to refuse. */
 export type StatePolicy = (
@@ -163,13 +164,14 @@ export class AgentServer implements AgentHandlers<RequestContext> {
     const store = this.options.store;
     // Redis unreachable fails the start here, before anything listens.
     const shared = store && store !== 'memory' ? await RedisAgentState.open(store, (...args) => this.cancelHere(...args)) : null;
+    this.shared = shared;
     try {
       await this.serve(shared);
     } catch (error) {
+      this.shared = null;
       await shared?.close();
       throw error;
     }
-    this.shared = shared;
     this.running = true;
     // Not awaited: joining the registry must not hold up (or fail) serving.
     void this.registration?.start();
@@ -182,7 +184,8 @@ export class AgentServer implements AgentHandlers<RequestContext> {
       {
         ...this.options.transportOptions,
         authenticator: this.options.authenticator,
-        ...(shared ? { idempotencyStore: shared.idempotencyStore } : {}),
+        // The transport outlives a stop; each start's dispatcher asks for the connection of that start.
+        ...(shared ? { idempotencyStore: (bounds: IdempotencyBounds) => this.sharedState().idempotencyStore(bounds) } : {}),
       },
     ));
     const endpoints = buildAgentEndpoints(this, this.engine, { transport, hasLlm: this.llm !== null });
@@ -212,6 +215,11 @@ export class AgentServer implements AgentHandlers<RequestContext> {
     await this.shared?.close();
     this.shared = null;
     this.running = false;
+  }
+
+  private sharedState(): RedisAgentState {
+    if (!this.shared) throw new StateError('the shared store is not open');
+    return this.shared;
   }
 
   /** A cancel heard from another replica: the canceled task if it runs (or waits for input) here. */
