@@ -2,12 +2,15 @@
 // index"): expiry after the last change, active tasks never expired nor evicted, expired then
 // least recently changed inactive tasks evicted first, a new task refused when every slot is
 // active, lookups scoped to tenant and principal, listings newest status first with ties by
-// id. One rule more: a second activation of a task some replica runs is refused. The clock is
-// the test's; each test has its own key prefix.
+// id. One rule more: a second activation of a task some replica runs is refused. A task that
+// finished while Redis was away is written once it is back. The clock is the test's; each test
+// has its own key prefix.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Redis } from 'ioredis';
 import { TaskIndexFullError, type IndexedTask, type TaskScope } from '../../src/a2a/task-index.js';
+import { connectRedis, parseRedisUrl } from '../../src/store/redis/redis-connection.js';
+import { RedisStoreError } from '../../src/store/redis/redis-error.js';
 import { defineTaskIndexScripts, RedisTaskIndex } from '../../src/store/redis/redis-task-index.js';
 import { EndpointError } from '../../src/transport/endpoint-error.js';
 import { redisInstalled, startRedis, type RedisServer } from '../support/redis-server.js';
@@ -133,4 +136,28 @@ describe('RedisTaskIndex', { skip: redisInstalled ? false : 'redis-server is not
     await tasks.update(first);
     await tasks.update(second);
   });
+});
+
+test('a task that finished while Redis was away is written once Redis is back', {
+  skip: redisInstalled ? false : 'redis-server is not installed',
+}, async (t) => {
+  const own = await startRedis();
+  t.after(() => own.dispose());
+  const client = await connectRedis(parseRedisUrl(own.url));
+  t.after(() => client.disconnect());
+  defineTaskIndexScripts(client);
+  const tasks = new RedisTaskIndex(client, 'away:', own.url);
+  const running = entry('t', { active: true });
+  await tasks.add(running);
+  await own.stop();
+  const finished: IndexedTask = { ...running, active: false, task: { ...running.task, state: 'completed' } };
+  await assert.rejects(tasks.update(finished), (error) => error instanceof RedisStoreError && error.code === 'redis_unavailable');
+  await own.restart();
+  let seen = await tasks.get(scope, 't').catch(() => undefined);
+  for (let i = 0; i < 200 && seen?.active !== false; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+    seen = await tasks.get(scope, 't').catch(() => undefined);
+  }
+  assert.equal(seen?.active, false);
+  assert.equal(seen?.task.state, 'completed');
 });

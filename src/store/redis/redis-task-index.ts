@@ -7,7 +7,9 @@
 // index's: `maxTasks` tasks, each kept `ttlMs` after its last change; room is made by dropping
 // expired tasks, then the inactive task changed longest ago; a full index of active tasks
 // refuses the new one. One rule more, because two replicas can race: a follow-up message may
-// start a task only if no replica is running it (the activation is one atomic check).
+// start a task only if no replica is running it (the activation is one atomic check). A task
+// that finishes while Redis is away is written once Redis is back, so it does not stay marked
+// as running (and unevictable) for ever.
 import { EndpointError } from '../../transport/endpoint-error.js';
 import { statusTime } from '../../a2a/tasks.js';
 import {
@@ -19,6 +21,7 @@ import {
   type TaskScope,
 } from '../../a2a/task-index.js';
 import { redisFailure } from './redis-connection.js';
+import { RedisStoreError } from './redis-error.js';
 import type { RedisClient } from './redis-module.js';
 
 export interface RedisTaskIndexOptions {
@@ -109,6 +112,8 @@ export class RedisTaskIndex implements TaskIndex {
   readonly maxTasks: number;
   readonly ttlMs: number;
   private readonly client: RedisClient & Scripts;
+  /** Tasks that finished while Redis was away: written when it is back, so none stays active for ever. */
+  private readonly unsaved = new Map<string, IndexedTask>();
 
   /** `client` must have had defineTaskIndexScripts applied. */
   constructor(
@@ -121,6 +126,7 @@ export class RedisTaskIndex implements TaskIndex {
     this.client = client as RedisClient & Scripts;
     this.maxTasks = options.maxTasks ?? 1024;
     this.ttlMs = options.ttlMs ?? 3_600_000;
+    client.on('ready', () => this.saveUnsaved());
   }
 
   async add(entry: IndexedTask): Promise<void> {
@@ -137,8 +143,28 @@ export class RedisTaskIndex implements TaskIndex {
   }
 
   async update(entry: IndexedTask): Promise<void> {
-    const answer = await this.call(() => this.client.a2aUpdate(...this.writeArgs(entry)));
+    let answer: string;
+    try {
+      answer = await this.call(() => this.client.a2aUpdate(...this.writeArgs(entry)));
+    } catch (error) {
+      // A run that settled while Redis was away: the caller hears of the failure, and the
+      // index gets the final state once Redis answers again.
+      if (error instanceof RedisStoreError && !entry.active) this.unsaved.set(entry.id, entry);
+      throw error;
+    }
+    if (this.unsaved.get(entry.id) !== entry) this.unsaved.delete(entry.id);
     if (answer === 'busy') throw new EndpointError('conflict', `task ${entry.id} is already running on another replica`);
+  }
+
+  private saveUnsaved(): void {
+    for (const [id, entry] of this.unsaved) {
+      this.update(entry).then(
+        () => {
+          if (this.unsaved.get(id) === entry) this.unsaved.delete(id);
+        },
+        () => undefined,
+      );
+    }
   }
 
   async list(scope: TaskScope, query: TaskListQuery): Promise<TaskListPage> {
