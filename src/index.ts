@@ -26,6 +26,10 @@ export type { IndexKeys, MaybePromise, RegistryStore } from './registry/registry
 export { MemoryRegistryStore } from './registry/memory-store.js';
 export { SqliteRegistryStore, type SqliteRegistryStoreOptions } from './registry/sqlite-store.js';
 export { RegistryStoreError, type RegistryStoreErrorCode } from './registry/store-error.js';
+export { RedisRegistryStore } from './store/redis/redis-registry-store.js';
+export type { RedisConnectOptions } from './store/redis/redis-connection.js';
+export { RedisStoreError, type RedisStoreErrorCode } from './store/redis/redis-error.js';
+export type { IdempotencyBounds, IdempotencyRunner, IdempotencyStore } from './transport/idempotency-store.js';
 export { REGISTRY_STATUS } from './registry/status-texts.js';
 export type { Authenticator } from './auth/authenticator.js';
 export { ApiKeyAuthenticator, type ApiKeyAuthenticatorOptions } from './auth/api-key.js';

@@ -48,11 +48,19 @@ import { stateFromA2a } from './task-states.js';
 import { INBOUND_KEY, statusTime, taskToA2aJson, type InboundRecord } from './tasks.js';
 import { TaskIndexFullError, type IndexedTask, type TaskIndex, type TaskScope } from './task-index.js';
 import type { PreEncoded } from '../core/json.js';
+import { RedisStoreError } from '../store/redis/redis-error.js';
 
 export interface A2aAdapterOptions {
   readonly engine: TaskEngine;
   /** Where tasks are remembered; default an in-memory index (1 hour, 1,024 tasks). */
   readonly index?: TaskIndex;
+  /** Signs ListTasks page tokens; replicas sharing an index share it. Default: made per process. */
+  readonly pageTokenKey?: Buffer;
+  /**
+   * Cancels a task another replica is running (replicas sharing an index): the canceled task,
+   * or undefined when no replica runs it.
+   */
+  readonly cancelElsewhere?: (id: string, principal: string | null, metadata: JsonObject) => Promise<NativeTask | undefined>;
 }
 
 /** ListTasks page size when the request sets none, and the largest it may ask for. */
@@ -67,11 +75,14 @@ interface Method {
 export class A2aAdapter {
   readonly index: TaskIndex;
   private readonly engine: TaskEngine;
-  private readonly tokens = new PageTokens();
+  private readonly tokens: PageTokens;
   private readonly methods: ReadonlyMap<string, Method>;
+  private readonly cancelElsewhere: A2aAdapterOptions['cancelElsewhere'];
 
   constructor(options: A2aAdapterOptions) {
     this.engine = options.engine;
+    this.tokens = new PageTokens(options.pageTokenKey);
+    this.cancelElsewhere = options.cancelElsewhere;
     this.index = options.index ?? new MemoryTaskIndex();
     const method = <D extends DescMessage>(
       schema: D,
@@ -250,18 +261,27 @@ export class A2aAdapter {
     }
     const metadata: JsonObject = { ...request.metadata };
     const reason = typeof metadata.reason === 'string' && metadata.reason ? metadata.reason : 'canceled by the A2A client';
+    let answer = entry.task;
     try {
       const canceled = this.engine.cancel({ id: entry.id, metadata: { ...metadata, reason } }, scope.principal);
       // An active run is canceled in place (its settling updates the index); a task waiting for
       // input comes back as a new record.
       if (!entry.active) entry.task = canceled;
+      answer = canceled;
     } catch (error) {
       if (!(error instanceof EndpointError && error.code === 'not_found')) throw error;
-      // The engine no longer remembers a task that waited for input: cancel the indexed record.
+      // Running on another replica: that one stops it, and its settling updates the index.
+      const elsewhere = entry.active && this.cancelElsewhere;
+      const remote = elsewhere ? await elsewhere(entry.id, scope.principal, { ...metadata, reason }) : undefined;
+      if (remote) return taskToA2aJson(remote, { contextId: entry.contextId, includeArtifacts: true });
+      // The engine no longer remembers a task that waited for input (or, with replicas, no
+      // replica runs the task any more, its own having stopped): cancel the indexed record.
       transition(entry.task, 'canceled', reason);
+      if (elsewhere) entry.active = false;
+      answer = entry.task;
     }
     if (!entry.active) await this.index.update(entry);
-    return taskToA2aJson(entry.task, { contextId: entry.contextId, includeArtifacts: true });
+    return taskToA2aJson(answer, { contextId: entry.contextId, includeArtifacts: true });
   }
 }
 
@@ -284,5 +304,8 @@ function asRpcError(error: unknown): A2aRpcError {
   if (error instanceof TaskIndexFullError)
     return new A2aRpcError('internalError', error.message, { capacity: String(error.capacity) });
   if (error instanceof EndpointError && error.code === 'conflict') return new A2aRpcError('unsupportedOperation', error.message);
+  // The shared store (Redis) is unreachable: nothing ran; the client may retry.
+  if (error instanceof RedisStoreError)
+    return new A2aRpcError('internalError', error.message, { retryable: 'true', reason: error.code });
   return new A2aRpcError('internalError', error instanceof Error ? error.message : String(error));
 }

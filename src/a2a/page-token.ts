@@ -1,12 +1,13 @@
-// ListTasks page tokens: opaque to clients, and signed with a key made per process, so a token
-// that was edited or invented is refused (-32602) instead of steering the listing. A token
+// ListTasks page tokens: opaque to clients, and signed with a key made per process (or shared
+// by the replicas of one agent), so a token that was edited or invented is refused (-32602)
+// instead of steering the listing. A token
 // names the last task of its page (status time and id); the next page starts after it.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { invalidParams } from './errors.js';
 import type { TaskCursor } from './task-index.js';
 
 export class PageTokens {
-  private readonly key = randomBytes(32);
+  constructor(private readonly key: Buffer = randomBytes(32)) {}
 
   encode(cursor: TaskCursor): string {
     const payload = Buffer.from(`${cursor.time}.${cursor.id}`, 'utf8').toString('base64url');

@@ -44,6 +44,9 @@ import { TaskEngine } from './task-engine.js';
 import { A2aAdapter } from '../a2a/json-rpc-adapter.js';
 import { buildA2aEndpoints } from '../a2a/a2a-endpoints.js';
 import type { TaskIndex } from '../a2a/task-index.js';
+import { RedisAgentState } from '../store/redis/redis-agent-state.js';
+import { parseRedisUrl } from '../store/redis/redis-connection.js';
+import type { IdempotencyBounds } from '../transport/idempotency-store.js';
 
 /** Decides whether a caller may reset or compact state. Return false (or throw) to refuse. */
 export type StatePolicy = (
@@ -88,10 +91,16 @@ export interface AgentServerOptions extends CardIdentity {
    * GET /.well-known/agent-card.json and JSON-RPC at POST /. Default false.
    */
   readonly a2a?: boolean;
-  /** Where the A2A boundary remembers its tasks; default in memory (1 hour, 1,024 tasks). */
+  /** Where the A2A boundary remembers its tasks; default in memory (1 hour, 1,024 tasks), or the shared `store`. */
   readonly a2aTaskIndex?: TaskIndex;
   /** A session unused for this long is dropped. Default 3600 (one hour). */
   readonly sessionTtlSeconds?: number;
+  /**
+   * State shared with the agent's other replicas: `redis://host:port[/db][?prefix=NAME]` keeps
+   * the idempotency records, the A2A task index and page-token key in Redis, and sends cancels
+   * to the replica running the task (docs/replicas.md). Default `memory`: all in this process.
+   */
+  readonly store?: string;
 }
 
 export class AgentServer implements AgentHandlers<RequestContext> {
@@ -104,9 +113,11 @@ export class AgentServer implements AgentHandlers<RequestContext> {
   private readonly llm: LanguageModel | null;
   private readonly registration: AgentRegistration | null;
   private readonly model: ModelSetup | null;
+  private shared: RedisAgentState | null = null;
 
   constructor(private readonly options: AgentServerOptions) {
     if (!options.name) throw new InvalidArgumentError('an agent needs a name', 'invalid_argument');
+    if (options.store !== undefined && options.store !== 'memory') parseRedisUrl(options.store);
     // The spec makes a custom authenticator usable only with all three members; refuse it here
     // rather than fail on the first request.
     if (options.authenticator !== undefined && !isAuthenticator(options.authenticator)) {
@@ -168,14 +179,41 @@ export class AgentServer implements AgentHandlers<RequestContext> {
   }
 
   private async startOnce(): Promise<void> {
+    const store = this.options.store;
+    // Redis unreachable fails the start here, before anything listens.
+    const shared = store && store !== 'memory' ? await RedisAgentState.open(store, (...args) => this.cancelHere(...args)) : null;
+    this.shared = shared;
+    try {
+      await this.serve(shared);
+    } catch (error) {
+      this.shared = null;
+      await shared?.close();
+      throw error;
+    }
+    this.running = true;
+    // Not awaited: joining the registry must not hold up (or fail) serving.
+    void this.registration?.start();
+  }
+
+  private async serve(shared: RedisAgentState | null): Promise<void> {
     const transport = (this.transportInstance ??= await createTransport(
       (this.options.transport as string | undefined) ?? 'http',
       this.options.url ?? 'http://127.0.0.1:0',
-      { ...this.options.transportOptions, authenticator: this.options.authenticator },
+      {
+        ...this.options.transportOptions,
+        authenticator: this.options.authenticator,
+        // The transport outlives a stop; each start's dispatcher asks for the connection of that start.
+        ...(shared ? { idempotencyStore: (bounds: IdempotencyBounds) => this.sharedState().idempotencyStore(bounds) } : {}),
+      },
     ));
     const endpoints = buildAgentEndpoints(this, this.engine, { transport, hasLlm: this.llm !== null });
     if (this.options.a2a) {
-      const adapter = new A2aAdapter({ engine: this.engine, index: this.options.a2aTaskIndex });
+      const adapter = new A2aAdapter({
+        engine: this.engine,
+        index: this.options.a2aTaskIndex ?? shared?.taskIndex,
+        pageTokenKey: shared?.pageTokenKey,
+        cancelElsewhere: shared ? (id, principal, metadata) => shared.cancelBus.cancel(id, principal, metadata) : undefined,
+      });
       const a2a = buildA2aEndpoints({
         adapter,
         identity: this.options,
@@ -185,9 +223,6 @@ export class AgentServer implements AgentHandlers<RequestContext> {
       for (const [key, endpoint] of a2a) endpoints.set(key, endpoint);
     }
     await transport.start(endpoints);
-    this.running = true;
-    // Not awaited: joining the registry must not hold up (or fail) serving.
-    void this.registration?.start();
   }
 
   async stop(): Promise<void> {
@@ -195,7 +230,24 @@ export class AgentServer implements AgentHandlers<RequestContext> {
     // Leave the registry first, so nobody discovers an agent that is going away.
     await this.registration?.stop();
     await this.transport.stop();
+    await this.shared?.close();
+    this.shared = null;
     this.running = false;
+  }
+
+  private sharedState(): RedisAgentState {
+    if (!this.shared) throw new StateError('the shared store is not open');
+    return this.shared;
+  }
+
+  /** A cancel heard from another replica: the canceled task if it runs (or waits for input) here. */
+  private cancelHere(id: string, principal: string | null, metadata: Record<string, unknown>): Task | undefined {
+    try {
+      return this.engine.cancel({ id, metadata }, principal);
+    } catch (error) {
+      if (error instanceof EndpointError && error.code === 'not_found') return undefined;
+      throw error;
+    }
   }
 
   /**
@@ -218,9 +270,22 @@ export class AgentServer implements AgentHandlers<RequestContext> {
     return this.engine.submit(normalizeJson(task) as Task, context).then((finished) => finished.value as Task);
   }
 
-  /** Cancels an active task the caller submitted; any other id is 404 (cancel is not a task lookup). */
-  cancelTask(request: CancelRequest, context: RequestContext): Task {
-    return this.engine.cancel(request, context.security?.principal_id ?? null);
+  /**
+   * Cancels an active task the caller submitted; any other id is 404 (cancel is not a task
+   * lookup). With a shared store, a task running on another replica is canceled there.
+   */
+  cancelTask(request: CancelRequest, context: RequestContext): Task | Promise<Task> {
+    const principal = context.security?.principal_id ?? null;
+    try {
+      return this.engine.cancel(request, principal);
+    } catch (error) {
+      const bus = this.shared?.cancelBus;
+      if (!bus || !(error instanceof EndpointError && error.code === 'not_found')) throw error;
+      return bus.cancel(request.id, principal, request.metadata ?? {}).then((task) => {
+        if (!task) throw error;
+        return task;
+      });
+    }
   }
 
   streamTask(task: Task, context: RequestContext): AsyncIterable<StreamEvent> {

@@ -1,8 +1,10 @@
 // `parley serve registry`: runs a registry server on a network transport until SIGINT or
 // SIGTERM, printing `ready <url>` once it accepts requests. Entries live in an embedded SQLite
-// file (WAL), so they survive a restart; `--db :memory:` keeps them in memory only.
+// file (WAL), so they survive a restart; `--db :memory:` keeps them in memory only; `--store
+// redis://...` keeps them in Redis, shared by several registry replicas.
 import { RegistryServer } from '../registry/registry-server.js';
 import { SqliteRegistryStore } from '../registry/sqlite-store.js';
+import { RedisRegistryStore } from '../store/redis/redis-registry-store.js';
 import type { TransportName } from '../transport/capabilities.js';
 import { parseCommandArgs, type OptionSpecs } from './args.js';
 import { UsageError } from './usage-error.js';
@@ -23,10 +25,12 @@ const OPTIONS: OptionSpecs = {
   transport: { type: 'string' },
   url: { type: 'string' },
   db: { type: 'string' },
+  store: { type: 'string' },
   ttl: { type: 'string' },
 };
 
 export const SERVE_REGISTRY_USAGE = `Usage: parley serve registry [--transport http|sse|websocket|grpc] [--url URL] [--db FILE] [--ttl SECONDS]
+                             [--store redis://HOST:PORT]
 
 Starts a registry, where agents register their cards and find each other, and prints
 "ready <url>" once it accepts requests. Ctrl-C (or SIGTERM) stops it: it prints "stopped"
@@ -40,6 +44,8 @@ Options:
   --db FILE         the SQLite file that keeps the entries (default: ${DEFAULT_DATABASE} in
                     the current directory; created when missing). :memory: keeps them in
                     memory only, lost at exit
+  --store URL       keep the entries in Redis instead (redis://host:port[/db][?prefix=NAME]),
+                    shared by every registry replica given the same URL (docs/replicas.md)
   --ttl SECONDS     forget an agent this long after its last registration or heartbeat
                     (default: never)
   -h, --help        show this help
@@ -53,7 +59,7 @@ export async function runServeRegistry(
   if (positionals.length > 0) {
     throw new UsageError(`serve registry: unexpected argument ${JSON.stringify(positionals[0])} (see parley serve --help)`);
   }
-  const flags = options as { transport?: string; url?: string; db?: string; ttl?: string };
+  const flags = options as { transport?: string; url?: string; db?: string; store?: string; ttl?: string };
   for (const [name, value] of Object.entries(flags)) {
     if (value === '') throw new UsageError(`serve registry: --${name} needs a value`);
   }
@@ -64,7 +70,11 @@ export async function runServeRegistry(
     if (!Number.isFinite(ttl))
       throw new UsageError(`serve registry: --ttl must be a number of seconds (got ${JSON.stringify(flags.ttl)})`);
   }
-  const store = new SqliteRegistryStore(flags.db ?? DEFAULT_DATABASE);
+  if (flags.db !== undefined && flags.store !== undefined) throw new UsageError('serve registry: give --db or --store, not both');
+  if (flags.store !== undefined && !/^rediss?:\/\//.test(flags.store)) {
+    throw new UsageError(`serve registry: --store takes a redis:// URL (got ${JSON.stringify(flags.store)})`);
+  }
+  const store = flags.store ? new RedisRegistryStore(flags.store) : new SqliteRegistryStore(flags.db ?? DEFAULT_DATABASE);
   const registry = new RegistryServer({ transport, url: flags.url ?? DEFAULT_URLS[transport], store, entryTtlSeconds: ttl });
   try {
     await registry.start();
@@ -73,7 +83,7 @@ export async function runServeRegistry(
     return 1;
   }
   const count = await registry.count();
-  console.log(`store: sqlite ${store.location} (${count} agent${count === 1 ? '' : 's'})`);
+  console.log(`store: ${store.kind} ${store.location} (${count} agent${count === 1 ? '' : 's'})`);
   if (transport === 'http' || transport === 'sse') console.log(`status page: ${registry.url.replace(/\/$/, '')}/status`);
   // Last, so that whoever waits for it has every line above.
   console.log(`ready ${registry.url}`);

@@ -30,13 +30,14 @@ const SERVE_OPTIONS: OptionSpecs = {
   name: { type: 'string' },
   config: { type: 'string' },
   registry: { type: 'string' },
+  store: { type: 'string' },
   a2a: { type: 'boolean' },
   ...SECURITY_OPTIONS,
   ...LLM_OPTIONS,
 };
 
 export const SERVE_USAGE = `Usage: parley serve agent [--transport ${SERVED.join('|')}] [--url URL] [--name NAME] [--registry URL] [--a2a]
-                         [--config FILE] [authentication and TLS options]
+                         [--store redis://HOST:PORT] [--config FILE] [authentication and TLS options]
        parley serve registry [--transport ${SERVED.join('|')}] [--url URL] [--db FILE] [--ttl SECONDS]
 
 Starts an echo agent, which sends the text of each task back as an artifact (with --llm,
@@ -55,6 +56,8 @@ Options:
   --name NAME       the agent's name in its card (default: echo; with --llm: assistant)
   --registry URL    register with this registry once serving, heartbeat every 30 s and
                     unregister at exit; a registry that is down does not stop the agent
+  --store URL       share idempotency records, A2A tasks and cancels with the agent's other
+                    replicas through Redis: redis://host:port[/db] (docs/replicas.md)
   --config FILE     read these settings, the transport configuration and auth from a
                     JSON file (see docs/cli.md); flags override it
   --a2a             also speak A2A 1.0 (http only): the public A2A card at
@@ -96,6 +99,7 @@ export async function runServe(args: string[]): Promise<number> {
     name?: string;
     config?: string;
     registry?: string;
+    store?: string;
     a2a?: boolean;
     llm?: string;
     'llm-base-url'?: string;
@@ -119,6 +123,7 @@ export async function runServe(args: string[]): Promise<number> {
     registry: flags.registry,
     a2a: a2a === true,
     llm,
+    store: flags.store,
   });
   try {
     await agent.start();

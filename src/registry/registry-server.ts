@@ -26,6 +26,16 @@ import { buildRegistryEndpoints } from './registry-endpoints.js';
 import type { RegistryStore } from './registry-store.js';
 import { renderRegistryStatusPage } from './status-page.js';
 import { REGISTRY_STATUS } from './status-texts.js';
+import { isRedisUrl } from '../store/redis/redis-connection.js';
+import { RedisRegistryStore } from '../store/redis/redis-registry-store.js';
+
+/** The store a `store` option names. */
+function storeFor(store: RegistryStore | string): RegistryStore {
+  if (typeof store !== 'string') return store;
+  if (store === 'memory') return new MemoryRegistryStore();
+  if (isRedisUrl(store)) return new RedisRegistryStore(store);
+  throw new InvalidArgumentError(`store must be a RegistryStore, 'memory' or a redis:// URL (got ${JSON.stringify(store)})`);
+}
 
 /** Default largest card a registry stores: 64 KiB of JSON. */
 export const DEFAULT_MAX_CARD_BYTES = 65_536;
@@ -39,8 +49,12 @@ export interface RegistryServerOptions {
   readonly transportOptions?: Omit<TransportOptions, 'authenticator'>;
   /** Verifies credentials on every route but /healthz and /readyz. */
   readonly authenticator?: Authenticator;
-  /** Where entries live. Default: a MemoryRegistryStore. The server opens it at start and closes it at stop. */
-  readonly store?: RegistryStore;
+  /**
+   * Where entries live: a RegistryStore, `memory` (the default, a MemoryRegistryStore) or a Redis
+   * URL, `redis://host:port[/db][?prefix=NAME]`, shared by every replica (docs/replicas.md). The
+   * server opens it at start and closes it at stop.
+   */
+  readonly store?: RegistryStore | string;
   /**
    * Seconds an entry stays live after its last registration or heartbeat (spec
    * `entry_ttl_seconds`). Unset or null: no expiry. Zero or negative expires any entry with
@@ -79,7 +93,7 @@ export class RegistryServer implements RegistryHandlers<RequestContext> {
       throw new InvalidArgumentError(`maxCardBytes must be a positive integer (got ${String(maxCardBytes)})`);
     }
     this.maxCardBytes = maxCardBytes;
-    this.store = options.store ?? new MemoryRegistryStore();
+    this.store = storeFor(options.store ?? 'memory');
     this.clock = options.clock ?? nowSeconds;
   }
 

@@ -19,6 +19,7 @@ import {
 } from './endpoint.js';
 import { EndpointError, toEndpointError, type ErrorObject } from './endpoint-error.js';
 import { IdempotencyCache } from './idempotency-cache.js';
+import type { IdempotencyRunner, IdempotencyStore } from './idempotency-store.js';
 import { assertWithin, encodeWithin } from './limits.js';
 import type { TransportMetrics } from './metrics.js';
 import { Slots } from './slots.js';
@@ -29,6 +30,8 @@ export interface DispatcherOptions {
   readonly config: ResolvedConfig;
   readonly metrics: TransportMetrics;
   readonly authenticator: Authenticator | null;
+  /** A shared idempotency store (several replicas); default a cache in this process. */
+  readonly idempotencyStore?: IdempotencyStore | null;
 }
 
 /** A unary answer: JSON (already encoded, so the transport writes the text as is) or HTML. */
@@ -49,7 +52,7 @@ export type StreamFrame =
 
 export class Dispatcher {
   private readonly paths = new Map<string, Set<string>>();
-  private readonly idempotency: IdempotencyCache;
+  private readonly idempotency: IdempotencyRunner;
   private readonly inbound: Slots;
   private readonly streams: Slots;
 
@@ -62,10 +65,12 @@ export class Dispatcher {
       methods.add(endpoint.spec.method);
       this.paths.set(endpoint.spec.path, methods);
     }
-    this.idempotency = new IdempotencyCache(options.config.idempotencyTtl, {
+    const bounds = {
+      ttlSeconds: options.config.idempotencyTtl,
       maxEntries: options.config.idempotencyCacheSize,
       maxWeight: options.config.idempotencyCacheBytes,
-    });
+    };
+    this.idempotency = options.idempotencyStore?.(bounds) ?? new IdempotencyCache(bounds.ttlSeconds, bounds);
     this.inbound = new Slots(options.config.limits.maxConcurrentRequests);
     this.streams = new Slots(options.config.limits.maxConcurrentStreams);
   }

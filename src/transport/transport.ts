@@ -10,6 +10,7 @@ import type { TransportBinding, TransportClient, TransportServer } from './bindi
 import type { Capabilities, Capability, TransportName } from './capabilities.js';
 import { ResolvedConfig, type TransportConfigOptions } from './config.js';
 import { Dispatcher } from './dispatcher.js';
+import type { IdempotencyStore } from './idempotency-store.js';
 import type { EndpointTable } from './endpoint.js';
 import { TransportMetrics } from './metrics.js';
 import { Outbound, type OutboundOptions } from './outbound.js';
@@ -22,6 +23,8 @@ export interface TransportOptions extends TransportConfigOptions {
   authenticator?: Authenticator;
   /** Client side: the raw credential sent to peers, authenticated lazily on first use. */
   credentials?: string;
+  /** Server side: idempotency records shared by several replicas (e.g. on Redis); default in process. */
+  idempotencyStore?: IdempotencyStore;
 }
 
 type LifecycleState = 'stopped' | 'starting' | 'ready' | 'stopping';
@@ -34,6 +37,7 @@ export class Transport implements OperationInvoker {
   readonly metrics: TransportMetrics;
   readonly authenticator: Authenticator | null;
   private readonly credentials: string | null;
+  private readonly idempotencyStore: IdempotencyStore | null;
   private boundUrl: string;
   private state: LifecycleState = 'stopped';
   private transition: Promise<void> | null = null;
@@ -52,11 +56,12 @@ export class Transport implements OperationInvoker {
     this.capabilities = Object.freeze(capabilities);
     parseTransportUrl(binding, url);
     this.boundUrl = url;
-    const { authenticator, credentials, ...config } = options;
+    const { authenticator, credentials, idempotencyStore, ...config } = options;
     this.config = new ResolvedConfig(config);
     this.metrics = new TransportMetrics(this.config.collectMetrics);
     this.authenticator = authenticator ?? null;
     this.credentials = credentials ?? null;
+    this.idempotencyStore = idempotencyStore ?? null;
     this.outbound = new Outbound({
       url: () => this.boundUrl,
       config: this.config,
@@ -93,6 +98,7 @@ export class Transport implements OperationInvoker {
         config: this.config,
         metrics: this.metrics,
         authenticator: this.authenticator,
+        idempotencyStore: this.idempotencyStore,
       });
       try {
         this.boundUrl = await server.listen(this.boundUrl, dispatcher);

@@ -1,8 +1,8 @@
 // One table of store behaviour run against every registry store: the in-memory one, SQLite in
-// memory and SQLite on a file. Replacement removes the old entry from every index, touch moves
+// memory, SQLite on a file and Redis (a real redis-server, one key prefix per test). Replacement removes the old entry from every index, touch moves
 // last_seen only, lookups intersect the indexes, pruning follows the spec's rule (equality stays
 // live), and concurrent writes to one URL leave the table and its indexes in agreement.
-import { describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,8 @@ import type { AgentCard, RegistryEntry } from '../../generated/types/index.js';
 import { MemoryRegistryStore } from '../../src/registry/memory-store.js';
 import type { RegistryStore } from '../../src/registry/registry-store.js';
 import { SqliteRegistryStore } from '../../src/registry/sqlite-store.js';
+import { RedisRegistryStore } from '../../src/store/redis/redis-registry-store.js';
+import { redisInstalled, startRedis, type RedisServer } from '../support/redis-server.js';
 
 interface StoreKind {
   readonly name: string;
@@ -29,6 +31,20 @@ const STORES: readonly StoreKind[] = [
     },
   },
 ];
+
+// One redis-server for the whole table; each test gets its own key prefix, so none sees another's entries.
+let redis: RedisServer | null = null;
+let redisTests = 0;
+if (redisInstalled) {
+  before(async () => {
+    redis = await startRedis();
+  });
+  after(() => redis?.dispose());
+  (STORES as StoreKind[]).push({
+    name: 'redis',
+    make: () => new RedisRegistryStore(`${redis!.url}?prefix=t${++redisTests}`),
+  });
+}
 
 function card(url: string, name: string, role = '', tags: string[] = []): AgentCard {
   return { name, url, role, tags, description: '' };

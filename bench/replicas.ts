@@ -1,0 +1,186 @@
+// bench/replicas: the cost of sharing state through Redis. The same load against one replica
+// with the in-process stores and against three replicas on one Redis (requests spread evenly,
+// one autocannon per replica): `POST /tasks/` with a fresh idempotency key per request (a claim
+// and a store in Redis each), blocking A2A SendMessage (the task index in Redis), and registry
+// discover by tag among BENCH_CARDS cards (a Lua lookup per call). Prints requests/s for each
+// and the ratio. This machine has two cores, shared by the replicas, Redis and the load
+// generator: read the ratio as cost per request, not as scaling.
+// Settings: BENCH_SECONDS (5), BENCH_CONNECTIONS (30), BENCH_CARDS (1000), BENCH_FSYNC (everysec).
+//
+//   npm run build && npx tsx bench/replicas.ts
+import autocannon from 'autocannon';
+import { randomUUID } from 'node:crypto';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 30);
+const CARDS = Number(process.env.BENCH_CARDS ?? 1000);
+const FSYNC = process.env.BENCH_FSYNC ?? 'everysec';
+
+interface Child {
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+function started(child: ChildProcess, pattern: RegExp, what: string): Promise<string> {
+  const lines = createInterface({ input: child.stdout! });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`${what} exited with ${code} before it was ready`)));
+    lines.on('line', (line) => {
+      const match = pattern.exec(line);
+      if (match) resolve(match[1] ?? line);
+    });
+  });
+}
+
+function stopper(child: ChildProcess): () => Promise<void> {
+  return () =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function startRedis(dir: string): Promise<Child> {
+  const port = await freePort();
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes'];
+  const child = spawn('redis-server', [...args, '--appendfsync', FSYNC, '--dir', dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await started(child, /(Ready to accept connections)/, 'redis-server');
+  return { url: `redis://127.0.0.1:${port}`, stop: stopper(child) };
+}
+
+async function startServer(role: 'agent' | 'registry', store: string): Promise<Child> {
+  const child = spawn(process.execPath, ['bench/servers/replica.mjs', role, store], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await started(child, /^ready (\S+)/, `${role} (${store})`);
+  return { url, stop: stopper(child) };
+}
+
+type Load = 'POST /tasks/ (idempotency key)' | 'A2A SendMessage' | 'registry discover (one tag)';
+
+function request(load: Load): autocannon.Request {
+  switch (load) {
+    case 'POST /tasks/ (idempotency key)':
+      return {
+        method: 'POST',
+        path: '/tasks/',
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (req) => {
+          const id = randomUUID();
+          const task = { id, messages: [{ role: 'user', parts: [{ type: 'text', content: 'hello' }] }] };
+          return { ...req, headers: { ...req.headers, 'idempotency-key': id }, body: JSON.stringify(task) };
+        },
+      };
+    case 'A2A SendMessage':
+      return {
+        method: 'POST',
+        path: '/',
+        headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+        setupRequest: (req) => ({
+          ...req,
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'SendMessage',
+            params: { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'hello' }] } },
+          }),
+        }),
+      };
+    case 'registry discover (one tag)':
+      return { method: 'GET', path: '/agents/?tags=tag-7' };
+  }
+}
+
+/** Requests/s over all the given servers, the connections split evenly among them. */
+async function measure(urls: readonly string[], load: Load): Promise<{ rps: number; errors: number }> {
+  const results = await Promise.all(
+    urls.map((url) =>
+      autocannon({
+        url,
+        connections: Math.max(1, Math.round(CONNECTIONS / urls.length)),
+        duration: SECONDS,
+        requests: [request(load)],
+      }),
+    ),
+  );
+  return {
+    rps: results.reduce((sum, result) => sum + result.requests.average, 0),
+    errors: results.reduce((sum, result) => sum + result.errors + result.non2xx, 0),
+  };
+}
+
+async function fillRegistry(url: string): Promise<void> {
+  for (let i = 0; i < CARDS; i += 50) {
+    await Promise.all(
+      Array.from({ length: Math.min(50, CARDS - i) }, (_, j) => {
+        const n = i + j;
+        const card = { name: `agent-${n}`, url: `http://127.0.0.1:1/agent-${n}`, tags: [`tag-${n % 100}`, 'fleet'] };
+        return fetch(`${url}/agents/`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(card),
+        });
+      }),
+    );
+  }
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-bench-redis-'));
+  const redis = await startRedis(dir);
+  const children: Child[] = [redis];
+  try {
+    const setups: Record<'one replica, in-process stores' | 'three replicas on Redis', { agents: Child[]; registries: Child[] }> =
+      {
+        'one replica, in-process stores': {
+          agents: [await startServer('agent', 'memory')],
+          registries: [await startServer('registry', 'memory')],
+        },
+        'three replicas on Redis': {
+          agents: await Promise.all([0, 1, 2].map(() => startServer('agent', redis.url))),
+          registries: await Promise.all([0, 1, 2].map(() => startServer('registry', redis.url))),
+        },
+      };
+    for (const setup of Object.values(setups)) {
+      children.push(...setup.agents, ...setup.registries);
+      await fillRegistry(setup.registries[0]!.url);
+    }
+    console.log(`${SECONDS} s per load, ${CONNECTIONS} connections, ${CARDS} cards, Redis appendfsync ${FSYNC}`);
+    const loads: Load[] = ['POST /tasks/ (idempotency key)', 'A2A SendMessage', 'registry discover (one tag)'];
+    for (const load of loads) {
+      const rates: number[] = [];
+      for (const [name, setup] of Object.entries(setups)) {
+        const targets = load.startsWith('registry') ? setup.registries : setup.agents;
+        const { rps, errors } = await measure(
+          targets.map((target) => target.url),
+          load,
+        );
+        rates.push(rps);
+        console.log(
+          `${load.padEnd(32)} ${name.padEnd(32)} ${Math.round(rps).toString().padStart(7)} req/s${errors ? `  (${errors} errors)` : ''}`,
+        );
+      }
+      console.log(
+        `${load.padEnd(32)} ${'ratio (Redis / in-process)'.padEnd(32)} ${(rates[1]! / rates[0]!).toFixed(2).padStart(7)}`,
+      );
+    }
+  } finally {
+    await Promise.all(children.map((child) => child.stop()));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

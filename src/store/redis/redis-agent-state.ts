@@ -1,0 +1,59 @@
+// What an agent replica shares with the others through Redis, opened once at start from the
+// `store` URL: the idempotency records of its transport, the A2A task index, the key that signs
+// A2A page tokens (so a token from one replica is good on every other) and the cancel bus. Two
+// connections: one for commands, one subscribed to the cancel channels.
+import { randomBytes } from 'node:crypto';
+import type { IdempotencyStore } from '../../transport/idempotency-store.js';
+import { RedisCancelBus, type LocalCancel } from './redis-cancel-bus.js';
+import { connectRedis, parseRedisUrl, redisFailure, type RedisConnectOptions } from './redis-connection.js';
+import { defineIdempotencyScripts, RedisIdempotency } from './redis-idempotency.js';
+import type { RedisClient } from './redis-module.js';
+import { defineTaskIndexScripts, RedisTaskIndex } from './redis-task-index.js';
+
+export class RedisAgentState {
+  readonly idempotencyStore: IdempotencyStore;
+
+  private constructor(
+    private readonly client: RedisClient,
+    private readonly subscriber: RedisClient,
+    readonly location: string,
+    readonly taskIndex: RedisTaskIndex,
+    readonly cancelBus: RedisCancelBus,
+    /** Signs A2A page tokens; the same on every replica. */
+    readonly pageTokenKey: Buffer,
+    prefix: string,
+  ) {
+    this.idempotencyStore = (bounds) => new RedisIdempotency(client, prefix, location, bounds);
+  }
+
+  /** Connects (a RedisStoreError `redis_unreachable` when Redis cannot be reached) and starts listening for cancels. */
+  static async open(url: string, local: LocalCancel, options: RedisConnectOptions = {}): Promise<RedisAgentState> {
+    const target = parseRedisUrl(url);
+    const client = await connectRedis(target, options);
+    let subscriber: RedisClient | null = null;
+    try {
+      subscriber = await connectRedis(target, options);
+      defineIdempotencyScripts(client);
+      defineTaskIndexScripts(client);
+      const keyName = `${target.prefix}a2a:page-key`;
+      await client.set(keyName, randomBytes(32).toString('base64'), 'NX');
+      const key = Buffer.from((await client.get(keyName)) ?? '', 'base64');
+      const bus = new RedisCancelBus(client, subscriber, target.prefix, target.location);
+      await bus.open(local);
+      const index = new RedisTaskIndex(client, target.prefix, target.location);
+      return new RedisAgentState(client, subscriber, target.location, index, bus, key, target.prefix);
+    } catch (error) {
+      client.disconnect();
+      subscriber?.disconnect();
+      throw redisFailure(error, target.location);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.cancelBus.close();
+    await Promise.all([
+      this.client.quit().catch(() => this.client.disconnect()),
+      this.subscriber.quit().catch(() => this.subscriber.disconnect()),
+    ]);
+  }
+}

@@ -1,0 +1,222 @@
+// Idempotency records shared by every replica through Redis. The first request with a key claims
+// it atomically (a Lua script: the key is set to "running, owned by this run" only when absent),
+// so exactly one replica runs the operation. The claim is a lease, renewed while the operation
+// runs, so a replica that dies mid-run frees the key after the lease instead of holding it for
+// ever. Duplicates that find the key claimed wait for the answer (they poll, a little slower each
+// time up to POLL_MAX_MS) and replay it; a run that fails releases the key and a waiting
+// duplicate then runs it afresh, as in the in-process cache. Completed answers are kept for the
+// TTL and bounded by count and total bytes, the oldest going first (a sorted set by completion
+// time, a hash of weights and a running total, all updated by the store script).
+//
+// Redis unreachable: the claim fails, and the request fails with 503 `unavailable` before the
+// operation runs (never run without a claim, so never twice). Redis lost after the operation ran
+// but before its answer was stored: the caller still gets the answer; the claim's lease then runs
+// out, so a later retry can run the operation again (docs/replicas.md says so).
+import { createHash, randomBytes } from 'node:crypto';
+import type { UnaryOutcome } from '../../transport/dispatcher.js';
+import type { IdempotencyBounds, IdempotencyRunner } from '../../transport/idempotency-store.js';
+import { redisFailure } from './redis-connection.js';
+import type { RedisClient } from './redis-module.js';
+
+/**
+ * ARGV: prefix, key, token, lease ms, the token of the run this caller waits on ('' if none).
+ * Nil when claimed; else the key's value. An answer left for the duplicates of one run (`S`)
+ * is that run's waiters' only; anyone else claims over it.
+ */
+const CLAIM = `
+local k = ARGV[1]..'idem:'..ARGV[2]
+local v = redis.call('GET', k)
+if v then
+  if string.sub(v, 1, 1) ~= 'S' then return v end
+  if ARGV[5] ~= '' and string.sub(v, 2, 1 + #ARGV[5]) == ARGV[5] then return v end
+end
+redis.call('SET', k, 'R'..ARGV[3], 'PX', ARGV[4])
+return false
+`;
+
+/** ARGV: prefix, key, token, lease ms. Renews the lease while this run owns the key. */
+const RENEW = `
+local k = ARGV[1]..'idem:'..ARGV[2]
+if redis.call('GET', k) ~= 'R'..ARGV[3] then return 0 end
+return redis.call('PEXPIRE', k, ARGV[4])
+`;
+
+/** ARGV: prefix, key, token. Frees the key if this run still owns it. */
+const RELEASE = `
+local k = ARGV[1]..'idem:'..ARGV[2]
+if redis.call('GET', k) ~= 'R'..ARGV[3] then return 0 end
+return redis.call('DEL', k)
+`;
+
+/**
+ * ARGV: prefix, key, token, value, ms. Leaves an answer that is not kept (not replayable, or too
+ * large) for the duplicates already waiting on this run, and for no one else.
+ */
+const SHARE = `
+local k = ARGV[1]..'idem:'..ARGV[2]
+if redis.call('GET', k) ~= 'R'..ARGV[3] then return 0 end
+redis.call('SET', k, 'S'..ARGV[3]..ARGV[4], 'PX', ARGV[5])
+return 1
+`;
+
+/**
+ * ARGV: prefix, key, token, value, ttl ms, weight, max entries, max weight, now ms. Stores the
+ * answer unless another run took the key over, then evicts: expired records, then the oldest
+ * until both bounds hold.
+ */
+const STORE = `
+local p, key = ARGV[1], ARGV[2]
+local k = p..'idem:'..key
+local current = redis.call('GET', k)
+if current and current ~= 'R'..ARGV[3] then return 0 end
+local order, weights, total = p..'idem:order', p..'idem:weights', p..'idem:total'
+local function forget(member)
+  local w = redis.call('HGET', weights, member)
+  if w then
+    redis.call('HDEL', weights, member)
+    redis.call('DECRBY', total, w)
+  end
+  redis.call('ZREM', order, member)
+  local mk = p..'idem:'..member
+  local v = redis.call('GET', mk)
+  if v and string.sub(v, 1, 1) == 'D' then redis.call('DEL', mk) end
+end
+forget(key)
+redis.call('SET', k, ARGV[4], 'PX', ARGV[5])
+redis.call('ZADD', order, ARGV[9], key)
+redis.call('HSET', weights, key, ARGV[6])
+redis.call('INCRBY', total, ARGV[6])
+for _, member in ipairs(redis.call('ZRANGEBYSCORE', order, '-inf', tonumber(ARGV[9]) - tonumber(ARGV[5]))) do
+  forget(member)
+end
+local maxEntries, maxWeight = tonumber(ARGV[7]), tonumber(ARGV[8])
+while redis.call('ZCARD', order) > maxEntries or tonumber(redis.call('GET', total) or '0') > maxWeight do
+  local oldest = redis.call('ZRANGE', order, 0, 0)[1]
+  if not oldest then break end
+  forget(oldest)
+end
+return 1
+`;
+
+interface Scripts {
+  idemClaim(...args: string[]): Promise<string | null>;
+  idemRenew(...args: string[]): Promise<number>;
+  idemRelease(...args: string[]): Promise<number>;
+  idemStore(...args: string[]): Promise<number>;
+  idemShare(...args: string[]): Promise<number>;
+}
+
+export interface RedisIdempotencyOptions {
+  /** How long a claim lasts without renewal (a replica that died frees its keys after this). Default 10000 ms. */
+  readonly leaseMs?: number;
+}
+
+/** Random bytes of a run's token (base64url: 16 characters, the same for every run). */
+const TOKEN_BYTES = 12;
+/** The longest pause between two looks at a key another replica is running. */
+const POLL_MAX_MS = 100;
+/** How long an answer that is not kept stays readable by the duplicates already waiting: a few of their looks. */
+const SHARE_MS = 5 * POLL_MAX_MS;
+
+export function defineIdempotencyScripts(client: RedisClient): void {
+  client.defineCommand('idemClaim', { numberOfKeys: 0, lua: CLAIM });
+  client.defineCommand('idemRenew', { numberOfKeys: 0, lua: RENEW });
+  client.defineCommand('idemRelease', { numberOfKeys: 0, lua: RELEASE });
+  client.defineCommand('idemStore', { numberOfKeys: 0, lua: STORE });
+  client.defineCommand('idemShare', { numberOfKeys: 0, lua: SHARE });
+}
+
+export class RedisIdempotency implements IdempotencyRunner {
+  private readonly client: RedisClient & Scripts;
+  private readonly leaseMs: number;
+
+  /** `client` must have had defineIdempotencyScripts applied. */
+  constructor(
+    client: RedisClient,
+    private readonly prefix: string,
+    private readonly location: string,
+    private readonly bounds: IdempotencyBounds,
+    options: RedisIdempotencyOptions = {},
+  ) {
+    this.client = client as RedisClient & Scripts;
+    this.leaseMs = options.leaseMs ?? 10_000;
+  }
+
+  async run(
+    key: string,
+    operation: () => Promise<UnaryOutcome>,
+    storable: (value: UnaryOutcome) => boolean,
+    weigh: (value: UnaryOutcome) => number,
+  ): Promise<{ value: UnaryOutcome; replayed: boolean }> {
+    // Keys hold a principal and a client's key of any length: a digest keeps Redis keys short.
+    const id = createHash('sha256').update(key).digest('base64url');
+    const token = randomBytes(TOKEN_BYTES).toString('base64url');
+    let waitingOn = '';
+    for (let pause = 2; ; pause = Math.min(pause * 2, POLL_MAX_MS)) {
+      const found = await this.call(() => this.client.idemClaim(this.prefix, id, token, String(this.leaseMs), waitingOn));
+      if (found === null) return this.own(id, token, operation, storable, weigh);
+      if (found.startsWith('D')) return { value: decodeOutcome(found.slice(1)), replayed: true };
+      if (found.startsWith('S')) return { value: decodeOutcome(found.slice(1 + waitingOn.length)), replayed: true };
+      // Another run holds the key: look again shortly (it is answered, released, or its lease runs out).
+      waitingOn = found.slice(1);
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  }
+
+  private async own(
+    id: string,
+    token: string,
+    operation: () => Promise<UnaryOutcome>,
+    storable: (value: UnaryOutcome) => boolean,
+    weigh: (value: UnaryOutcome) => number,
+  ): Promise<{ value: UnaryOutcome; replayed: boolean }> {
+    const lease = String(this.leaseMs);
+    const renewal = setInterval(() => {
+      this.client.idemRenew(this.prefix, id, token, lease).catch(() => undefined);
+    }, this.leaseMs / 3);
+    renewal.unref();
+    let value: UnaryOutcome;
+    try {
+      value = await operation();
+    } catch (error) {
+      clearInterval(renewal);
+      // Best effort: if Redis is gone too, the lease frees the key.
+      await this.client.idemRelease(this.prefix, id, token).catch(() => undefined);
+      throw error;
+    }
+    clearInterval(renewal);
+    const weight = weigh(value);
+    try {
+      if (!storable(value) || weight > this.bounds.maxWeight) {
+        // Not kept: the duplicates waiting now get it, the next request with this key runs again.
+        await this.client.idemShare(this.prefix, id, token, encodeOutcome(value), String(SHARE_MS));
+      } else {
+        const ttlMs = String(Math.round(this.bounds.ttlSeconds * 1000));
+        const args = [String(weight), String(this.bounds.maxEntries), String(this.bounds.maxWeight), String(Date.now())];
+        await this.client.idemStore(this.prefix, id, token, `D${encodeOutcome(value)}`, ttlMs, ...args);
+      }
+    } catch {
+      // The operation ran and its answer is this caller's; only its replay to others is lost.
+    }
+    return { value, replayed: false };
+  }
+
+  private async call<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      throw redisFailure(error, this.location);
+    }
+  }
+}
+
+/** A stored answer: `j` and the JSON text, or `h` and the HTML. */
+function encodeOutcome(outcome: UnaryOutcome): string {
+  return outcome.kind === 'json' ? `j${outcome.encoded.text}` : `h${outcome.html}`;
+}
+
+function decodeOutcome(stored: string): UnaryOutcome {
+  const text = stored.slice(1);
+  if (stored.startsWith('h')) return { kind: 'html', html: text };
+  return { kind: 'json', encoded: { text, bytes: Buffer.byteLength(text, 'utf8') }, replayed: true };
+}

@@ -1,0 +1,220 @@
+// The A2A task index on Redis, so GetTask, ListTasks, CancelTask and follow-up messages find a
+// task from every replica. Layout under the key prefix: `a2a:task:ID` (the indexed task as JSON,
+// with when it last changed), `a2a:touched` (sorted set, ID by last change: expiry and eviction
+// order), `a2a:active` (set of the IDs some replica is running: never evicted) and one sorted
+// set per tenant and principal, ID by status time (the listing order; Redis orders equal times
+// by ID, descending when read in reverse, as the memory index does). The rules are the memory
+// index's: `maxTasks` tasks, each kept `ttlMs` after its last change; room is made by dropping
+// expired tasks, then the inactive task changed longest ago; a full index of active tasks
+// refuses the new one. One rule more, because two replicas can race: a follow-up message may
+// start a task only if no replica is running it (the activation is one atomic check). A task
+// that finishes while Redis is away is written once Redis is back, so it does not stay marked
+// as running (and unevictable) for ever.
+import { EndpointError } from '../../transport/endpoint-error.js';
+import { statusTime } from '../../a2a/tasks.js';
+import {
+  TaskIndexFullError,
+  type IndexedTask,
+  type TaskIndex,
+  type TaskListPage,
+  type TaskListQuery,
+  type TaskScope,
+} from '../../a2a/task-index.js';
+import { redisFailure } from './redis-connection.js';
+import { RedisStoreError } from './redis-error.js';
+import type { RedisClient } from './redis-module.js';
+
+export interface RedisTaskIndexOptions {
+  readonly maxTasks?: number;
+  readonly ttlMs?: number;
+}
+
+/** Drops one task from every structure. Shared by the scripts below. */
+const FORGET = `
+local function forget(p, id)
+  local scope = redis.call('HGET', p..'a2a:scope-of', id)
+  if scope then redis.call('ZREM', scope, id) end
+  redis.call('HDEL', p..'a2a:scope-of', id)
+  redis.call('DEL', p..'a2a:task:'..id)
+  redis.call('ZREM', p..'a2a:touched', id)
+end
+local function expire(p, now, ttl)
+  for _, id in ipairs(redis.call('ZRANGEBYSCORE', p..'a2a:touched', '-inf', '(' .. (now - ttl))) do
+    if redis.call('SISMEMBER', p..'a2a:active', id) == 0 then forget(p, id) end
+  end
+end
+local function write(p, id, json, active, now, scope, time)
+  redis.call('SET', p..'a2a:task:'..id, json)
+  redis.call('ZADD', p..'a2a:touched', now, id)
+  if active == '1' then redis.call('SADD', p..'a2a:active', id) else redis.call('SREM', p..'a2a:active', id) end
+  redis.call('HSET', p..'a2a:scope-of', id, scope)
+  redis.call('ZADD', scope, time, id)
+end
+`;
+
+/** ARGV: prefix, id, json, active, now, scope key, status time, max tasks, ttl ms. 'full' when no room. */
+const ADD = `${FORGET}
+local p, id, now = ARGV[1], ARGV[2], tonumber(ARGV[5])
+if redis.call('EXISTS', p..'a2a:task:'..id) == 0 and redis.call('ZCARD', p..'a2a:touched') >= tonumber(ARGV[8]) then
+  expire(p, now, tonumber(ARGV[9]))
+  if redis.call('ZCARD', p..'a2a:touched') >= tonumber(ARGV[8]) then
+    local oldest = nil
+    for _, candidate in ipairs(redis.call('ZRANGE', p..'a2a:touched', 0, -1)) do
+      if redis.call('SISMEMBER', p..'a2a:active', candidate) == 0 then oldest = candidate break end
+    end
+    if not oldest then return 'full' end
+    forget(p, oldest)
+  end
+end
+write(p, id, ARGV[3], ARGV[4], now, ARGV[6], ARGV[7])
+return 'ok'
+`;
+
+/** ARGV: as ADD's first seven. 'busy' when activating a task another run already holds. */
+const UPDATE = `${FORGET}
+local p, id = ARGV[1], ARGV[2]
+if ARGV[4] == '1' and redis.call('SISMEMBER', p..'a2a:active', id) == 1 then return 'busy' end
+write(p, id, ARGV[3], ARGV[4], tonumber(ARGV[5]), ARGV[6], ARGV[7])
+return 'ok'
+`;
+
+/** ARGV: prefix, scope key, now, ttl ms. The scope's tasks as JSON, newest status first. */
+const LIST = `${FORGET}
+local p = ARGV[1]
+expire(p, tonumber(ARGV[3]), tonumber(ARGV[4]))
+local out = {}
+for _, id in ipairs(redis.call('ZREVRANGE', ARGV[2], 0, -1)) do
+  local json = redis.call('GET', p..'a2a:task:'..id)
+  if json then out[#out + 1] = json end
+end
+return out
+`;
+
+interface Scripts {
+  a2aAdd(...args: string[]): Promise<string>;
+  a2aUpdate(...args: string[]): Promise<string>;
+  a2aList(...args: string[]): Promise<string[]>;
+}
+
+/** What is stored per task. */
+interface StoredTask {
+  readonly entry: IndexedTask;
+  readonly touched: number;
+}
+
+export function defineTaskIndexScripts(client: RedisClient): void {
+  client.defineCommand('a2aAdd', { numberOfKeys: 0, lua: ADD });
+  client.defineCommand('a2aUpdate', { numberOfKeys: 0, lua: UPDATE });
+  client.defineCommand('a2aList', { numberOfKeys: 0, lua: LIST });
+}
+
+export class RedisTaskIndex implements TaskIndex {
+  readonly maxTasks: number;
+  readonly ttlMs: number;
+  private readonly client: RedisClient & Scripts;
+  /** Tasks that finished while Redis was away: written when it is back, so none stays active for ever. */
+  private readonly unsaved = new Map<string, IndexedTask>();
+
+  /** `client` must have had defineTaskIndexScripts applied. */
+  constructor(
+    client: RedisClient,
+    private readonly prefix: string,
+    private readonly location: string,
+    options: RedisTaskIndexOptions = {},
+    private readonly now: () => number = Date.now,
+  ) {
+    this.client = client as RedisClient & Scripts;
+    this.maxTasks = options.maxTasks ?? 1024;
+    this.ttlMs = options.ttlMs ?? 3_600_000;
+    client.on('ready', () => this.saveUnsaved());
+  }
+
+  async add(entry: IndexedTask): Promise<void> {
+    const answer = await this.call(() => this.client.a2aAdd(...this.writeArgs(entry), String(this.maxTasks), String(this.ttlMs)));
+    if (answer === 'full') throw new TaskIndexFullError(this.maxTasks);
+  }
+
+  async get(scope: TaskScope, id: string): Promise<IndexedTask | undefined> {
+    const json = await this.call(() => this.client.get(`${this.prefix}a2a:task:${id}`));
+    if (json === null) return undefined;
+    const stored = JSON.parse(json) as StoredTask;
+    if (!visible(stored.entry, scope) || this.expired(stored, this.now())) return undefined;
+    return stored.entry;
+  }
+
+  async update(entry: IndexedTask): Promise<void> {
+    let answer: string;
+    try {
+      answer = await this.call(() => this.client.a2aUpdate(...this.writeArgs(entry)));
+    } catch (error) {
+      // A run that settled while Redis was away: the caller hears of the failure, and the
+      // index gets the final state once Redis answers again.
+      if (error instanceof RedisStoreError && !entry.active) this.unsaved.set(entry.id, entry);
+      throw error;
+    }
+    if (this.unsaved.get(entry.id) !== entry) this.unsaved.delete(entry.id);
+    if (answer === 'busy') throw new EndpointError('conflict', `task ${entry.id} is already running on another replica`);
+  }
+
+  private saveUnsaved(): void {
+    for (const [id, entry] of this.unsaved) {
+      this.update(entry).then(
+        () => {
+          if (this.unsaved.get(id) === entry) this.unsaved.delete(id);
+        },
+        () => undefined,
+      );
+    }
+  }
+
+  async list(scope: TaskScope, query: TaskListQuery): Promise<TaskListPage> {
+    const now = this.now();
+    const rows = await this.call(() => this.client.a2aList(this.prefix, this.scopeKey(scope), String(now), String(this.ttlMs)));
+    const matching: { entry: IndexedTask; time: number }[] = [];
+    for (const row of rows) {
+      const { entry } = JSON.parse(row) as StoredTask;
+      if (!visible(entry, scope)) continue;
+      if (query.contextId !== undefined && entry.contextId !== query.contextId) continue;
+      if (query.state !== undefined && entry.task.state !== query.state) continue;
+      const time = statusTime(entry.task);
+      if (query.statusAfter !== undefined && time < query.statusAfter) continue;
+      matching.push({ entry, time });
+    }
+    let start = 0;
+    const after = query.after;
+    if (after) {
+      start = matching.findIndex(({ entry, time }) => time < after.time || (time === after.time && entry.id < after.id));
+      if (start < 0) start = matching.length;
+    }
+    const page = matching.slice(start, start + query.limit).map(({ entry }) => entry);
+    return { tasks: page, total: matching.length, more: start + query.limit < matching.length };
+  }
+
+  private writeArgs(entry: IndexedTask): string[] {
+    const now = this.now();
+    const json = JSON.stringify({ entry, touched: now } satisfies StoredTask);
+    const scope = this.scopeKey({ tenant: entry.tenant, principal: entry.owner });
+    return [this.prefix, entry.id, json, entry.active ? '1' : '0', String(now), scope, String(statusTime(entry.task))];
+  }
+
+  /** One sorted set per tenant and principal; JSON keeps any tenant or principal from passing for another. */
+  private scopeKey(scope: TaskScope): string {
+    return `${this.prefix}a2a:scope:${JSON.stringify([scope.tenant, scope.principal])}`;
+  }
+
+  private expired(stored: StoredTask, now: number): boolean {
+    return !stored.entry.active && now - stored.touched > this.ttlMs;
+  }
+
+  private async call<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      throw redisFailure(error, this.location);
+    }
+  }
+}
+
+function visible(entry: IndexedTask, scope: TaskScope): boolean {
+  return entry.tenant === scope.tenant && entry.owner === scope.principal;
+}

@@ -1,0 +1,163 @@
+// The A2A task index on a real redis-server keeps the in-memory index's rules (spec: "A2A task
+// index"): expiry after the last change, active tasks never expired nor evicted, expired then
+// least recently changed inactive tasks evicted first, a new task refused when every slot is
+// active, lookups scoped to tenant and principal, listings newest status first with ties by
+// id. One rule more: a second activation of a task some replica runs is refused. A task that
+// finished while Redis was away is written once it is back. The clock is the test's; each test
+// has its own key prefix.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Redis } from 'ioredis';
+import { TaskIndexFullError, type IndexedTask, type TaskScope } from '../../src/a2a/task-index.js';
+import { connectRedis, parseRedisUrl } from '../../src/store/redis/redis-connection.js';
+import { RedisStoreError } from '../../src/store/redis/redis-error.js';
+import { defineTaskIndexScripts, RedisTaskIndex } from '../../src/store/redis/redis-task-index.js';
+import { EndpointError } from '../../src/transport/endpoint-error.js';
+import { redisInstalled, startRedis, type RedisServer } from '../support/redis-server.js';
+
+const scope: TaskScope = { tenant: '', principal: null };
+
+function entry(id: string, options: { active?: boolean; tenant?: string; owner?: string | null; at?: string } = {}): IndexedTask {
+  const at = options.at ?? '2026-01-01T00:00:00.000Z';
+  return {
+    id,
+    contextId: 'ctx',
+    tenant: options.tenant ?? '',
+    owner: options.owner ?? null,
+    active: options.active ?? false,
+    task: {
+      id,
+      state: options.active ? 'working' : 'completed',
+      metadata: { state_history: [{ state: 'completed', timestamp: at }] },
+    },
+  };
+}
+
+describe('RedisTaskIndex', { skip: redisInstalled ? false : 'redis-server is not installed' }, () => {
+  let redis: RedisServer;
+  let client: Redis;
+  let prefixes = 0;
+  before(async () => {
+    redis = await startRedis();
+    client = new Redis(redis.url);
+    defineTaskIndexScripts(client);
+  });
+  after(async () => {
+    client?.disconnect();
+    await redis?.dispose();
+  });
+
+  function index(options: { maxTasks?: number } = {}) {
+    let now = 1_000_000;
+    const made = new RedisTaskIndex(client, `ti${++prefixes}:`, redis.url, options, () => now);
+    return { index: made, advance: (ms: number) => (now += ms) };
+  }
+
+  test('a task expires an hour after its last change, an active one never', async () => {
+    const { index: tasks, advance } = index();
+    await tasks.add(entry('a'));
+    await tasks.add(entry('b', { active: true }));
+    advance(3_600_000);
+    assert.ok(await tasks.get(scope, 'a'), 'exactly one hour old is still kept');
+    advance(1);
+    assert.equal(await tasks.get(scope, 'a'), undefined);
+    advance(10 * 3_600_000);
+    assert.ok(await tasks.get(scope, 'b'));
+  });
+
+  test('when full, expired tasks go first, then the inactive one changed longest ago; active ones stay', async () => {
+    const { index: tasks, advance } = index({ maxTasks: 3 });
+    await tasks.add(entry('active', { active: true }));
+    await tasks.add(entry('old'));
+    advance(10);
+    await tasks.add(entry('newer'));
+    advance(10);
+    await tasks.update((await tasks.get(scope, 'old'))!);
+    await tasks.add(entry('fourth'));
+    assert.ok(await tasks.get(scope, 'active'));
+    assert.ok(await tasks.get(scope, 'old'), 'touched again, so no longer the oldest');
+    assert.equal(await tasks.get(scope, 'newer'), undefined, 'the least recently changed inactive task is evicted');
+    assert.equal((await tasks.list(scope, { limit: 10 })).total, 3);
+  });
+
+  test('a new task is refused when every slot is active', async () => {
+    const { index: tasks } = index({ maxTasks: 2 });
+    await tasks.add(entry('a', { active: true }));
+    await tasks.add(entry('b', { active: true }));
+    await assert.rejects(
+      tasks.add(entry('c')),
+      (error) => error instanceof TaskIndexFullError && error.code === 'task_index_full',
+    );
+    assert.equal(await tasks.get(scope, 'c'), undefined);
+  });
+
+  test('lookups and listings are scoped to tenant and principal', async () => {
+    const { index: tasks } = index();
+    await tasks.add(entry('mine', { tenant: 't', owner: 'alice' }));
+    assert.ok(await tasks.get({ tenant: 't', principal: 'alice' }, 'mine'));
+    assert.equal(await tasks.get({ tenant: 't', principal: 'bob' }, 'mine'), undefined);
+    assert.equal(await tasks.get({ tenant: 'u', principal: 'alice' }, 'mine'), undefined);
+    assert.equal(await tasks.get({ tenant: 't', principal: null }, 'mine'), undefined);
+    assert.equal((await tasks.list({ tenant: 't', principal: 'bob' }, { limit: 10 })).total, 0);
+    assert.equal((await tasks.list({ tenant: 't', principal: 'alice' }, { limit: 10 })).total, 1);
+  });
+
+  test('list orders by status time, newest first (ties by id, descending), and continues after a cursor', async () => {
+    const { index: tasks } = index();
+    await tasks.add(entry('a', { at: '2026-01-01T00:00:01.000Z' }));
+    await tasks.add(entry('b', { at: '2026-01-01T00:00:03.000Z' }));
+    await tasks.add(entry('c', { at: '2026-01-01T00:00:02.000Z' }));
+    await tasks.add(entry('d', { at: '2026-01-01T00:00:02.000Z' }));
+    const first = await tasks.list(scope, { limit: 2 });
+    assert.deepEqual(
+      first.tasks.map((task) => task.id),
+      ['b', 'd'],
+    );
+    assert.equal(first.more, true);
+    const rest = await tasks.list(scope, { limit: 2, after: { time: Date.parse('2026-01-01T00:00:02.000Z'), id: 'd' } });
+    assert.deepEqual(
+      rest.tasks.map((task) => task.id),
+      ['c', 'a'],
+    );
+    assert.equal(rest.more, false);
+    assert.equal(rest.total, 4);
+  });
+
+  test('activating a task another run already holds is refused (two replicas racing on one follow-up)', async () => {
+    const { index: tasks } = index();
+    await tasks.add(entry('t'));
+    const first = (await tasks.get(scope, 't'))!;
+    const second = (await tasks.get(scope, 't'))!;
+    first.active = true;
+    second.active = true;
+    await tasks.update(first);
+    await assert.rejects(tasks.update(second), (error) => error instanceof EndpointError && error.code === 'conflict');
+    first.active = false;
+    await tasks.update(first);
+    await tasks.update(second);
+  });
+});
+
+test('a task that finished while Redis was away is written once Redis is back', {
+  skip: redisInstalled ? false : 'redis-server is not installed',
+}, async (t) => {
+  const own = await startRedis();
+  t.after(() => own.dispose());
+  const client = await connectRedis(parseRedisUrl(own.url));
+  t.after(() => client.disconnect());
+  defineTaskIndexScripts(client);
+  const tasks = new RedisTaskIndex(client, 'away:', own.url);
+  const running = entry('t', { active: true });
+  await tasks.add(running);
+  await own.stop();
+  const finished: IndexedTask = { ...running, active: false, task: { ...running.task, state: 'completed' } };
+  await assert.rejects(tasks.update(finished), (error) => error instanceof RedisStoreError && error.code === 'redis_unavailable');
+  await own.restart();
+  let seen = await tasks.get(scope, 't').catch(() => undefined);
+  for (let i = 0; i < 200 && seen?.active !== false; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+    seen = await tasks.get(scope, 't').catch(() => undefined);
+  }
+  assert.equal(seen?.active, false);
+  assert.equal(seen?.task.state, 'completed');
+});

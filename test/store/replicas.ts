@@ -1,0 +1,64 @@
+// Starting and stopping agent replicas (test/store/replica-process.ts) in child processes: each
+// known by the address on its `ready <url>` line, stopped with a signal at the end of the test.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const REPLICA = fileURLToPath(new URL('./replica-process.ts', import.meta.url));
+const TSX = import.meta.resolve('tsx');
+
+export interface Replica {
+  readonly url: string;
+  readonly child: ChildProcess;
+  output(): string;
+  /** Whether the process is still running (a replica must survive Redis going away). */
+  alive(): boolean;
+  stop(): Promise<void>;
+}
+
+export async function startReplica(store: string, name: string): Promise<Replica> {
+  const child = spawn(process.execPath, ['--import', TSX, REPLICA, store, name], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  const exited = once(child, 'exit');
+  const url = await new Promise<string>((resolve, reject) => {
+    const onData = () => {
+      const match = /^ready (\S+)$/m.exec(out);
+      if (match) {
+        child.stdout!.off('data', onData);
+        resolve(match[1]!.replace(/\/$/, ''));
+      }
+    };
+    child.stdout!.on('data', onData);
+    void exited.then(([code]) => reject(new Error(`replica ${name} exited (${code}) before it was ready:\n${out}`)));
+  });
+  return {
+    url,
+    child,
+    output: () => out,
+    alive: () => child.exitCode === null && child.signalCode === null,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** The replica's outcome for one command, and its exit code, when it is expected to fail at start. */
+export async function replicaStartFailure(store: string): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, ['--import', TSX, REPLICA, store, 'failing'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  const [code] = await once(child, 'exit');
+  return { code: code as number | null, output: out };
+}
