@@ -159,8 +159,10 @@ _parley() {
       [[ $COMP_CWORD -eq 2 ]] && COMPREPLY=($(compgen -W '${wordList(names)}' -- "$cur"))
       return ;;
     completion)
-      [[ $COMP_CWORD -eq 2 ]] && COMPREPLY=($(compgen -W '${wordList(SHELLS)}' -- "$cur"))
-      return ;;
+      if [[ "$cur" != -* ]]; then
+        [[ $COMP_CWORD -eq 2 ]] && COMPREPLY=($(compgen -W '${wordList(SHELLS)}' -- "$cur"))
+        return
+      fi ;;
   esac
   case "$prev" in
 ${values.join('\n')}
@@ -222,8 +224,10 @@ ${described.join('\n')}
       (( CURRENT == 3 )) && _describe 'parley command' commands
       return ;;
     completion)
-      (( CURRENT == 3 )) && compadd -- ${wordList(SHELLS)}
-      return ;;
+      if [[ $PREFIX != -* ]]; then
+        (( CURRENT == 3 )) && compadd -- ${wordList(SHELLS)}
+        return
+      fi ;;
   esac
   case \${words[CURRENT-1]} in
 ${values.join('\n')}
