@@ -79,7 +79,7 @@ async function completionModel(commands: ReadonlyArray<{ name: string; summary: 
     const found: string[] = [];
     for (const { option, value } of optionLines(await usage())) {
       if (!found.includes(option)) found.push(option);
-      if (!values.has(option)) values.set(option, valueOf(option, value));
+      if (!values.has(option)) values.set(option, optionValue(option, value));
     }
     options.set(command, found);
   }
@@ -99,7 +99,7 @@ export function optionLines(usage: string): Array<{ option: string; value: strin
   return found;
 }
 
-function valueOf(option: string, value: string | null): OptionValue {
+function optionValue(option: string, value: string | null): OptionValue {
   if (value === null) return { kind: 'none' };
   if (option === '--transport') return { kind: 'words', words: ['http', 'sse', 'websocket', 'grpc'] };
   if (option === '--protocol') return { kind: 'words', words: ['auto', 'parley', 'a2a'] };

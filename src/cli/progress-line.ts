@@ -7,7 +7,7 @@ const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '
 const TICK_MS = 100;
 const ERASE = '\r\x1b[2K';
 
-export interface ProgressTarget {
+interface ProgressTarget {
   write(text: string): unknown;
 }
 

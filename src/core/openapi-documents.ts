@@ -4,7 +4,7 @@
 import type { agentOpenApi } from '../../generated/openapi/agent.js';
 import type { registryOpenApi } from '../../generated/openapi/registry.js';
 
-export type OpenApiDocument = typeof agentOpenApi | typeof registryOpenApi;
+type OpenApiDocument = typeof agentOpenApi | typeof registryOpenApi;
 
 let agent: Promise<OpenApiDocument> | undefined;
 let registry: Promise<OpenApiDocument> | undefined;

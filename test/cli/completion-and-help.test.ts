@@ -13,7 +13,20 @@ import { optionLines } from '../../src/cli/completion.js';
 import { runCli, scratchDir } from './run-cli.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const COMMANDS = ['validate', 'schemas', 'serve', 'discover', 'register', 'unregister', 'card', 'health', 'send', 'stream', 'completion', 'help'];
+const COMMANDS = [
+  'validate',
+  'schemas',
+  'serve',
+  'discover',
+  'register',
+  'unregister',
+  'card',
+  'health',
+  'send',
+  'stream',
+  'completion',
+  'help',
+];
 /** Each command's help, by the words that ask for it (serve has one per role). */
 const HELP_TOPICS = [...COMMANDS.filter((c) => c !== 'serve').map((c) => [c]), ['serve', 'agent'], ['serve', 'registry']];
 
@@ -63,7 +76,10 @@ describe('parley completion', () => {
       const line = ['parley', ...words].map((word) => `'${word}'`).join(' ');
       const run = spawnSync(
         'bash',
-        ['-c', `source parley.bash; COMP_WORDS=(${line}); COMP_CWORD=${words.length}; _parley; printf '%s\\n' "\${COMPREPLY[@]}"`],
+        [
+          '-c',
+          `source parley.bash; COMP_WORDS=(${line}); COMP_CWORD=${words.length}; _parley; printf '%s\\n' "\${COMPREPLY[@]}"`,
+        ],
         { cwd: dir, encoding: 'utf8' },
       );
       assert.equal(run.status, 0, run.stderr);
@@ -83,7 +99,11 @@ describe('parley completion', () => {
       const help = await parley([...topic, '--help']);
       const documented = optionLines(help.stdout).map((found) => found.option);
       assert.ok(documented.length > 0, topic.join(' '));
-      assert.deepEqual(complete(...topic, '--'), [...new Set(documented)].filter((o) => o.startsWith('--')).sort(), topic.join(' '));
+      assert.deepEqual(
+        complete(...topic, '--'),
+        [...new Set(documented)].filter((o) => o.startsWith('--')).sort(),
+        topic.join(' '),
+      );
     }
   });
 

@@ -66,7 +66,10 @@ export function runCli(args: readonly string[], options: CliOptions): Promise<Cl
 }
 
 export function assertNoStackTrace(result: CliResult): void {
-  for (const [stream, text] of [['stdout', result.stdout], ['stderr', result.stderr]] as const) {
+  for (const [stream, text] of [
+    ['stdout', result.stdout],
+    ['stderr', result.stderr],
+  ] as const) {
     assert.doesNotMatch(text, /^ {4}at /m, `stack trace on ${stream}:\n${text}`);
   }
 }
