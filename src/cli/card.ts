@@ -48,7 +48,7 @@ export async function runCard(args: string[]): Promise<number> {
 }
 
 /** One `label: value` line per field the card has, in a fixed order. */
-export function describeCard(card: AgentCard): string {
+function describeCard(card: AgentCard): string {
   const rows: Array<[string, string | undefined]> = [
     ['name', card.name],
     ['description', card.description || undefined],

@@ -8,7 +8,7 @@ import { parseCommandArgs } from './args.js';
 import { EXIT } from './output.js';
 import { UsageError } from './usage-error.js';
 
-export const COMPLETION_USAGE = `Usage: parley completion bash|zsh
+const COMPLETION_USAGE = `Usage: parley completion bash|zsh
 
 Prints a completion script for bash or zsh on standard output: commands, the roles of serve,
 every option of each command, and the values of options that take one of a known set
