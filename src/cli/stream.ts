@@ -99,7 +99,14 @@ class EventPrinter {
     terminal: boolean,
   ) {
     this.progress = json || !terminal ? null : new ProgressLine(process.stderr);
-    this.progress?.start();
+    if (this.progress) {
+      this.progress.start();
+      // Ctrl-C mid-stream leaves the terminal clean, with the conventional status of an interrupt.
+      process.once('SIGINT', () => {
+        this.close();
+        process.stderr.write('\n', () => process.exit(130));
+      });
+    }
   }
 
   print(event: StreamEvent): void {
