@@ -123,8 +123,9 @@ function usage(): string {
     '  -v, --version  print the version',
     '',
     'Run parley <command> --help for the options and examples of a command.',
-    'Every command but serve and completion takes --json. Exit status: 0 done, 1 the server',
-    'or the data said no (unreachable, refused, failed, invalid), 2 the command was wrong.',
+    'The commands that report something take --json (all but serve, completion and help).',
+    'Exit status: 0 done, 1 the server or the data said no (unreachable, refused, failed,',
+    'invalid), 2 the command was wrong.',
     '',
   ].join('\n');
 }
