@@ -10,9 +10,16 @@ import { AgentServer } from '../../src/agent/agent-server.js';
 import { ApiKeyAuthenticator } from '../../src/auth/api-key.js';
 import { RegistryServer } from '../../src/registry/registry-server.js';
 import { createTransport } from '../../src/transport/factory.js';
-import { rawHttp, rejectsWithStatus } from './harness.js';
+import { TransportRemoteError } from '../../src/transport/errors.js';
 
 const KEY = 'openapi-test-key-0123456789';
+
+/** A GET over a fresh real connection, whatever the answer. */
+async function get(base: string, path: string) {
+  const response = await fetch(new URL(path, base));
+  const text = await response.text();
+  return { status: response.status, contentType: response.headers.get('content-type') ?? '', text, json: () => JSON.parse(text) };
+}
 
 function generated(service: 'agent' | 'registry'): unknown {
   return JSON.parse(readFileSync(new URL(`../../generated/openapi/${service}.openapi.json`, import.meta.url), 'utf8'));
@@ -29,15 +36,15 @@ describe('GET /openapi.json', () => {
       });
       await agent.start();
       t.after(() => agent.stop());
-      const response = await rawHttp(agent.url, { path: '/openapi.json' });
+      const response = await get(agent.url, '/openapi.json');
       assert.equal(response.status, 200, response.text);
-      assert.match(String(response.headers['content-type']), /^application\/json/);
+      assert.match(response.contentType, /^application\/json/);
       const document = response.json();
       assert.deepEqual(document, generated('agent'));
       const check = await new Validator().validate(document as never);
       assert.equal(check.valid, true, JSON.stringify(check.errors));
       // The routes beside it still ask for credentials.
-      assert.equal((await rawHttp(agent.url, { path: '/.well-known/agent.json' })).status, 401);
+      assert.equal((await get(agent.url, '/.well-known/agent.json')).status, 401);
     });
 
     test(`a registry on ${transport} serves its own document without credentials`, async (t) => {
@@ -48,10 +55,10 @@ describe('GET /openapi.json', () => {
       });
       await registry.start();
       t.after(() => registry.stop());
-      const response = await rawHttp(registry.url, { path: '/openapi.json' });
+      const response = await get(registry.url, '/openapi.json');
       assert.equal(response.status, 200, response.text);
       assert.deepEqual(response.json(), generated('registry'));
-      assert.equal((await rawHttp(registry.url, { path: '/agents/' })).status, 401);
+      assert.equal((await get(registry.url, '/agents/')).status, 401);
     });
   }
 
@@ -70,6 +77,10 @@ describe('GET /openapi.json', () => {
     });
     const document = await new AgentOperationsClient(httpClient).getOpenApi();
     assert.equal(document.openapi, '3.1.0');
-    await rejectsWithStatus(new AgentOperationsClient(wsClient).getOpenApi(), 404, 'not_found');
+    await assert.rejects(new AgentOperationsClient(wsClient).getOpenApi(), (error: unknown) => {
+      assert.ok(error instanceof TransportRemoteError, String(error));
+      assert.equal(error.code, 'not_found');
+      return true;
+    });
   });
 });
