@@ -33,7 +33,9 @@ export function emitOperationFiles(manifest: OperationsManifest, catalog: readon
   const signatures = native.map((op) => {
     const input = op.request ?? op.query;
     const requestType = typeFor(input, 'void');
-    const responseType = op.responseContentType === 'text/html' ? 'string' : typeFor(op.response, 'void');
+    // A JSON answer with no schema of its own (the OpenAPI document) is still a JSON object.
+    const untyped = op.responseContentType === 'text/html' ? 'string' : 'Record<string, unknown>';
+    const responseType = typeFor(op.response, untyped);
     return { op, requestType, responseType, hasInput: input !== null };
   });
   const typeImports = () =>

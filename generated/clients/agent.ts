@@ -66,6 +66,11 @@ export class AgentOperationsClient {
     return this.invoker.unary(agentOperations.readyz, undefined, options) as Promise<Health>;
   }
 
+  /** GET /openapi.json: The OpenAPI 3.1 document of this agent's native HTTP API, as generated from this manifest and the native schemas. Public, so API tools can read it without credentials. */
+  getOpenApi(options?: CallOptions): Promise<Record<string, unknown>> {
+    return this.invoker.unary(agentOperations.getOpenApi, undefined, options) as Promise<Record<string, unknown>>;
+  }
+
   /** GET /chat: HTML chat page; present whether or not a model is configured, and without one it explains that chat is unavailable. */
   getChatPage(options?: CallOptions): Promise<string> {
     return this.invoker.unary(agentOperations.getChatPage, undefined, options) as Promise<string>;

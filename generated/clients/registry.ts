@@ -45,4 +45,9 @@ export class RegistryOperationsClient {
   readyz(options?: CallOptions): Promise<Health> {
     return this.invoker.unary(registryOperations.readyz, undefined, options) as Promise<Health>;
   }
+
+  /** GET /openapi.json: The OpenAPI 3.1 document of this registry's native HTTP API, as generated from this manifest and the native schemas. Public, so API tools can read it without credentials. */
+  getOpenApi(options?: CallOptions): Promise<Record<string, unknown>> {
+    return this.invoker.unary(registryOperations.getOpenApi, undefined, options) as Promise<Record<string, unknown>>;
+  }
 }

@@ -29,6 +29,8 @@ export interface AgentHandlers<Context = unknown> {
   healthz(context: Context): Promise<Health> | Health;
   /** GET /readyz: Readiness payload; same content as healthz. */
   readyz(context: Context): Promise<Health> | Health;
+  /** GET /openapi.json: The OpenAPI 3.1 document of this agent's native HTTP API, as generated from this manifest and the native schemas. Public, so API tools can read it without credentials. */
+  getOpenApi(context: Context): Promise<Record<string, unknown>> | Record<string, unknown>;
   /** GET /chat: HTML chat page; present whether or not a model is configured, and without one it explains that chat is unavailable. */
   getChatPage(context: Context): Promise<string> | string;
   /** POST /chat: Send one chat message to the agent's language model and get its reply. */

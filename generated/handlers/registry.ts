@@ -21,4 +21,6 @@ export interface RegistryHandlers<Context = unknown> {
   healthz(context: Context): Promise<Health> | Health;
   /** GET /readyz: Readiness payload; same content as healthz. */
   readyz(context: Context): Promise<Health> | Health;
+  /** GET /openapi.json: The OpenAPI 3.1 document of this registry's native HTTP API, as generated from this manifest and the native schemas. Public, so API tools can read it without credentials. */
+  getOpenApi(context: Context): Promise<Record<string, unknown>> | Record<string, unknown>;
 }

@@ -637,6 +637,41 @@ export const agentOpenApi = {
         }
       }
     },
+    "/openapi.json": {
+      "get": {
+        "operationId": "getOpenApi",
+        "summary": "The OpenAPI 3.1 document of this agent's native HTTP API, as generated from this manifest and the native schemas.",
+        "description": "The OpenAPI 3.1 document of this agent's native HTTP API, as generated from this manifest and the native schemas. Public, so API tools can read it without credentials.\n\nAvailability: html-transport.",
+        "tags": [
+          "agent"
+        ],
+        "security": [],
+        "parameters": [
+          {
+            "name": "X-Svc-Request-ID",
+            "in": "header",
+            "required": false,
+            "description": "Correlation id; the server echoes it and generates one when absent.",
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "Success.",
+            "content": {
+              "application/json": {
+                "schema": {}
+              }
+            }
+          },
+          "default": {
+            "$ref": "#/components/responses/Error"
+          }
+        }
+      }
+    },
     "/chat": {
       "get": {
         "operationId": "getChatPage",

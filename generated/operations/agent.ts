@@ -263,6 +263,24 @@ export const agentOperations = {
     "availability": "always",
     "idempotencyKeyFrom": []
   },
+  getOpenApi: {
+    "service": "agent",
+    "name": "getOpenApi",
+    "specName": "openapi",
+    "summary": "The OpenAPI 3.1 document of this agent's native HTTP API, as generated from this manifest and the native schemas. Public, so API tools can read it without credentials.",
+    "method": "GET",
+    "path": "/openapi.json",
+    "request": null,
+    "query": null,
+    "response": null,
+    "responseContentType": "application/json",
+    "idempotent": false,
+    "streaming": false,
+    "public": true,
+    "controlPlane": false,
+    "availability": "html-transport",
+    "idempotencyKeyFrom": []
+  },
   getChatPage: {
     "service": "agent",
     "name": "getChatPage",

@@ -142,6 +142,24 @@ export const registryOperations = {
     "availability": "always",
     "idempotencyKeyFrom": []
   },
+  getOpenApi: {
+    "service": "registry",
+    "name": "getOpenApi",
+    "specName": "openapi",
+    "summary": "The OpenAPI 3.1 document of this registry's native HTTP API, as generated from this manifest and the native schemas. Public, so API tools can read it without credentials.",
+    "method": "GET",
+    "path": "/openapi.json",
+    "request": null,
+    "query": null,
+    "response": null,
+    "responseContentType": "application/json",
+    "idempotent": false,
+    "streaming": false,
+    "public": true,
+    "controlPlane": false,
+    "availability": "html-transport",
+    "idempotencyKeyFrom": []
+  },
 } as const satisfies Record<string, OperationSpec>;
 
 export type RegistryOperationName = keyof typeof registryOperations;

@@ -16,6 +16,7 @@ import type {
   Task,
 } from '../../generated/types/index.js';
 import { newId } from '../core/ids.js';
+import { agentOpenApiDocument } from '../core/openapi-documents.js';
 import { normalizeJson } from '../core/json.js';
 import { ConfigError, InvalidArgumentError, StateError } from '../core/errors.js';
 import { isAuthenticator, type Authenticator } from '../auth/authenticator.js';
@@ -341,6 +342,11 @@ export class AgentServer implements AgentHandlers<RequestContext> {
 
   readyz(): Health {
     return this.transport.health();
+  }
+
+  /** The OpenAPI 3.1 document of the native HTTP API, as `GET /openapi.json` serves it (http and sse). */
+  getOpenApi(): Promise<Record<string, unknown>> {
+    return agentOpenApiDocument();
   }
 
   getChatPage(): string {

@@ -3,6 +3,7 @@
 import type { AgentCard } from '../../generated/types/index.js';
 import type { DiscoverQuery } from '../../generated/types/index.js';
 import { parseCommandArgs, type OptionSpecs } from './args.js';
+import { reportRemoteFailure } from './output.js';
 import { registryClient, TRANSPORT_HELP } from './registry-target.js';
 import { UsageError } from './usage-error.js';
 
@@ -47,8 +48,7 @@ export async function runDiscover(args: string[]): Promise<number> {
   try {
     cards = await client.discover(query);
   } catch (error) {
-    console.error(`parley: discover at ${client.url} failed: ${(error as Error).message}`);
-    return 1;
+    return reportRemoteFailure('discover', client.url, error, flags.json === true);
   } finally {
     await client.close();
   }

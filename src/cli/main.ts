@@ -3,6 +3,8 @@
 // asked for, so `parley --version` does not pay for the validators or the servers. Whatever
 // goes wrong, the user sees `parley: <message>` and an exit status, never a stack trace
 // (set PARLEY_DEBUG=1 to get one).
+import { helpExamples } from './help-examples.js';
+import { EXIT, wantsHelp, wantsJson } from './output.js';
 import { packageInfo } from './package-info.js';
 import { closestNames } from './suggest.js';
 import { UsageError } from './usage-error.js';
@@ -55,6 +57,20 @@ const commands: Readonly<Record<string, Command>> = {
       return runUnregister(args);
     },
   },
+  card: {
+    summary: "print an agent's card",
+    async run(args) {
+      const { runCard } = await import('./card.js');
+      return runCard(args);
+    },
+  },
+  health: {
+    summary: 'ask an agent or a registry whether it is up (exit 0) or not (exit 1)',
+    async run(args) {
+      const { runHealth } = await import('./health.js');
+      return runHealth(args);
+    },
+  },
   send: {
     summary: 'send a text to an agent (parley or A2A 1.0) and print its answer',
     async run(args) {
@@ -62,8 +78,25 @@ const commands: Readonly<Record<string, Command>> = {
       return runSend(args);
     },
   },
+  stream: {
+    summary: "send a text to an agent and print the task's events as they arrive",
+    async run(args) {
+      const { runStream } = await import('./stream.js');
+      return runStream(args);
+    },
+  },
+  completion: {
+    summary: 'print a bash or zsh completion script: parley completion bash|zsh',
+    async run(args) {
+      const { runCompletion } = await import('./completion.js');
+      return runCompletion(
+        args,
+        Object.entries(commands).map(([name, command]) => ({ name, summary: command.summary })),
+      );
+    },
+  },
   help: {
-    summary: 'show this help, or a command\'s: parley help <command>',
+    summary: "show this help, or a command's: parley help <command>",
     async run(args) {
       const topic = args[0];
       // `parley help help` asks help for its own usage, which arrives here as `--help`.
@@ -89,7 +122,10 @@ function usage(): string {
     '  -h, --help     show this help',
     '  -v, --version  print the version',
     '',
-    'Run parley <command> --help for the options of a command.',
+    'Run parley <command> --help for the options and examples of a command.',
+    'The commands that report something take --json (all but serve, completion and help).',
+    'Exit status: 0 done, 1 the server or the data said no (unreachable, refused, failed,',
+    'invalid), 2 the command was wrong.',
     '',
   ].join('\n');
 }
@@ -101,7 +137,10 @@ async function dispatch(name: string, args: string[]): Promise<number> {
     const hint = suggestions.length > 0 ? `did you mean: ${suggestions.join(', ')}?` : 'see parley --help';
     throw new UsageError(`unknown command "${name}"; ${hint}`, { code: 'unknown_command', command: name, suggestions });
   }
-  return command.run(args);
+  if (!wantsHelp(args)) return command.run(args);
+  const code = await command.run(args);
+  if (code === 0) process.stdout.write(helpExamples(name, args));
+  return code;
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -119,11 +158,16 @@ async function main(argv: string[]): Promise<number> {
   return dispatch(first, rest);
 }
 
-function report(error: unknown): number {
+function report(error: unknown, json: boolean): number {
   if (process.env.PARLEY_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
   const message = error instanceof Error ? error.message : String(error);
   process.stderr.write(`parley: ${message}\n`);
-  return error instanceof UsageError ? error.exitCode : 2;
+  // In JSON mode stdout carries one JSON document whatever happens.
+  if (json) {
+    const failure = error instanceof UsageError ? error : new UsageError(message, { code: 'internal' });
+    process.stdout.write(`${JSON.stringify(failure.toJSON(), null, 2)}\n`);
+  }
+  return error instanceof UsageError ? error.exitCode : EXIT.usage;
 }
 
 /** Sets the exit status once everything written so far has been flushed. */
@@ -137,4 +181,4 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
 });
 
-main(process.argv.slice(2)).then(exit, (error: unknown) => exit(report(error)));
+main(process.argv.slice(2)).then(exit, (error: unknown) => exit(report(error, wantsJson(process.argv.slice(2)))));

@@ -2,9 +2,10 @@
 // fetched from a running agent, and prints the registry's answer. Exits 1 when the registry
 // refused the card (the reason names the field) or could not be reached.
 import type { AgentCard } from '../../generated/types/index.js';
-import { AgentClient, transportForUrl } from '../client/agent-client.js';
 import { REGISTRY_STATUS } from '../registry/status-texts.js';
+import { agentClient } from './agent-target.js';
 import { parseCommandArgs, type OptionSpecs } from './args.js';
+import { errorFields, EXIT, printJson, reportRemoteFailure } from './output.js';
 import { readInput } from './read-input.js';
 import { registryClient, TRANSPORT_HELP } from './registry-target.js';
 import { UsageError } from './usage-error.js';
@@ -13,9 +14,10 @@ const OPTIONS: OptionSpecs = {
   card: { type: 'string' },
   agent: { type: 'string' },
   transport: { type: 'string' },
+  json: { type: 'boolean' },
 };
 
-export const REGISTER_USAGE = `Usage: parley register REGISTRY_URL (--card FILE | --agent AGENT_URL)
+export const REGISTER_USAGE = `Usage: parley register REGISTRY_URL (--card FILE | --agent AGENT_URL) [--json]
 
 Registers an agent card with the registry at REGISTRY_URL (replacing any card with the same
 url) and prints the registry's answer. Exits 0 once registered, 1 when the registry refused
@@ -24,6 +26,7 @@ the card or could not be reached.
 Options:
   --card FILE       the card as JSON; - reads standard input
   --agent URL       fetch the card from the running agent at URL (its /.well-known/agent.json)
+  --json            print the registry's answer as JSON: {"status", "registered", "url"}
 ${TRANSPORT_HELP}
   -h, --help        show this help
 
@@ -37,21 +40,33 @@ export async function runRegister(args: string[]): Promise<number> {
   }
   const { options, positionals } = parseCommandArgs('register', args, OPTIONS);
   if (positionals.length > 1) throw new UsageError(`register: unexpected argument ${JSON.stringify(positionals[1])}`);
-  const flags = options as { card?: string; agent?: string; transport?: string };
+  const flags = options as { card?: string; agent?: string; transport?: string; json?: boolean };
   if ((flags.card === undefined) === (flags.agent === undefined)) {
     throw new UsageError('register: give exactly one of --card FILE and --agent AGENT_URL');
   }
+  const json = flags.json === true;
   const client = registryClient('register', positionals[0], flags.transport);
   try {
-    const card = flags.card !== undefined ? await cardFromFile(flags.card) : await cardFromAgent(flags.agent!);
-    if (card === null) return 1;
-    const outcome = await client.register(card);
-    if (outcome.error || outcome.status !== REGISTRY_STATUS.registered) {
-      console.error(`parley: the registry at ${client.url} did not register ${card.url ?? 'the card'}: ${outcome.status}`);
-      return 1;
+    let card: AgentCard;
+    if (flags.card !== undefined) card = await cardFromFile(flags.card);
+    else {
+      const agent = await cardFromAgent(flags.agent!);
+      if (!agent.ok) return reportRemoteFailure('register: fetching the card', flags.agent!, agent.error, json);
+      card = agent.card;
     }
-    console.log(`${outcome.status}: ${card.name} at ${card.url}`);
-    return 0;
+    // The client answers failures too (unreachable, refused) as a status with the error beside it.
+    const outcome = await client.register(card);
+    const registered = !outcome.error && outcome.status === REGISTRY_STATUS.registered;
+    if (json) {
+      printJson({
+        status: outcome.status,
+        registered,
+        url: card.url ?? null,
+        ...(outcome.error && { error: errorFields(outcome.error) }),
+      });
+    } else if (registered) console.log(`${outcome.status}: ${card.name} at ${card.url}`);
+    else console.error(`parley: the registry at ${client.url} did not register ${card.url ?? 'the card'}: ${outcome.status}`);
+    return registered ? EXIT.ok : EXIT.failed;
   } finally {
     await client.close();
   }
@@ -66,19 +81,12 @@ async function cardFromFile(path: string): Promise<AgentCard> {
   }
 }
 
-async function cardFromAgent(url: string): Promise<AgentCard | null> {
-  let agent: AgentClient;
+async function cardFromAgent(url: string): Promise<{ ok: true; card: AgentCard } | { ok: false; error: unknown }> {
+  const agent = agentClient('register', url, { protocol: 'parley' });
   try {
-    transportForUrl(url);
-    agent = new AgentClient(url);
+    return { ok: true, card: await agent.getCard() };
   } catch (error) {
-    throw new UsageError(`register: ${(error as Error).message}`);
-  }
-  try {
-    return await agent.getCard();
-  } catch (error) {
-    console.error(`parley: could not fetch the card of ${url}: ${(error as Error).message}`);
-    return null;
+    return { ok: false, error };
   } finally {
     await agent.close();
   }

@@ -1,20 +1,23 @@
 // `parley unregister REGISTRY_URL AGENT_URL`: removes an agent from a registry. An agent the
 // registry does not know is removed all the same (the call is idempotent).
 import { parseCommandArgs, type OptionSpecs } from './args.js';
+import { errorFields, EXIT, printJson } from './output.js';
 import { registryClient, TRANSPORT_HELP } from './registry-target.js';
 import { UsageError } from './usage-error.js';
 
 const OPTIONS: OptionSpecs = {
   transport: { type: 'string' },
+  json: { type: 'boolean' },
 };
 
-export const UNREGISTER_USAGE = `Usage: parley unregister REGISTRY_URL AGENT_URL
+export const UNREGISTER_USAGE = `Usage: parley unregister REGISTRY_URL AGENT_URL [--json]
 
 Removes the agent whose card url is AGENT_URL from the registry at REGISTRY_URL and prints
 the registry's answer, which is a success for an unknown agent too. Exits 1 when the
 registry could not be reached.
 
 Options:
+  --json            print the registry's answer as JSON: {"status", "unregistered", "url"}
 ${TRANSPORT_HELP}
   -h, --help        show this help
 `;
@@ -29,14 +32,20 @@ export async function runUnregister(args: string[]): Promise<number> {
   if (extra !== undefined) throw new UsageError(`unregister: unexpected argument ${JSON.stringify(extra)}`);
   const client = registryClient('unregister', registryUrl, (options as { transport?: string }).transport);
   if (agentUrl === undefined || agentUrl === '') throw new UsageError("unregister: give the agent's URL after the registry's");
+  const json = (options as { json?: boolean }).json === true;
   try {
+    // The client answers failures too (unreachable, refused) as a status with the error beside it.
     const outcome = await client.unregister(agentUrl);
-    if (outcome.error) {
-      console.error(`parley: could not unregister ${agentUrl} at ${client.url}: ${outcome.status}`);
-      return 1;
-    }
-    console.log(`${outcome.status}: ${agentUrl}`);
-    return 0;
+    if (json) {
+      printJson({
+        status: outcome.status,
+        unregistered: !outcome.error,
+        url: agentUrl,
+        ...(outcome.error && { error: errorFields(outcome.error) }),
+      });
+    } else if (outcome.error) console.error(`parley: could not unregister ${agentUrl} at ${client.url}: ${outcome.status}`);
+    else console.log(`${outcome.status}: ${agentUrl}`);
+    return outcome.error ? EXIT.failed : EXIT.ok;
   } finally {
     await client.close();
   }

@@ -6,12 +6,13 @@
 import { isSchemaName, schemaNames, validate, type SchemaName, type ValidationIssue } from '../../generated/validators/index.js';
 import { parseCommandArgs, peekOption } from './args.js';
 import { JsonInputError, readJsonRecords } from './json-records.js';
+import { wantsJson } from './output.js';
 import { inputLabel, readInput, STDIN } from './read-input.js';
 import { schemaTakesArray } from './schema-shape.js';
 import { closestNames } from './suggest.js';
 import { UsageError } from './usage-error.js';
 
-export const VALIDATE_USAGE = `Usage: parley validate --schema <name> <file>... [--format text|json]
+export const VALIDATE_USAGE = `Usage: parley validate --schema <name> <file>... [--json | --format text|json]
 
 Checks each file against a parley schema. A file may hold one JSON value, a JSON
 array of values (each item is checked; for schemas whose value is itself an array,
@@ -22,6 +23,7 @@ Options:
   --schema <name>      schema to check against (list them with: parley schemas)
   --format text|json   text (default): one line per problem and a summary;
                        json: one JSON document with every result
+  --json               the same as --format json
   -h, --help           show this help
 
 Exit status: 0 all values valid, 1 some value invalid, 2 the check could not run.
@@ -36,7 +38,7 @@ export interface ValueResult {
 }
 
 export async function runValidate(args: string[]): Promise<number> {
-  const json = peekOption(args, 'format') === 'json';
+  const json = peekOption(args, 'format') === 'json' || wantsJson(args);
   try {
     return await validateFiles(args);
   } catch (error) {
@@ -55,6 +57,7 @@ async function validateFiles(args: string[]): Promise<number> {
   const { options, positionals } = parseCommandArgs('validate', args, {
     schema: { type: 'string' },
     format: { type: 'string', choices: ['text', 'json'] },
+    json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   });
   if (options.help) {
@@ -87,7 +90,9 @@ async function validateFiles(args: string[]): Promise<number> {
 
   const valid = results.every((result) => result.valid);
   const output =
-    options.format === 'json' ? renderJson(schema, valid, results) : renderText(schema, results, positionals.length);
+    options.format === 'json' || options.json
+      ? renderJson(schema, valid, results)
+      : renderText(schema, results, positionals.length);
   process.stdout.write(output);
   return valid ? 0 : 1;
 }

@@ -21,6 +21,7 @@ export function buildRegistryEndpoints(registry: RegistryServer, transport: Tran
     getStatusPage: (_data, context) => registry.getStatusPage(context),
     healthz: async () => registry.healthz(),
     readyz: async () => registry.readyz(),
+    getOpenApi: () => registry.getOpenApi(),
   };
   const table = new Map<string, Endpoint>();
   for (const [name, spec] of Object.entries(registryOperations) as Array<[keyof typeof registryOperations, OperationSpec]>) {

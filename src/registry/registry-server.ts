@@ -15,6 +15,7 @@ import type {
 import { validate } from '../../generated/validators/index.js';
 import { nowSeconds } from '../core/clock.js';
 import { InvalidArgumentError, StateError } from '../core/errors.js';
+import { registryOpenApiDocument } from '../core/openapi-documents.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { QueryParams, RequestContext } from '../transport/endpoint.js';
 import { EndpointError } from '../transport/endpoint-error.js';
@@ -215,6 +216,11 @@ export class RegistryServer implements RegistryHandlers<RequestContext> {
 
   readyz(): Health {
     return this.transport.health();
+  }
+
+  /** The OpenAPI 3.1 document of the registry's HTTP API, as `GET /openapi.json` serves it (http and sse). */
+  getOpenApi(): Promise<Record<string, unknown>> {
+    return registryOpenApiDocument();
   }
 
   // --- the spec's other registry calls ---

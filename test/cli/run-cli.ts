@@ -1,14 +1,17 @@
-// Runs the `parley` command from source (through tsx, no build needed) in a child process,
-// the way a user's shell or CI would, and checks that nothing it prints is a stack trace.
+// Runs the `parley` command in a child process, the way a user's shell or CI would, and checks
+// that nothing it prints is a stack trace: from source through tsx (no build needed), or with
+// `built` the compiled dist/src/cli/main.js that the package's bin points at (npm run build first).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const TSX = import.meta.resolve('tsx');
+/** The compiled command, as installed. */
+export const BUILT_MAIN = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
 
 export interface CliResult {
   readonly code: number | null;
@@ -23,11 +26,18 @@ export interface CliOptions {
   readonly stdin?: string;
   /** The command's whole environment. Default: this process's. */
   readonly env?: NodeJS.ProcessEnv;
+  /** Run the compiled dist/src/cli/main.js instead of the source. */
+  readonly built?: boolean;
 }
 
 export function runCli(args: readonly string[], options: CliOptions): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], {
+    if (options.built && !existsSync(BUILT_MAIN)) {
+      reject(new Error(`${BUILT_MAIN} is missing: run npm run build first`));
+      return;
+    }
+    const command = options.built ? [BUILT_MAIN, ...args] : ['--import', TSX, MAIN, ...args];
+    const child = spawn(process.execPath, command, {
       cwd: options.cwd,
       env: { ...(options.env ?? process.env), PARLEY_DEBUG: '' },
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -58,7 +68,10 @@ export function runCli(args: readonly string[], options: CliOptions): Promise<Cl
 }
 
 export function assertNoStackTrace(result: CliResult): void {
-  for (const [stream, text] of [['stdout', result.stdout], ['stderr', result.stderr]] as const) {
+  for (const [stream, text] of [
+    ['stdout', result.stdout],
+    ['stderr', result.stderr],
+  ] as const) {
     assert.doesNotMatch(text, /^ {4}at /m, `stack trace on ${stream}:\n${text}`);
   }
 }

@@ -51,6 +51,7 @@ const specRoutes: Record<string, Array<[string, string, string]>> = {
     ['GET', '/status', 'getStatusPage'],
     ['GET', '/healthz', 'healthz'],
     ['GET', '/readyz', 'readyz'],
+    ['GET', '/openapi.json', 'getOpenApi'],
     ['GET', '/chat', 'getChatPage'],
     ['POST', '/chat', 'chat'],
   ],
@@ -62,6 +63,7 @@ const specRoutes: Record<string, Array<[string, string, string]>> = {
     ['GET', '/status', 'getStatusPage'],
     ['GET', '/healthz', 'healthz'],
     ['GET', '/readyz', 'readyz'],
+    ['GET', '/openapi.json', 'getOpenApi'],
   ],
 };
 
@@ -72,7 +74,8 @@ const specIdempotent: Record<string, string[]> = {
   registry: ['discover', 'heartbeat', 'unregister'],
 };
 const specControlPlane = ['cancelTask', 'compactHistory', 'describeState', 'resetState', 'compactState'];
-const publicRoutes = ['/.well-known/agent-card.json', '/healthz', '/readyz'];
+// GET /openapi.json is not in the spec's tables: parley adds it, public so API tools need no key.
+const publicRoutes = ['/.well-known/agent-card.json', '/healthz', '/readyz', '/openapi.json'];
 
 test('the operations meta-schema compiles in strict mode and accepts its own example', () => {
   for (const example of metaSchema['examples'] as unknown[]) {
@@ -90,6 +93,7 @@ test('the meta-schema rejects inconsistent operations', () => {
     ['unknown key', (op) => (op.retries = 3)],
     ['HTML page with a response schema', (op) => { op.responseContentType = 'text/html'; op.response = 'health'; }],
     ['fallback on a unary operation', (op) => (op.fallback = 'healthz')],
+    ['stream without an event schema', (op) => { op.streaming = true; op.idempotent = false; op.idempotencyKeyFrom = []; op.responseContentType = 'text/event-stream'; op.response = null; }],
   ];
   for (const [label, mutate] of cases) {
     const manifest = structuredClone(good);

@@ -1,0 +1,34 @@
+# parley in a container: the `parley` command, which serves an agent by default. A sketch that
+# has not been built here (no docker on the machine that wrote it); see docs/operations.md.
+#
+#   docker build -t parley .
+#   docker run --rm -p 8080:8080 parley                                   # an echo agent
+#   docker run --rm -p 8000:8000 parley serve registry --url http://0.0.0.0:8000 --db /data/registry.db
+#
+# The build stage needs the network for `npm ci` (better-sqlite3, the registry's store, fetches
+# a prebuilt binary for linux x64 or arm64; on other platforms it compiles and needs python3,
+# make and g++ added to that stage).
+
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci
+COPY tsconfig.json tsconfig.build.json ./
+COPY src src
+COPY generated generated
+COPY schemas schemas
+RUN npm run build && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules node_modules
+COPY --from=build /app/dist dist
+COPY --from=build /app/schemas schemas
+# Where a registry keeps its SQLite file; a volume mounted here starts owned by the node user.
+RUN mkdir -p /data && chown node:node /data
+USER node
+EXPOSE 8080 8000
+ENTRYPOINT ["node", "dist/src/cli/main.js"]
+CMD ["serve", "agent", "--url", "http://0.0.0.0:8080"]
