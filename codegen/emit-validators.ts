@@ -52,7 +52,7 @@ export function emitValidatorModule(entries: readonly CatalogEntry[], source: st
   ].join('\n');
 }
 
-export function exportName(schemaName: string): string {
+function exportName(schemaName: string): string {
   return `validate_${schemaName.replace(/[^A-Za-z0-9]/g, '_')}`;
 }
 

@@ -27,8 +27,8 @@ import { messageFromA2a, messageToA2a } from './messages.js';
 import { sameOrigin } from './same-origin.js';
 import { applyRemoteTask, REMOTE_KEY, remoteRecord, type RemoteRecord } from './tasks.js';
 
-export const TASK_ID_MAP_TTL_MS = 3_600_000;
-export const TASK_ID_MAP_MAX = 1024;
+const TASK_ID_MAP_TTL_MS = 3_600_000;
+const TASK_ID_MAP_MAX = 1024;
 
 export interface A2aPeerOptions {
   readonly transportOptions?: TransportOptions;

@@ -8,7 +8,7 @@ import { nowIso } from '../core/clock.js';
 import { partFromA2a, partToA2a } from './parts.js';
 
 /** The metadata key holding the native descriptors of an artifact. */
-export const ARTIFACT_KEY = 'svcArtifact';
+const ARTIFACT_KEY = 'svcArtifact';
 
 const DESCRIPTORS = ['kind', 'uri', 'media_type', 'action_id', 'timestamp'] as const;
 

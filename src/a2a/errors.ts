@@ -5,7 +5,7 @@
 // and `code`.
 
 /** JSON-RPC 2.0 and A2A 1.0 error codes, by the names the specifications give them. */
-export const RPC_CODES = {
+const RPC_CODES = {
   parseError: -32700,
   invalidRequest: -32600,
   methodNotFound: -32601,
@@ -46,7 +46,7 @@ const ERROR_INFO_TYPE = 'type.googleapis.com/google.rpc.ErrorInfo';
 const A2A_DOMAIN = 'a2a-protocol.org';
 
 /** google.rpc.ErrorInfo in its JSON form. */
-export interface ErrorInfo {
+interface ErrorInfo {
   readonly '@type': typeof ERROR_INFO_TYPE;
   readonly reason: string;
   readonly domain: string;

@@ -10,7 +10,7 @@ import { nowIso } from '../core/clock.js';
 import { partFromA2a, partToA2a } from './parts.js';
 
 /** The metadata key that keeps a native role A2A has no twin for. */
-export const ROLE_KEY = 'svcRole';
+const ROLE_KEY = 'svcRole';
 
 /** An A2A message as a native one; `pointer` locates it in the request, for errors. */
 export function messageFromA2a(message: Message, pointer: string, now = nowIso()): NativeMessage {

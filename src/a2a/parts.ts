@@ -11,10 +11,10 @@ import { PartSchema, type Part } from '../../generated/proto/lf/a2a/v1/a2a_pb.js
 import { invalidParams } from './errors.js';
 
 /** The metadata key that carries a native part type with no A2A twin. */
-export const PART_TYPE_KEY = 'svcPartType';
+const PART_TYPE_KEY = 'svcPartType';
 
 /** The content of a native `file` part. */
-export interface FileContent {
+interface FileContent {
   /** Base64 of the bytes, for inline content. */
   bytes?: string;
   /** Where the content can be fetched, for linked content. */

@@ -16,7 +16,7 @@ export type ProtocolOption = 'auto' | 'parley' | 'native' | 'a2a';
 export type PeerProtocol = 'parley' | 'a2a';
 
 export const PROTOCOL_CHOICE_TTL_MS = 5 * 60_000;
-export const PROTOCOL_CHOICE_MAX_PEERS = 1024;
+const PROTOCOL_CHOICE_MAX_PEERS = 1024;
 
 /** The process-wide cache of choices, keyed by peer URL. */
 export const protocolChoices = new BoundedCache<string, PeerProtocol>({

@@ -17,7 +17,7 @@ export interface A2aSecurity {
 }
 
 /** The key the scheme is declared under (as on the native card). */
-export function schemeKey(scheme: NativeScheme): string {
+function schemeKey(scheme: NativeScheme): string {
   return scheme.type === 'http' ? `${scheme.scheme ?? 'http'}` : scheme.type;
 }
 

@@ -6,7 +6,7 @@ import { A2aRpcError } from './errors.js';
 import { A2A_PROTOCOL_VERSION } from './agent-card.js';
 
 /** What a request without the header is taken to speak. */
-export const ABSENT_VERSION = '0.3';
+const ABSENT_VERSION = '0.3';
 
 const JSON_TYPES = new Set(['application/json', 'application/a2a+json']);
 

@@ -52,15 +52,3 @@ export function stateFromA2a(state: TaskState): NativeState {
 export function a2aStateName(state: TaskState): string {
   return NAMES[state] ?? NAMES[TaskState.UNSPECIFIED];
 }
-
-/** A2A terminal states: the task takes no more messages and cannot be canceled. */
-export function isA2aTerminal(state: TaskState): boolean {
-  return (
-    state === TaskState.COMPLETED || state === TaskState.FAILED || state === TaskState.CANCELED || state === TaskState.REJECTED
-  );
-}
-
-/** States a blocking SendMessage returns at: terminal, or paused for the client. */
-export function isA2aSettled(state: TaskState): boolean {
-  return isA2aTerminal(state) || state === TaskState.INPUT_REQUIRED || state === TaskState.AUTH_REQUIRED;
-}

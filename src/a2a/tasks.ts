@@ -48,7 +48,7 @@ export function statusTime(task: NativeTask): number {
 }
 
 /** A native task as an A2A Task. */
-export function taskToA2a(task: NativeTask, view: TaskView): Task {
+function taskToA2a(task: NativeTask, view: TaskView): Task {
   const state = stateToA2a(task.state ?? 'submitted');
   const messages = task.messages ?? [];
   const limit = view.historyLength;

@@ -15,7 +15,7 @@ export interface CardIdentity {
 }
 
 /** Version of the native wire contract the interface speaks (svc.transport.v1). */
-export const NATIVE_PROTOCOL_VERSION = '1';
+const NATIVE_PROTOCOL_VERSION = '1';
 
 export function buildAgentCard(
   identity: CardIdentity,

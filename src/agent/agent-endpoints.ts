@@ -18,7 +18,7 @@ export interface AvailabilityFacts {
   readonly hasLlm: boolean;
 }
 
-export function isAvailable(spec: OperationSpec, facts: AvailabilityFacts): boolean {
+function isAvailable(spec: OperationSpec, facts: AvailabilityFacts): boolean {
   switch (spec.availability) {
     case 'always':
       return true;

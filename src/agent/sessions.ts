@@ -67,8 +67,8 @@ export class SessionValuesView implements SessionValues {
 }
 
 /** Sessions kept at most, and how long one may go unused (in ms), by default. */
-export const DEFAULT_MAX_SESSIONS = 1024;
-export const DEFAULT_SESSION_TTL_MS = 3_600_000;
+const DEFAULT_MAX_SESSIONS = 1024;
+const DEFAULT_SESSION_TTL_MS = 3_600_000;
 
 export class SessionStore {
   private readonly sessions = new Map<string, Session>();

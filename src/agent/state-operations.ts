@@ -10,7 +10,7 @@ import { EndpointError } from '../transport/endpoint-error.js';
 import type { Session, SessionStore } from './sessions.js';
 import type { TaskEngine } from './task-engine.js';
 
-export type StateOperation = StateResult['operation'];
+type StateOperation = StateResult['operation'];
 
 export class StateOperations {
   constructor(

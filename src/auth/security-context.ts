@@ -35,7 +35,7 @@ export class NaiveTimestampError extends TypeError {
 const ISO_DATE_TIME = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|z|[+-]\d{2}:?\d{2})?$/;
 
 /** Milliseconds since the epoch of an ISO 8601 timestamp that carries a time zone. */
-export function parseZonedTimestamp(value: string): number {
+function parseZonedTimestamp(value: string): number {
   const match = ISO_DATE_TIME.exec(value);
   if (!match) throw new InvalidArgumentError(`timestamp ${JSON.stringify(value)} is not an ISO 8601 date-time`, 'invalid_timestamp');
   const [, date, time, zone] = match;

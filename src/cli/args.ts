@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 import { UsageError } from './usage-error.js';
 
-export interface OptionSpec {
+interface OptionSpec {
   readonly type: 'string' | 'boolean';
   readonly short?: string;
   /** The option may be repeated; its value is then the list of every occurrence, in order. */

@@ -5,7 +5,7 @@
 //   ndjson  one JSON value per line (blank lines ignored), the JSON Lines convention.
 import { locateJsonSyntaxError } from '../core/json-syntax.js';
 
-export type RecordLayout = 'single' | 'array' | 'ndjson';
+type RecordLayout = 'single' | 'array' | 'ndjson';
 
 export interface JsonRecords {
   readonly layout: RecordLayout;

@@ -5,7 +5,7 @@ import { UsageError } from './usage-error.js';
 
 export const STDIN = '-';
 /** How standard input is named in messages and results. */
-export const STDIN_LABEL = '<stdin>';
+const STDIN_LABEL = '<stdin>';
 
 export function inputLabel(path: string): string {
   return path === STDIN ? STDIN_LABEL : path;

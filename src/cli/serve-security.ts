@@ -59,7 +59,7 @@ TLS (needs an https, wss or grpcs URL):
   --require-client-cert   mutual TLS: refuse clients without a certificate from --tls-ca
 `;
 
-export type AuthKind = 'api-key' | 'basic' | 'jwt';
+type AuthKind = 'api-key' | 'basic' | 'jwt';
 
 const KIND_NAMES: Readonly<Record<AuthKind, string>> = { 'api-key': 'API key', basic: 'Basic', jwt: 'JWT' };
 
@@ -84,14 +84,14 @@ export interface AuthLayer {
 }
 
 /** The TLS flags as a partial serialized TLS section. */
-export type TlsWire = NonNullable<TransportConfig['tls']>;
+type TlsWire = NonNullable<TransportConfig['tls']>;
 
 type Flags = Pick<ParsedArgs, 'options' | 'lists'>;
 
 const NO_AUTH: AuthLayer = { source: 'nowhere', kind: null };
 
 /** The authentication flags, with the files they name read. */
-export async function authFromFlags(flags: Flags): Promise<AuthLayer> {
+async function authFromFlags(flags: Flags): Promise<AuthLayer> {
   const list = (name: string) => flags.lists[name] ?? [];
   const source = 'the command line';
   const kinds = new Set<AuthKind>();
@@ -132,7 +132,7 @@ export async function authFromFlags(flags: Flags): Promise<AuthLayer> {
 }
 
 /** PARLEY_API_KEYS, PARLEY_BASIC_CREDENTIALS and PARLEY_JWT_SECRET; empty variables count as unset. */
-export function authFromEnvironment(env: NodeJS.ProcessEnv): AuthLayer {
+function authFromEnvironment(env: NodeJS.ProcessEnv): AuthLayer {
   const source = 'the environment';
   const kinds = new Set<AuthKind>();
   const layer: { apiKeys?: string[]; basic?: Map<string, string>; jwtSecret?: string } = {};
@@ -155,7 +155,7 @@ export function authFromEnvironment(env: NodeJS.ProcessEnv): AuthLayer {
  * The authenticator the sources configure (highest first), or undefined for none. Lower sources
  * of another kind are reported through `note`; JWT settings merge field by field.
  */
-export async function buildAuthenticator(
+async function buildAuthenticator(
   layers: readonly AuthLayer[],
   note: (line: string) => void,
 ): Promise<Authenticator | undefined> {
@@ -236,7 +236,7 @@ export async function resolveServeSecurity(
  * The TLS section: the flags over the config file's section (`base`), checked against the URL.
  * A secure URL needs a certificate and key; TLS files on a plain URL would be silently unused.
  */
-export function resolveServeTls(
+function resolveServeTls(
   { options: flags }: Flags,
   base: TlsWire | null,
   url: string,
@@ -277,7 +277,7 @@ export function resolveServeTls(
 }
 
 /** The one default URL scheme change TLS asks for: http -> https, ws -> wss, grpc -> grpcs. */
-export function secureDefaultUrl(url: string): string {
+function secureDefaultUrl(url: string): string {
   return url.replace(/^(http|ws|grpc):/, '$1s:');
 }
 

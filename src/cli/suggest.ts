@@ -5,7 +5,7 @@
  * Optimal string alignment distance: the fewest single-character insertions, deletions,
  * substitutions and swaps of two neighbours that turn `a` into `b`.
  */
-export function editDistance(a: string, b: string): number {
+function editDistance(a: string, b: string): number {
   if (a === b) return 0;
   if (a.length === 0) return b.length;
   if (b.length === 0) return a.length;

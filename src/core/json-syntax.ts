@@ -5,7 +5,7 @@
 
 import { positionAt, type TextPosition } from './text-position.js';
 
-export interface JsonSyntaxProblem {
+interface JsonSyntaxProblem {
   /** Offset of the offending character (the text's length for an early end). */
   readonly offset: number;
   readonly reason: string;
@@ -36,7 +36,7 @@ export function describeJsonSyntaxError(text: string, parseError: unknown): stri
   return `line ${line}, column ${column}: ${reason}`;
 }
 
-export function findJsonSyntaxProblem(text: string): JsonSyntaxProblem | undefined {
+function findJsonSyntaxProblem(text: string): JsonSyntaxProblem | undefined {
   const containers: Array<'object' | 'array'> = [];
   let i = skipWhitespace(text, 0);
   let expect = Expect.Value;

@@ -6,7 +6,7 @@ import type { SqliteDatabase } from './sqlite-module.js';
 import { RegistryStoreError } from './store-error.js';
 
 /** "PRLY": marks a SQLite file as a parley registry. */
-export const APPLICATION_ID = 0x50524c59;
+const APPLICATION_ID = 0x50524c59;
 
 const MIGRATIONS: ReadonlyArray<(db: SqliteDatabase) => void> = [
   // 0 -> 1: cards by URL, with the columns discovery indexes, and a table of tags.
@@ -34,7 +34,7 @@ const MIGRATIONS: ReadonlyArray<(db: SqliteDatabase) => void> = [
 ];
 
 /** The layout version this parley writes. */
-export const SCHEMA_VERSION = MIGRATIONS.length;
+const SCHEMA_VERSION = MIGRATIONS.length;
 
 /**
  * Checks that the file is a parley registry this version can read, creating the layout in an

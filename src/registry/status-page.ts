@@ -111,7 +111,7 @@ function agentRow(entry: RegistryEntry, now: number): string {
 }
 
 /** An age in words a person reads at a glance: `4 s`, `3 min 5 s`, `2 h 10 min`, `3 d 4 h`. */
-export function formatAge(seconds: number): string {
+function formatAge(seconds: number): string {
   const s = Math.max(0, Math.floor(seconds));
   if (s < 60) return s + ' s';
   if (s < 3600) return Math.floor(s / 60) + ' min ' + (s % 60) + ' s';

@@ -24,8 +24,8 @@ export type {
   RetryOptions,
   TransportConfigOptions,
 } from '../../generated/config/transport-config.js';
-export type { Tls, TlsOptions } from '../tls/tls-settings.js';
-export type { Grpc, GrpcOptions } from './grpc/options.js';
+export type { TlsOptions } from '../tls/tls-settings.js';
+export type { GrpcOptions } from './grpc/options.js';
 
 const TIMEOUT = TRANSPORT_CONFIG_FIELDS.find(
   (entry): entry is ConfigField => entry.kind === 'field' && entry.name === 'timeout',

@@ -20,7 +20,7 @@ export interface ApplicationErrorOptions {
 }
 
 /** Whether `code` is one of parley's codes (a key of ERROR_STATUS). */
-export function isErrorCode(code: string): code is ErrorCode {
+function isErrorCode(code: string): code is ErrorCode {
   return Object.hasOwn(ERROR_STATUS, code);
 }
 

@@ -31,8 +31,8 @@ export const NESTING_LIMIT = 32;
 /** The suite's max_request_bytes: small, so oversize rows stay cheap. */
 export const REQUEST_LIMIT = 64 * 1024;
 /** header_timeout and body_timeout of the server under test, in seconds. */
-export const HEADER_TIMEOUT = 0.5;
-export const BODY_TIMEOUT = 0.5;
+const HEADER_TIMEOUT = 0.5;
+const BODY_TIMEOUT = 0.5;
 /** idempotency_cache_bytes of the server under test: room for a few answers of tasks near the limit. */
 export const CACHE_BYTES = 1024 * 1024;
 /** How long a row waits for the server to close a stalled connection before calling it a hang. */
@@ -41,7 +41,7 @@ export const STALL_GUARD_MS = 15_000;
 /** API keys and the principal each one authenticates as. */
 export const ALICE = 'key-alice-0001';
 export const BOB = 'key-bob-0002';
-export const KEYS: Readonly<Record<string, string>> = { [ALICE]: 'alice', [BOB]: 'bob' };
+const KEYS: Readonly<Record<string, string>> = { [ALICE]: 'alice', [BOB]: 'bob' };
 
 const LISTEN: Readonly<Record<ServedKind, string>> = {
   http: 'http://127.0.0.1:0',
@@ -192,7 +192,7 @@ export async function assertStillServing(server: ChildServer): Promise<void> {
 }
 
 /** The client side of the API-key scheme: the key is sent as it is (X-API-Key, Authorization: ApiKey). */
-export const clientKey: Authenticator = {
+const clientKey: Authenticator = {
   scheme: { type: 'apiKey', scheme: null, description: 'reliability suite keys', metadata: {} },
   authenticate: async (credentials) => ({ principal_id: 'client', token: credentials, expires_at: null, metadata: {} }),
   refreshToken: async (context) => context,
@@ -496,7 +496,7 @@ export function assertRefused(answer: Answer, ...statuses: number[]): void {
   assert.ok(statuses.includes(status), `expected status ${statuses.join(' or ')}, got ${describeAnswer(answer)}`);
 }
 
-export function describeAnswer(answer: Answer): string {
+function describeAnswer(answer: Answer): string {
   const text = answer.text.length > 300 ? `${answer.text.slice(0, 300)}...` : answer.text;
   if (answer.kind === 'ok') return `ok: ${text}`;
   if (answer.kind === 'error') return `error ${answer.status} (${answer.code}): ${text}`;

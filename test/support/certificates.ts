@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-export interface KeyPair {
+interface KeyPair {
   readonly certfile: string;
   readonly keyfile: string;
 }

@@ -173,4 +173,4 @@ export function assertError(error: Error, type: abstract new (...args: any[]) =>
   if (code !== undefined) assert.equal((error as { code?: unknown }).code, code, `${error.name}: ${error.message}`);
 }
 
-export { collect, deferred, untilAborted, type Deferred } from './async.js';
+export { collect, deferred, untilAborted } from './async.js';

@@ -6,12 +6,12 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import type { Endpoint, RequestContext, StreamItem } from '../../src/transport/endpoint.js';
 import type { Transport, TransportOptions } from '../../src/transport/transport.js';
-import { echoTask, gate, ops, serve, stream, table, unary } from './transport-fixtures.js';
+import { gate, ops, serve, stream, table, unary } from './transport-fixtures.js';
 import { aborted } from './async.js';
 
 export { aborted };
 
-export const PROTO_ROOT = fileURLToPath(new URL('../../proto/', import.meta.url));
+const PROTO_ROOT = fileURLToPath(new URL('../../proto/', import.meta.url));
 
 export const INVOKE_PATH = '/svc.transport.v1.SvcTransport/Invoke';
 export const STREAM_PATH = '/svc.transport.v1.SvcTransport/Stream';
@@ -116,7 +116,7 @@ export async function streamCall(client: any, method: string, request: unknown, 
   return events;
 }
 
-export function toMetadata(values: Record<string, string> = {}): grpc.Metadata {
+function toMetadata(values: Record<string, string> = {}): grpc.Metadata {
   const metadata = new grpc.Metadata();
   for (const [key, value] of Object.entries(values)) metadata.set(key, value);
   return metadata;
@@ -152,7 +152,7 @@ export function toStruct(json: Record<string, unknown>): any {
   return { fields: Object.fromEntries(Object.entries(json).map(([key, value]) => [key, toValue(value)])) };
 }
 
-export function fromValue(value: any): unknown {
+function fromValue(value: any): unknown {
   if (value === undefined || value === null) return undefined;
   if ('nullValue' in value) return null;
   if ('numberValue' in value) return value.numberValue;
@@ -163,7 +163,7 @@ export function fromValue(value: any): unknown {
   throw new Error(`not a google.protobuf.Value: ${JSON.stringify(value)}`);
 }
 
-export function fromStruct(struct: any): Record<string, unknown> {
+function fromStruct(struct: any): Record<string, unknown> {
   return Object.fromEntries(Object.entries(struct?.fields ?? {}).map(([key, value]) => [key, fromValue(value)]));
 }
 
@@ -227,4 +227,4 @@ export function serveGrpc(
   return serve(t, 'grpc', 'grpc://127.0.0.1:0', endpoints, options);
 }
 
-export { echoTask, ops };
+export { ops };

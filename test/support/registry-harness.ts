@@ -22,7 +22,7 @@ export type StoreKind = 'memory' | 'sqlite';
 export const STORE_KINDS: readonly StoreKind[] = ['memory', 'sqlite'];
 
 /** A clock the test sets; seconds since the epoch. */
-export class TestClock {
+class TestClock {
   constructor(public now = 1_800_000_000) {}
   readonly read = (): number => this.now;
   advance(seconds: number): void {
@@ -49,7 +49,7 @@ export interface RegistryHarnessOptions extends Omit<RegistryServerOptions, 'tra
   readonly clientOptions?: TransportOptions;
 }
 
-export function makeStore(kind: StoreKind, t: { after(fn: () => void): void }): RegistryStore {
+function makeStore(kind: StoreKind, t: { after(fn: () => void): void }): RegistryStore {
   if (kind === 'memory') return new MemoryRegistryStore();
   const dir = mkdtempSync(join(tmpdir(), 'parley-registry-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));

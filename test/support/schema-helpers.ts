@@ -13,7 +13,6 @@ import { addParleyKeywords } from '../../codegen/schema-keywords.js';
 const Ajv2020 = ((_Ajv2020 as unknown as { default?: unknown }).default ?? _Ajv2020) as typeof _Ajv2020.default;
 const addFormats = ((_addFormats as unknown as { default?: unknown }).default ?? _addFormats) as typeof _addFormats.default;
 
-export const SCHEMAS_DIR = fileURLToPath(new URL('../../schemas/', import.meta.url));
 export const NATIVE_DIR = fileURLToPath(new URL('../../schemas/native/', import.meta.url));
 export const OPERATIONS_DIR = fileURLToPath(new URL('../../schemas/operations/', import.meta.url));
 export const NATIVE_ID_BASE = 'https://parley.dev/schemas/native/';
@@ -57,7 +56,7 @@ export function newAjv(): InstanceType<typeof Ajv2020> {
 let cachedAjv: InstanceType<typeof Ajv2020> | undefined;
 
 /** One shared ajv instance holding every native schema. */
-export function nativeAjv(): InstanceType<typeof Ajv2020> {
+function nativeAjv(): InstanceType<typeof Ajv2020> {
   if (!cachedAjv) {
     const ajv = newAjv();
     for (const schema of loadNativeSchemas().values()) ajv.addSchema(schema);

@@ -7,7 +7,7 @@ import { routeKey, type Endpoint, type RequestContext, type StreamItem } from '.
 import { createTransport } from '../../src/transport/factory.js';
 import type { Transport, TransportOptions } from '../../src/transport/transport.js';
 
-export const TIMESTAMP = '2025-03-01T09:30:00.000Z';
+const TIMESTAMP = '2025-03-01T09:30:00.000Z';
 
 /** The events a well-behaved stream sends for a task: two progress events, then the final one. */
 export function taskEvents(task: Task): StreamItem[] {
@@ -108,7 +108,7 @@ export function parseRawResponse(bytes: Buffer): RawResponse {
 }
 
 /** Removes the chunked transfer coding; throws on a truncated or malformed body. */
-export function dechunk(bytes: Buffer): Buffer {
+function dechunk(bytes: Buffer): Buffer {
   const parts: Buffer[] = [];
   let at = 0;
   for (;;) {

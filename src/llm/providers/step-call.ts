@@ -19,7 +19,7 @@ export const DEFAULT_MODEL_RETRY: Retry = Object.freeze({
 export const DEFAULT_STEP_TIMEOUT_MS = 600_000;
 
 /** A retry-after longer than this is not waited for: the step fails with the provider's error. */
-export const MAX_RETRY_AFTER_MS = 60_000;
+const MAX_RETRY_AFTER_MS = 60_000;
 
 export class StepCall {
   readonly signal: AbortSignal;

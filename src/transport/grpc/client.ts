@@ -29,7 +29,7 @@ import { METADATA, jsonOf, valueOfText, type RequestEnvelope, type ResponseEnvel
 import { wireOptions } from './options.js';
 import { errorFromCall, GrpcStatus } from './errors.js';
 
-export type GrpcCodec = 'json' | 'proto';
+type GrpcCodec = 'json' | 'proto';
 
 export interface GrpcClientOptions {
   /** Message codec: `json` (default, the spec's wire) or binary protobuf. */

@@ -32,7 +32,7 @@ import {
 import { classifyNodeFailure } from '../node-failures.js';
 
 /** The canonical gRPC status names, indexed by code. */
-export const GRPC_STATUS_NAMES = [
+const GRPC_STATUS_NAMES = [
   'OK',
   'CANCELLED',
   'UNKNOWN',
@@ -59,7 +59,7 @@ export const GrpcStatus = Object.freeze(
   Object.fromEntries(GRPC_STATUS_NAMES.map((name, code) => [name, code])) as Record<GrpcStatusName, number>,
 );
 
-export function statusName(code: number): string {
+function statusName(code: number): string {
   return GRPC_STATUS_NAMES[code] ?? `STATUS_${code}`;
 }
 

@@ -81,7 +81,7 @@ export class DescriptorIndex {
 }
 
 /** One reflection answer; the same shape serves v1 and v1alpha. */
-export function reflect(index: DescriptorIndex, request: ReflectionRequest): ResponseInit {
+function reflect(index: DescriptorIndex, request: ReflectionRequest): ResponseInit {
   const base = { validHost: request.host, originalRequest: request as RequestV1 };
   const notFound = (message: string): ResponseInit => ({
     ...base,

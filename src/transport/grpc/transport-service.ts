@@ -58,7 +58,7 @@ export interface EnvelopeCodec<Request, Response> {
 }
 
 /** The envelope messages of transport.proto, payloads as google.protobuf.Value. */
-export const protoEnvelopes: EnvelopeCodec<RequestEnvelope, ResponseEnvelope> = {
+const protoEnvelopes: EnvelopeCodec<RequestEnvelope, ResponseEnvelope> = {
   decode: decodeRequest,
   success: (requestId, encoded) => successEnvelope(requestId, encoded.text, true),
   text: textEnvelope,

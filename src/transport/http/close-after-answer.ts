@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
 /** How long input is still read and dropped after the answer, for the client to read it first. */
-export const LINGER_MS = 1000;
+const LINGER_MS = 1000;
 
 /** Makes the answer about to be written on `res` the connection's last, closing it gently after. */
 export function closeAfterAnswer(req: IncomingMessage, res: ServerResponse): void {

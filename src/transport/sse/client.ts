@@ -9,7 +9,7 @@ import { mapSocketError } from '../node-failures.js';
 import { errorFromResponse } from '../wire-errors.js';
 import { SseParser } from './sse-parser.js';
 
-export const EVENT_STREAM = 'text/event-stream';
+const EVENT_STREAM = 'text/event-stream';
 
 /** How long a finished stream's response may take to end before its socket is dropped. */
 const TRAILER_GRACE_MS = 1000;

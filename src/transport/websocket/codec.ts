@@ -24,7 +24,7 @@ export function maxFrameBytes(limits: Limits): number {
 /** What `ws` hands a message listener (node buffers, the default binary type). */
 export type RawData = Buffer | ArrayBuffer | Buffer[];
 
-export function frameBuffer(raw: RawData): Buffer {
+function frameBuffer(raw: RawData): Buffer {
   if (Buffer.isBuffer(raw)) return raw;
   if (Array.isArray(raw)) return Buffer.concat(raw);
   return Buffer.from(raw);
@@ -37,7 +37,7 @@ function byteLengthOf(raw: RawData): number {
 
 // ---------------------------------------------------------------------------- server side
 
-export interface RequestFrame {
+interface RequestFrame {
   readonly id: string;
   readonly method: string;
   readonly path: string;
