@@ -33,7 +33,7 @@ export function emitOperationFiles(manifest: OperationsManifest, catalog: readon
   const signatures = native.map((op) => {
     const input = op.request ?? op.query;
     const requestType = typeFor(input, 'void');
-    const responseType = op.responseContentType === 'text/html' ? 'string' : typeFor(op.response, 'void');
+    const responseType = isTextAnswer(op) ? 'string' : typeFor(op.response, 'void');
     return { op, requestType, responseType, hasInput: input !== null };
   });
   const typeImports = () =>
@@ -201,4 +201,9 @@ export interface OperationInvoker {
 
 function article(word: string): string {
   return /^[aeiou]/i.test(word) ? 'an' : 'a';
+}
+
+/** Operations answering with text rather than JSON: HTML pages and the Prometheus exposition. */
+function isTextAnswer(op: OperationEntry): boolean {
+  return op.responseContentType === 'text/html' || op.responseContentType === 'text/plain';
 }

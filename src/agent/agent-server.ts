@@ -2,6 +2,7 @@
 // the generated operations, hands it to the transport and starts it; only then is the server
 // running. stop() stops the transport, then goes idle; a failing step leaves it running.
 import type { AgentHandlers } from '../../generated/handlers/agent.js';
+import { agentOperations } from '../../generated/operations/agent.js';
 import type {
   AgentCard,
   CancelRequest,
@@ -44,6 +45,8 @@ import { TaskEngine } from './task-engine.js';
 import { A2aAdapter } from '../a2a/json-rpc-adapter.js';
 import { buildA2aEndpoints } from '../a2a/a2a-endpoints.js';
 import type { TaskIndex } from '../a2a/task-index.js';
+import { MetricsExposure, metricsOptions, unmountMetrics } from '../observability/metrics-exposure.js';
+import type { MetricsOptions } from '../observability/prometheus-metrics.js';
 
 /** Decides whether a caller may reset or compact state. Return false (or throw) to refuse. */
 export type StatePolicy = (
@@ -92,6 +95,11 @@ export interface AgentServerOptions extends CardIdentity {
   readonly a2aTaskIndex?: TaskIndex;
   /** A session unused for this long is dropped. Default 3600 (one hour). */
   readonly sessionTtlSeconds?: number;
+  /**
+   * Prometheus metrics (needs prom-client): GET /metrics on http and sse, and on a listener of
+   * its own when a `url` is given (for websocket and grpc). `true` for the defaults. Off by default.
+   */
+  readonly metrics?: boolean | MetricsOptions;
 }
 
 export class AgentServer implements AgentHandlers<RequestContext> {
@@ -104,6 +112,7 @@ export class AgentServer implements AgentHandlers<RequestContext> {
   private readonly llm: LanguageModel | null;
   private readonly registration: AgentRegistration | null;
   private readonly model: ModelSetup | null;
+  private metricsExposure: MetricsExposure | null = null;
 
   constructor(private readonly options: AgentServerOptions) {
     if (!options.name) throw new InvalidArgumentError('an agent needs a name', 'invalid_argument');
@@ -184,7 +193,25 @@ export class AgentServer implements AgentHandlers<RequestContext> {
       });
       for (const [key, endpoint] of a2a) endpoints.set(key, endpoint);
     }
-    await transport.start(endpoints);
+    const metrics = metricsOptions(this.options.metrics);
+    if (metrics) {
+      const source = { transport: transport.name, metrics: transport.metrics, tasks: () => this.engine.counts() };
+      this.metricsExposure = await MetricsExposure.start(
+        metrics,
+        source,
+        agentOperations.getMetrics,
+        this.options.authenticator ?? null,
+      );
+      this.metricsExposure.mount(endpoints, agentOperations.getMetrics);
+    } else {
+      unmountMetrics(endpoints, agentOperations.getMetrics);
+    }
+    try {
+      await transport.start(endpoints);
+    } catch (error) {
+      await this.stopMetrics();
+      throw error;
+    }
     this.running = true;
     // Not awaited: joining the registry must not hold up (or fail) serving.
     void this.registration?.start();
@@ -195,7 +222,19 @@ export class AgentServer implements AgentHandlers<RequestContext> {
     // Leave the registry first, so nobody discovers an agent that is going away.
     await this.registration?.stop();
     await this.transport.stop();
+    await this.stopMetrics();
     this.running = false;
+  }
+
+  /** Where GET /metrics is served on a listener of its own (the `metrics` option's url); null without one. */
+  get metricsUrl(): string | null {
+    return this.metricsExposure?.url ?? null;
+  }
+
+  private async stopMetrics(): Promise<void> {
+    const exposure = this.metricsExposure;
+    this.metricsExposure = null;
+    await exposure?.stop();
   }
 
   /**
@@ -270,6 +309,12 @@ export class AgentServer implements AgentHandlers<RequestContext> {
     return renderStatusPage(this.card(), this.transport.health(), this.engine.counts());
   }
 
+  /** The Prometheus exposition (GET /metrics); the route exists only with the `metrics` option. */
+  getMetrics(): Promise<string> {
+    if (!this.metricsExposure) return Promise.reject(new EndpointError('not_found', 'metrics are not enabled on this agent'));
+    return this.metricsExposure.prometheus.text();
+  }
+
   healthz(): Health {
     return this.transport.health();
   }
@@ -336,7 +381,12 @@ function chatError(error: unknown): unknown {
     return new EndpointError(error.code, error.message, { provider: error.provider, status: error.statusCode }, { status: 502 });
   }
   if (error instanceof RunBudgetError) {
-    return new EndpointError(error.code, error.message, { limit: error.limit, maximum: error.maximum, run: error.run }, { status: 422 });
+    return new EndpointError(
+      error.code,
+      error.message,
+      { limit: error.limit, maximum: error.maximum, run: error.run },
+      { status: 422 },
+    );
   }
   return error;
 }

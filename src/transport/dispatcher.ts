@@ -31,10 +31,19 @@ export interface DispatcherOptions {
   readonly authenticator: Authenticator | null;
 }
 
-/** A unary answer: JSON (already encoded, so the transport writes the text as is) or HTML. */
+/**
+ * A unary answer: JSON (already encoded, so the transport writes the text as is) or text
+ * (an HTML page, the Prometheus exposition) with its content type.
+ */
 export type UnaryOutcome =
   | { readonly kind: 'json'; readonly encoded: EncodedJson; readonly replayed: boolean }
-  | { readonly kind: 'html'; readonly html: string };
+  | { readonly kind: 'text'; readonly text: string; readonly contentType: string };
+
+/** The content type each text operation is answered with. */
+const TEXT_CONTENT_TYPES: Readonly<Record<string, string>> = {
+  'text/html': 'text/html; charset=utf-8',
+  'text/plain': 'text/plain; version=0.0.4; charset=utf-8',
+};
 
 /** One frame of a served stream; the one with `final` true is the last. */
 export type StreamFrame =
@@ -127,8 +136,10 @@ export class Dispatcher {
     const { metrics } = this.options;
     metrics.requestStarted();
     metrics.received(request.receivedBytes);
+    let operation: string | null = null;
     try {
       const target = endpoint ?? this.route(request.method, request.path);
+      operation = target.spec.name;
       if (target.spec.streaming || !target.unary) {
         throw new EndpointError('invalid_request', `${target.spec.method} ${target.spec.path} is a stream; open it as one`);
       }
@@ -139,7 +150,8 @@ export class Dispatcher {
       let replayable = true;
       const invoke = async (): Promise<UnaryOutcome> => {
         const result = await run(input, context);
-        if (target.spec.responseContentType === 'text/html') return { kind: 'html', html: String(result) };
+        const textType = TEXT_CONTENT_TYPES[target.spec.responseContentType];
+        if (textType) return { kind: 'text', text: String(result), contentType: textType };
         replayable = target.replayable?.(result) ?? true;
         const encoded = encodeWithin('response', result, this.options.config.limits.maxResponseBytes, {
           requestId: request.requestId,
@@ -158,10 +170,10 @@ export class Dispatcher {
         outcome = await slotted();
       }
       metrics.sent(outcomeBytes(outcome));
-      metrics.requestFinished(true, started);
+      metrics.requestFinished(true, started, operation);
       return outcome;
     } catch (error) {
-      metrics.requestFinished(false, started);
+      metrics.requestFinished(false, started, operation);
       throw toEndpointError(error);
     }
   }
@@ -264,7 +276,7 @@ export class Dispatcher {
 
 /** What a stored answer weighs in the idempotency cache: the bytes it is sent as. */
 function outcomeBytes(outcome: UnaryOutcome): number {
-  return outcome.kind === 'json' ? outcome.encoded.bytes : Buffer.byteLength(outcome.html);
+  return outcome.kind === 'json' ? outcome.encoded.bytes : Buffer.byteLength(outcome.text);
 }
 
 interface Prepared {

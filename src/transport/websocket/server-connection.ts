@@ -146,7 +146,7 @@ export class ServerConnection {
 
   private async serveUnary(endpoint: Endpoint, request: InboundRequest): Promise<void> {
     const outcome = await this.dispatcher.unary(request, endpoint);
-    const result = outcome.kind === 'json' ? outcome.encoded.text : JSON.stringify(outcome.html);
+    const result = outcome.kind === 'json' ? outcome.encoded.text : JSON.stringify(outcome.text);
     await this.send(okFrame(request.requestId, result, true));
   }
 
