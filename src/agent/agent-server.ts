@@ -319,8 +319,9 @@ export class AgentServer implements AgentHandlers<RequestContext> {
     return this.transport.health();
   }
 
+  /** Answers 503 once stop has begun, while requests in flight finish. */
   readyz(): Health {
-    return this.transport.health();
+    return this.transport.readiness();
   }
 
   getChatPage(): string {

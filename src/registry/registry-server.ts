@@ -237,8 +237,9 @@ export class RegistryServer implements RegistryHandlers<RequestContext> {
     return this.transport.health();
   }
 
+  /** Answers 503 once stop has begun, while requests in flight finish. */
   readyz(): Health {
-    return this.transport.health();
+    return this.transport.readiness();
   }
 
   // --- the spec's other registry calls ---

@@ -61,6 +61,9 @@ export class Dispatcher {
   private readonly idempotency: IdempotencyCache;
   private readonly inbound: Slots;
   private readonly streams: Slots;
+  /** Requests and streams being served, counted whatever the metrics setting: shutdown waits for them. */
+  private inFlight = 0;
+  private idleWaiters: (() => void)[] = [];
 
   constructor(
     readonly endpoints: EndpointTable,
@@ -99,6 +102,30 @@ export class Dispatcher {
     metrics.requestFinished(false, performance.now());
   }
 
+  /**
+   * Resolves once nothing is being served, or after `timeoutMs` (whichever comes first), so a
+   * stopping server lets its work finish without waiting forever on it.
+   */
+  idle(timeoutMs: number): Promise<void> {
+    if (this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, timeoutMs);
+      const waiters = this.idleWaiters;
+      function done() {
+        clearTimeout(timer);
+        const at = waiters.indexOf(done);
+        if (at >= 0) waiters.splice(at, 1);
+        resolve();
+      }
+      waiters.push(done);
+    });
+  }
+
+  private settle(): void {
+    if (--this.inFlight > 0 || this.idleWaiters.length === 0) return;
+    for (const waiter of this.idleWaiters.slice()) waiter();
+  }
+
   /** The endpoint for a route, or a 404/405 EndpointError. */
   route(method: string, path: string): Endpoint {
     const endpoint = this.endpoints.get(routeKey(method, path));
@@ -134,6 +161,7 @@ export class Dispatcher {
   async unary(request: InboundRequest, endpoint?: Endpoint): Promise<UnaryOutcome> {
     const started = performance.now();
     const { metrics } = this.options;
+    this.inFlight++;
     metrics.requestStarted();
     metrics.received(request.receivedBytes);
     let operation: string | null = null;
@@ -175,6 +203,8 @@ export class Dispatcher {
     } catch (error) {
       metrics.requestFinished(false, started, operation);
       throw toEndpointError(error);
+    } finally {
+      this.settle();
     }
   }
 
@@ -211,6 +241,7 @@ export class Dispatcher {
     }
     metrics.streamStarted();
     metrics.received(request.receivedBytes);
+    this.inFlight++;
     let finished = false;
     /** Counts the stream and frees its slot, once, however it ends. */
     const finish = (ok: boolean) => {
@@ -218,6 +249,7 @@ export class Dispatcher {
       finished = true;
       metrics.streamFinished(ok && !request.signal.aborted);
       release();
+      this.settle();
     };
     const frames = async function* (): AsyncGenerator<StreamFrame, void, undefined> {
       let ok = false;
