@@ -139,6 +139,8 @@ function responseContent(op: OperationEntry, schemaFor: (name: string) => Json):
   switch (op.responseContentType) {
     case 'text/html':
       return { 'text/html': { schema: { type: 'string' } } };
+    case 'text/plain':
+      return { 'text/plain': { schema: { type: 'string', description: 'Prometheus text exposition format 0.0.4' } } };
     case 'text/event-stream':
       return {
         'text/event-stream': {

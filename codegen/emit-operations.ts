@@ -33,9 +33,9 @@ export function emitOperationFiles(manifest: OperationsManifest, catalog: readon
   const signatures = native.map((op) => {
     const input = op.request ?? op.query;
     const requestType = typeFor(input, 'void');
-    // A JSON answer with no schema of its own (the OpenAPI document) is still a JSON object.
-    const untyped = op.responseContentType === 'text/html' ? 'string' : 'Record<string, unknown>';
-    const responseType = typeFor(op.response, untyped);
+    // A text answer (HTML, Prometheus) is a string; a JSON answer with no schema of its own (the
+    // OpenAPI document) is still a JSON object.
+    const responseType = isTextAnswer(op) ? 'string' : typeFor(op.response, 'Record<string, unknown>');
     return { op, requestType, responseType, hasInput: input !== null };
   });
   const typeImports = () =>
@@ -203,4 +203,9 @@ export interface OperationInvoker {
 
 function article(word: string): string {
   return /^[aeiou]/i.test(word) ? 'an' : 'a';
+}
+
+/** Operations answering with text rather than JSON: HTML pages and the Prometheus exposition. */
+function isTextAnswer(op: OperationEntry): boolean {
+  return op.responseContentType === 'text/html' || op.responseContentType === 'text/plain';
 }

@@ -22,6 +22,7 @@ export { AgentClient, TaskFailedError, transportForUrl, type AgentClientOptions 
 export type { AgentRegistrationOptions } from './agent/agent-registration.js';
 export { RegistryClient, type DiscoverFilters, type RegistryCallStatus, type RegistryClientOptions } from './client/registry-client.js';
 export { DEFAULT_MAX_CARD_BYTES, RegistryServer, type RegistryServerOptions } from './registry/registry-server.js';
+export { PrometheusMetrics, type MetricsOptions, type MetricsSource } from './observability/prometheus-metrics.js';
 export type { IndexKeys, MaybePromise, RegistryStore } from './registry/registry-store.js';
 export { MemoryRegistryStore } from './registry/memory-store.js';
 export { SqliteRegistryStore, type SqliteRegistryStoreOptions } from './registry/sqlite-store.js';

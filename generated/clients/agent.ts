@@ -56,6 +56,11 @@ export class AgentOperationsClient {
     return this.invoker.unary(agentOperations.getStatusPage, undefined, options) as Promise<string>;
   }
 
+  /** GET /metrics: Prometheus metrics of the agent in the text exposition format. Served only when the server's `metrics` option is set; public only when that option says so, otherwise it needs credentials like any protected route. */
+  getMetrics(options?: CallOptions): Promise<string> {
+    return this.invoker.unary(agentOperations.getMetrics, undefined, options) as Promise<string>;
+  }
+
   /** GET /healthz: Health payload of the serving transport. */
   healthz(options?: CallOptions): Promise<Health> {
     return this.invoker.unary(agentOperations.healthz, undefined, options) as Promise<Health>;

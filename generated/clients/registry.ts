@@ -36,6 +36,11 @@ export class RegistryOperationsClient {
     return this.invoker.unary(registryOperations.getStatusPage, undefined, options) as Promise<string>;
   }
 
+  /** GET /metrics: Prometheus metrics of the registry in the text exposition format. Served only when the server's `metrics` option is set; public only when that option says so, otherwise it needs credentials like any protected route. */
+  getMetrics(options?: CallOptions): Promise<string> {
+    return this.invoker.unary(registryOperations.getMetrics, undefined, options) as Promise<string>;
+  }
+
   /** GET /healthz: Health payload of the serving transport. */
   healthz(options?: CallOptions): Promise<Health> {
     return this.invoker.unary(registryOperations.healthz, undefined, options) as Promise<Health>;

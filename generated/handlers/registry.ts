@@ -17,6 +17,8 @@ export interface RegistryHandlers<Context = unknown> {
   discover(request: DiscoverQuery, context: Context): Promise<AgentCardList> | AgentCardList;
   /** GET /status: HTML status page of the registry. */
   getStatusPage(context: Context): Promise<string> | string;
+  /** GET /metrics: Prometheus metrics of the registry in the text exposition format. Served only when the server's `metrics` option is set; public only when that option says so, otherwise it needs credentials like any protected route. */
+  getMetrics(context: Context): Promise<string> | string;
   /** GET /healthz: Health payload of the serving transport. */
   healthz(context: Context): Promise<Health> | Health;
   /** GET /readyz: Readiness payload; same content as healthz. */

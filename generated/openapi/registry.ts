@@ -296,6 +296,43 @@ export const registryOpenApi = {
         }
       }
     },
+    "/metrics": {
+      "get": {
+        "operationId": "getMetrics",
+        "summary": "Prometheus metrics of the registry in the text exposition format.",
+        "description": "Prometheus metrics of the registry in the text exposition format. Served only when the server's `metrics` option is set; public only when that option says so, otherwise it needs credentials like any protected route.\n\nAvailability: html-transport.",
+        "tags": [
+          "registry"
+        ],
+        "parameters": [
+          {
+            "name": "X-Svc-Request-ID",
+            "in": "header",
+            "required": false,
+            "description": "Correlation id; the server echoes it and generates one when absent.",
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "Success.",
+            "content": {
+              "text/plain": {
+                "schema": {
+                  "type": "string",
+                  "description": "Prometheus text exposition format 0.0.4"
+                }
+              }
+            }
+          },
+          "default": {
+            "$ref": "#/components/responses/Error"
+          }
+        }
+      }
+    },
     "/healthz": {
       "get": {
         "operationId": "healthz",

@@ -227,6 +227,24 @@ export const agentOperations = {
     "availability": "html-transport",
     "idempotencyKeyFrom": []
   },
+  getMetrics: {
+    "service": "agent",
+    "name": "getMetrics",
+    "specName": "metrics",
+    "summary": "Prometheus metrics of the agent in the text exposition format. Served only when the server's `metrics` option is set; public only when that option says so, otherwise it needs credentials like any protected route.",
+    "method": "GET",
+    "path": "/metrics",
+    "request": null,
+    "query": null,
+    "response": null,
+    "responseContentType": "text/plain",
+    "idempotent": false,
+    "streaming": false,
+    "public": false,
+    "controlPlane": false,
+    "availability": "html-transport",
+    "idempotencyKeyFrom": []
+  },
   healthz: {
     "service": "agent",
     "name": "healthz",

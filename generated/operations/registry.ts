@@ -106,6 +106,24 @@ export const registryOperations = {
     "availability": "html-transport",
     "idempotencyKeyFrom": []
   },
+  getMetrics: {
+    "service": "registry",
+    "name": "getMetrics",
+    "specName": "metrics",
+    "summary": "Prometheus metrics of the registry in the text exposition format. Served only when the server's `metrics` option is set; public only when that option says so, otherwise it needs credentials like any protected route.",
+    "method": "GET",
+    "path": "/metrics",
+    "request": null,
+    "query": null,
+    "response": null,
+    "responseContentType": "text/plain",
+    "idempotent": false,
+    "streaming": false,
+    "public": false,
+    "controlPlane": false,
+    "availability": "html-transport",
+    "idempotencyKeyFrom": []
+  },
   healthz: {
     "service": "registry",
     "name": "healthz",

@@ -2,6 +2,7 @@
 // the generated operations, hands it to the transport and starts it; only then is the server
 // running. stop() stops the transport, then goes idle; a failing step leaves it running.
 import type { AgentHandlers } from '../../generated/handlers/agent.js';
+import { agentOperations } from '../../generated/operations/agent.js';
 import type {
   AgentCard,
   CancelRequest,
@@ -48,6 +49,8 @@ import type { TaskIndex } from '../a2a/task-index.js';
 import { RedisAgentState } from '../store/redis/redis-agent-state.js';
 import { parseRedisUrl } from '../store/redis/redis-connection.js';
 import type { IdempotencyBounds } from '../transport/idempotency-store.js';
+import { MetricsExposure, metricsOptions, unmountMetrics } from '../observability/metrics-exposure.js';
+import type { MetricsOptions } from '../observability/prometheus-metrics.js';
 
 /** Decides whether a caller may reset or compact state. Return false (or throw) to refuse. */
 export type StatePolicy = (
@@ -102,6 +105,11 @@ export interface AgentServerOptions extends CardIdentity {
    * to the replica running the task (docs/replicas.md). Default `memory`: all in this process.
    */
   readonly store?: string;
+  /**
+   * Prometheus metrics (needs prom-client): GET /metrics on http and sse, and on a listener of
+   * its own when a `url` is given (for websocket and grpc). `true` for the defaults. Off by default.
+   */
+  readonly metrics?: boolean | MetricsOptions;
 }
 
 export class AgentServer implements AgentHandlers<RequestContext> {
@@ -115,6 +123,7 @@ export class AgentServer implements AgentHandlers<RequestContext> {
   private readonly registration: AgentRegistration | null;
   private readonly model: ModelSetup | null;
   private shared: RedisAgentState | null = null;
+  private metricsExposure: MetricsExposure | null = null;
 
   constructor(private readonly options: AgentServerOptions) {
     if (!options.name) throw new InvalidArgumentError('an agent needs a name', 'invalid_argument');
@@ -223,7 +232,25 @@ export class AgentServer implements AgentHandlers<RequestContext> {
       });
       for (const [key, endpoint] of a2a) endpoints.set(key, endpoint);
     }
-    await transport.start(endpoints);
+    const metrics = metricsOptions(this.options.metrics);
+    if (metrics) {
+      const source = { transport: transport.name, metrics: transport.metrics, tasks: () => this.engine.counts() };
+      this.metricsExposure = await MetricsExposure.start(
+        metrics,
+        source,
+        agentOperations.getMetrics,
+        this.options.authenticator ?? null,
+      );
+      this.metricsExposure.mount(endpoints, agentOperations.getMetrics);
+    } else {
+      unmountMetrics(endpoints, agentOperations.getMetrics);
+    }
+    try {
+      await transport.start(endpoints);
+    } catch (error) {
+      await this.stopMetrics();
+      throw error;
+    }
   }
 
   async stop(): Promise<void> {
@@ -231,6 +258,7 @@ export class AgentServer implements AgentHandlers<RequestContext> {
     // Leave the registry first, so nobody discovers an agent that is going away.
     await this.registration?.stop();
     await this.transport.stop();
+    await this.stopMetrics();
     await this.shared?.close();
     this.shared = null;
     this.running = false;
@@ -249,6 +277,17 @@ export class AgentServer implements AgentHandlers<RequestContext> {
       if (error instanceof EndpointError && error.code === 'not_found') return undefined;
       throw error;
     }
+  }
+
+  /** Where GET /metrics is served on a listener of its own (the `metrics` option's url); null without one. */
+  get metricsUrl(): string | null {
+    return this.metricsExposure?.url ?? null;
+  }
+
+  private async stopMetrics(): Promise<void> {
+    const exposure = this.metricsExposure;
+    this.metricsExposure = null;
+    await exposure?.stop();
   }
 
   /**
@@ -336,12 +375,19 @@ export class AgentServer implements AgentHandlers<RequestContext> {
     return renderStatusPage(this.card(), this.transport.health(), this.engine.counts());
   }
 
+  /** The Prometheus exposition (GET /metrics); the route exists only with the `metrics` option. */
+  getMetrics(): Promise<string> {
+    if (!this.metricsExposure) return Promise.reject(new EndpointError('not_found', 'metrics are not enabled on this agent'));
+    return this.metricsExposure.prometheus.text();
+  }
+
   healthz(): Health {
     return this.transport.health();
   }
 
+  /** Answers 503 once stop has begun, while requests in flight finish. */
   readyz(): Health {
-    return this.transport.health();
+    return this.transport.readiness();
   }
 
   /** The OpenAPI 3.1 document of the native HTTP API, as `GET /openapi.json` serves it (http and sse). */
@@ -407,7 +453,12 @@ function chatError(error: unknown): unknown {
     return new EndpointError(error.code, error.message, { provider: error.provider, status: error.statusCode }, { status: 502 });
   }
   if (error instanceof RunBudgetError) {
-    return new EndpointError(error.code, error.message, { limit: error.limit, maximum: error.maximum, run: error.run }, { status: 422 });
+    return new EndpointError(
+      error.code,
+      error.message,
+      { limit: error.limit, maximum: error.maximum, run: error.run },
+      { status: 422 },
+    );
   }
   return error;
 }

@@ -19,6 +19,7 @@ export function buildRegistryEndpoints(registry: RegistryServer, transport: Tran
     heartbeat: (data, context) => registry.heartbeat(data as AgentUrlRequest, context),
     discover: (data, context) => registry.discover(data as DiscoverQuery, context),
     getStatusPage: (_data, context) => registry.getStatusPage(context),
+    getMetrics: () => registry.getMetrics(),
     healthz: async () => registry.healthz(),
     readyz: async () => registry.readyz(),
     getOpenApi: () => registry.getOpenApi(),

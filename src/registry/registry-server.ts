@@ -24,6 +24,9 @@ import type { Transport, TransportOptions } from '../transport/transport.js';
 import { discoveryFilter, indexKeys, matches, type DiscoveryFilter } from './discovery.js';
 import { MemoryRegistryStore } from './memory-store.js';
 import { buildRegistryEndpoints } from './registry-endpoints.js';
+import { registryOperations } from '../../generated/operations/registry.js';
+import { MetricsExposure, metricsOptions, unmountMetrics } from '../observability/metrics-exposure.js';
+import type { MetricsOptions } from '../observability/prometheus-metrics.js';
 import type { RegistryStore } from './registry-store.js';
 import { renderRegistryStatusPage } from './status-page.js';
 import { REGISTRY_STATUS } from './status-texts.js';
@@ -66,6 +69,11 @@ export interface RegistryServerOptions {
   readonly maxCardBytes?: number;
   /** Seconds since the Unix epoch; replaceable so that tests can move time. Default: the wall clock. */
   readonly clock?: () => number;
+  /**
+   * Prometheus metrics (needs prom-client): GET /metrics on http and sse, and on a listener of
+   * its own when a `url` is given (for websocket and grpc). `true` for the defaults. Off by default.
+   */
+  readonly metrics?: boolean | MetricsOptions;
 }
 
 export class RegistryServer implements RegistryHandlers<RequestContext> {
@@ -76,6 +84,7 @@ export class RegistryServer implements RegistryHandlers<RequestContext> {
   private transportInstance: Transport | null;
   private running = false;
   private starting: Promise<void> | null = null;
+  private metricsExposure: MetricsExposure | null = null;
 
   constructor(private readonly options: RegistryServerOptions = {}) {
     if (typeof options.transport === 'string' || options.transport === undefined) {
@@ -128,8 +137,23 @@ export class RegistryServer implements RegistryHandlers<RequestContext> {
         this.options.url ?? 'http://127.0.0.1:0',
         { ...this.options.transportOptions, authenticator: this.options.authenticator },
       ));
-      await transport.start(buildRegistryEndpoints(this, transport));
+      const endpoints = buildRegistryEndpoints(this, transport);
+      const metrics = metricsOptions(this.options.metrics);
+      if (metrics) {
+        const source = { transport: transport.name, metrics: transport.metrics };
+        this.metricsExposure = await MetricsExposure.start(
+          metrics,
+          source,
+          registryOperations.getMetrics,
+          this.options.authenticator ?? null,
+        );
+        this.metricsExposure.mount(endpoints, registryOperations.getMetrics);
+      } else {
+        unmountMetrics(endpoints, registryOperations.getMetrics);
+      }
+      await transport.start(endpoints);
     } catch (error) {
+      await this.stopMetrics();
       await this.store.close();
       throw error;
     }
@@ -139,8 +163,26 @@ export class RegistryServer implements RegistryHandlers<RequestContext> {
   async stop(): Promise<void> {
     if (!this.running) return;
     await this.transport.stop();
+    await this.stopMetrics();
     await this.store.close();
     this.running = false;
+  }
+
+  /** Where GET /metrics is served on a listener of its own (the `metrics` option's url); null without one. */
+  get metricsUrl(): string | null {
+    return this.metricsExposure?.url ?? null;
+  }
+
+  /** The Prometheus exposition (GET /metrics); the route exists only with the `metrics` option. */
+  getMetrics(): Promise<string> {
+    if (!this.metricsExposure) return Promise.reject(new EndpointError('not_found', 'metrics are not enabled on this registry'));
+    return this.metricsExposure.prometheus.text();
+  }
+
+  private async stopMetrics(): Promise<void> {
+    const exposure = this.metricsExposure;
+    this.metricsExposure = null;
+    await exposure?.stop();
   }
 
   // --- the generated handler interface ---
@@ -157,14 +199,10 @@ export class RegistryServer implements RegistryHandlers<RequestContext> {
     const text = JSON.stringify(withDefaults(card));
     const bytes = Buffer.byteLength(text, 'utf8');
     if (bytes > this.maxCardBytes) {
-      throw new EndpointError(
-        'payload_too_large',
-        `card is ${bytes} bytes, over the registry's limit of ${this.maxCardBytes}`,
-        {
-          limit: this.maxCardBytes,
-          size: bytes,
-        },
-      );
+      throw new EndpointError('payload_too_large', `card is ${bytes} bytes, over the registry's limit of ${this.maxCardBytes}`, {
+        limit: this.maxCardBytes,
+        size: bytes,
+      });
     }
     const now = this.clock();
     // A private copy: the caller's object stays theirs, and the store may keep this one as it is.
@@ -214,8 +252,9 @@ export class RegistryServer implements RegistryHandlers<RequestContext> {
     return this.transport.health();
   }
 
+  /** Answers 503 once stop has begun, while requests in flight finish. */
   readyz(): Health {
-    return this.transport.health();
+    return this.transport.readiness();
   }
 
   /** The OpenAPI 3.1 document of the registry's HTTP API, as `GET /openapi.json` serves it (http and sse). */

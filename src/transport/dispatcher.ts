@@ -34,10 +34,19 @@ export interface DispatcherOptions {
   readonly idempotencyStore?: IdempotencyStore | null;
 }
 
-/** A unary answer: JSON (already encoded, so the transport writes the text as is) or HTML. */
+/**
+ * A unary answer: JSON (already encoded, so the transport writes the text as is) or text
+ * (an HTML page, the Prometheus exposition) with its content type.
+ */
 export type UnaryOutcome =
   | { readonly kind: 'json'; readonly encoded: EncodedJson; readonly replayed: boolean }
-  | { readonly kind: 'html'; readonly html: string };
+  | { readonly kind: 'text'; readonly text: string; readonly contentType: string };
+
+/** The content type each text operation is answered with. */
+const TEXT_CONTENT_TYPES: Readonly<Record<string, string>> = {
+  'text/html': 'text/html; charset=utf-8',
+  'text/plain': 'text/plain; version=0.0.4; charset=utf-8',
+};
 
 /** One frame of a served stream; the one with `final` true is the last. */
 export type StreamFrame =
@@ -55,6 +64,9 @@ export class Dispatcher {
   private readonly idempotency: IdempotencyRunner;
   private readonly inbound: Slots;
   private readonly streams: Slots;
+  /** Requests and streams being served, counted whatever the metrics setting: shutdown waits for them. */
+  private inFlight = 0;
+  private idleWaiters: (() => void)[] = [];
 
   constructor(
     readonly endpoints: EndpointTable,
@@ -95,6 +107,30 @@ export class Dispatcher {
     metrics.requestFinished(false, performance.now());
   }
 
+  /**
+   * Resolves once nothing is being served, or after `timeoutMs` (whichever comes first), so a
+   * stopping server lets its work finish without waiting forever on it.
+   */
+  idle(timeoutMs: number): Promise<void> {
+    if (this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, timeoutMs);
+      const waiters = this.idleWaiters;
+      function done() {
+        clearTimeout(timer);
+        const at = waiters.indexOf(done);
+        if (at >= 0) waiters.splice(at, 1);
+        resolve();
+      }
+      waiters.push(done);
+    });
+  }
+
+  private settle(): void {
+    if (--this.inFlight > 0 || this.idleWaiters.length === 0) return;
+    for (const waiter of this.idleWaiters.slice()) waiter();
+  }
+
   /** The endpoint for a route, or a 404/405 EndpointError. */
   route(method: string, path: string): Endpoint {
     const endpoint = this.endpoints.get(routeKey(method, path));
@@ -130,10 +166,13 @@ export class Dispatcher {
   async unary(request: InboundRequest, endpoint?: Endpoint): Promise<UnaryOutcome> {
     const started = performance.now();
     const { metrics } = this.options;
+    this.inFlight++;
     metrics.requestStarted();
     metrics.received(request.receivedBytes);
+    let operation: string | null = null;
     try {
       const target = endpoint ?? this.route(request.method, request.path);
+      operation = target.spec.name;
       if (target.spec.streaming || !target.unary) {
         throw new EndpointError('invalid_request', `${target.spec.method} ${target.spec.path} is a stream; open it as one`);
       }
@@ -144,7 +183,8 @@ export class Dispatcher {
       let replayable = true;
       const invoke = async (): Promise<UnaryOutcome> => {
         const result = await run(input, context);
-        if (target.spec.responseContentType === 'text/html') return { kind: 'html', html: String(result) };
+        const textType = TEXT_CONTENT_TYPES[target.spec.responseContentType];
+        if (textType) return { kind: 'text', text: String(result), contentType: textType };
         replayable = target.replayable?.(result) ?? true;
         const encoded = encodeWithin('response', result, this.options.config.limits.maxResponseBytes, {
           requestId: request.requestId,
@@ -163,11 +203,13 @@ export class Dispatcher {
         outcome = await slotted();
       }
       metrics.sent(outcomeBytes(outcome));
-      metrics.requestFinished(true, started);
+      metrics.requestFinished(true, started, operation);
       return outcome;
     } catch (error) {
-      metrics.requestFinished(false, started);
+      metrics.requestFinished(false, started, operation);
       throw toEndpointError(error);
+    } finally {
+      this.settle();
     }
   }
 
@@ -204,6 +246,7 @@ export class Dispatcher {
     }
     metrics.streamStarted();
     metrics.received(request.receivedBytes);
+    this.inFlight++;
     let finished = false;
     /** Counts the stream and frees its slot, once, however it ends. */
     const finish = (ok: boolean) => {
@@ -211,6 +254,7 @@ export class Dispatcher {
       finished = true;
       metrics.streamFinished(ok && !request.signal.aborted);
       release();
+      this.settle();
     };
     const frames = async function* (): AsyncGenerator<StreamFrame, void, undefined> {
       let ok = false;
@@ -269,7 +313,7 @@ export class Dispatcher {
 
 /** What a stored answer weighs in the idempotency cache: the bytes it is sent as. */
 function outcomeBytes(outcome: UnaryOutcome): number {
-  return outcome.kind === 'json' ? outcome.encoded.bytes : Buffer.byteLength(outcome.html);
+  return outcome.kind === 'json' ? outcome.encoded.bytes : Buffer.byteLength(outcome.text);
 }
 
 interface Prepared {

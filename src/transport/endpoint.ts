@@ -87,7 +87,7 @@ export interface RequestContext {
 
 export interface Endpoint {
   readonly spec: OperationSpec;
-  /** Unary operations: the JSON result, or a string for text/html operations. */
+  /** Unary operations: the JSON result, or a string for text operations (text/html, text/plain). */
   readonly unary?: (data: unknown, context: RequestContext) => Promise<unknown>;
   /**
    * Idempotent operations: whether a result may be replayed to later requests with the same

@@ -1,7 +1,11 @@
-// Per-transport, in-process counters. With collection off every counter stays at zero.
+// Per-transport, in-process counters. With collection off every counter stays at zero. An
+// exporter (Prometheus) may also watch each served request's duration through `observer`.
 import type { Health } from '../../generated/types/index.js';
 
 export type MetricsSnapshot = Health['metrics'];
+
+/** Told of each served request: its operation, whether it succeeded, and how long it took. */
+export type LatencyObserver = (operation: string, ok: boolean, seconds: number) => void;
 
 export class TransportMetrics {
   private readonly counters: MetricsSnapshot = {
@@ -19,6 +23,9 @@ export class TransportMetrics {
     total_latency_ms: 0,
   };
 
+  /** Set by an exporter that keeps latency histograms; null costs nothing per request. */
+  observer: LatencyObserver | null = null;
+
   constructor(readonly enabled: boolean) {}
 
   requestStarted(): void {
@@ -27,12 +34,15 @@ export class TransportMetrics {
     this.counters.active_requests++;
   }
 
-  requestFinished(ok: boolean, startedAt: number): void {
+  /** `operation` is the served operation's name; null for calls and for requests no route matched. */
+  requestFinished(ok: boolean, startedAt: number, operation: string | null = null): void {
     if (!this.enabled) return;
     this.counters.active_requests--;
     if (ok) this.counters.requests_succeeded++;
     else this.counters.requests_failed++;
-    this.counters.total_latency_ms += performance.now() - startedAt;
+    const elapsed = performance.now() - startedAt;
+    this.counters.total_latency_ms += elapsed;
+    if (this.observer && operation !== null) this.observer(operation, ok, elapsed / 1000);
   }
 
   retried(): void {

@@ -12,6 +12,7 @@ import { ResolvedConfig, type TransportConfigOptions } from './config.js';
 import { Dispatcher } from './dispatcher.js';
 import type { IdempotencyStore } from './idempotency-store.js';
 import type { EndpointTable } from './endpoint.js';
+import { EndpointError } from './endpoint-error.js';
 import { TransportMetrics } from './metrics.js';
 import { Outbound, type OutboundOptions } from './outbound.js';
 import { parseTransportUrl } from './url.js';
@@ -27,7 +28,8 @@ export interface TransportOptions extends TransportConfigOptions {
   idempotencyStore?: IdempotencyStore;
 }
 
-type LifecycleState = 'stopped' | 'starting' | 'ready' | 'stopping';
+// `draining`: stop has begun; requests in flight (and any still arriving) are served, readiness is off.
+type LifecycleState = 'stopped' | 'starting' | 'ready' | 'draining' | 'stopping';
 
 export class Transport implements OperationInvoker {
   readonly name: TransportName;
@@ -42,6 +44,8 @@ export class Transport implements OperationInvoker {
   private state: LifecycleState = 'stopped';
   private transition: Promise<void> | null = null;
   private server: TransportServer | null = null;
+  private dispatcher: Dispatcher | null = null;
+  private stopping: Promise<void> | null = null;
   private clientInstance: TransportClient | null = null;
   private security: Promise<SecurityContext> | null = null;
   private readonly outbound: Outbound;
@@ -103,6 +107,7 @@ export class Transport implements OperationInvoker {
       try {
         this.boundUrl = await server.listen(this.boundUrl, dispatcher);
         this.server = server;
+        this.dispatcher = dispatcher;
         this.state = 'ready';
       } catch (error) {
         this.state = 'stopped';
@@ -112,8 +117,19 @@ export class Transport implements OperationInvoker {
     return this.transition;
   }
 
-  /** Stops serving and closes the connections this transport owns. Safe to repeat. */
-  async stop(): Promise<void> {
+  /**
+   * Stops serving, gracefully: readiness turns off first (readyz answers 503, so a load balancer
+   * drains this instance), the requests and streams in flight get up to `shutdownTimeout`
+   * seconds to finish, then the server stops accepting and closes its connections (each again
+   * within `shutdownTimeout`). Safe to repeat.
+   */
+  stop(): Promise<void> {
+    // Concurrent callers share one stop: a second must not cut short the first one's drain.
+    this.stopping ??= this.stopOnce().finally(() => (this.stopping = null));
+    return this.stopping;
+  }
+
+  private async stopOnce(): Promise<void> {
     if (this.transition) await this.transition.catch(() => undefined);
     const server = this.server;
     const client = this.clientInstance;
@@ -121,6 +137,12 @@ export class Transport implements OperationInvoker {
       this.state = 'stopped';
       return;
     }
+    const dispatcher = this.dispatcher;
+    if (dispatcher && this.state === 'ready') {
+      this.state = 'draining';
+      await dispatcher.idle(this.config.shutdownTimeout * 1000);
+    }
+    this.dispatcher = null;
     this.state = 'stopping';
     this.server = null;
     this.clientInstance = null;
@@ -141,6 +163,16 @@ export class Transport implements OperationInvoker {
       capabilities: { ...this.capabilities },
       metrics: this.metrics.snapshot(),
     };
+  }
+
+  /**
+   * The readyz answer: the health payload while serving, a 503 `unavailable` (the payload in
+   * its details) once stop has begun, so load balancers and probes take the instance out.
+   */
+  readiness(): Health {
+    const health = this.health();
+    if (!health.ready) throw new EndpointError('unavailable', `the ${this.name} server is shutting down`, health);
+    return health;
   }
 
   /** Calls a unary operation on the peer at this transport's URL. */

@@ -23,7 +23,7 @@ function outcome(text: string): UnaryOutcome {
 
 const always = () => true;
 const bytes = (value: UnaryOutcome) => (value.kind === 'json' ? value.encoded.bytes : 0);
-const textOf = (value: UnaryOutcome) => (value.kind === 'json' ? value.encoded.text : value.html);
+const textOf = (value: UnaryOutcome) => (value.kind === 'json' ? value.encoded.text : value.text);
 
 describe('RedisIdempotency', { skip: redisInstalled ? false : 'redis-server is not installed' }, () => {
   let redis: RedisServer;

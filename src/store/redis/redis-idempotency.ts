@@ -210,13 +210,16 @@ export class RedisIdempotency implements IdempotencyRunner {
   }
 }
 
-/** A stored answer: `j` and the JSON text, or `h` and the HTML. */
+/** A stored answer: `j` and the JSON text, or `t`, the content type, a newline and the text. */
 function encodeOutcome(outcome: UnaryOutcome): string {
-  return outcome.kind === 'json' ? `j${outcome.encoded.text}` : `h${outcome.html}`;
+  return outcome.kind === 'json' ? `j${outcome.encoded.text}` : `t${outcome.contentType}\n${outcome.text}`;
 }
 
 function decodeOutcome(stored: string): UnaryOutcome {
   const text = stored.slice(1);
-  if (stored.startsWith('h')) return { kind: 'html', html: text };
+  if (stored.startsWith('t')) {
+    const newline = text.indexOf('\n');
+    return { kind: 'text', contentType: text.slice(0, newline), text: text.slice(newline + 1) };
+  }
   return { kind: 'json', encoded: { text, bytes: Buffer.byteLength(text, 'utf8') }, replayed: true };
 }

@@ -123,7 +123,7 @@ export function createTransportHandlers<Request, Response>(
         if (!endpoint.spec.controlPlane) release = await acquire(context);
         tally.dispatched = true;
         const outcome = await dispatcher.unary(inbound, endpoint);
-        return outcome.kind === 'json' ? codec.success(requestId, outcome.encoded) : codec.text(requestId, outcome.html);
+        return outcome.kind === 'json' ? codec.success(requestId, outcome.encoded) : codec.text(requestId, outcome.text);
       } catch (raw) {
         if (raw instanceof connect.ConnectError) throw raw;
         const error = toEndpointError(raw);

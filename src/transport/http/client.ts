@@ -21,7 +21,8 @@ export class HttpClient implements TransportClient {
     const res = await this.open(call, 'application/json');
     const text = await readText(res, this.context.config.limits.maxResponseBytes, call);
     if (res.statusCode! < 200 || res.statusCode! >= 300) throw errorFromResponse(res, text.value, call);
-    if (call.spec.responseContentType === 'text/html') return { value: text.value, bytes: text.bytes };
+    const type = call.spec.responseContentType;
+    if (type === 'text/html' || type === 'text/plain') return { value: text.value, bytes: text.bytes };
     try {
       return { value: JSON.parse(text.value), bytes: text.bytes };
     } catch {

@@ -119,10 +119,10 @@ async function handle(
     // Headers as one flat list: node's setHeader-then-writeHead merge costs more than the
     // rest of writing the answer. The length is known, so the body goes out whole rather than
     // as chunked frames (writeHead fixes the headers before end() could add it).
-    if (outcome.kind === 'html') {
-      const length = String(Buffer.byteLength(outcome.html));
-      res.writeHead(200, ['content-type', 'text/html; charset=utf-8', 'content-length', length, REQUEST_ID_HEADER, requestId]);
-      res.end(outcome.html);
+    if (outcome.kind === 'text') {
+      const length = String(Buffer.byteLength(outcome.text));
+      res.writeHead(200, ['content-type', outcome.contentType, 'content-length', length, REQUEST_ID_HEADER, requestId]);
+      res.end(outcome.text);
     } else if (outcome.encoded.bytes === 0) {
       // Nothing to say (a JSON-RPC batch of notifications only).
       res.writeHead(204, [REQUEST_ID_HEADER, requestId]);

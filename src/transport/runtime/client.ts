@@ -32,7 +32,7 @@ export class RuntimeClient implements TransportClient {
     const request = this.inbound(target, call);
     try {
       const outcome = await untilAborted(target.unary(request), call.cancellation);
-      if (outcome.kind === 'html') return { value: outcome.html, bytes: Buffer.byteLength(outcome.html) };
+      if (outcome.kind === 'text') return { value: outcome.text, bytes: Buffer.byteLength(outcome.text) };
       return { value: JSON.parse(outcome.encoded.text), bytes: outcome.encoded.bytes };
     } catch (error) {
       throw this.remote(error, call);
@@ -106,8 +106,8 @@ export class RuntimeClient implements TransportClient {
     } catch (error) {
       throw this.remote(error, call);
     }
-    const answer = outcome.kind === 'json' ? JSON.parse(outcome.encoded.text) : outcome.html;
-    const bytes = outcome.kind === 'json' ? outcome.encoded.bytes : Buffer.byteLength(outcome.html);
+    const answer = outcome.kind === 'json' ? JSON.parse(outcome.encoded.text) : outcome.text;
+    const bytes = outcome.kind === 'json' ? outcome.encoded.bytes : Buffer.byteLength(outcome.text);
     yield { id: call.requestId, ok: true, result: finalEvent(answer), final: true, bytes };
   }
 

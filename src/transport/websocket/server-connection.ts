@@ -22,6 +22,8 @@ const SEND_HIGH_WATER = 1024 * 1024;
 export class ServerConnection {
   private readonly waiting: Array<{ readonly data: RawData; readonly isBinary: boolean }> = [];
   private serving = 0;
+  /** Called once the last frame being served has had its answer written (a graceful close waits for it). */
+  private onIdle: (() => void) | null = null;
   /**
    * Aborts every request of the connection when it closes. One for all of them: the protocol
    * has no way to cancel a single request, only to go away.
@@ -65,6 +67,18 @@ export class ServerConnection {
   /** Sends a close frame; a peer that has not closed after `timeoutMs` is cut off. */
   async close(timeoutMs: number, code = 1001, reason = 'server shutting down'): Promise<void> {
     if (this.socket.readyState === this.socket.CLOSED) return this.closed;
+    // Answers still being written go out before the close frame (bounded by the same deadline).
+    if (this.serving > 0 && code === 1001) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, timeoutMs);
+        timer.unref();
+        this.onIdle = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.onIdle = null;
+    }
     this.socket.close(code, reason);
     const timer = setTimeout(() => this.socket.terminate(), timeoutMs);
     timer.unref();
@@ -91,6 +105,7 @@ export class ServerConnection {
         .finally(() => {
           this.serving--;
           this.pump();
+          if (this.serving === 0) this.onIdle?.();
         })
         .catch((error: unknown) => this.escaped(error));
     }
@@ -146,7 +161,7 @@ export class ServerConnection {
 
   private async serveUnary(endpoint: Endpoint, request: InboundRequest): Promise<void> {
     const outcome = await this.dispatcher.unary(request, endpoint);
-    const result = outcome.kind === 'json' ? outcome.encoded.text : JSON.stringify(outcome.html);
+    const result = outcome.kind === 'json' ? outcome.encoded.text : JSON.stringify(outcome.text);
     await this.send(okFrame(request.requestId, result, true));
   }
 
@@ -157,7 +172,10 @@ export class ServerConnection {
     // at the final frame would count the stream as failed.
     for await (const frame of frames) {
       if (this.gone.aborted) break;
-      await this.send(frame.ok ? okFrame(request.requestId, frame.encoded.text, frame.final) : errorFrame(request.requestId, frame.error), true);
+      await this.send(
+        frame.ok ? okFrame(request.requestId, frame.encoded.text, frame.final) : errorFrame(request.requestId, frame.error),
+        true,
+      );
     }
   }
 

@@ -1,0 +1,139 @@
+// The Prometheus view of a server: its transport's counters (the spec's health metrics) as
+// counters and gauges, a latency histogram per operation, task states, and the process metrics
+// prom-client collects by default, all in a registry of its own so two servers in one process
+// never mix their numbers. prom-client is optional: it is loaded when metrics are switched on.
+import type * as PromClient from 'prom-client';
+import { importOptional } from '../core/errors.js';
+import { lazyLoader } from '../core/lazy-import.js';
+import type { MetricsSnapshot, TransportMetrics } from '../transport/metrics.js';
+
+/** The `metrics` option of AgentServer and RegistryServer. */
+export interface MetricsOptions {
+  /** Serve GET /metrics without credentials. Default false: it needs them whenever the server has an authenticator. */
+  readonly public?: boolean;
+  /**
+   * Also serve GET /metrics over http at this URL (`http://127.0.0.1:9464`): the way to scrape
+   * transports that serve no pages (websocket, grpc). On http and sse it is served on the
+   * transport's own port as well.
+   */
+  readonly url?: string;
+  /** Collect prom-client's default process metrics (CPU, memory, event loop lag). Default true. */
+  readonly processMetrics?: boolean;
+}
+
+/** What a server exposes: its transport's counters and, for an agent, how many tasks are in each state. */
+export interface MetricsSource {
+  readonly transport: string;
+  readonly metrics: TransportMetrics;
+  readonly tasks?: () => Readonly<Record<string, number | undefined>>;
+}
+
+/** Upper bounds of the latency histogram, in seconds: sub-millisecond local calls to slow model runs. */
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/** Each spec counter, its Prometheus name and help; total_latency_ms is exported in seconds. */
+const COUNTERS: readonly (readonly [keyof MetricsSnapshot, string, string])[] = [
+  ['requests_started', 'parley_requests_started_total', 'Requests received (served) or made (called), refused ones included.'],
+  ['requests_succeeded', 'parley_requests_succeeded_total', 'Requests that ended with a success answer.'],
+  ['requests_failed', 'parley_requests_failed_total', 'Requests that ended with an error answer.'],
+  ['retries', 'parley_retries_total', 'Retried attempts of idempotent calls.'],
+  ['streams_started', 'parley_streams_started_total', 'Streams opened, refused ones included.'],
+  ['streams_completed', 'parley_streams_completed_total', 'Streams that ended with their final event.'],
+  ['streams_failed', 'parley_streams_failed_total', 'Streams that ended with an error or were cut.'],
+  ['bytes_sent', 'parley_bytes_sent_total', 'Payload bytes sent.'],
+  ['bytes_received', 'parley_bytes_received_total', 'Payload bytes received.'],
+];
+
+const GAUGES: readonly (readonly [keyof MetricsSnapshot, string, string])[] = [
+  ['active_requests', 'parley_active_requests', 'Requests in flight.'],
+  ['active_streams', 'parley_active_streams', 'Streams open.'],
+];
+
+const loadPromClient = lazyLoader(() => importOptional<typeof PromClient>('prom-client', 'Prometheus metrics'));
+
+export class PrometheusMetrics {
+  private constructor(
+    private readonly registry: PromClient.Registry,
+    private readonly source: MetricsSource,
+  ) {}
+
+  /**
+   * Loads prom-client (a MissingDependencyError when it is not installed) and starts watching
+   * `source`: its counters are read at each scrape, its request latencies as they happen.
+   */
+  static async create(source: MetricsSource, options: MetricsOptions = {}): Promise<PrometheusMetrics> {
+    const prom = await loadPromClient();
+    // The CommonJS build arrives as a default export under some loaders.
+    const client = ((prom as unknown as { default?: typeof PromClient }).default ?? prom) as typeof PromClient;
+    const registry = new client.Registry();
+    if (options.processMetrics !== false) client.collectDefaultMetrics({ register: registry });
+    const labels = { transport: source.transport };
+    for (const [field, name, help] of COUNTERS) {
+      new client.Counter({
+        name,
+        help,
+        labelNames: ['transport'],
+        registers: [registry],
+        collect() {
+          this.reset();
+          this.inc(labels, source.metrics.snapshot()[field]);
+        },
+      });
+    }
+    new client.Counter({
+      name: 'parley_request_latency_seconds_total',
+      help: 'Time spent on requests, summed (the spec total_latency_ms, in seconds).',
+      labelNames: ['transport'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(labels, source.metrics.snapshot().total_latency_ms / 1000);
+      },
+    });
+    for (const [field, name, help] of GAUGES) {
+      new client.Gauge({
+        name,
+        help,
+        labelNames: ['transport'],
+        registers: [registry],
+        collect() {
+          this.set(labels, source.metrics.snapshot()[field]);
+        },
+      });
+    }
+    const tasks = source.tasks;
+    if (tasks) {
+      new client.Gauge({
+        name: 'parley_tasks',
+        help: 'Tasks the agent holds (active and recently finished), by state.',
+        labelNames: ['state'],
+        registers: [registry],
+        collect() {
+          this.reset();
+          for (const [state, count] of Object.entries(tasks())) this.set({ state }, count ?? 0);
+        },
+      });
+    }
+    const histogram = new client.Histogram({
+      name: 'parley_request_duration_seconds',
+      help: 'Duration of served requests, by operation and outcome.',
+      labelNames: ['transport', 'operation', 'outcome'],
+      buckets: LATENCY_BUCKETS,
+      registers: [registry],
+    });
+    const transport = source.transport;
+    source.metrics.observer = (operation, ok, seconds) =>
+      histogram.observe({ transport, operation, outcome: ok ? 'success' : 'error' }, seconds);
+    return new PrometheusMetrics(registry, source);
+  }
+
+  /** The exposition text of every metric, as GET /metrics answers. */
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  /** Stops watching the transport's requests. */
+  detach(): void {
+    this.source.metrics.observer = null;
+  }
+}
