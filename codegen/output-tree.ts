@@ -1,6 +1,7 @@
 // Collects generated files in memory, then either writes them under generated/ or compares
 // them with what is there. Keeping both modes on one tree means `codegen:check` checks
 // exactly what `codegen` would write.
+import type { Dirent } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 
@@ -56,7 +57,7 @@ export class OutputTree {
 }
 
 export async function listFiles(dir: string): Promise<string[]> {
-  let entries;
+  let entries: Dirent[];
   try {
     entries = await readdir(dir, { withFileTypes: true });
   } catch (error) {

@@ -124,7 +124,7 @@ function commentText(comment: string | undefined): string | undefined {
 
 function describe(schema: Schema, desc: DescMessage | DescField | DescEnum): Schema {
   const text = commentText(getComments(desc).leading);
-  if (text !== undefined) schema['description'] = text;
+  if (text !== undefined) schema.description = text;
   return schema;
 }
 
@@ -281,7 +281,7 @@ class MessageSchemaBuilder {
               : this.messageRef(field.message);
         const schema: Schema = { type: 'object', additionalProperties: values };
         const keys = this.mapKeySchema(field.mapKey);
-        if (keys !== undefined) schema['propertyNames'] = keys;
+        if (keys !== undefined) schema.propertyNames = keys;
         return schema;
       }
     }
@@ -307,7 +307,7 @@ function messageSchema(
   const fields = [...message.fields].sort((a, b) => a.number - b.number);
   for (const field of fields) {
     const property = describe(builder.fieldSchema(field), field);
-    if (field.deprecated) property['deprecated'] = true;
+    if (field.deprecated) property.deprecated = true;
     properties[field.jsonName] = property;
     if (isRequired(field, fieldBehavior)) required.push(field.jsonName);
   }
@@ -336,9 +336,9 @@ function messageSchema(
     properties,
   };
   describe(schema, message);
-  if (required.length > 0) schema['required'] = required;
-  if (Object.keys(oneofConstraints).length > 0) schema['dependentSchemas'] = oneofConstraints;
-  if (Object.keys(builder.defs).length > 0) schema['$defs'] = builder.defs;
+  if (required.length > 0) schema.required = required;
+  if (Object.keys(oneofConstraints).length > 0) schema.dependentSchemas = oneofConstraints;
+  if (Object.keys(builder.defs).length > 0) schema.$defs = builder.defs;
   return schema;
 }
 

@@ -13,7 +13,10 @@ import {
   SendMessageRequestSchema,
   SendMessageResponseSchema,
   TaskSchema,
+  type AgentCard,
   type AgentInterface,
+  type SendMessageResponse,
+  type Task,
 } from '../../generated/proto/lf/a2a/v1/a2a_pb.js';
 import { toJson } from '@bufbuild/protobuf';
 import { nowIso } from '../core/clock.js';
@@ -73,7 +76,7 @@ export class A2aPeer {
     });
     const endpoint = await this.resolve(options);
     const result = await this.call(endpoint, 'SendMessage', toJson(SendMessageRequestSchema, request), options);
-    let response;
+    let response: SendMessageResponse;
     try {
       response = fromJson(SendMessageResponseSchema, result as JsonValue, { ignoreUnknownFields: true });
     } catch (error) {
@@ -119,7 +122,7 @@ export class A2aPeer {
       create(CancelTaskRequestSchema, { id: remote.taskId, metadata: reason ? { reason } : undefined }),
     );
     const result = await this.call(endpoint, 'CancelTask', params, options);
-    let remoteTask;
+    let remoteTask: Task;
     try {
       remoteTask = fromJson(TaskSchema, result as JsonValue, { ignoreUnknownFields: true });
     } catch (error) {
@@ -154,7 +157,7 @@ export class A2aPeer {
     const cardSpec = agentOperations.getA2ACard as OperationSpec;
     const cardUrl = `${this.url.replace(/\/$/, '')}${cardSpec.path}`;
     const json = await cardTransport.unary(cardSpec, undefined, options);
-    let card;
+    let card: AgentCard;
     try {
       card = fromJson(AgentCardSchema, json as JsonValue, { ignoreUnknownFields: true });
     } catch (error) {
@@ -213,5 +216,5 @@ function isJsonRpc10(entry: AgentInterface): boolean {
 
 function remoteOf(task: NativeTask): RemoteTask | undefined {
   const record = remoteRecord(task);
-  return record && record.task_id ? { taskId: record.task_id, contextId: record.context_id } : undefined;
+  return record?.task_id ? { taskId: record.task_id, contextId: record.context_id } : undefined;
 }

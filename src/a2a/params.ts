@@ -24,7 +24,7 @@ function check(desc: DescMessage, json: Record<string, unknown>, pointer: string
   if (desc.typeName.startsWith('google.protobuf.')) return;
   const oneofs = new Map<string, string>();
   for (const key of Object.keys(json)) {
-    const at = `${pointer}/${escape(key)}`;
+    const at = `${pointer}/${pointerSegment(key)}`;
     const field = fieldFor(desc, key);
     if (!field) throw invalidParams(at, `unknown field ${JSON.stringify(key)} in ${desc.name}`);
     const value = json[key];
@@ -42,11 +42,14 @@ function check(desc: DescMessage, json: Record<string, unknown>, pointer: string
 function checkValue(field: DescField, value: unknown, at: string): void {
   switch (field.fieldKind) {
     case 'scalar':
-      return checkScalar(field.scalar, value, at);
+      checkScalar(field.scalar, value, at);
+      return;
     case 'enum':
-      return checkEnum(field.enum.values, value, at);
+      checkEnum(field.enum.values, value, at);
+      return;
     case 'message':
-      return checkMessage(field.message, value, at);
+      checkMessage(field.message, value, at);
+      return;
     case 'list': {
       if (!Array.isArray(value)) throw invalidParams(at, 'must be an array');
       value.forEach((item, index) => {
@@ -60,7 +63,7 @@ function checkValue(field: DescField, value: unknown, at: string): void {
     case 'map': {
       if (!isObject(value)) throw invalidParams(at, 'must be an object');
       for (const [key, item] of Object.entries(value)) {
-        const itemAt = `${at}/${escape(key)}`;
+        const itemAt = `${at}/${pointerSegment(key)}`;
         if (field.mapKind === 'scalar') checkScalar(field.scalar, item, itemAt);
         else if (field.mapKind === 'enum') checkEnum(field.enum.values, item, itemAt);
         else checkMessage(field.message, item, itemAt);
@@ -121,6 +124,6 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** A key as a JSON pointer segment. */
-function escape(key: string): string {
+function pointerSegment(key: string): string {
   return key.replace(/~/g, '~0').replace(/\//g, '~1');
 }

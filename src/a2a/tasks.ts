@@ -97,9 +97,9 @@ export function applyRemoteTask(local: NativeTask, remote: Task, url: string): N
     local.messages!.push(messageFromA2a(message, `/history/${index}`));
   });
   const artifacts = new Map(local.artifacts.map((artifact) => [artifact.id, artifact]));
-  remote.artifacts.forEach((artifact, index) =>
-    artifacts.set(artifact.artifactId, artifactFromA2a(artifact, `/artifacts/${index}`)),
-  );
+  remote.artifacts.forEach((artifact, index) => {
+    artifacts.set(artifact.artifactId, artifactFromA2a(artifact, `/artifacts/${index}`));
+  });
   local.artifacts = [...artifacts.values()];
   const remoteState = remote.status?.state ?? TaskState.UNSPECIFIED;
   const timestamp = remote.status?.timestamp ? timestampDate(remote.status.timestamp).toISOString() : null;

@@ -71,7 +71,7 @@ export interface AgentServerOptions extends CardIdentity {
   /** A language model: the agent serves POST /chat and, without a handler, answers tasks with it. */
   readonly llm?: LanguageModel;
   /** Tools the model may call (made with `tool()`); needs `llm`, one whose provider supports tools. */
-  readonly tools?: readonly Tool<any, any>[];
+  readonly tools?: readonly Tool<unknown, unknown>[];
   /** The model's system turn at the start of every run. */
   readonly instructions?: string;
   /** Limits of each model run (steps, tool calls, tokens, time). Defaults in DEFAULT_RUN_BUDGET. */

@@ -44,6 +44,7 @@ export interface TaskOutcome {
   readonly metadata?: Readonly<Record<string, unknown>>;
 }
 
+// biome-ignore lint/suspicious/noConfusingVoidType: a handler that returns nothing (an async function without return) is typed void, and must fit.
 export type HandlerOutput = string | TaskOutcome | void | undefined;
 
 /** Events a handler may yield or emit while it works; the engine stamps task id and time. */

@@ -10,7 +10,7 @@ import type { SessionStore } from './sessions.js';
 
 export interface ModelSetup {
   readonly model: LanguageModel;
-  readonly tools: readonly Tool<any, any>[];
+  readonly tools: readonly Tool<unknown, unknown>[];
   /** The system turn every run starts with; never stored in the session. */
   readonly instructions: string | null;
   readonly budget: RunBudget | undefined;
@@ -21,7 +21,7 @@ export interface ConverseOptions {
   readonly observer?: ModelLoopObserver | null;
   readonly onRun?: (run: LlmRun) => void;
   /** Replace the agent's tools for this run. */
-  readonly tools?: readonly Tool<any, any>[];
+  readonly tools?: readonly Tool<unknown, unknown>[];
   readonly budget?: RunBudget;
   readonly instructions?: string | null;
   /** False: leave the session's history out, and do not store this exchange in it. Default true. */

@@ -36,6 +36,7 @@ const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     'parley serve registry --db agents.db --ttl 90',
     'parley serve registry --transport grpc --db :memory:',
   ],
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: ${fpath[1]} is zsh's, for the shell to expand, not a template.
   completion: ['source <(parley completion bash)', 'parley completion zsh > "${fpath[1]}/_parley"'],
   help: ['parley help', 'parley help stream'],
 };

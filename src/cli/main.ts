@@ -131,7 +131,7 @@ function usage(): string {
 }
 
 async function dispatch(name: string, args: string[]): Promise<number> {
-  const command = Object.prototype.hasOwnProperty.call(commands, name) ? commands[name] : undefined;
+  const command = Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (!command) {
     const suggestions = closestNames(name, Object.keys(commands));
     const hint = suggestions.length > 0 ? `did you mean: ${suggestions.join(', ')}?` : 'see parley --help';

@@ -11,10 +11,8 @@ interface JsonSyntaxProblem {
   readonly reason: string;
 }
 
-const enum Expect {
-  Value,
-  AfterValue,
-}
+/** What the scanner expects next: a value, or what may follow one (a comma, a closing bracket, the end). */
+type Expect = 'value' | 'after-value';
 
 /**
  * Where and why `text`, which JSON.parse refused with `parseError`, is not JSON: the 1-based
@@ -39,16 +37,16 @@ export function describeJsonSyntaxError(text: string, parseError: unknown): stri
 function findJsonSyntaxProblem(text: string): JsonSyntaxProblem | undefined {
   const containers: Array<'object' | 'array'> = [];
   let i = skipWhitespace(text, 0);
-  let expect = Expect.Value;
+  let expect: Expect = 'value';
 
   for (;;) {
-    if (expect === Expect.Value) {
+    if (expect === 'value') {
       const ch = text[i];
       if (ch === '{') {
         i = skipWhitespace(text, i + 1);
         if (text[i] === '}') {
           i++;
-          expect = Expect.AfterValue;
+          expect = 'after-value';
           continue;
         }
         containers.push('object');
@@ -61,7 +59,7 @@ function findJsonSyntaxProblem(text: string): JsonSyntaxProblem | undefined {
         i = skipWhitespace(text, i + 1);
         if (text[i] === ']') {
           i++;
-          expect = Expect.AfterValue;
+          expect = 'after-value';
           continue;
         }
         containers.push('array');
@@ -70,7 +68,7 @@ function findJsonSyntaxProblem(text: string): JsonSyntaxProblem | undefined {
       const scalar = readScalar(text, i);
       if ('reason' in scalar) return scalar;
       i = scalar.next;
-      expect = Expect.AfterValue;
+      expect = 'after-value';
       continue;
     }
 
@@ -89,7 +87,7 @@ function findJsonSyntaxProblem(text: string): JsonSyntaxProblem | undefined {
         if ('reason' in key) return key;
         i = key.next;
       }
-      expect = Expect.Value;
+      expect = 'value';
       continue;
     }
     if ((container === 'object' && ch === '}') || (container === 'array' && ch === ']')) {
@@ -139,10 +137,10 @@ function readString(text: string, start: number): { next: number } | JsonSyntaxP
     const code = text.charCodeAt(i);
     if (code === 0x22) return { next: i + 1 };
     if (code === 0x5c) {
-      const escape = text[i + 1];
-      if (escape !== undefined && '"\\/bfnrt'.includes(escape)) {
+      const escaped = text[i + 1];
+      if (escaped !== undefined && '"\\/bfnrt'.includes(escaped)) {
         i += 2;
-      } else if (escape === 'u') {
+      } else if (escaped === 'u') {
         for (let k = 2; k < 6; k++) {
           if (!/[0-9a-fA-F]/.test(text[i + k] ?? '')) {
             return { offset: i + k, reason: 'invalid \\u escape: four hexadecimal digits must follow' };

@@ -109,6 +109,7 @@ export function encodeNormalizedJson(value: unknown): EncodedJson {
 }
 
 // Characters JSON.stringify writes as escapes: quote, backslash, controls, lone surrogates.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what this looks for.
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /**

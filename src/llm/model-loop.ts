@@ -48,7 +48,7 @@ export interface ModelLoopOptions {
   readonly model: LanguageModel;
   /** The conversation so far, ending with the new user turn. Not changed. */
   readonly turns: readonly ChatTurn[];
-  readonly tools?: readonly Tool<any, any>[];
+  readonly tools?: readonly Tool<unknown, unknown>[];
   readonly budget?: RunBudget;
   readonly signal?: AbortSignal;
   readonly observer?: ModelLoopObserver | null;
@@ -273,7 +273,7 @@ class ChunkBatch {
 /** The tool's output, or an error message for the model; only a cancel (or the deadline) throws. */
 async function runTool(
   call: ModelToolCall,
-  tools: ReadonlyMap<string, Tool<any, any>>,
+  tools: ReadonlyMap<string, Tool<unknown, unknown>>,
   signal: AbortSignal,
 ): Promise<{ result?: unknown; error: string | null }> {
   if (call.argumentsError) return { error: call.argumentsError };

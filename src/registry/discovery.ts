@@ -72,7 +72,7 @@ export function matches(card: AgentCard, filter: DiscoveryFilter): boolean {
     const actual = (card as unknown as Record<string, unknown>)[key];
     if (Array.isArray(actual) && (key === 'tags' || !Array.isArray(wanted))) {
       const values = requestedValues(wanted);
-      if (!values || !values.every((value) => actual.includes(value))) return false;
+      if (!values?.every((value) => actual.includes(value))) return false;
     } else if (!sameJson(actual, wanted)) {
       return false;
     }

@@ -41,7 +41,8 @@ interface Statements {
 
 interface QueuedWrite {
   readonly run: () => unknown;
-  readonly resolve: (value: any) => void;
+  /** A method, not a property, so a Promise<T>'s resolve fits: the queue holds writes of every T, and gets T from `run`. */
+  resolve(value: unknown): void;
   readonly reject: (error: unknown) => void;
 }
 
@@ -210,7 +211,10 @@ export class SqliteRegistryStore implements RegistryStore {
       for (const write of batch) write.reject(failure);
       return;
     }
-    batch.forEach((write, i) => (outcomes[i]!.ok ? write.resolve(outcomes[i]!.value) : write.reject(outcomes[i]!.value)));
+    batch.forEach((write, i) => {
+      if (outcomes[i]!.ok) write.resolve(outcomes[i]!.value);
+      else write.reject(outcomes[i]!.value);
+    });
   }
 
   private read<T>(run: () => T): T {

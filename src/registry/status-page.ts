@@ -113,8 +113,8 @@ function agentRow(entry: RegistryEntry, now: number): string {
 /** An age in words a person reads at a glance: `4 s`, `3 min 5 s`, `2 h 10 min`, `3 d 4 h`. */
 function formatAge(seconds: number): string {
   const s = Math.max(0, Math.floor(seconds));
-  if (s < 60) return s + ' s';
-  if (s < 3600) return Math.floor(s / 60) + ' min ' + (s % 60) + ' s';
-  if (s < 86400) return Math.floor(s / 3600) + ' h ' + Math.floor((s % 3600) / 60) + ' min';
-  return Math.floor(s / 86400) + ' d ' + Math.floor((s % 86400) / 3600) + ' h';
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
+  if (s < 86400) return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
+  return `${Math.floor(s / 86400)} d ${Math.floor((s % 86400) / 3600)} h`;
 }

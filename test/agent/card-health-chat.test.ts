@@ -12,7 +12,7 @@ import {
   userTask,
 } from '../support/agent-harness.js';
 import { SPEC_CAPABILITIES, SPEC_METRIC_NAMES } from '../support/spec-tables.js';
-import { AgentServer } from '../../src/agent/agent-server.js';
+import type { AgentServer } from '../../src/agent/agent-server.js';
 
 for (const kind of TRANSPORTS) {
   describe(`agent card over ${kind}`, () => {

@@ -59,7 +59,7 @@ describe('parley send', () => {
     t.after(() => agent.stop());
     const result = await runCli(['send', agent.url, 'hello there'], { cwd: ROOT });
     assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stdout, /^hello there\nstate: completed\nartifact result \S+:\n  hello there\n$/);
+    assert.match(result.stdout, /^hello there\nstate: completed\nartifact result \S+:\n {2}hello there\n$/);
   });
 
   it('talks A2A to an @a2a-js/sdk agent, and --json prints the whole task', async (t) => {
@@ -69,7 +69,7 @@ describe('parley send', () => {
     assert.equal(text.code, 0, text.stderr);
     assert.match(
       text.stdout,
-      /^echo: hi\nstate: completed\na2a task: \S+ \(TASK_STATE_COMPLETED\)\nartifact echo \S+:\n  echo: hi\n$/,
+      /^echo: hi\nstate: completed\na2a task: \S+ \(TASK_STATE_COMPLETED\)\nartifact echo \S+:\n {2}echo: hi\n$/,
     );
     const json = await runCli(['send', agent.url, 'hi', '--protocol', 'a2a', '--json'], { cwd: ROOT });
     assert.equal(json.code, 0, json.stderr);

@@ -114,7 +114,7 @@ describe('parley stream', () => {
     const result = await parley(['stream', agent.url, 'hello']);
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stderr, '', 'no spinner off a terminal');
-    assert.match(result.stdout, /^status: working\nthinking\nagent: hello\nartifact result \S+:\n  hello\nstate: completed\n$/);
+    assert.match(result.stdout, /^status: working\nthinking\nagent: hello\nartifact result \S+:\n {2}hello\nstate: completed\n$/);
   });
 
   test('--json: one event per line, ending with task_completed; websocket too', async (t) => {
@@ -142,7 +142,7 @@ describe('parley stream', () => {
     const agent = await agentOn(t, 'http');
     const text = await parley(['stream', agent.url, 'hi']);
     assert.equal(text.code, 0, text.stderr);
-    assert.match(text.stdout, /^hi\nstate: completed\nartifact result \S+:\n  hi\n$/);
+    assert.match(text.stdout, /^hi\nstate: completed\nartifact result \S+:\n {2}hi\n$/);
     const json = await parley(['stream', agent.url, 'hi', '--json']);
     const events = lines(json.stdout).map((line) => JSON.parse(line));
     assert.deepEqual(
@@ -173,7 +173,7 @@ describe('parley stream', () => {
       .split('\n')
       .map((line) => line.split(erase).at(-1))
       .join('\n');
-    assert.match(shown, /^status: working\nthinking\nagent: hello\nartifact result \S+:\n  hello\nstate: completed\n$/);
+    assert.match(shown, /^status: working\nthinking\nagent: hello\nartifact result \S+:\n {2}hello\nstate: completed\n$/);
   });
 });
 

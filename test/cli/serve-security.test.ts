@@ -205,7 +205,7 @@ describe('parley serve agent: TLS', { concurrency: 4, timeout: 30_000 }, () => {
     after(() => client.close());
     const task = await client.sendTask('over tls');
     assert.equal(task.state, 'completed');
-    await assert.rejects(fetch(server.url.replace('https:', 'http:') + '/healthz'));
+    await assert.rejects(fetch(`${server.url.replace('https:', 'http:')}/healthz`));
   });
 
   it('grpcs with an API key', async () => {

@@ -147,7 +147,7 @@ describe('parley: help, version, schemas', { concurrency: 4 }, () => {
 
   it('describes serve as what exists: an agent server and a registry, and the registry commands', async () => {
     const result = await run('--help');
-    assert.match(result.stdout, /^  serve .*\bagent\b.*\bregistry\b/m);
+    assert.match(result.stdout, /^ {2}serve .*\bagent\b.*\bregistry\b/m);
     for (const command of ['discover', 'register', 'unregister']) assert.match(result.stdout, new RegExp(`^  ${command} `, 'm'));
   });
 

@@ -13,7 +13,7 @@ import { routeKey, type Endpoint } from '../../src/transport/endpoint.js';
 import { EndpointError } from '../../src/transport/endpoint-error.js';
 import {
   TransportConnectionError,
-  TransportError,
+  type TransportError,
   TransportLimitError,
   TransportProtocolError,
   TransportRemoteError,
@@ -487,7 +487,7 @@ const scenarios: Scenario[] = [
       let streamCalls = 0;
       add({
         spec: agentOperations.streamTask,
-        // eslint-disable-next-line require-yield
+        // biome-ignore lint/correctness/useYield: the test needs a stream that fails before it yields anything.
         async *stream() {
           streamCalls++;
           throw new EndpointError('unavailable', 'warming up');

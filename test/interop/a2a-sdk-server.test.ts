@@ -75,7 +75,7 @@ describe('AgentClient against an @a2a-js/sdk agent', () => {
   });
 
   test('a card whose interface is on another origin is refused before any request, unless allowed', async (t) => {
-    const agent = await sdkAgent(t, { interfaceUrl: (base) => base.replace('127.0.0.1', 'localhost') + '/' });
+    const agent = await sdkAgent(t, { interfaceUrl: (base) => `${base.replace('127.0.0.1', 'localhost')}/` });
     await assert.rejects(
       client(t, agent.url, { protocol: 'a2a' }).sendMessage('x'),
       (error) => error instanceof A2aClientError && error.code === 'a2a_cross_origin',

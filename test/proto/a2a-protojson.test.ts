@@ -91,7 +91,7 @@ describe('A2A 1.0 ProtoJSON', () => {
       ],
       metadata: { source: 'test' },
     });
-    const timestamp = (json['status'] as JsonObject)['timestamp'] as string;
+    const timestamp = (json.status as JsonObject).timestamp as string;
     assert.match(timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
   });
 

@@ -69,26 +69,26 @@ function plain(value: unknown): unknown {
 describe('proto-loader sees the expected services', () => {
   it('svc.transport.v1.SvcTransport: Invoke (unary) and Stream (server streaming)', () => {
     assert.deepEqual(Object.keys(transportService).sort(), ['Invoke', 'Stream']);
-    assert.equal(transportService['Invoke']!.path, '/svc.transport.v1.SvcTransport/Invoke');
-    assert.equal(transportService['Invoke']!.requestStream, false);
-    assert.equal(transportService['Invoke']!.responseStream, false);
-    assert.equal(transportService['Stream']!.path, '/svc.transport.v1.SvcTransport/Stream');
-    assert.equal(transportService['Stream']!.requestStream, false);
-    assert.equal(transportService['Stream']!.responseStream, true);
+    assert.equal(transportService.Invoke!.path, '/svc.transport.v1.SvcTransport/Invoke');
+    assert.equal(transportService.Invoke!.requestStream, false);
+    assert.equal(transportService.Invoke!.responseStream, false);
+    assert.equal(transportService.Stream!.path, '/svc.transport.v1.SvcTransport/Stream');
+    assert.equal(transportService.Stream!.requestStream, false);
+    assert.equal(transportService.Stream!.responseStream, true);
   });
 
   it('grpc.health.v1.Health: Check (unary), List (unary) and Watch (server streaming)', () => {
     assert.deepEqual(Object.keys(healthService).sort(), ['Check', 'List', 'Watch']);
-    assert.equal(healthService['Check']!.path, '/grpc.health.v1.Health/Check');
-    assert.equal(healthService['Watch']!.path, '/grpc.health.v1.Health/Watch');
-    assert.equal(healthService['Watch']!.responseStream, true);
+    assert.equal(healthService.Check!.path, '/grpc.health.v1.Health/Check');
+    assert.equal(healthService.Watch!.path, '/grpc.health.v1.Health/Watch');
+    assert.equal(healthService.Watch!.responseStream, true);
   });
 
   it('grpc.reflection v1 and v1alpha: ServerReflectionInfo is a bidirectional stream', () => {
     const reflection = load(['grpc/reflection/v1/reflection.proto', 'grpc/reflection/v1alpha/reflection.proto'], true);
     for (const pkg of ['grpc.reflection.v1', 'grpc.reflection.v1alpha']) {
       const service = reflection[`${pkg}.ServerReflection`] as protoLoader.ServiceDefinition;
-      const method = service['ServerReflectionInfo']!;
+      const method = service.ServerReflectionInfo!;
       assert.equal(method.path, `/${pkg}.ServerReflection/ServerReflectionInfo`);
       assert.equal(method.requestStream, true);
       assert.equal(method.responseStream, true);
@@ -108,7 +108,7 @@ describe('binary interop between protobuf-es and protobufjs', () => {
 
   it('an InvokeRequest encoded by protobuf-es decodes with protobufjs', () => {
     const bytes = Buffer.from(toBinary(InvokeRequestSchema, fromJson(InvokeRequestSchema, envelope)));
-    const decoded = plain(transportService['Invoke']!.requestDeserialize(bytes));
+    const decoded = plain(transportService.Invoke!.requestDeserialize(bytes));
     assert.deepEqual(decoded, {
       id: 'req-1',
       method: 'POST',
@@ -128,7 +128,7 @@ describe('binary interop between protobuf-es and protobufjs', () => {
   });
 
   it('an InvokeResponse with ok:false encoded by protobufjs decodes with protobuf-es', () => {
-    const bytes = transportService['Invoke']!.responseSerialize({
+    const bytes = transportService.Invoke!.responseSerialize({
       id: 'req-1',
       ok: false,
       error: { fields: { code: { stringValue: 'denied' } } },
@@ -188,14 +188,14 @@ describe('grpc-js server from proto-loader, client from protobuf-es', () => {
       Invoke(call: grpc.ServerUnaryCall<Record<string, unknown>, unknown>, callback: grpc.sendUnaryData<unknown>) {
         seenRequestId = call.metadata.get('x-svc-request-id')[0] as string | undefined;
         const request = plain(call.request) as Record<string, unknown>;
-        if (request['path'] === '/fail') {
-          callback(null, { id: request['id'], ok: false, error: { fields: { code: { stringValue: 'nope' } } }, final: true });
+        if (request.path === '/fail') {
+          callback(null, { id: request.id, ok: false, error: { fields: { code: { stringValue: 'nope' } } }, final: true });
           return;
         }
-        callback(null, { id: request['id'], ok: true, result: { structValue: { fields: { echo: request['data'] } } }, final: true });
+        callback(null, { id: request.id, ok: true, result: { structValue: { fields: { echo: request.data } } }, final: true });
       },
       Stream(call: grpc.ServerWritableStream<Record<string, unknown>, unknown>) {
-        const id = call.request['id'];
+        const id = call.request.id;
         call.write({ id, ok: true, result: { stringValue: 'submitted' }, final: false });
         call.write({ id, ok: true, result: { stringValue: 'working' }, final: false });
         call.write({ id, ok: true, result: { stringValue: 'completed' }, final: true });
@@ -241,7 +241,7 @@ describe('grpc-js server from proto-loader, client from protobuf-es', () => {
 
   function invoke(envelope: JsonObject, metadata = new grpc.Metadata()): Promise<JsonObject> {
     return new Promise((resolve, reject) => {
-      transportClient['Invoke']!(
+      transportClient.Invoke!(
         fromJson(InvokeRequestSchema, envelope),
         metadata,
         { deadline: Date.now() + 5000 },
@@ -270,7 +270,7 @@ describe('grpc-js server from proto-loader, client from protobuf-es', () => {
   it('Stream: events arrive in order and the last one is final', async () => {
     const events: JsonObject[] = [];
     await new Promise<void>((resolve, reject) => {
-      const call = transportClient['Stream']!(
+      const call = transportClient.Stream!(
         create(StreamRequestSchema, { id: 's-1', method: 'POST', path: '/tasks/stream', data: fromJson(ValueSchema, { goal: 'stream' }) }),
         { deadline: Date.now() + 5000 },
       ) as grpc.ClientReadableStream<MessageShape<typeof StreamResponseSchema>>;
@@ -287,7 +287,7 @@ describe('grpc-js server from proto-loader, client from protobuf-es', () => {
 
   it('Health.Check answers SERVING', async () => {
     const status = await new Promise<HealthCheckResponse_ServingStatus>((resolve, reject) => {
-      healthClient['Check']!(
+      healthClient.Check!(
         create(HealthCheckRequestSchema, { service: 'svc.transport.v1.SvcTransport' }),
         { deadline: Date.now() + 5000 },
         (error: grpc.ServiceError | null, response: MessageShape<typeof HealthCheckResponseSchema>) =>

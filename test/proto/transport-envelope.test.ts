@@ -98,13 +98,13 @@ describe('svc.transport.v1 envelopes (ProtoJSON)', () => {
       assert.deepEqual(roundTrip(schema, successEnvelope), successEnvelope);
       const failure = roundTrip(schema, failureEnvelope) as JsonObject;
       assert.deepEqual(failure, failureEnvelope);
-      assert.equal(failure['ok'], false);
-      assert.equal(failure['final'], true);
+      assert.equal(failure.ok, false);
+      assert.equal(failure.final, true);
     }
     const midStream: JsonObject = { id: 's-1', ok: true, result: { event: 'status', state: 'working' }, final: false };
     const out = roundTrip(StreamResponseSchema, midStream) as JsonObject;
     assert.deepEqual(out, midStream);
-    assert.equal(out['final'], false);
+    assert.equal(out.final, false);
   });
 
   it('messages built in code serialize zero values that were set, with default options', () => {

@@ -298,7 +298,7 @@ export const ROWS: readonly Row[] = [
       try {
         for (const socket of stalled) {
           await socket.connected();
-          await socket.write(requestHead('/tasks/', { 'content-length': '1000' }) + '{"id":');
+          await socket.write(`${requestHead('/tasks/', { 'content-length': '1000' })}{"id":`);
         }
         await assertStillServing(server);
         const shed = async () => (await Promise.all(stalled.map((socket) => socket.closedWithin(0)))).filter(Boolean).length;

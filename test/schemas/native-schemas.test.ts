@@ -72,10 +72,10 @@ for (const [name, schema] of schemas) {
     walk(schema, '#', (node, path) => {
       // Properties inside if/then/else only narrow an already documented property.
       if (/\/(if|then|else)(\/|$)/.test(path)) return;
-      const props = node['properties'];
+      const props = node.properties;
       if (!isObject(props)) return;
       for (const [prop, sub] of Object.entries(props)) {
-        assert.ok(isObject(sub) && typeof sub['description'] === 'string' && sub['description'].length > 0,
+        assert.ok(isObject(sub) && typeof sub.description === 'string' && sub.description.length > 0,
           `${path}/properties/${prop} lacks a description`);
       }
     });
@@ -83,7 +83,7 @@ for (const [name, schema] of schemas) {
 
   test(`${name}: relative references point at existing files`, () => {
     walk(schema, '#', (node) => {
-      const ref = node['$ref'];
+      const ref = node.$ref;
       if (typeof ref !== 'string' || ref.startsWith('#')) return;
       assert.doesNotMatch(ref, /^[a-z]+:/, `${ref} must be relative`);
       assert.ok(existsSync(NATIVE_DIR + ref), `${ref} does not exist`);
@@ -95,7 +95,7 @@ test('titles (including $defs titles) are unique', () => {
   const seen = new Map<string, string>();
   for (const [name, schema] of schemas) {
     walk(schema, name, (node, path) => {
-      const title = node['title'];
+      const title = node.title;
       if (typeof title !== 'string') return;
       assert.match(title, /^[A-Z][A-Za-z0-9]*$/, `${path} title`);
       assert.ok(!seen.has(title), `title ${title} used by ${seen.get(title)} and ${path}`);

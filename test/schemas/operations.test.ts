@@ -27,10 +27,10 @@ interface Manifest {
   operations: Operation[];
 }
 
-const metaSchema = readJson<Record<string, unknown>>(OPERATIONS_DIR + 'operations.schema.json');
+const metaSchema = readJson<Record<string, unknown>>(`${OPERATIONS_DIR}operations.schema.json`);
 const manifests: Record<string, Manifest> = {
-  agent: readJson<Manifest>(OPERATIONS_DIR + 'agent.json'),
-  registry: readJson<Manifest>(OPERATIONS_DIR + 'registry.json'),
+  agent: readJson<Manifest>(`${OPERATIONS_DIR}agent.json`),
+  registry: readJson<Manifest>(`${OPERATIONS_DIR}registry.json`),
 };
 const validateManifest = newAjv().compile(metaSchema);
 const native = loadNativeSchemas();
@@ -81,13 +81,13 @@ const specControlPlane = ['cancelTask', 'compactHistory', 'describeState', 'rese
 const publicRoutes = ['/.well-known/agent-card.json', '/healthz', '/readyz', '/openapi.json'];
 
 test('the operations meta-schema compiles in strict mode and accepts its own example', () => {
-  for (const example of metaSchema['examples'] as unknown[]) {
+  for (const example of metaSchema.examples as unknown[]) {
     assert.ok(validateManifest(example), JSON.stringify(validateManifest.errors));
   }
 });
 
 test('the meta-schema rejects inconsistent operations', () => {
-  const good = structuredClone(manifests['registry']!);
+  const good = structuredClone(manifests.registry!);
   const cases: Array<[string, (op: any) => void]> = [
     ['idempotent without key fields', (op) => { op.idempotent = true; op.idempotencyKeyFrom = []; }],
     ['non-idempotent with key fields', (op) => { op.idempotent = false; op.idempotencyKeyFrom = ['id']; }],
@@ -158,7 +158,7 @@ for (const [service, manifest] of Object.entries(manifests)) {
 }
 
 test('availability follows the spec', () => {
-  const byName = new Map(manifests['agent']!.operations.map((op) => [op.name, op]));
+  const byName = new Map(manifests.agent!.operations.map((op) => [op.name, op]));
   const rows: Array<[string, string]> = [
     ['sendTask', 'always'],
     ['streamTask', 'streaming-transport'],
@@ -177,7 +177,7 @@ test('availability follows the spec', () => {
 });
 
 test('the agent stream falls back to task submission, a unary JSON operation taking the same task', () => {
-  const byName = new Map(manifests['agent']!.operations.map((op) => [op.name, op]));
+  const byName = new Map(manifests.agent!.operations.map((op) => [op.name, op]));
   const stream = byName.get('streamTask')!;
   assert.equal(stream.fallback, 'sendTask');
   const submit = byName.get(stream.fallback!)!;
@@ -190,7 +190,7 @@ test('the agent stream falls back to task submission, a unary JSON operation tak
 });
 
 test('registry discovery reads its filters from the query string', () => {
-  const discover = manifests['registry']!.operations.find((op) => op.name === 'discover')!;
+  const discover = manifests.registry!.operations.find((op) => op.name === 'discover')!;
   assert.equal(discover.request, null);
   assert.equal(discover.query, 'discover-query');
   assert.equal(discover.response, 'agent-card-list');

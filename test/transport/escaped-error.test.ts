@@ -2,7 +2,7 @@
 // is logged; the process, and every other connection, carries on. The failure is injected
 // through the request reader's test seam, since no input reaches it on purpose.
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
 import { status as GrpcCode } from '@grpc/grpc-js';
 import { setRequestReadHook } from '../../src/transport/envelope.js';
 import { echoTask, serve, table } from '../support/transport-fixtures.js';
@@ -12,9 +12,11 @@ import { RawPeer } from '../support/websocket-peers.js';
 const injected = new Error('injected reader failure');
 
 /** Makes every request envelope read fail until the test ends; console.error is captured. */
-function failReads(t: { after(fn: () => unknown): void; mock: { method: Function } }): { logged: unknown[][] } {
+function failReads(t: TestContext): { logged: unknown[][] } {
   const logged: unknown[][] = [];
-  (t.mock.method as (object: object, name: string, impl: Function) => void)(console, 'error', (...args: unknown[]) => logged.push(args));
+  t.mock.method(console, 'error', (...args: unknown[]) => {
+    logged.push(args);
+  });
   setRequestReadHook(() => {
     throw injected;
   });

@@ -85,7 +85,7 @@ const grpcCall = {
   spec: ops.sendTask,
 } as unknown as OutboundCall;
 
-const grpcRows: Array<[string, unknown, Function, boolean, string | null]> = [
+const grpcRows: Array<[string, unknown, new (...args: never[]) => Error, boolean, string | null]> = [
   ['UNAVAILABLE wrapping ECONNREFUSED', connectError(14, nodeError('ECONNREFUSED')), TransportConnectionError, true, 'UNAVAILABLE'],
   ['UNAVAILABLE wrapping ETIMEDOUT', connectError(14, nodeError('ETIMEDOUT')), TransportConnectionError, true, 'UNAVAILABLE'],
   ['UNAVAILABLE wrapping a certificate failure', connectError(14, nodeError('DEPTH_ZERO_SELF_SIGNED_CERT')), TransportConnectionError, false, 'UNAVAILABLE'],

@@ -8,7 +8,7 @@ import { RegistryOperationsClient } from '../../generated/clients/registry.js';
 import { ResolvedConfig } from '../../src/transport/config.js';
 import {
   TransportConnectionError,
-  TransportError,
+  type TransportError,
   TransportLimitError,
   TransportProtocolError,
   TransportRemoteError,
@@ -322,7 +322,7 @@ test('streams never retry, even for a retryable error', async (t) => {
     url,
     table({
       spec: ops.streamTask,
-      // eslint-disable-next-line require-yield
+      // biome-ignore lint/correctness/useYield: the test needs a stream that fails before it yields anything.
       async *stream(_data: unknown, context) {
         opened++;
         assert.equal(context.idempotencyKey, null, 'streams carry no idempotency key');

@@ -198,18 +198,18 @@ function toMessages(turns: readonly ChatTurn[]): ChatMessage[] {
         return { role: 'user', content: turn.content };
       case 'tool':
         return { role: 'tool', tool_call_id: turn.callId ?? '', content: turn.content };
-      case 'assistant':
-        if (!turn.toolCalls || turn.toolCalls.length === 0) return { role: 'assistant', content: turn.content };
-        return {
-          role: 'assistant',
-          content: turn.content || null,
-          tool_calls: turn.toolCalls.map((call) => ({
-            id: call.call_id,
-            type: 'function' as const,
-            function: { name: call.name, arguments: JSON.stringify(call.arguments) },
-          })),
-        };
     }
+    // The one role left is the assistant's.
+    if (!turn.toolCalls || turn.toolCalls.length === 0) return { role: 'assistant', content: turn.content };
+    return {
+      role: 'assistant',
+      content: turn.content || null,
+      tool_calls: turn.toolCalls.map((call) => ({
+        id: call.call_id,
+        type: 'function' as const,
+        function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+      })),
+    };
   });
 }
 

@@ -62,7 +62,7 @@ describe('SseParser', () => {
 
   it('refuses a line that grows past the cap before it ends', () => {
     const parser = new SseParser(100, { url: 'http://peer', requestId: 'r1' });
-    assert.deepEqual(parser.push(Buffer.from('data: ' + 'x'.repeat(50))), []);
+    assert.deepEqual(parser.push(Buffer.from(`data: ${'x'.repeat(50)}`)), []);
     assert.throws(
       () => parser.push(Buffer.from('y'.repeat(50))),
       (error: unknown) => {

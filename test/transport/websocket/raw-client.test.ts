@@ -187,7 +187,7 @@ describe('websocket server, raw ws client', () => {
   it('answers a plain HTTP request with 426 and a JSON error', async (t) => {
     const server = await serve(t, 'websocket', 'ws://127.0.0.1:0', agentTable().endpoints);
     const { status, body } = await new Promise<{ status: number; body: any }>((resolve, reject) => {
-      const req = httpRequest(server.url.replace('ws:', 'http:') + '/healthz', { agent: false }, (res) => {
+      const req = httpRequest(`${server.url.replace('ws:', 'http:')}/healthz`, { agent: false }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()) }));
