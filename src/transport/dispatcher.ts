@@ -4,7 +4,7 @@
 // key, checks the response size and counts it. A transport knows framing, not business.
 import type { SecurityContext } from '../../generated/types/index.js';
 import { validate, isSchemaName } from '../../generated/validators/index.js';
-import { encodeNormalizedJson, normalizeJson, type EncodedJson } from '../core/json.js';
+import { encodeNormalizedJson, normalizeJson, PreEncoded, type EncodedJson } from '../core/json.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { ResolvedConfig } from './config.js';
 import type { TransportName } from './capabilities.js';
@@ -33,7 +33,17 @@ export interface DispatcherOptions {
 
 /** A unary answer: JSON (already encoded, so the transport writes the text as is) or HTML. */
 export type UnaryOutcome =
-  | { readonly kind: 'json'; readonly encoded: EncodedJson; readonly replayed: boolean }
+  | {
+      readonly kind: 'json';
+      readonly encoded: EncodedJson;
+      readonly replayed: boolean;
+      /**
+       * The normalized value `encoded` was made from, when the endpoint handed one over with
+       * its text (PreEncoded) and this caller's run made it: for in-process callers, which copy
+       * it instead of parsing the text. Never kept in the idempotency cache.
+       */
+      readonly value?: unknown;
+    }
   | { readonly kind: 'html'; readonly html: string };
 
 /** One frame of a served stream; the one with `final` true is the last. */
@@ -137,10 +147,12 @@ export class Dispatcher {
       const { input, context } = prepared instanceof Promise ? await prepared : prepared;
       const run = target.unary;
       let replayable = true;
+      let made: unknown = NOT_MADE;
       const invoke = async (): Promise<UnaryOutcome> => {
         const result = await run(input, context);
         if (target.spec.responseContentType === 'text/html') return { kind: 'html', html: String(result) };
         replayable = target.replayable?.(result) ?? true;
+        if (result instanceof PreEncoded) made = result.value;
         const encoded = encodeWithin('response', result, this.options.config.limits.maxResponseBytes, {
           requestId: request.requestId,
         });
@@ -159,6 +171,7 @@ export class Dispatcher {
       }
       metrics.sent(outcomeBytes(outcome));
       metrics.requestFinished(true, started);
+      if (made !== NOT_MADE && outcome.kind === 'json' && !outcome.replayed) return { ...outcome, value: made };
       return outcome;
     } catch (error) {
       metrics.requestFinished(false, started);
@@ -261,6 +274,9 @@ export class Dispatcher {
     return { input, context: new HandlerContext(request, security, this.options.name, this.options.url()) };
   }
 }
+
+/** No value handed over with the answer's text (undefined is not a JSON value, but stay clear of it). */
+const NOT_MADE: unique symbol = Symbol('not made');
 
 /** What a stored answer weighs in the idempotency cache: the bytes it is sent as. */
 function outcomeBytes(outcome: UnaryOutcome): number {

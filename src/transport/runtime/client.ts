@@ -12,6 +12,7 @@ import { EndpointError } from '../endpoint-error.js';
 import { TransportConnectionError } from '../errors.js';
 import { remoteErrorFrom } from '../wire-errors.js';
 import { findTarget } from './registry.js';
+import { copyJson, NOT_PLAIN } from './json-copy.js';
 import { extractCredentials } from '../../auth/credentials.js';
 import type { LazyAbort } from '../../core/lazy-abort.js';
 import { jsonValueTooDeep, MAX_JSON_DEPTH } from '../../core/json-depth.js';
@@ -33,7 +34,10 @@ export class RuntimeClient implements TransportClient {
     try {
       const outcome = await untilAborted(target.unary(request), call.cancellation);
       if (outcome.kind === 'html') return { value: outcome.html, bytes: Buffer.byteLength(outcome.html) };
-      return { value: JSON.parse(outcome.encoded.text), bytes: outcome.encoded.bytes };
+      // Our own copy of the answer: of the value the text was made from when the target handed
+      // it over (cheaper than parsing the text), else of the text.
+      const copied = outcome.value === undefined ? NOT_PLAIN : copyJson(outcome.value);
+      return { value: copied === NOT_PLAIN ? JSON.parse(outcome.encoded.text) : copied, bytes: outcome.encoded.bytes };
     } catch (error) {
       throw this.remote(error, call);
     }
