@@ -3,6 +3,7 @@
 // and give up (NOT_PLAIN) on anything the text would show differently.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { MAX_JSON_DEPTH } from '../../src/core/json-depth.js';
 import { copyJson, NOT_PLAIN } from '../../src/transport/runtime/json-copy.js';
 
 test('copyJson: plain JSON reads as its text parsed, in new objects and arrays', () => {
@@ -56,4 +57,16 @@ test('copyJson: top-level primitives are themselves', () => {
   assert.equal(copyJson(7), 7);
   assert.equal(copyJson(false), false);
   assert.equal(copyJson(null), null);
+});
+
+test('copyJson: a __proto__ member is NOT_PLAIN (the text parses it as an own member)', () => {
+  assert.equal(copyJson(JSON.parse('{"a":{"__proto__":{"polluted":true}}}')), NOT_PLAIN);
+});
+
+test('copyJson: nesting up to the wires\' depth limit is copied, one level more is NOT_PLAIN', () => {
+  const nested = (levels: number): unknown => (levels === 1 ? {} : { next: nested(levels - 1) });
+  assert.deepEqual(copyJson(nested(MAX_JSON_DEPTH)), nested(MAX_JSON_DEPTH));
+  assert.equal(copyJson(nested(MAX_JSON_DEPTH + 1)), NOT_PLAIN);
+  assert.equal(copyJson([[[]]], 2), NOT_PLAIN);
+  assert.deepEqual(copyJson([[]], 2), [[]]);
 });

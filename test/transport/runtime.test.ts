@@ -249,6 +249,19 @@ test("runtime: an agent's finished task reaches the caller as its own copy, equa
   assert.equal(targetTask.messages[0].parts[0].content, 'q');
 });
 
+test('runtime: a request that is not plain JSON reaches the target as its JSON text reads', async (t) => {
+  const url = runtimeUrl('rt-not-plain');
+  const received: any[] = [];
+  await serve(t, 'runtime', url, table(unary(ops.sendTask, (task) => (received.push(task), task))));
+  const api = new AgentOperationsClient(await client(t, 'runtime', url));
+  const when = new Date(0);
+  const request = { id: 'dated', metadata: { when, skipped: undefined, list: [1, { n: 2 }] } } as any;
+  const answer: any = await api.sendTask(request);
+  assert.deepEqual(received[0], { id: 'dated', metadata: { when: when.toISOString(), list: [1, { n: 2 }] } });
+  assert.deepEqual(answer, received[0]);
+  assert.notEqual(received[0].metadata.list, request.metadata.list);
+});
+
 test('runtime: a handler failure is a TransportRemoteError carrying the message', async (t) => {
   const url = runtimeUrl('rt-fail');
   await serve(
