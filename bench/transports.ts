@@ -31,7 +31,8 @@
 // BENCH_CALLERS (16), BENCH_TASK_BYTES (256), BENCH_EVENTS (20000), BENCH_EVENT_BYTES (1024),
 // BENCH_STREAM_ROUNDS (5), BENCH_STREAM_WARMUP (6 streams each), BENCH_ONLY (unary|stream), BENCH_TRANSPORTS (comma list),
 // BENCH_PIN (1; 0 turns pinning off), BENCH_CPU_PROF (a directory: servers run with
-// --cpu-prof and write their profiles there). The defaults take about three minutes.
+// --cpu-prof and write their profiles there), BENCH_GRPC_EXPERIMENT (1: also the echo agent
+// behind a plain grpc-js server, grpcjs-over-runtime.mjs). The defaults take about three minutes.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest, Agent as HttpAgent } from 'node:http';
@@ -69,6 +70,7 @@ const STREAM_WARMUP = env('BENCH_STREAM_WARMUP', 6);
 const ONLY = process.env.BENCH_ONLY ?? '';
 const SELECTED = new Set((process.env.BENCH_TRANSPORTS ?? 'websocket,grpc,sse,runtime').split(',').map((name) => name.trim()));
 const CPU_PROF = process.env.BENCH_CPU_PROF ?? '';
+const GRPC_EXPERIMENT = process.env.BENCH_GRPC_EXPERIMENT === '1';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DIST = new URL('../dist/', import.meta.url).href;
@@ -432,6 +434,20 @@ async function unaryBench(servers: Map<string, Server>): Promise<string[]> {
         parley: { name: 'parley grpc, grpc-js client', callers: Array.from({ length: CALLERS }, () => parleyJs.call), server: servers.get('parley-grpc')! },
         note: `one grpc-js client, ${CALLERS} calls in flight on one HTTP/2 connection, pass-through JSON`,
       });
+      if (servers.has('grpcjs-over-runtime')) {
+        const overRuntime = grpcJsClient(servers.get('grpcjs-over-runtime')!.url);
+        closers.push(overRuntime.close);
+        pairs.push({
+          label: 'experiment: parley echo agent behind a grpc-js server',
+          raw: { name: 'raw grpc-js (experiment pair)', callers: Array.from({ length: CALLERS }, () => rawJs.call), server: servers.get('grpcjs')! },
+          parley: {
+            name: 'grpc-js server, agent in-process',
+            callers: Array.from({ length: CALLERS }, () => overRuntime.call),
+            server: servers.get('grpcjs-over-runtime')!,
+          },
+          note: 'grpcjs-over-runtime.mjs: what parley could reach without connect-node',
+        });
+      }
     }
     const best = new Map<string, Figures>();
     const rounds = new Map<string, number[]>();
@@ -765,6 +781,7 @@ async function main(): Promise<void> {
     if (wants('grpc')) {
       starts.push(start('raw-grpc', 'raw-grpc.mjs', [EVENTS, EVENT_BYTES]));
       starts.push(start('grpcjs', 'grpcjs-echo.mjs', [EVENTS, EVENT_BYTES]));
+      if (unary && GRPC_EXPERIMENT) starts.push(start('grpcjs-over-runtime', 'grpcjs-over-runtime.mjs', []));
     }
     if (unary && wants('websocket')) {
       starts.push(start('raw-ws-full', 'raw-ws.mjs', [EVENTS, EVENT_BYTES, 'full']));
