@@ -23,7 +23,16 @@ function untilAborted<T>(work: Promise<T>, cancellation: LazyAbort): Promise<T> 
   if (cancellation.aborted) return Promise.reject(cancellation.reason);
   return new Promise((resolve, reject) => {
     const stopListening = cancellation.onAbort(reject);
-    work.then(resolve, reject).finally(stopListening);
+    work.then(
+      (value) => {
+        stopListening();
+        resolve(value);
+      },
+      (error: unknown) => {
+        stopListening();
+        reject(error);
+      },
+    );
   });
 }
 
