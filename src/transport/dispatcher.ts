@@ -171,7 +171,9 @@ export class Dispatcher {
       }
       metrics.sent(outcomeBytes(outcome));
       metrics.requestFinished(true, started);
-      if (made !== NOT_MADE && outcome.kind === 'json' && !outcome.replayed) return { kind: 'json', encoded: outcome.encoded, replayed: false, value: made };
+      if (made !== NOT_MADE && outcome.kind === 'json' && !outcome.replayed) {
+        return { kind: 'json', encoded: outcome.encoded, replayed: false, value: made };
+      }
       return outcome;
     } catch (error) {
       metrics.requestFinished(false, started);

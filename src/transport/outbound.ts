@@ -58,7 +58,8 @@ export class Outbound {
         for (let attempt = 1; ; attempt++) {
           const deadline = new Deadline(options, config);
           const bodyValue = attempt === 1 && body ? (request ?? null) : undefined;
-          const fields = { spec, body, bodyValue, params: queryFor(spec, request, options), requestId, idempotencyKey, attempt, headers, url };
+          const params = queryFor(spec, request, options);
+          const fields = { spec, body, bodyValue, params, requestId, idempotencyKey, attempt, headers, url };
           const call = new Attempt(fields, deadline.cancellation);
           try {
             metrics.sent(body?.bytes ?? 0);
@@ -109,7 +110,8 @@ export class Outbound {
       const pending = this.headers(options);
       const headers = pending instanceof Promise ? await pending : pending;
       const bodyValue = body ? (request ?? null) : undefined;
-      const fields = { spec, body, bodyValue, params: queryFor(spec, request, options), requestId, idempotencyKey: null, attempt: 1, headers, url };
+      const params = queryFor(spec, request, options);
+      const fields = { spec, body, bodyValue, params, requestId, idempotencyKey: null, attempt: 1, headers, url };
       const call = new Attempt(fields, deadline.cancellation);
       metrics.sent(body?.bytes ?? 0);
       try {

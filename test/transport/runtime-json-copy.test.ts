@@ -63,7 +63,7 @@ test('copyJson: a __proto__ member is NOT_PLAIN (the text parses it as an own me
   assert.equal(copyJson(JSON.parse('{"a":{"__proto__":{"polluted":true}}}')), NOT_PLAIN);
 });
 
-test('copyJson: nesting up to the wires\' depth limit is copied, one level more is NOT_PLAIN', () => {
+test("copyJson: nesting up to the wires' depth limit is copied, one level more is NOT_PLAIN", () => {
   const nested = (levels: number): unknown => (levels === 1 ? {} : { next: nested(levels - 1) });
   assert.deepEqual(copyJson(nested(MAX_JSON_DEPTH)), nested(MAX_JSON_DEPTH));
   assert.equal(copyJson(nested(MAX_JSON_DEPTH + 1)), NOT_PLAIN);
