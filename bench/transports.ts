@@ -361,7 +361,8 @@ function grpcJsClient(url: string): { call: Caller; stream: () => Promise<Stream
       const id = randomUUID();
       const metadata = new grpcJs.Metadata();
       metadata.set('x-svc-request-id', id);
-      const call = client.makeServerStreamRequest('/svc.transport.v1.SvcTransport/Stream', identity, identity, envelope(id, '/tasks/stream', streamTask(), null), metadata);
+      const request = envelope(id, '/tasks/stream', streamTask(), null);
+      const call = client.makeServerStreamRequest('/svc.transport.v1.SvcTransport/Stream', identity, identity, request, metadata);
       call.on('data', (message: Buffer) => {
         const frame = JSON.parse(message.toString('utf8')) as { ok?: boolean; result?: { type?: string } };
         if (!frame.ok) reject(new Error('stream failed'));
@@ -439,7 +440,11 @@ async function unaryBench(servers: Map<string, Server>): Promise<string[]> {
         closers.push(overRuntime.close);
         pairs.push({
           label: 'experiment: parley echo agent behind a grpc-js server',
-          raw: { name: 'raw grpc-js (experiment pair)', callers: Array.from({ length: CALLERS }, () => rawJs.call), server: servers.get('grpcjs')! },
+          raw: {
+            name: 'raw grpc-js (experiment pair)',
+            callers: Array.from({ length: CALLERS }, () => rawJs.call),
+            server: servers.get('grpcjs')!,
+          },
           parley: {
             name: 'grpc-js server, agent in-process',
             callers: Array.from({ length: CALLERS }, () => overRuntime.call),
