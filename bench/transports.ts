@@ -10,12 +10,15 @@
 //                 connection, against one connect-node client (same JSON codec, no response
 //                 compression, same metadata) with C calls in flight on a connect-node server
 //                 (connectNodeAdapter) whose Invoke echoes the request's data.
+//      grpc vs grpc-js  one @grpc/grpc-js client (pass-through JSON messages) with C calls in
+//                 flight, against a plain grpc-js server (grpcjs-echo.mjs) and against parley.
 //    Target: parley at least 70% of the raw req/s.
 // 2. One stream of N task_llm_stream events with a ~1 KB delta, events/s from the first to the
 //    last event at the client (best of R streams), for sse, websocket, grpc and runtime, against
 //    the same events serialized and sent by the raw library (node:http writing `data:` lines,
 //    a `ws` server pushing frames, a connect-node server streaming messages; for runtime, an
-//    async generator consumed in-process). Raw clients parse every event as JSON (grpc: read
+//    async generator consumed in-process); grpc also against a plain grpc-js server, both read
+//    by the same grpc-js client. Raw clients parse every event as JSON (grpc: read
 //    the google.protobuf.Value into JSON), as any consumer has to.
 //
 // Servers run the compiled code (dist/, built first) in child processes; when taskset is
@@ -28,7 +31,8 @@
 // BENCH_CALLERS (16), BENCH_TASK_BYTES (256), BENCH_EVENTS (20000), BENCH_EVENT_BYTES (1024),
 // BENCH_STREAM_ROUNDS (5), BENCH_STREAM_WARMUP (6 streams each), BENCH_ONLY (unary|stream), BENCH_TRANSPORTS (comma list),
 // BENCH_PIN (1; 0 turns pinning off), BENCH_CPU_PROF (a directory: servers run with
-// --cpu-prof and write their profiles there). The defaults take about three minutes.
+// --cpu-prof and write their profiles there), BENCH_GRPC_EXPERIMENT (1: also the echo agent
+// behind a plain grpc-js server, grpcjs-over-runtime.mjs). The defaults take about three minutes.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest, Agent as HttpAgent } from 'node:http';
@@ -36,6 +40,7 @@ import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
+import grpcJs from '@grpc/grpc-js';
 import { createClient, type Client } from '@connectrpc/connect';
 import { createGrpcTransport } from '@connectrpc/connect-node';
 import { fromJson, toJson, type JsonObject, type JsonValue } from '@bufbuild/protobuf';
@@ -65,6 +70,7 @@ const STREAM_WARMUP = env('BENCH_STREAM_WARMUP', 6);
 const ONLY = process.env.BENCH_ONLY ?? '';
 const SELECTED = new Set((process.env.BENCH_TRANSPORTS ?? 'websocket,grpc,sse,runtime').split(',').map((name) => name.trim()));
 const CPU_PROF = process.env.BENCH_CPU_PROF ?? '';
+const GRPC_EXPERIMENT = process.env.BENCH_GRPC_EXPERIMENT === '1';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DIST = new URL('../dist/', import.meta.url).href;
@@ -319,6 +325,61 @@ function rawGrpcCaller(client: Client<TransportPb['SvcTransport']>): Caller {
   };
 }
 
+/**
+ * A plain @grpc/grpc-js client (one channel, one HTTP/2 connection) with pass-through JSON
+ * serializers: each message is the envelope's JSON text, the spec's gRPC wire, which a
+ * parley server and the grpc-js echo both read. The same client drives both servers.
+ */
+function grpcJsClient(url: string): { call: Caller; stream: () => Promise<StreamFigures>; close(): void } {
+  const client = new grpcJs.Client(url.replace(/^\w+:\/\//, ''), grpcJs.credentials.createInsecure());
+  const identity = (bytes: Buffer) => bytes;
+  const envelope = (id: string, path: string, task: Record<string, unknown>, key: string | null) =>
+    Buffer.from(JSON.stringify({ id, method: 'POST', path, data: task, params: {}, idempotency_key: key }), 'utf8');
+  const call: Caller = () =>
+    new Promise<void>((resolve, reject) => {
+      const task = nextTask();
+      const id = randomUUID();
+      const metadata = new grpcJs.Metadata();
+      metadata.set('x-svc-request-id', id);
+      client.makeUnaryRequest(
+        '/svc.transport.v1.SvcTransport/Invoke',
+        identity,
+        identity,
+        envelope(id, '/tasks/', task, task.id as string),
+        metadata,
+        (error, answer) => {
+          if (error) return reject(error);
+          const frame = JSON.parse(answer!.toString('utf8')) as { ok?: boolean; final?: boolean; result?: { id?: string; state?: string } };
+          if (frame.ok && frame.final && frame.result?.id === task.id && frame.result?.state === 'completed') resolve();
+          else reject(new Error('unexpected answer'));
+        },
+      );
+    });
+  const stream = () =>
+    new Promise<StreamFigures>((resolve, reject) => {
+      const timing = new StreamTiming();
+      const id = randomUUID();
+      const metadata = new grpcJs.Metadata();
+      metadata.set('x-svc-request-id', id);
+      const request = envelope(id, '/tasks/stream', streamTask(), null);
+      const call = client.makeServerStreamRequest('/svc.transport.v1.SvcTransport/Stream', identity, identity, request, metadata);
+      call.on('data', (message: Buffer) => {
+        const frame = JSON.parse(message.toString('utf8')) as { ok?: boolean; result?: { type?: string } };
+        if (!frame.ok) reject(new Error('stream failed'));
+        else if (frame.result?.type === 'task_llm_stream') timing.event();
+      });
+      call.once('error', reject);
+      call.once('end', () => {
+        try {
+          resolve(timing.figures(EVENTS));
+        } catch (error) {
+          reject(error);
+        }
+      });
+    });
+  return { call, stream, close: () => client.close() };
+}
+
 interface Contender {
   readonly name: string;
   readonly callers: Caller[];
@@ -363,6 +424,35 @@ async function unaryBench(servers: Map<string, Server>): Promise<string[]> {
         parley: { name: 'parley grpc', callers: parleyCallers([client]), server: servers.get('parley-grpc')! },
         note: `one client, ${CALLERS} calls in flight on one HTTP/2 connection, JSON codec`,
       });
+      // The baseline that counts for teams choosing gRPC: a plain grpc-js server, and the same
+      // grpc-js client (its own connection to each server) driving both.
+      const rawJs = grpcJsClient(servers.get('grpcjs')!.url);
+      const parleyJs = grpcJsClient(servers.get('parley-grpc')!.url);
+      closers.push(rawJs.close, parleyJs.close);
+      pairs.push({
+        label: 'grpc vs grpc-js',
+        raw: { name: 'raw grpc-js', callers: Array.from({ length: CALLERS }, () => rawJs.call), server: servers.get('grpcjs')! },
+        parley: { name: 'parley grpc, grpc-js client', callers: Array.from({ length: CALLERS }, () => parleyJs.call), server: servers.get('parley-grpc')! },
+        note: `one grpc-js client, ${CALLERS} calls in flight on one HTTP/2 connection, pass-through JSON`,
+      });
+      if (servers.has('grpcjs-over-runtime')) {
+        const overRuntime = grpcJsClient(servers.get('grpcjs-over-runtime')!.url);
+        closers.push(overRuntime.close);
+        pairs.push({
+          label: 'experiment: parley echo agent behind a grpc-js server',
+          raw: {
+            name: 'raw grpc-js (experiment pair)',
+            callers: Array.from({ length: CALLERS }, () => rawJs.call),
+            server: servers.get('grpcjs')!,
+          },
+          parley: {
+            name: 'grpc-js server, agent in-process',
+            callers: Array.from({ length: CALLERS }, () => overRuntime.call),
+            server: servers.get('grpcjs-over-runtime')!,
+          },
+          note: 'grpcjs-over-runtime.mjs: what parley could reach without connect-node',
+        });
+      }
     }
     const best = new Map<string, Figures>();
     const rounds = new Map<string, number[]>();
@@ -589,6 +679,14 @@ async function streamBench(servers: Map<string, Server>): Promise<void> {
         raw: { name: 'raw connect-node', run: rawGrpcStream(raw), server: servers.get('raw-grpc')! },
         parley: { name: 'parley grpc', run: () => parleyStream(client), server: servers.get('stream-grpc')! },
       });
+      const rawJs = grpcJsClient(servers.get('grpcjs')!.url);
+      const parleyJs = grpcJsClient(servers.get('stream-grpc')!.url);
+      closers.push(rawJs.close, parleyJs.close);
+      pairs.push({
+        label: 'grpc vs grpc-js',
+        raw: { name: 'raw grpc-js', run: rawJs.stream, server: servers.get('grpcjs')! },
+        parley: { name: 'parley grpc, grpc-js client', run: parleyJs.stream, server: servers.get('stream-grpc')! },
+      });
     }
     if (SELECTED.has('runtime')) {
       const url = 'runtime://bench-stream';
@@ -685,7 +783,11 @@ async function main(): Promise<void> {
     const wants = (name: string) => SELECTED.has(name);
     const starts: Array<Promise<void>> = [];
     if (wants('websocket')) starts.push(start('raw-ws', 'raw-ws.mjs', [EVENTS, EVENT_BYTES]));
-    if (wants('grpc')) starts.push(start('raw-grpc', 'raw-grpc.mjs', [EVENTS, EVENT_BYTES]));
+    if (wants('grpc')) {
+      starts.push(start('raw-grpc', 'raw-grpc.mjs', [EVENTS, EVENT_BYTES]));
+      starts.push(start('grpcjs', 'grpcjs-echo.mjs', [EVENTS, EVENT_BYTES]));
+      if (unary && GRPC_EXPERIMENT) starts.push(start('grpcjs-over-runtime', 'grpcjs-over-runtime.mjs', []));
+    }
     if (unary && wants('websocket')) {
       starts.push(start('raw-ws-full', 'raw-ws.mjs', [EVENTS, EVENT_BYTES, 'full']));
       starts.push(start('parley-websocket', 'parley-agent.mjs', ['websocket', 'ws://127.0.0.1:0']));

@@ -15,6 +15,12 @@ export interface OutboundCall {
   readonly spec: OperationSpec;
   /** The encoded JSON body, or null for operations without one. */
   readonly body: EncodedJson | null;
+  /**
+   * The value `body` was encoded from, as the caller passed it, on a first attempt: an
+   * in-process binding may copy it instead of parsing `body` (runtime/json-copy.ts gives up on
+   * anything that is not plain JSON). Undefined on retries and for operations without a body.
+   */
+  readonly bodyValue?: unknown;
   readonly params: QueryParams;
   readonly requestId: string;
   readonly idempotencyKey: string | null;

@@ -4,7 +4,7 @@
 // key, checks the response size and counts it. A transport knows framing, not business.
 import type { SecurityContext } from '../../generated/types/index.js';
 import { validate, isSchemaName } from '../../generated/validators/index.js';
-import { encodeNormalizedJson, normalizeJson, type EncodedJson } from '../core/json.js';
+import { encodeNormalizedJson, normalizeJson, PreEncoded, type EncodedJson } from '../core/json.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { ResolvedConfig } from './config.js';
 import type { TransportName } from './capabilities.js';
@@ -39,7 +39,17 @@ export interface DispatcherOptions {
  * (an HTML page, the Prometheus exposition) with its content type.
  */
 export type UnaryOutcome =
-  | { readonly kind: 'json'; readonly encoded: EncodedJson; readonly replayed: boolean }
+  | {
+      readonly kind: 'json';
+      readonly encoded: EncodedJson;
+      readonly replayed: boolean;
+      /**
+       * The normalized value `encoded` was made from, when the endpoint handed one over with
+       * its text (PreEncoded) and this caller's run made it: for in-process callers, which copy
+       * it instead of parsing the text. Never kept in the idempotency cache.
+       */
+      readonly value?: unknown;
+    }
   | { readonly kind: 'text'; readonly text: string; readonly contentType: string };
 
 /** The content type each text operation is answered with. */
@@ -181,11 +191,13 @@ export class Dispatcher {
       const { input, context } = prepared instanceof Promise ? await prepared : prepared;
       const run = target.unary;
       let replayable = true;
+      let made: unknown = NOT_MADE;
       const invoke = async (): Promise<UnaryOutcome> => {
         const result = await run(input, context);
         const textType = TEXT_CONTENT_TYPES[target.spec.responseContentType];
         if (textType) return { kind: 'text', text: String(result), contentType: textType };
         replayable = target.replayable?.(result) ?? true;
+        if (result instanceof PreEncoded) made = result.value;
         const encoded = encodeWithin('response', result, this.options.config.limits.maxResponseBytes, {
           requestId: request.requestId,
         });
@@ -204,6 +216,9 @@ export class Dispatcher {
       }
       metrics.sent(outcomeBytes(outcome));
       metrics.requestFinished(true, started, operation);
+      if (made !== NOT_MADE && outcome.kind === 'json' && !outcome.replayed) {
+        return { kind: 'json', encoded: outcome.encoded, replayed: false, value: made };
+      }
       return outcome;
     } catch (error) {
       metrics.requestFinished(false, started, operation);
@@ -310,6 +325,9 @@ export class Dispatcher {
     return { input, context: new HandlerContext(request, security, this.options.name, this.options.url()) };
   }
 }
+
+/** No value handed over with the answer's text (undefined is not a JSON value, but stay clear of it). */
+const NOT_MADE: unique symbol = Symbol('not made');
 
 /** What a stored answer weighs in the idempotency cache: the bytes it is sent as. */
 function outcomeBytes(outcome: UnaryOutcome): number {

@@ -57,7 +57,10 @@ export class Outbound {
       const attempts = async () => {
         for (let attempt = 1; ; attempt++) {
           const deadline = new Deadline(options, config);
-          const call = new Attempt({ spec, body, params: queryFor(spec, request, options), requestId, idempotencyKey, attempt, headers, url }, deadline.cancellation);
+          const bodyValue = attempt === 1 && body ? (request ?? null) : undefined;
+          const params = queryFor(spec, request, options);
+          const fields = { spec, body, bodyValue, params, requestId, idempotencyKey, attempt, headers, url };
+          const call = new Attempt(fields, deadline.cancellation);
           try {
             metrics.sent(body?.bytes ?? 0);
             const reply = await this.context.client().send(call);
@@ -106,7 +109,10 @@ export class Outbound {
     try {
       const pending = this.headers(options);
       const headers = pending instanceof Promise ? await pending : pending;
-      const call = new Attempt({ spec, body, params: queryFor(spec, request, options), requestId, idempotencyKey: null, attempt: 1, headers, url }, deadline.cancellation);
+      const bodyValue = body ? (request ?? null) : undefined;
+      const params = queryFor(spec, request, options);
+      const fields = { spec, body, bodyValue, params, requestId, idempotencyKey: null, attempt: 1, headers, url };
+      const call = new Attempt(fields, deadline.cancellation);
       metrics.sent(body?.bytes ?? 0);
       try {
         for await (const event of this.context.client().stream(call)) {
@@ -163,6 +169,7 @@ function checkEvent(event: InboundEvent, requestId: string, url: string, limit: 
 class Attempt implements OutboundCall {
   readonly spec: OperationSpec;
   readonly body: EncodedJson | null;
+  readonly bodyValue: unknown;
   readonly params: Readonly<Record<string, string | readonly string[]>>;
   readonly requestId: string;
   readonly idempotencyKey: string | null;
@@ -177,6 +184,7 @@ class Attempt implements OutboundCall {
   ) {
     this.spec = fields.spec;
     this.body = fields.body;
+    this.bodyValue = fields.bodyValue;
     this.params = fields.params;
     this.requestId = fields.requestId;
     this.idempotencyKey = fields.idempotencyKey;

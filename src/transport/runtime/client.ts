@@ -1,6 +1,7 @@
-// Calls go straight to the target's dispatcher in this process. Payloads still cross as JSON
-// text, so the size checks match the network transports and caller and target never share
-// objects. Query parameters are discarded, except for an operation whose request is its query
+// Calls go straight to the target's dispatcher in this process. Payloads are encoded as JSON
+// text as on any wire, so the size checks match the network transports, but each side gets its
+// own copy of the other's value (json-copy.ts: plain JSON copied, strings shared; the text is
+// parsed when the value is not plain JSON): caller and target never share an object. Query parameters are discarded, except for an operation whose request is its query
 // (registry discovery): there they are the request itself. A stream to a target without that
 // stream endpoint goes to the unary operation its spec names as `fallback`, when the target's
 // endpoint for it says how its answer becomes the final event.
@@ -12,6 +13,7 @@ import { EndpointError } from '../endpoint-error.js';
 import { TransportConnectionError } from '../errors.js';
 import { remoteErrorFrom } from '../wire-errors.js';
 import { findTarget } from './registry.js';
+import { copyJson, NOT_PLAIN } from './json-copy.js';
 import { extractCredentials } from '../../auth/credentials.js';
 import type { LazyAbort } from '../../core/lazy-abort.js';
 import { jsonValueTooDeep, MAX_JSON_DEPTH } from '../../core/json-depth.js';
@@ -21,7 +23,16 @@ function untilAborted<T>(work: Promise<T>, cancellation: LazyAbort): Promise<T> 
   if (cancellation.aborted) return Promise.reject(cancellation.reason);
   return new Promise((resolve, reject) => {
     const stopListening = cancellation.onAbort(reject);
-    work.then(resolve, reject).finally(stopListening);
+    work.then(
+      (value) => {
+        stopListening();
+        resolve(value);
+      },
+      (error: unknown) => {
+        stopListening();
+        reject(error);
+      },
+    );
   });
 }
 
@@ -33,7 +44,10 @@ export class RuntimeClient implements TransportClient {
     try {
       const outcome = await untilAborted(target.unary(request), call.cancellation);
       if (outcome.kind === 'text') return { value: outcome.text, bytes: Buffer.byteLength(outcome.text) };
-      return { value: JSON.parse(outcome.encoded.text), bytes: outcome.encoded.bytes };
+      // Our own copy of the answer: of the value the text was made from when the target handed
+      // it over (cheaper than parsing the text), else of the text.
+      const copied = outcome.value === undefined ? NOT_PLAIN : copyJson(outcome.value);
+      return { value: copied === NOT_PLAIN ? JSON.parse(outcome.encoded.text) : copied, bytes: outcome.encoded.bytes };
     } catch (error) {
       throw this.remote(error, call);
     }
@@ -140,8 +154,10 @@ export class RuntimeClient implements TransportClient {
    * to is refused the same way here, and counted on the target as a refused request.
    */
   private inbound(target: Dispatcher, call: OutboundCall, method = call.spec.method, path = call.spec.path): InboundRequest {
-    const data = call.body ? JSON.parse(call.body.text) : undefined;
-    if (jsonValueTooDeep(data)) {
+    const copied = call.body && call.bodyValue !== undefined ? copyJson(call.bodyValue) : NOT_PLAIN;
+    // A copy is within the depth limit by construction; parsed text is checked here.
+    const data = copied !== NOT_PLAIN ? copied : call.body ? JSON.parse(call.body.text) : undefined;
+    if (copied === NOT_PLAIN && jsonValueTooDeep(data)) {
       const refused = EndpointError.tooDeep('request body', MAX_JSON_DEPTH);
       target.countRefused(call.body?.bytes ?? 0, Buffer.byteLength(JSON.stringify(refused.toObject(call.requestId))));
       throw this.remote(refused, call);

@@ -8,6 +8,8 @@ import { AgentOperationsClient } from '../../../generated/clients/agent.js';
 import { validate } from '../../../generated/validators/index.js';
 import { TransportConnectionError, TransportRemoteError, TransportTimeoutError } from '../../../src/transport/errors.js';
 import { createTransport } from '../../../src/transport/factory.js';
+import { AgentServer } from '../../../src/agent/agent-server.js';
+import { AgentClient } from '../../../src/client/agent-client.js';
 import type { RequestContext } from '../../../src/transport/endpoint.js';
 import { bytesOf, client, echoTask, fallbackTarget, ops, rejection, runtimeUrl, serve, stream, table, unary } from '../../support/transport-fixtures.js';
 
@@ -215,6 +217,49 @@ test('runtime: payloads are copies in both directions', async (t) => {
   assert.notEqual(result, kept);
   result.messages[0].parts[0].content = 'changed-by-caller';
   assert.equal(kept.messages[0]!.parts[0]!.content, 'hi', "the caller's mutation did not reach the server's object");
+});
+
+test("runtime: an agent's finished task reaches the caller as its own copy, equal to the task's JSON", async (t) => {
+  const url = runtimeUrl('rt-task-copy');
+  let targetTask: any = null;
+  const agent = new AgentServer({
+    name: 'copies',
+    transport: 'runtime',
+    url,
+    handler: (context) => {
+      targetTask = context.task;
+      return { text: 'done', artifacts: [{ text: 'made', metadata: { list: [1, 2] } }] };
+    },
+  });
+  await agent.start();
+  t.after(() => agent.stop());
+  const caller = new AgentClient(url);
+  t.after(() => caller.close());
+  const answer: any = await caller.sendTask({ id: 'copy-1', messages: [{ role: 'user', parts: [{ type: 'text', content: 'q' }] }] } as never);
+  assert.equal(answer.state, 'completed');
+  assert.ok(targetTask, 'the handler ran');
+  // The answer reads as the target's task does as JSON, and shares none of its objects.
+  assert.deepEqual(answer, JSON.parse(JSON.stringify(targetTask)));
+  assert.notEqual(answer, targetTask);
+  assert.notEqual(answer.messages, targetTask.messages);
+  assert.notEqual(answer.artifacts.at(-1).metadata, targetTask.artifacts.at(-1).metadata);
+  answer.artifacts.at(-1).metadata.list.push(3);
+  answer.messages[0].parts[0].content = 'changed-by-caller';
+  assert.deepEqual(targetTask.artifacts.at(-1).metadata.list, [1, 2], "the caller's change did not reach the target's task");
+  assert.equal(targetTask.messages[0].parts[0].content, 'q');
+});
+
+test('runtime: a request that is not plain JSON reaches the target as its JSON text reads', async (t) => {
+  const url = runtimeUrl('rt-not-plain');
+  const received: any[] = [];
+  await serve(t, 'runtime', url, table(unary(ops.sendTask, (task) => (received.push(task), task))));
+  const api = new AgentOperationsClient(await client(t, 'runtime', url));
+  const when = new Date(0);
+  const request = { id: 'dated', metadata: { when, skipped: undefined, list: [1, { n: 2 }] } } as any;
+  const answer: any = await api.sendTask(request);
+  assert.deepEqual(received[0], { id: 'dated', metadata: { when: when.toISOString(), list: [1, { n: 2 }] } });
+  assert.deepEqual(answer, received[0]);
+  assert.notEqual(received[0].metadata.list, request.metadata.list);
 });
 
 test('runtime: a handler failure is a TransportRemoteError carrying the message', async (t) => {
