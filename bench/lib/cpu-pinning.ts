@@ -30,5 +30,5 @@ export function pinLoadGenerator(): void {
 }
 
 export function pinningNote(): string {
-  return `node ${process.version}, ${CPUS} CPUs, ` + (PIN ? 'servers pinned to CPU 1, load generator to CPU 0' : 'no CPU pinning');
+  return `node ${process.version}, ${CPUS} CPUs, ${PIN ? 'servers pinned to CPU 1, load generator to CPU 0' : 'no CPU pinning'}`;
 }

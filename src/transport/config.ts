@@ -39,6 +39,7 @@ export interface ResolvedConfig extends Omit<ResolvedConfigFields, 'timeout'> {
 
 // The fields are declared by the generated interface merged above and filled in by the
 // constructor, so a new option needs no change here.
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the merged interface is the generated field list, and the constructor assigns every field of it.
 export class ResolvedConfig {
   constructor(options: TransportConfigOptions = {}) {
     const values = resolveEntries(TRANSPORT_CONFIG_FIELDS, options as Record<string, unknown>, '');

@@ -3,7 +3,7 @@
 // errors stay limit errors; the retry rule is isRetryableHttpStatus, as everywhere.
 import type { IncomingMessage } from 'node:http';
 import type { OutboundCall } from './binding.js';
-import { isRetryableHttpStatus, TransportError, TransportLimitError, TransportRemoteError } from './errors.js';
+import { isRetryableHttpStatus, type TransportError, TransportLimitError, TransportRemoteError } from './errors.js';
 
 /**
  * The transport error for a wire error object. `fallbackStatus` applies when the object has no

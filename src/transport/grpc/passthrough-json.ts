@@ -94,6 +94,7 @@ async function* replay(chunks: readonly Uint8Array[], rest: AsyncIterator<Uint8A
   }
 }
 
+// biome-ignore lint/correctness/useYield: a stream whose first read fails with `error`, as connect expects a failed body to be.
 async function* failing(error: unknown): AsyncGenerator<Uint8Array> {
   throw error;
 }

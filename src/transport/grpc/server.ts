@@ -165,7 +165,10 @@ export class GrpcServer implements TransportServer {
     return (req: Http2ServerRequest, res: Http2ServerResponse): void => {
       const path = (req.url ?? '').split('?', 1)[0]!;
       const handler = paths.get(path);
-      if (!handler) return unimplemented(req, res, path);
+      if (!handler) {
+        unimplemented(req, res, path);
+        return;
+      }
       // The call cannot be answered (a request connect refuses to read, a client that went
       // away mid-write): the stream is the casualty, never the server.
       const fail = () => {

@@ -18,7 +18,7 @@ import type { SvcTransport } from '../../../generated/proto/svc/transport/v1/tra
 import type { EncodedJson } from '../../core/json.js';
 import type { Dispatcher, StreamFrame } from '../dispatcher.js';
 import type { Endpoint } from '../endpoint.js';
-import { EndpointError, toEndpointError, type ErrorObject } from '../endpoint-error.js';
+import { type EndpointError, toEndpointError, type ErrorObject } from '../endpoint-error.js';
 import type { Slots } from '../slots.js';
 import type { ConnectModule } from './load.js';
 import {

@@ -41,7 +41,7 @@ export class ConnectionWatch {
 
   /** A request is being answered: its body is all here and its answer is not finished. */
   get busy(): boolean {
-    return this.req !== null && this.req.complete && !this.res!.writableFinished;
+    return this.req?.complete === true && !this.res!.writableFinished;
   }
 }
 

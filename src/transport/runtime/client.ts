@@ -7,7 +7,7 @@
 // endpoint for it says how its answer becomes the final event.
 import type { FallbackRoute } from '../../../generated/operations/spec.js';
 import type { InboundEvent, InboundReply, OutboundCall, TransportClient } from '../binding.js';
-import type { Dispatcher, StreamFrame } from '../dispatcher.js';
+import type { Dispatcher, StreamFrame, UnaryOutcome } from '../dispatcher.js';
 import { Inbound, NO_PARAMS, routeKey, type Endpoint, type InboundRequest } from '../endpoint.js';
 import { EndpointError } from '../endpoint-error.js';
 import { TransportConnectionError } from '../errors.js';
@@ -114,7 +114,7 @@ export class RuntimeClient implements TransportClient {
     submit: Endpoint,
     finalEvent: (answer: unknown) => unknown,
   ): AsyncGenerator<InboundEvent> {
-    let outcome;
+    let outcome: UnaryOutcome;
     try {
       outcome = await untilAborted(target.unary(this.inbound(target, call, route.method, route.path), submit), call.cancellation);
     } catch (error) {
