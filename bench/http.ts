@@ -89,7 +89,13 @@ async function httpComparison(): Promise<void> {
     const cost = cpu === null ? NaN : cpu / served;
     bestOf.set(name, top);
     costOf.set(name, cost);
-    rows[name] = { 'req/s': Math.round(top.rps), 'p50 ms': top.p50, 'p99 ms': top.p99, errors: top.errors, 'server CPU µs/req': cost.toFixed(1) };
+    rows[name] = {
+      'req/s': Math.round(top.rps),
+      'p50 ms': top.p50,
+      'p99 ms': top.p99,
+      errors: top.errors,
+      'server CPU µs/req': cost.toFixed(1),
+    };
   }
   const ratio = (a: string, b: string) => bestOf.get(a)!.rps / bestOf.get(b)!.rps;
   const rounds = (name: string) => contenders.find((contender) => contender.name === name)!.runs.map((run) => run.rps);

@@ -114,7 +114,13 @@ function ownCpu(): number {
 /** Starts a server script (from bench/servers) and waits for its `ready <url>` line. */
 function startServer(script: string, args: readonly (string | number)[]): Promise<Server> {
   const nodeArgs = [
-    ...(CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`, `--cpu-prof-name=${[script, ...args].join('-').replace(/[^\w.-]+/g, '_')}-${Date.now()}.cpuprofile`] : []),
+    ...(CPU_PROF
+      ? [
+          '--cpu-prof',
+          `--cpu-prof-dir=${CPU_PROF}`,
+          `--cpu-prof-name=${[script, ...args].join('-').replace(/[^\w.-]+/g, '_')}-${Date.now()}.cpuprofile`,
+        ]
+      : []),
     // Exits with this process's stdin pipe: no server outlives the benchmark.
     '--import=./bench/servers/exit-with-parent.mjs',
     `bench/servers/${script}`,
@@ -178,7 +184,11 @@ type AgentServerModule = typeof import('../dist/src/agent/agent-server.js');
 type AgentClient = InstanceType<AgentClientModule['AgentClient']>;
 type TransportPb = typeof import('../dist/generated/proto/svc/transport/v1/transport_pb.js');
 
-let parley: { AgentClient: AgentClientModule['AgentClient']; AgentServer: AgentServerModule['AgentServer']; SvcTransport: TransportPb['SvcTransport'] };
+let parley: {
+  AgentClient: AgentClientModule['AgentClient'];
+  AgentServer: AgentServerModule['AgentServer'];
+  SvcTransport: TransportPb['SvcTransport'];
+};
 
 async function loadDist(): Promise<void> {
   const [client, server, pb] = await Promise.all([
@@ -234,13 +244,22 @@ async function drive(callers: readonly Caller[], seconds: number, server: Server
   const clientCpu = (ownCpu() - clientBefore) / latencies.length;
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
-  return { rps: latencies.length / elapsed, p50: at(0.5), p99: at(0.99), requests: latencies.length, errors, serverCpu, clientCpu };
+  return {
+    rps: latencies.length / elapsed,
+    p50: at(0.5),
+    p99: at(0.99),
+    requests: latencies.length,
+    errors,
+    serverCpu,
+    clientCpu,
+  };
 }
 
 // The task text is made once (sampleTask sizes it); each request gets a fresh id, so parley's
 // idempotency cache never replays, and costs the load generator no more than that.
-const TASK_TEXT = (sampleTask('00000000-0000-4000-8000-000000000000', TASK_BYTES) as { messages: [{ parts: [{ content: string }] }] })
-  .messages[0].parts[0].content;
+const TASK_TEXT = (
+  sampleTask('00000000-0000-4000-8000-000000000000', TASK_BYTES) as { messages: [{ parts: [{ content: string }] }] }
+).messages[0].parts[0].content;
 
 function cpuText(micros: number): string {
   return Number.isFinite(micros) ? micros.toFixed(0) : '-';
@@ -263,13 +282,16 @@ function parleyCallers(clients: readonly AgentClient[]): Caller[] {
 }
 
 /** A plain `ws` client: the request envelope out, the response envelope back, one at a time. */
-async function rawWsClient(url: string): Promise<{ call: Caller; stream: (count: number) => Promise<StreamFigures>; close(): void }> {
+async function rawWsClient(
+  url: string,
+): Promise<{ call: Caller; stream: (count: number) => Promise<StreamFigures>; close(): void }> {
   const socket = new WebSocket(url, { perMessageDeflate: false });
   await new Promise<void>((resolve, reject) => {
     socket.once('open', () => resolve());
     socket.once('error', reject);
   });
-  let onFrame: ((frame: { id: string; ok: boolean; result: { type?: string; state?: string }; final: boolean }) => void) | null = null;
+  let onFrame: ((frame: { id: string; ok: boolean; result: { type?: string; state?: string }; final: boolean }) => void) | null =
+    null;
   socket.on('message', (data: Buffer) => onFrame?.(JSON.parse(data.toString('utf8'))));
   const envelope = (path: string, task: Record<string, unknown>, key: string | null) =>
     JSON.stringify({ id: randomUUID(), method: 'POST', path, data: task, params: {}, idempotency_key: key });
@@ -317,7 +339,14 @@ function rawGrpcCaller(client: Client<TransportPb['SvcTransport']>): Caller {
     const task = nextTask();
     const id = randomUUID();
     const response = await client.invoke(
-      { id, method: 'POST', path: '/tasks/', data: fromJson(ValueSchema, task as JsonValue), params: {}, idempotencyKey: task.id as string },
+      {
+        id,
+        method: 'POST',
+        path: '/tasks/',
+        data: fromJson(ValueSchema, task as JsonValue),
+        params: {},
+        idempotencyKey: task.id as string,
+      },
       { headers: { 'x-svc-request-id': id, 'idempotency-key': task.id as string } },
     );
     const result = response.result ? (toJson(ValueSchema, response.result) as JsonObject) : null;
@@ -349,7 +378,11 @@ function grpcJsClient(url: string): { call: Caller; stream: () => Promise<Stream
         metadata,
         (error, answer) => {
           if (error) return reject(error);
-          const frame = JSON.parse(answer!.toString('utf8')) as { ok?: boolean; final?: boolean; result?: { id?: string; state?: string } };
+          const frame = JSON.parse(answer!.toString('utf8')) as {
+            ok?: boolean;
+            final?: boolean;
+            result?: { id?: string; state?: string };
+          };
           if (frame.ok && frame.final && frame.result?.id === task.id && frame.result?.state === 'completed') resolve();
           else reject(new Error('unexpected answer'));
         },
@@ -404,13 +437,20 @@ async function unaryBench(servers: Map<string, Server>): Promise<string[]> {
       closers.push(() => rawClients.forEach((client) => client.close()));
       const fullClients = await Promise.all(Array.from({ length: CALLERS }, () => rawWsClient(servers.get('raw-ws-full')!.url)));
       closers.push(() => fullClients.forEach((client) => client.close()));
-      const clients = Array.from({ length: CALLERS }, () => new parley.AgentClient(servers.get('parley-websocket')!.url, { transport: 'websocket' }));
+      const clients = Array.from(
+        { length: CALLERS },
+        () => new parley.AgentClient(servers.get('parley-websocket')!.url, { transport: 'websocket' }),
+      );
       closers.push(() => Promise.all(clients.map((client) => client.close())));
       pairs.push({
         label: 'websocket',
         raw: { name: 'raw ws', callers: rawClients.map((client) => client.call), server: servers.get('raw-ws')! },
         parley: { name: 'parley websocket', callers: parleyCallers(clients), server: servers.get('parley-websocket')! },
-        extra: { name: 'raw ws, parley-sized answer', callers: fullClients.map((client) => client.call), server: servers.get('raw-ws-full')! },
+        extra: {
+          name: 'raw ws, parley-sized answer',
+          callers: fullClients.map((client) => client.call),
+          server: servers.get('raw-ws-full')!,
+        },
         note: `${CALLERS} connections, one call at a time on each`,
       });
     }
@@ -420,7 +460,11 @@ async function unaryBench(servers: Map<string, Server>): Promise<string[]> {
       closers.push(() => client.close());
       pairs.push({
         label: 'grpc',
-        raw: { name: 'raw connect-node', callers: Array.from({ length: CALLERS }, () => rawGrpcCaller(raw)), server: servers.get('raw-grpc')! },
+        raw: {
+          name: 'raw connect-node',
+          callers: Array.from({ length: CALLERS }, () => rawGrpcCaller(raw)),
+          server: servers.get('raw-grpc')!,
+        },
         parley: { name: 'parley grpc', callers: parleyCallers([client]), server: servers.get('parley-grpc')! },
         note: `one client, ${CALLERS} calls in flight on one HTTP/2 connection, JSON codec`,
       });
@@ -432,7 +476,11 @@ async function unaryBench(servers: Map<string, Server>): Promise<string[]> {
       pairs.push({
         label: 'grpc vs grpc-js',
         raw: { name: 'raw grpc-js', callers: Array.from({ length: CALLERS }, () => rawJs.call), server: servers.get('grpcjs')! },
-        parley: { name: 'parley grpc, grpc-js client', callers: Array.from({ length: CALLERS }, () => parleyJs.call), server: servers.get('parley-grpc')! },
+        parley: {
+          name: 'parley grpc, grpc-js client',
+          callers: Array.from({ length: CALLERS }, () => parleyJs.call),
+          server: servers.get('parley-grpc')!,
+        },
         note: `one grpc-js client, ${CALLERS} calls in flight on one HTTP/2 connection, pass-through JSON`,
       });
       if (servers.has('grpcjs-over-runtime')) {
@@ -458,7 +506,8 @@ async function unaryBench(servers: Map<string, Server>): Promise<string[]> {
     const rounds = new Map<string, number[]>();
     const keep = (name: string, figures: Figures) => {
       const previous = best.get(name);
-      if (!previous || figures.rps > previous.rps) best.set(name, { ...figures, errors: figures.errors + (previous?.errors ?? 0) });
+      if (!previous || figures.rps > previous.rps)
+        best.set(name, { ...figures, errors: figures.errors + (previous?.errors ?? 0) });
       else previous.errors += figures.errors;
       rounds.set(name, [...(rounds.get(name) ?? []), figures.rps]);
     };
@@ -505,13 +554,19 @@ async function unaryBench(servers: Map<string, Server>): Promise<string[]> {
       }
       ratios.push(`${pair.label}: ratio parley/raw ${judgeRatio(paired, ratio)}; ${pair.note}`);
       if (pair.extra && extra) {
-        ratios.push(`${pair.label}: parley / (${pair.extra.name}) ${(ours.rps / extra.rps).toFixed(2)} (informational: the same answer bytes)`);
+        ratios.push(
+          `${pair.label}: parley / (${pair.extra.name}) ${(ours.rps / extra.rps).toFixed(2)} (informational: the same answer bytes)`,
+        );
       }
     }
-    console.log(`\nUnary POST /tasks/ round trips (${TASK_BYTES}-byte task, ${CALLERS} concurrent callers, ${SECONDS}s x ${ROUNDS} rounds alternated, best round)`);
+    console.log(
+      `\nUnary POST /tasks/ round trips (${TASK_BYTES}-byte task, ${CALLERS} concurrent callers, ${SECONDS}s x ${ROUNDS} rounds alternated, best round)`,
+    );
     console.table(rows);
     for (const line of ratios) console.log(line);
-    console.log('server/client µs/req: CPU time of the server process / of this load generator per completed request (same round)');
+    console.log(
+      'server/client µs/req: CPU time of the server process / of this load generator per completed request (same round)',
+    );
     if (sizes) console.log(sizes);
     if (firstError) console.log(`first error: ${firstError instanceof Error ? firstError.message : String(firstError)}`);
     return ratios;
@@ -690,7 +745,12 @@ async function streamBench(servers: Map<string, Server>): Promise<void> {
     }
     if (SELECTED.has('runtime')) {
       const url = 'runtime://bench-stream';
-      const agent = new parley.AgentServer({ name: 'stream', transport: 'runtime', url, handler: streamHandler(EVENTS, EVENT_BYTES) as never });
+      const agent = new parley.AgentServer({
+        name: 'stream',
+        transport: 'runtime',
+        url,
+        handler: streamHandler(EVENTS, EVENT_BYTES) as never,
+      });
       await agent.start();
       closers.push(() => agent.stop());
       const client = new parley.AgentClient(url);
@@ -757,9 +817,13 @@ async function streamBench(servers: Map<string, Server>): Promise<void> {
     for (const line of verdicts) console.log(line);
     if (best.has('async generator')) {
       const ours = best.get('parley runtime')!.rate;
-      console.log(`runtime: parley / (async generator, events shared, no copy) = ${(ours / best.get('async generator')!.rate).toFixed(2)} (informational)`);
+      console.log(
+        `runtime: parley / (async generator, events shared, no copy) = ${(ours / best.get('async generator')!.rate).toFixed(2)} (informational)`,
+      );
     }
-    console.log('server/client µs per event: CPU time of the server process / this process over a whole stream, lowest round (runtime: all in this process)');
+    console.log(
+      'server/client µs per event: CPU time of the server process / this process over a whole stream, lowest round (runtime: all in this process)',
+    );
   } finally {
     for (const close of closers) await close();
   }
@@ -797,8 +861,10 @@ async function main(): Promise<void> {
       starts.push(start('raw-sse', 'raw-sse.mjs', [EVENTS, EVENT_BYTES]));
       starts.push(start('stream-sse', 'parley-stream-agent.mjs', ['sse', 'http://127.0.0.1:0', EVENTS, EVENT_BYTES]));
     }
-    if (streams && wants('websocket')) starts.push(start('stream-websocket', 'parley-stream-agent.mjs', ['websocket', 'ws://127.0.0.1:0', EVENTS, EVENT_BYTES]));
-    if (streams && wants('grpc')) starts.push(start('stream-grpc', 'parley-stream-agent.mjs', ['grpc', 'grpc://127.0.0.1:0', EVENTS, EVENT_BYTES]));
+    if (streams && wants('websocket'))
+      starts.push(start('stream-websocket', 'parley-stream-agent.mjs', ['websocket', 'ws://127.0.0.1:0', EVENTS, EVENT_BYTES]));
+    if (streams && wants('grpc'))
+      starts.push(start('stream-grpc', 'parley-stream-agent.mjs', ['grpc', 'grpc://127.0.0.1:0', EVENTS, EVENT_BYTES]));
     const started = await Promise.allSettled(starts);
     const failed = started.find((result): result is PromiseRejectedResult => result.status === 'rejected');
     if (failed) throw failed.reason;

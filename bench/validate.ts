@@ -38,7 +38,9 @@ function typicalTask(): Task {
       {
         id: 'msg-3',
         role: 'agent',
-        parts: [text('Version 2.4 adds streaming to every transport and halves cold-start time. Two deprecated flags are removed.')],
+        parts: [
+          text('Version 2.4 adds streaming to every transport and halves cold-start time. Two deprecated flags are removed.'),
+        ],
         timestamp: at(3),
       },
     ],
@@ -119,7 +121,10 @@ function codegenTime(): { ms: number; note: string } {
   const started = performance.now();
   const result = spawnSync(process.execPath, ['--import', 'tsx', 'codegen/main.ts', '--check'], { cwd: ROOT, encoding: 'utf8' });
   const ms = performance.now() - started;
-  const note = result.status === 0 ? 'generated/ up to date' : `exit ${result.status}: ${(result.stderr || result.stdout).trim().split('\n')[0]}`;
+  const note =
+    result.status === 0
+      ? 'generated/ up to date'
+      : `exit ${result.status}: ${(result.stderr || result.stdout).trim().split('\n')[0]}`;
   return { ms, note };
 }
 
@@ -160,7 +165,14 @@ function main(): void {
   const ratio = (a: number, b: number) => `${format(a / b, 2)}x`;
   const rows: string[][] = [
     ['case', 'validateTask', 'standalone fn', 'ajv run-time', 'validateTask/ajv', 'standalone/ajv'],
-    [`valid Task (${bytes} B)`, rate(valid[0]!), rate(valid[1]!), rate(valid[2]!), ratio(valid[0]!, valid[2]!), ratio(valid[1]!, valid[2]!)],
+    [
+      `valid Task (${bytes} B)`,
+      rate(valid[0]!),
+      rate(valid[1]!),
+      rate(valid[2]!),
+      ratio(valid[0]!, valid[2]!),
+      ratio(valid[1]!, valid[2]!),
+    ],
     [
       `invalid Task (${generatedErrors.errors.length} errors)`,
       rate(invalid[0]!),
@@ -173,13 +185,21 @@ function main(): void {
     ['codegen --check (wall)', `${format(codegen.ms)} ms`, '', '', codegen.note, ''],
   ];
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  const line = (row: readonly string[]) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
+  const line = (row: readonly string[]) =>
+    row
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join('  ')
+      .trimEnd();
   console.log(`bench/validate: median of ${ROUNDS} rounds of ${ROUND_MS} ms each, rounds alternated, node ${process.version}`);
   console.log(line(rows[0]!));
   console.log(widths.map((width) => '-'.repeat(width)).join('  '));
   for (const row of rows.slice(1)) console.log(line(row));
-  console.log('validateTask = generated standalone validator + never-throwing wrapper (what parley runs); standalone fn = the bare');
-  console.log('generated function; ajv run-time = the same schemas compiled by Ajv2020 in this process. Ratios above 1 favour generated.');
+  console.log(
+    'validateTask = generated standalone validator + never-throwing wrapper (what parley runs); standalone fn = the bare',
+  );
+  console.log(
+    'generated function; ajv run-time = the same schemas compiled by Ajv2020 in this process. Ratios above 1 favour generated.',
+  );
 }
 
 main();

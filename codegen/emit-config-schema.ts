@@ -47,10 +47,7 @@ function renameRefs(value: unknown): unknown {
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [key, inner] of Object.entries(value)) {
-      out[key] =
-        key === '$ref' && typeof inner === 'string'
-          ? inner.replace('#/definitions/', '#/$defs/')
-          : renameRefs(inner);
+      out[key] = key === '$ref' && typeof inner === 'string' ? inner.replace('#/definitions/', '#/$defs/') : renameRefs(inner);
     }
     return out;
   }

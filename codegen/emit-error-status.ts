@@ -25,7 +25,9 @@ export function emitErrorStatusModule(native: readonly CatalogEntry[]): string {
   }
   const notStatus = Object.entries(table).filter(([, status]) => !Number.isInteger(status) || status < 100 || status > 599);
   if (notStatus.length > 0) {
-    throw new Error(`${entry.fileName}: ${HTTP_STATUS_KEYWORD} values must be HTTP statuses; ${notStatus.map(([code]) => code).join(', ')} are not`);
+    throw new Error(
+      `${entry.fileName}: ${HTTP_STATUS_KEYWORD} values must be HTTP statuses; ${notStatus.map(([code]) => code).join(', ')} are not`,
+    );
   }
   const rows = codes.map((code) => `  ${String(code)}: ${table[String(code)]},`).join('\n');
   return `${generatedBanner('codegen/emit-error-status.ts', 'schemas/native/error-code.schema.json')}

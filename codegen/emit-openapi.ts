@@ -146,7 +146,8 @@ function responseContent(op: OperationEntry, schemaFor: (name: string) => Json):
         'text/event-stream': {
           schema: {
             type: 'string',
-            description: 'Server-sent events: each `data:` line is one JSON frame (see SseFrame) whose `result` is the event; the stream ends with the frame whose `final` is true.',
+            description:
+              'Server-sent events: each `data:` line is one JSON frame (see SseFrame) whose `result` is the event; the stream ends with the frame whose `final` is true.',
           },
           'x-parley-frame': schemaFor('sse-frame'),
           ...(op.response && { 'x-parley-event': schemaFor(op.response) }),
@@ -175,7 +176,8 @@ function rewriteRefs(
       if (!target) throw new Error(`${owner.fileName}: $ref to unknown file ${value}`);
       if (target !== owner) found(target);
       const def = /^\/\$defs\/([^/]+)$/.exec(pointer);
-      if (pointer !== '' && !def) throw new Error(`${owner.fileName}: $ref ${value} points inside a schema; only whole schemas and $defs are supported`);
+      if (pointer !== '' && !def)
+        throw new Error(`${owner.fileName}: $ref ${value} points inside a schema; only whole schemas and $defs are supported`);
       const defs = (target.schema.$defs ?? {}) as Record<string, JsonSchema>;
       out.$ref = `#/components/schemas/${def ? defName(target, def[1]!, defs[def[1]!] ?? {}) : target.typeName}`;
       continue;

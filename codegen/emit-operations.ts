@@ -38,8 +38,7 @@ export function emitOperationFiles(manifest: OperationsManifest, catalog: readon
     const responseType = isTextAnswer(op) ? 'string' : typeFor(op.response, 'Record<string, unknown>');
     return { op, requestType, responseType, hasInput: input !== null };
   });
-  const typeImports = () =>
-    used.size ? `import type { ${[...used].sort().join(', ')} } from '../types/index.js';` : '';
+  const typeImports = () => (used.size ? `import type { ${[...used].sort().join(', ')} } from '../types/index.js';` : '');
 
   const table = manifest.operations
     .map((op) => {
@@ -111,7 +110,10 @@ ${clientLines.join('\n\n')}
  * A stream's fallback, resolved to the route of the unary operation it names, so a transport
  * finds it from the spec alone. Only a unary JSON operation taking the same request can stand in.
  */
-function fallbackRoute(manifest: OperationsManifest, op: OperationEntry): { fallback?: { name: string; method: string; path: string } } {
+function fallbackRoute(
+  manifest: OperationsManifest,
+  op: OperationEntry,
+): { fallback?: { name: string; method: string; path: string } } {
   if (op.fallback === undefined) return {};
   const target = manifest.operations.find((candidate) => candidate.name === op.fallback);
   const problem = !op.streaming

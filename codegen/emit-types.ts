@@ -27,7 +27,10 @@ export function emitTypeModules(entries: readonly CatalogEntry[], outDir: string
     .map((entry) => `export type * from './${stem(entry)}.js';`)
     .sort()
     .join('\n');
-  modules.push({ path: `${outDir}/index.ts`, content: `${generatedBanner('codegen/emit-types.ts', 'every schema in generated/types')}\n${index}\n` });
+  modules.push({
+    path: `${outDir}/index.ts`,
+    content: `${generatedBanner('codegen/emit-types.ts', 'every schema in generated/types')}\n${index}\n`,
+  });
   return modules;
 }
 
@@ -46,7 +49,12 @@ function emitModule(ctx: Context): string {
   const imports = [...ctx.imports]
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([name, file]) => `import type { ${name} } from './${file}.js';`);
-  return [generatedBanner('codegen/emit-types.ts', entry.source), ...(imports.length ? [imports.join('\n'), ''] : []), blocks.join('\n\n'), ''].join('\n');
+  return [
+    generatedBanner('codegen/emit-types.ts', entry.source),
+    ...(imports.length ? [imports.join('\n'), ''] : []),
+    blocks.join('\n\n'),
+    '',
+  ].join('\n');
 }
 
 function defTypeName(entry: CatalogEntry, key: string, def: JsonSchema): string {

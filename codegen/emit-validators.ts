@@ -9,8 +9,9 @@ import { generatedBanner } from './output-tree.js';
 import { addParleyKeywords } from './schema-keywords.js';
 
 // Both packages are CommonJS with a default export; reach it the same way under tsx and tsc.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
-  addFormatsModule) as unknown as (ajv: Ajv2020) => void;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (
+  ajv: Ajv2020,
+) => void;
 const standaloneCode = ((standaloneCodeModule as unknown as { default?: unknown }).default ??
   standaloneCodeModule) as unknown as (ajv: Ajv2020, refs: Record<string, string>) => string;
 
@@ -38,9 +39,7 @@ export function emitValidatorModule(entries: readonly CatalogEntry[], source: st
   const exportsByName: Record<string, string> = {};
   for (const entry of entries) exportsByName[exportName(entry.name)] = entry.id;
   const code = rewriteRequires(standaloneCode(ajv, exportsByName).replace(/^"use strict";\n?/, ''));
-  const table = entries
-    .map((entry) => `  ${JSON.stringify(entry.name)}: ${exportName(entry.name)},`)
-    .join('\n');
+  const table = entries.map((entry) => `  ${JSON.stringify(entry.name)}: ${exportName(entry.name)},`).join('\n');
   return [
     generatedBanner('codegen/emit-validators.ts', source).trimEnd(),
     '// @ts-nocheck: ajv standalone output, checked by ajv when it was generated.',
@@ -66,8 +65,6 @@ function rewriteRequires(code: string): string {
     }
     return local;
   });
-  const imports = [...modules].map(
-    ([specifier, local]) => `import ${local} from ${JSON.stringify(`${specifier}.js`)};`,
-  );
+  const imports = [...modules].map(([specifier, local]) => `import ${local} from ${JSON.stringify(`${specifier}.js`)};`);
   return `${imports.join('\n')}\n${body}`;
 }

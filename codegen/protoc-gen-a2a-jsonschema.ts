@@ -162,7 +162,12 @@ function scalarSchema(scalar: ScalarType): Schema {
       return { anyOf: [{ type: 'integer' }, { type: 'string', pattern: '^-?[0-9]+$' }] };
     case ScalarType.UINT64:
     case ScalarType.FIXED64:
-      return { anyOf: [{ type: 'integer', minimum: 0 }, { type: 'string', pattern: '^[0-9]+$' }] };
+      return {
+        anyOf: [
+          { type: 'integer', minimum: 0 },
+          { type: 'string', pattern: '^[0-9]+$' },
+        ],
+      };
     case ScalarType.FLOAT:
     case ScalarType.DOUBLE:
       return { anyOf: [{ type: 'number' }, { type: 'string', enum: ['NaN', 'Infinity', '-Infinity'] }] };
@@ -368,9 +373,7 @@ function collectMessages(messages: readonly DescMessage[], out: DescMessage[]): 
 /** Builds the schema files for every A2A message in the request's files to generate. */
 export function generateSchemaFiles(request: CodeGeneratorRequest): GeneratedSchemaFile[] {
   const options = parseOptions(request.parameter);
-  const registry: FileRegistry = createFileRegistry(
-    create(FileDescriptorSetSchema, { file: request.protoFile }),
-  );
+  const registry: FileRegistry = createFileRegistry(create(FileDescriptorSetSchema, { file: request.protoFile }));
   const fieldBehavior = registry.getExtension(FIELD_BEHAVIOR_EXTENSION);
   const files: GeneratedSchemaFile[] = [];
   for (const fileName of [...request.fileToGenerate].sort()) {

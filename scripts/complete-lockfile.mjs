@@ -27,7 +27,9 @@ for (const [path, entry] of Object.entries(lock.packages)) {
     added.push(`${name}@${version} (for ${path})`);
   }
 }
-const sorted = Object.fromEntries(Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))));
+const sorted = Object.fromEntries(
+  Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))),
+);
 lock.packages = sorted;
 writeFileSync('package-lock.json', `${JSON.stringify(lock, null, 2)}\n`);
 console.log(added.length ? `added placeholder lock entries:\n  ${added.join('\n  ')}` : 'lockfile already complete');

@@ -20,7 +20,12 @@ export { TaskCanceledError } from './agent/task-engine.js';
 export { taskCompletedEvent } from './agent/task-completed-event.js';
 export { AgentClient, TaskFailedError, transportForUrl, type AgentClientOptions } from './client/agent-client.js';
 export type { AgentRegistrationOptions } from './agent/agent-registration.js';
-export { RegistryClient, type DiscoverFilters, type RegistryCallStatus, type RegistryClientOptions } from './client/registry-client.js';
+export {
+  RegistryClient,
+  type DiscoverFilters,
+  type RegistryCallStatus,
+  type RegistryClientOptions,
+} from './client/registry-client.js';
 export { DEFAULT_MAX_CARD_BYTES, RegistryServer, type RegistryServerOptions } from './registry/registry-server.js';
 export { PrometheusMetrics, type MetricsOptions, type MetricsSource } from './observability/prometheus-metrics.js';
 export type { IndexKeys, MaybePromise, RegistryStore } from './registry/registry-store.js';

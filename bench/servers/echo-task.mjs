@@ -6,8 +6,15 @@ import { randomUUID } from 'node:crypto';
 
 export function echoTask(task) {
   const now = new Date().toISOString();
-  const messages = task.messages.map((message) => ({ ...message, id: message.id ?? randomUUID(), timestamp: message.timestamp ?? now }));
-  const text = messages.at(-1).parts.map((part) => part.content).join('\n');
+  const messages = task.messages.map((message) => ({
+    ...message,
+    id: message.id ?? randomUUID(),
+    timestamp: message.timestamp ?? now,
+  }));
+  const text = messages
+    .at(-1)
+    .parts.map((part) => part.content)
+    .join('\n');
   const parts = [{ type: 'text', content: text }];
   messages.push({ id: randomUUID(), role: 'agent', parts, timestamp: now });
   const artifact = { kind: 'result', metadata: {}, id: randomUUID(), parts, timestamp: now };

@@ -28,7 +28,12 @@ const handler = connectNodeAdapter({
         for (let i = 0; i < count; i++) {
           yield { id: request.id, ok: true, result: fromJson(ValueSchema, wireEvent(delta, taskId)), final: false };
         }
-        yield { id: request.id, ok: true, result: fromJson(ValueSchema, { type: 'task_completed', task_id: taskId }), final: true };
+        yield {
+          id: request.id,
+          ok: true,
+          result: fromJson(ValueSchema, { type: 'task_completed', task_id: taskId }),
+          final: true,
+        };
       },
     }),
 });

@@ -18,7 +18,9 @@ const server = createServer((req, res) => {
       const line = `data: ${JSON.stringify({ jsonrpc: '2.0', id, ok: true, result: wireEvent(delta, id), final: false })}\n\n`;
       if (!res.write(line)) await new Promise((resolve) => res.once('drain', resolve));
     }
-    res.end(`data: ${JSON.stringify({ jsonrpc: '2.0', id, ok: true, result: { type: 'task_completed', task_id: id }, final: true })}\n\n`);
+    res.end(
+      `data: ${JSON.stringify({ jsonrpc: '2.0', id, ok: true, result: { type: 'task_completed', task_id: id }, final: true })}\n\n`,
+    );
   });
 });
 server.keepAliveTimeout = 20_000;

@@ -37,7 +37,9 @@ async function stream(ws, request) {
     if (ws.bufferedAmount > HIGH_WATER) await new Promise((resolve) => ws.send(text, resolve));
     else ws.send(text);
   }
-  ws.send(JSON.stringify({ id: request.id, ok: true, result: { type: 'task_completed', task_id: taskId }, error: null, final: true }));
+  ws.send(
+    JSON.stringify({ id: request.id, ok: true, result: { type: 'task_completed', task_id: taskId }, error: null, final: true }),
+  );
 }
 
 http.listen(0, '127.0.0.1', () => console.log(`ready ws://127.0.0.1:${http.address().port}`));

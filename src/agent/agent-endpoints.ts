@@ -61,7 +61,11 @@ export function buildAgentEndpoints(
       // The answer describes the task as it is at that moment, and a task waiting for input
       // can run again after it: a later cancel must act on it, not replay an older answer.
       // Concurrent duplicates still share one answer; canceling twice is harmless.
-      endpoint = { spec, unary: (data, context) => settled(() => handlers.cancelTask(data as never, context)), replayable: never };
+      endpoint = {
+        spec,
+        unary: (data, context) => settled(() => handlers.cancelTask(data as never, context)),
+        replayable: never,
+      };
     } else if (spec.request || spec.query) {
       const method = handlers[name] as (request: unknown, context: RequestContext) => unknown;
       endpoint = { spec, unary: (data, context) => settled(() => method.call(handlers, data, context)) };

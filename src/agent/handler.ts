@@ -18,11 +18,12 @@ import type { ConverseOptions } from './model-setup.js';
 import type { SessionValues } from './sessions.js';
 
 /** An artifact as a handler writes it: the engine fills in `id` and `timestamp`. */
-export type ArtifactInput = Omit<Artifact, 'id' | 'parts'> & Partial<Pick<Artifact, 'id'>> & {
-  parts?: Artifact['parts'];
-  /** Shorthand for a single text part. */
-  text?: string;
-};
+export type ArtifactInput = Omit<Artifact, 'id' | 'parts'> &
+  Partial<Pick<Artifact, 'id'>> & {
+    parts?: Artifact['parts'];
+    /** Shorthand for a single text part. */
+    text?: string;
+  };
 
 /** A message as a handler writes it: text alone, or a message without id and timestamp. */
 export type MessageInput = string | (Omit<Message, 'id' | 'role'> & Partial<Pick<Message, 'id' | 'role'>>);

@@ -22,11 +22,17 @@ export class StateOperations {
   describe(request: StateRequest): StateResult {
     const { scope, sessionId } = target(request);
     if (scope === 'agent') {
-      return result('describe', request, scope, {
-        sessions: this.sessions.size,
-        active_tasks: this.engine.activeCount,
-        session_ids: this.sessions.all().map((session) => session.id),
-      }, false);
+      return result(
+        'describe',
+        request,
+        scope,
+        {
+          sessions: this.sessions.size,
+          active_tasks: this.engine.activeCount,
+          session_ids: this.sessions.all().map((session) => session.id),
+        },
+        false,
+      );
     }
     const session = this.sessions.get(sessionId!);
     return result('describe', request, scope, session ? describeSession(session, request.keys) : { exists: false }, false);
@@ -60,7 +66,11 @@ export class StateOperations {
       session.turns = compacted.turns;
     }
     const state =
-      scope === 'agent' ? { sessions: sessions.length, turns_removed: removed } : sessions[0] ? describeSession(sessions[0]) : { exists: false };
+      scope === 'agent'
+        ? { sessions: sessions.length, turns_removed: removed }
+        : sessions[0]
+          ? describeSession(sessions[0])
+          : { exists: false };
     return result('compact', request, scope, { ...state, turns_removed: removed }, removed > 0);
   }
 }
@@ -74,7 +84,9 @@ function target(request: StateRequest): { scope: 'session' | 'agent'; sessionId:
 }
 
 function describeSession(session: Session, keys?: readonly string[]): Record<string, unknown> {
-  const values = keys?.length ? Object.fromEntries(keys.filter((k) => k in session.values).map((k) => [k, session.values[k]])) : session.values;
+  const values = keys?.length
+    ? Object.fromEntries(keys.filter((k) => k in session.values).map((k) => [k, session.values[k]]))
+    : session.values;
   return {
     exists: true,
     turns: session.turns.length,

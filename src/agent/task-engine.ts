@@ -229,7 +229,11 @@ export class TaskEngine {
     const message = error instanceof Error ? error.message : String(error);
     const code = (error as { code?: unknown } | null)?.code;
     // The code, when the error has one, is what a client can act on (`run_budget_exceeded`, ...).
-    run.task.metadata!.error = { name: error instanceof Error ? error.name : 'Error', message, ...(typeof code === 'string' ? { code } : {}) };
+    run.task.metadata!.error = {
+      name: error instanceof Error ? error.name : 'Error',
+      message,
+      ...(typeof code === 'string' ? { code } : {}),
+    };
     transition(run.task, 'failed', message || 'the handler failed');
   }
 

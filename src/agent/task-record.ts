@@ -50,7 +50,11 @@ export function buildMessage(input: MessageInput, now?: string): Message {
   if (typeof input === 'string') {
     return { id: newId(), role: 'agent', parts: [{ type: 'text', content: input }], timestamp: now ?? nowIso() };
   }
-  const message = merge(input, { id: input.id ?? newId(), role: input.role ?? 'agent', timestamp: input.timestamp ?? now ?? nowIso() });
+  const message = merge(input, {
+    id: input.id ?? newId(),
+    role: input.role ?? 'agent',
+    timestamp: input.timestamp ?? now ?? nowIso(),
+  });
   return normalizeJson(message) as Message;
 }
 
@@ -58,14 +62,25 @@ export function buildArtifact(input: ArtifactInput, now?: string): Artifact {
   // The optional descriptors the handler did not set are null, as the spec's Artifact table has
   // them, so a reader never has to tell absent from null. Copied field by field: object spread
   // is slow on Node 20.
-  const artifact: Record<string, unknown> = { kind: 'result', metadata: {}, name: null, uri: null, media_type: null, action_id: null };
+  const artifact: Record<string, unknown> = {
+    kind: 'result',
+    metadata: {},
+    name: null,
+    uri: null,
+    media_type: null,
+    action_id: null,
+  };
   for (const key in input) {
     if (key === 'text' || key === 'parts' || !Object.hasOwn(input, key)) continue;
     const value = input[key as keyof ArtifactInput];
     if (value !== undefined) artifact[key] = normalizeJson(value);
   }
   artifact.id ??= newId();
-  artifact.parts = input.parts ? normalizeJson(input.parts) : input.text !== undefined ? [{ type: 'text', content: String(input.text) }] : [];
+  artifact.parts = input.parts
+    ? normalizeJson(input.parts)
+    : input.text !== undefined
+      ? [{ type: 'text', content: String(input.text) }]
+      : [];
   artifact.timestamp ??= now ?? nowIso();
   return artifact as unknown as Artifact;
 }

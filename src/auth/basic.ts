@@ -46,8 +46,10 @@ export class BasicAuthenticator implements Authenticator {
     }
     const passwords = new Map<string, string>();
     for (const [user, password] of Object.entries(credentials)) {
-      if (user === '' || user.includes(':')) throw new ConfigError('validCredentials', user, 'a username must be non-empty and hold no colon');
-      if (typeof password !== 'string') throw new ConfigError(`validCredentials.${user}`, '(hidden)', 'a password must be a string');
+      if (user === '' || user.includes(':'))
+        throw new ConfigError('validCredentials', user, 'a username must be non-empty and hold no colon');
+      if (typeof password !== 'string')
+        throw new ConfigError(`validCredentials.${user}`, '(hidden)', 'a password must be a string');
       passwords.set(user, password);
     }
     if (passwords.size === 0) throw new ConfigError('validCredentials', credentials, 'must hold at least one username');
@@ -57,7 +59,8 @@ export class BasicAuthenticator implements Authenticator {
   async authenticate(credentials: string): Promise<SecurityContext> {
     const text = typeof credentials === 'string' ? (decodeStrictBase64(credentials) ?? credentials) : '';
     const colon = text.indexOf(':');
-    if (colon < 0) throw new AuthenticationError('invalid_basic_credentials', 'Invalid Basic credentials: expected username:password');
+    if (colon < 0)
+      throw new AuthenticationError('invalid_basic_credentials', 'Invalid Basic credentials: expected username:password');
     const user = text.slice(0, colon);
     const expected = this.passwords.get(user);
     const matches = secretsEqual(text.slice(colon + 1), expected ?? NO_PASSWORD);

@@ -65,13 +65,17 @@ export class JwtAuthenticator implements Authenticator {
   constructor(options: JwtAuthenticatorOptions) {
     const secret = options?.secret;
     const key = typeof secret === 'string' ? new TextEncoder().encode(secret) : secret;
-    if (!(key instanceof Uint8Array) || key.length === 0) throw new ConfigError('secret', '(hidden)', 'must be a non-empty string or byte array');
+    if (!(key instanceof Uint8Array) || key.length === 0)
+      throw new ConfigError('secret', '(hidden)', 'must be a non-empty string or byte array');
     const algorithm = options.algorithm ?? 'HS256';
-    if (!JWT_ALGORITHMS.includes(algorithm)) throw new ConfigError('algorithm', algorithm, `must be one of ${JWT_ALGORITHMS.join(', ')}`);
+    if (!JWT_ALGORITHMS.includes(algorithm))
+      throw new ConfigError('algorithm', algorithm, `must be one of ${JWT_ALGORITHMS.join(', ')}`);
     const leeway = options.leewaySeconds ?? 0;
-    if (!Number.isSafeInteger(leeway) || leeway < 0) throw new ConfigError('leewaySeconds', leeway, 'must be a non-negative integer');
+    if (!Number.isSafeInteger(leeway) || leeway < 0)
+      throw new ConfigError('leewaySeconds', leeway, 'must be a non-negative integer');
     const cacheSize = options.cacheSize ?? 1024;
-    if (!Number.isSafeInteger(cacheSize) || cacheSize < 0) throw new ConfigError('cacheSize', cacheSize, 'must be a non-negative integer');
+    if (!Number.isSafeInteger(cacheSize) || cacheSize < 0)
+      throw new ConfigError('cacheSize', cacheSize, 'must be a non-negative integer');
     for (const field of ['issuer', 'audience'] as const) {
       const value = options[field];
       if (value !== undefined && value !== null && (typeof value !== 'string' || value === '')) {

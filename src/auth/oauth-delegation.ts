@@ -37,12 +37,14 @@ export class OAuthDelegationAuthenticator implements Authenticator {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       throw new ConfigError('exchangeEndpoint', options.exchangeEndpoint, 'must be an absolute http or https URL');
     }
-    if (typeof options.clientId !== 'string' || options.clientId === '') throw new ConfigError('clientId', options.clientId, 'must be a non-empty string');
+    if (typeof options.clientId !== 'string' || options.clientId === '')
+      throw new ConfigError('clientId', options.clientId, 'must be a non-empty string');
     if (typeof options.clientSecret !== 'string' || options.clientSecret === '') {
       throw new ConfigError('clientSecret', '(hidden)', 'must be a non-empty string');
     }
     const timeout = options.timeout ?? 10;
-    if (typeof timeout !== 'number' || !(timeout > 0)) throw new ConfigError('timeout', timeout, 'must be a positive number of seconds');
+    if (typeof timeout !== 'number' || !(timeout > 0))
+      throw new ConfigError('timeout', timeout, 'must be a positive number of seconds');
     this.endpoint = options.exchangeEndpoint;
     this.clientId = options.clientId;
     this.clientSecret = options.clientSecret;
@@ -72,9 +74,11 @@ export class OAuthDelegationAuthenticator implements Authenticator {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
       const text = await response.text();
-      if (response.status !== 200) throw new Error(`the exchange endpoint answered ${response.status}${text ? `: ${text.slice(0, 200)}` : ''}`);
+      if (response.status !== 200)
+        throw new Error(`the exchange endpoint answered ${response.status}${text ? `: ${text.slice(0, 200)}` : ''}`);
       const parsed: unknown = JSON.parse(text);
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('the exchange answer is not a JSON object');
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+        throw new Error('the exchange answer is not a JSON object');
       answer = parsed as Record<string, unknown>;
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
@@ -84,7 +88,10 @@ export class OAuthDelegationAuthenticator implements Authenticator {
     const context = createSecurityContext({
       principalId: typeof answer.sub === 'string' ? answer.sub : 'unknown',
       token: typeof answer.access_token === 'string' ? answer.access_token : '',
-      metadata: typeof metadata === 'object' && metadata !== null && !Array.isArray(metadata) ? { ...(metadata as Record<string, unknown>) } : {},
+      metadata:
+        typeof metadata === 'object' && metadata !== null && !Array.isArray(metadata)
+          ? { ...(metadata as Record<string, unknown>) }
+          : {},
     });
     // Copied as it stands, as the spec says: usually a number of seconds, not a timestamp.
     if (answer.expires_in !== undefined) (context as { expires_at: unknown }).expires_at = answer.expires_in;

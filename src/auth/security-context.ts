@@ -37,14 +37,16 @@ const ISO_DATE_TIME = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)
 /** Milliseconds since the epoch of an ISO 8601 timestamp that carries a time zone. */
 function parseZonedTimestamp(value: string): number {
   const match = ISO_DATE_TIME.exec(value);
-  if (!match) throw new InvalidArgumentError(`timestamp ${JSON.stringify(value)} is not an ISO 8601 date-time`, 'invalid_timestamp');
+  if (!match)
+    throw new InvalidArgumentError(`timestamp ${JSON.stringify(value)} is not an ISO 8601 date-time`, 'invalid_timestamp');
   const [, date, time, zone] = match;
   if (zone === undefined) throw new NaiveTimestampError(value);
   const offset = zone.toUpperCase() === 'Z' ? 'Z' : `${zone.slice(0, 3)}:${zone.slice(-2)}`;
   // Date.parse refuses most out-of-range fields (month 13, hour 25) but rolls February 30 over.
   const [year, month, day] = date!.split('-').map(Number) as [number, number, number];
   const ms = Date.parse(`${date}T${time}${offset}`);
-  if (Number.isNaN(ms) || day > new Date(Date.UTC(year, month, 0)).getUTCDate()) throw new InvalidArgumentError(`timestamp ${JSON.stringify(value)} is not a valid date-time`, 'invalid_timestamp');
+  if (Number.isNaN(ms) || day > new Date(Date.UTC(year, month, 0)).getUTCDate())
+    throw new InvalidArgumentError(`timestamp ${JSON.stringify(value)} is not a valid date-time`, 'invalid_timestamp');
   return ms;
 }
 
@@ -57,7 +59,10 @@ export function isExpired(context: Pick<SecurityContext, 'expires_at'>, now: Dat
   const expiresAt = context.expires_at;
   if (expiresAt === null || expiresAt === undefined) return false;
   if (typeof expiresAt !== 'string') {
-    throw new InvalidArgumentError(`expires_at must be an ISO 8601 timestamp or null (got ${JSON.stringify(expiresAt)})`, 'invalid_timestamp');
+    throw new InvalidArgumentError(
+      `expires_at must be an ISO 8601 timestamp or null (got ${JSON.stringify(expiresAt)})`,
+      'invalid_timestamp',
+    );
   }
   return now.getTime() > parseZonedTimestamp(expiresAt);
 }

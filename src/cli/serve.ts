@@ -105,7 +105,8 @@ export async function runServe(args: string[]): Promise<number> {
     'llm-base-url'?: string;
   };
   for (const [name, value] of [...Object.entries(flags), ...Object.entries(parsed.lists)]) {
-    if (value === '' || (Array.isArray(value) && value.includes(''))) throw new UsageError(`serve agent: --${name} needs a value`);
+    if (value === '' || (Array.isArray(value) && value.includes('')))
+      throw new UsageError(`serve agent: --${name} needs a value`);
   }
   const file = flags.config === undefined ? null : await readServeConfig(flags.config);
   const transport = servedTransport(flags.transport ?? file?.transport ?? 'http');
@@ -115,7 +116,12 @@ export async function runServe(args: string[]): Promise<number> {
   const name = flags.name ?? file?.name;
   const identity = llm
     ? { name: name ?? 'assistant', description: `Answers with the model ${llm.name}.`, role: 'assistant', tags: ['llm'] }
-    : { name: name ?? 'echo', description: 'Echoes the text of each task back as an artifact.', role: 'echo', tags: ['echo', 'example'] };
+    : {
+        name: name ?? 'echo',
+        description: 'Echoes the text of each task back as an artifact.',
+        role: 'echo',
+        tags: ['echo', 'example'],
+      };
   const agent = new AgentServer({
     ...identity,
     transport,

@@ -1,14 +1,7 @@
 // Task states and which moves between them the engine allows.
 import type { TaskState } from '../../generated/types/index.js';
 
-export const TASK_STATES: readonly TaskState[] = [
-  'submitted',
-  'working',
-  'input-required',
-  'completed',
-  'failed',
-  'canceled',
-];
+export const TASK_STATES: readonly TaskState[] = ['submitted', 'working', 'input-required', 'completed', 'failed', 'canceled'];
 
 export const TERMINAL_STATES: ReadonlySet<TaskState> = new Set(['completed', 'failed', 'canceled']);
 

@@ -6,6 +6,6 @@ import { lazyLoader } from '../core/lazy-import.js';
 export type SqliteDatabase = import('better-sqlite3').Database;
 type SqliteConstructor = typeof import('better-sqlite3');
 
-export const loadSqlite: () => Promise<SqliteConstructor> = lazyLoader(async () =>
-  (await importOptional<{ default: SqliteConstructor }>('better-sqlite3', 'the SQLite registry store')).default,
+export const loadSqlite: () => Promise<SqliteConstructor> = lazyLoader(
+  async () => (await importOptional<{ default: SqliteConstructor }>('better-sqlite3', 'the SQLite registry store')).default,
 );

@@ -69,7 +69,10 @@ function statusFor(code: string, status: number | undefined): number {
     return known;
   }
   if (status === undefined || !Number.isInteger(status) || status < 400 || status > 599) {
-    throw new InvalidArgumentError(`application error code ${JSON.stringify(code)} needs a status from 400 to 599 (got ${status})`, 'invalid_error_status');
+    throw new InvalidArgumentError(
+      `application error code ${JSON.stringify(code)} needs a status from 400 to 599 (got ${status})`,
+      'invalid_error_status',
+    );
   }
   return status;
 }

@@ -61,11 +61,22 @@ export function readRequestEnvelope(value: unknown): ReadRequest {
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const fields = value as { data?: unknown; params?: unknown };
     const tooDeep = jsonValueTooDeep(fields.data) ? 'data' : jsonValueTooDeep(fields.params) ? 'params' : null;
-    if (tooDeep) return { ok: false, id: usableId(value), error: EndpointError.tooDeep(`the envelope's ${tooDeep}`, MAX_JSON_DEPTH), tooDeep: true };
+    if (tooDeep)
+      return {
+        ok: false,
+        id: usableId(value),
+        error: EndpointError.tooDeep(`the envelope's ${tooDeep}`, MAX_JSON_DEPTH),
+        tooDeep: true,
+      };
   }
   const checked = validate('request-envelope', value);
   if (!checked.valid) {
-    return { ok: false, id: usableId(value), error: EndpointError.invalidRequest('request envelope', checked.errors), tooDeep: false };
+    return {
+      ok: false,
+      id: usableId(value),
+      error: EndpointError.invalidRequest('request envelope', checked.errors),
+      tooDeep: false,
+    };
   }
   const envelope = checked.value;
   return {
@@ -114,7 +125,8 @@ export function readResponseEnvelope(value: unknown, bytes: number, context: Env
   if (typeof ok !== 'boolean') throw fail('has no boolean `ok`');
   if (typeof final !== 'boolean') throw fail('has no boolean `final`');
   const error = frame.error ?? null;
-  if (!ok && (error === null || typeof error !== 'object' || Array.isArray(error))) throw fail('has `ok` false but no `error` object');
+  if (!ok && (error === null || typeof error !== 'object' || Array.isArray(error)))
+    throw fail('has `ok` false but no `error` object');
   if (ok && error !== null) throw fail('has `ok` true and an `error`');
   if (id !== null && id !== context.requestId) {
     throw fail(`answers request ${id}, not request ${context.requestId}`);

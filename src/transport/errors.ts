@@ -91,7 +91,10 @@ export class TransportLimitError extends TransportError {
   readonly kind: PayloadKind;
   readonly limit: number;
   readonly size: number;
-  constructor(message: string, options: Omit<TransportErrorOptions, 'code'> & { kind: PayloadKind; limit: number; size: number }) {
+  constructor(
+    message: string,
+    options: Omit<TransportErrorOptions, 'code'> & { kind: PayloadKind; limit: number; size: number },
+  ) {
     const code = options.kind === 'request' ? 'payload_too_large' : 'response_too_large';
     super(message, { ...options, code, statusCode: options.statusCode ?? ERROR_STATUS[code], retryable: false });
     this.kind = options.kind;

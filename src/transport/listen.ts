@@ -80,7 +80,9 @@ export function watchConnections(server: Server, sockets: Set<Socket>, headerTim
     // An answer already on its way on this connection must not be cut into.
     const answering = (socket as Socket & { _httpMessage?: unknown })._httpMessage;
     if (!socket.writable || answering) return void socket.destroy();
-    socket.end(error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && timedOut ? timedOut : 'HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
+    socket.end(
+      error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && timedOut ? timedOut : 'HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n',
+    );
     // A peer that never closes its side would otherwise hold the connection half-open.
     const timer = setTimeout(() => socket.destroy(), 1000);
     timer.unref();

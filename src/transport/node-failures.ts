@@ -19,7 +19,15 @@ export interface NodeFailure {
   readonly code: string | undefined;
 }
 
-const CANNOT_CONNECT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'ETIMEDOUT']);
+const CANNOT_CONNECT = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'ETIMEDOUT',
+]);
 const DROPPED = new Set([
   'ECONNRESET',
   'EPIPE',
@@ -35,7 +43,14 @@ function kindOf(code: string): NodeFailureKind {
   if (DROPPED.has(code)) return 'dropped';
   // Node's own TLS codes, OpenSSL's (ERR_SSL_*; EPROTO when the peer does not speak TLS), and
   // OpenSSL's certificate verdicts (CERT_HAS_EXPIRED, DEPTH_ZERO_SELF_SIGNED_CERT, ...).
-  if (code === 'EPROTO' || code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_') || code.includes('CERT') || code.startsWith('UNABLE_TO_')) return 'tls';
+  if (
+    code === 'EPROTO' ||
+    code.startsWith('ERR_TLS_') ||
+    code.startsWith('ERR_SSL_') ||
+    code.includes('CERT') ||
+    code.startsWith('UNABLE_TO_')
+  )
+    return 'tls';
   return 'other';
 }
 
@@ -74,7 +89,10 @@ export function mapSocketError(error: NodeJS.ErrnoException, call: OutboundCall)
     case 'dropped':
       return new TransportProtocolError(`connection to ${call.url} dropped: ${error.message}`, { ...options, retryable: true });
     case 'tls':
-      return new TransportConnectionError(`TLS handshake with ${call.url} failed: ${error.message}`, { ...options, retryable: false });
+      return new TransportConnectionError(`TLS handshake with ${call.url} failed: ${error.message}`, {
+        ...options,
+        retryable: false,
+      });
     case 'other':
       return new TransportConnectionError(`request to ${call.url} failed: ${error.message}`, options);
   }

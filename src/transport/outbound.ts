@@ -10,11 +10,7 @@ import { merge } from '../core/objects.js';
 import type { InboundEvent, OutboundCall, TransportClient } from './binding.js';
 import type { ResolvedConfig } from './config.js';
 import { resultBytes } from './envelope.js';
-import {
-  TransportLimitError,
-  TransportProtocolError,
-  TransportTimeoutError,
-} from './errors.js';
+import { TransportLimitError, TransportProtocolError, TransportTimeoutError } from './errors.js';
 import { idempotencyKeyFor } from './idempotency-key.js';
 import { assertWithin, encodeWithin } from './limits.js';
 import type { TransportMetrics } from './metrics.js';
@@ -147,7 +143,11 @@ function encodeBody(spec: OperationSpec, request: unknown, limit: number, url: s
 }
 
 /** Query parameters: explicit ones, or the request itself for query operations (discovery). */
-function queryFor(spec: OperationSpec, request: unknown, options: OutboundOptions): Readonly<Record<string, string | readonly string[]>> {
+function queryFor(
+  spec: OperationSpec,
+  request: unknown,
+  options: OutboundOptions,
+): Readonly<Record<string, string | readonly string[]>> {
   const params: Record<string, string | readonly string[]> = {};
   if (spec.query && request && typeof request === 'object') {
     for (const [key, value] of Object.entries(request)) {

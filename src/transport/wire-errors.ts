@@ -21,7 +21,10 @@ export function remoteErrorFrom(
   const code = typeof object.code === 'string' ? object.code : 'remote_error';
   const message = typeof object.message === 'string' ? object.message : `remote error${status ? ` (status ${status})` : ''}`;
   if (code === 'payload_too_large' || code === 'response_too_large') {
-    const details = (object.details && typeof object.details === 'object' ? object.details : {}) as { limit?: unknown; size?: unknown };
+    const details = (object.details && typeof object.details === 'object' ? object.details : {}) as {
+      limit?: unknown;
+      size?: unknown;
+    };
     return new TransportLimitError(message, {
       // The peer refused our request, or could not send its answer or an event within its limit.
       kind: code === 'payload_too_large' ? 'request' : 'response',
@@ -48,8 +51,13 @@ export function errorFromResponse(res: IncomingMessage, text: string, call: Outb
   try {
     body = JSON.parse(text);
   } catch {
-    body = { message: `${call.spec.method} ${call.spec.path} answered HTTP ${res.statusCode}${text ? `: ${text.slice(0, 200)}` : ''}` };
+    body = {
+      message: `${call.spec.method} ${call.spec.path} answered HTTP ${res.statusCode}${text ? `: ${text.slice(0, 200)}` : ''}`,
+    };
   }
-  const object = (body && typeof body === 'object' && 'error' in body ? (body as { error: unknown }).error : body) as Record<string, unknown>;
+  const object = (body && typeof body === 'object' && 'error' in body ? (body as { error: unknown }).error : body) as Record<
+    string,
+    unknown
+  >;
   return remoteErrorFrom({ ...object, status: res.statusCode }, call.url, call.requestId, res.statusCode);
 }

@@ -75,7 +75,11 @@ for (const kind of TRANSPORTS) {
       await rejectsWithStatus(h.client.cancelTask({ id: uniqueId(), metadata: {} }), 401, 'unauthenticated');
       await rejectsWithStatus(h.client.describeState({}), 401, 'unauthenticated');
       await rejectsWithStatus(h.client.resetState({}), 401, 'unauthenticated');
-      await rejectsWithStatus(h.client.compactHistory({ session_id: 's', strategy: 'tokens', max_tokens: 10, preserve_recent: 1 }), 401, 'unauthenticated');
+      await rejectsWithStatus(
+        h.client.compactHistory({ session_id: 's', strategy: 'tokens', max_tokens: 10, preserve_recent: 1 }),
+        401,
+        'unauthenticated',
+      );
       assert.equal(runs.count, 0);
     });
 
@@ -83,7 +87,10 @@ for (const kind of TRANSPORTS) {
       const { h, runs } = await guardedAgent(kind);
       t.after(() => h.close());
       // A client whose own authenticator lets any key out, so the agent is the one to refuse it.
-      const wrong = await h.newClient({ authenticator: { ...keys, authenticate: async (c) => ({ principal_id: 'x', token: c }) }, credentials: 'wrong-key' });
+      const wrong = await h.newClient({
+        authenticator: { ...keys, authenticate: async (c) => ({ principal_id: 'x', token: c }) },
+        credentials: 'wrong-key',
+      });
       await rejectsWithStatus(wrong.sendTask(userTask(uniqueId(), 'hi')), 401, 'unauthenticated');
       await rejectsWithStatus(wrong.getCard(), 401, 'unauthenticated');
       assert.equal(runs.count, 0);
@@ -194,7 +201,12 @@ describe('the 401 on the http wire', () => {
       { path: `/tasks/?api_key=${GOOD_KEY}` },
     ];
     for (const request of carriers) {
-      const res = await rawHttp(h.url, { method: 'POST', path: '/tasks/', body: JSON.stringify(userTask(uniqueId(), 'hi')), ...request });
+      const res = await rawHttp(h.url, {
+        method: 'POST',
+        path: '/tasks/',
+        body: JSON.stringify(userTask(uniqueId(), 'hi')),
+        ...request,
+      });
       assert.equal(res.status, 200, JSON.stringify(request));
       assert.equal(res.json().state, 'completed');
     }

@@ -119,7 +119,9 @@ for (const kind of TRANSPORTS) {
     });
 
     // The timeout only guards against a hang (the failure mode); nothing here is timed.
-    test('the control plane never queues behind work on the client either (client limited to one request)', { timeout: 5_000 }, async (t) => {
+    test('the control plane never queues behind work on the client either (client limited to one request)', {
+      timeout: 5_000,
+    }, async (t) => {
       // One caller, one request slot: it must still be able to cancel what it is waiting for.
       const work = blockingHandler();
       const h = await startAgent(kind, { handler: work.handler }, { limits: { maxConcurrentRequests: 1 } });
@@ -137,7 +139,9 @@ for (const kind of TRANSPORTS) {
     });
 
     // The timeout only guards against a hang (the failure mode); nothing here is timed.
-    test('a caller that gives up on a pending submission gets control back; the task runs on and its result is kept', { timeout: 5_000 }, async (t) => {
+    test('a caller that gives up on a pending submission gets control back; the task runs on and its result is kept', {
+      timeout: 5_000,
+    }, async (t) => {
       const started = deferred();
       const release = deferred();
       let calls = 0;
@@ -212,7 +216,11 @@ for (const kind of TRANSPORTS) {
       // The task ended canceled: a repeat, under the same key or another, finds nothing active.
       await rejectsWithStatus(h.client.cancelTask({ id, metadata: { reason: 'second' } }), 404, 'not_found');
       await rejectsWithStatus(
-        h.clientTransport.unary(agentOperations.cancelTask, { id, metadata: { reason: 'third' } }, { idempotencyKey: 'another-key' }),
+        h.clientTransport.unary(
+          agentOperations.cancelTask,
+          { id, metadata: { reason: 'third' } },
+          { idempotencyKey: 'another-key' },
+        ),
         404,
         'not_found',
       );
@@ -282,7 +290,10 @@ for (const kind of TRANSPORTS) {
       // The finished task, as a retry of the submission gets it, holds nothing from after the cancel.
       const later = await h.client.sendTask(userTask(id, 'stubborn'));
       assert.equal(later.state, 'canceled');
-      assert.deepEqual(later.messages!.map((m) => m.parts[0]!.content), ['stubborn', 'before']);
+      assert.deepEqual(
+        later.messages!.map((m) => m.parts[0]!.content),
+        ['stubborn', 'before'],
+      );
       assert.equal(later.artifacts!.length, 0);
     });
 
@@ -312,7 +323,11 @@ for (const kind of TRANSPORTS) {
 
     test('with an authenticator only the submitting principal can cancel; another gets the 404 an unknown id gets', async (t) => {
       const work = blockingHandler();
-      const h = await startAgent(kind, { handler: work.handler, authenticator: twoPrincipals }, { authenticator: twoPrincipals, credentials: 'alice' });
+      const h = await startAgent(
+        kind,
+        { handler: work.handler, authenticator: twoPrincipals },
+        { authenticator: twoPrincipals, credentials: 'alice' },
+      );
       t.after(() => {
         work.release.resolve('released by cleanup');
         return h.close();
@@ -332,10 +347,14 @@ for (const kind of TRANSPORTS) {
     });
 
     test('with an authenticator a task waiting for input is cancelable by its principal only', async (t) => {
-      const h = await startAgent(kind, { handler: () => needsInput('Which city?'), authenticator: twoPrincipals }, {
-        authenticator: twoPrincipals,
-        credentials: 'alice',
-      });
+      const h = await startAgent(
+        kind,
+        { handler: () => needsInput('Which city?'), authenticator: twoPrincipals },
+        {
+          authenticator: twoPrincipals,
+          credentials: 'alice',
+        },
+      );
       t.after(() => h.close());
       const bob = await h.newClient({ authenticator: twoPrincipals, credentials: 'bob' });
       const id = uniqueId();

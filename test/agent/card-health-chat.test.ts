@@ -201,4 +201,3 @@ test('AgentServer offers its card under one name, getCard(), and no endpoint plu
   // @ts-expect-error card() is private: the generated interface's getCard() is the public name
   assert.equal(typeof agent.card, 'function');
 });
-

@@ -10,7 +10,10 @@ import { TRANSPORTS, EchoModel, assertValid, rejectsWithStatus, startAgent, type
 async function chatSession(h: Harness, exchanges: number): Promise<string> {
   let sessionId: string | undefined;
   for (let i = 1; i <= exchanges; i++) {
-    const reply = await h.client.chat({ message: `message number ${i} with a few words in it`, ...(sessionId ? { session_id: sessionId } : {}) });
+    const reply = await h.client.chat({
+      message: `message number ${i} with a few words in it`,
+      ...(sessionId ? { session_id: sessionId } : {}),
+    });
     sessionId = reply.session_id;
   }
   return sessionId!;
@@ -27,7 +30,12 @@ for (const kind of TRANSPORTS) {
       const h = await startAgent(kind, { llm: new EchoModel() });
       t.after(() => h.close());
       const sessionId = await chatSession(h, 3); // 6 turns
-      const result = await h.client.compactHistory({ session_id: sessionId, strategy: 'tokens', max_tokens: 1, preserve_recent: 2 });
+      const result = await h.client.compactHistory({
+        session_id: sessionId,
+        strategy: 'tokens',
+        max_tokens: 1,
+        preserve_recent: 2,
+      });
       assertValid('compact-history-result', result);
       assert.equal(result.session_id, sessionId);
       assert.equal(result.strategy, 'tokens');
@@ -55,7 +63,12 @@ for (const kind of TRANSPORTS) {
       const h = await startAgent(kind, { llm: new EchoModel() });
       t.after(() => h.close());
       const sessionId = await chatSession(h, 3);
-      const result = await h.client.compactHistory({ session_id: sessionId, strategy: 'messages', preserve_recent: 3, max_tokens: 100_000 });
+      const result = await h.client.compactHistory({
+        session_id: sessionId,
+        strategy: 'messages',
+        preserve_recent: 3,
+        max_tokens: 100_000,
+      });
       assertValid('compact-history-result', result);
       assert.equal(result.strategy, 'messages');
       assert.equal(result.messages_before, 6);
@@ -71,7 +84,12 @@ for (const kind of TRANSPORTS) {
       t.after(() => h.close());
       const sessionId = await chatSession(h, 3);
       const callsBefore = model.calls.length;
-      const result = await h.client.compactHistory({ session_id: sessionId, strategy: 'summary', max_tokens: 1, preserve_recent: 2 });
+      const result = await h.client.compactHistory({
+        session_id: sessionId,
+        strategy: 'summary',
+        max_tokens: 1,
+        preserve_recent: 2,
+      });
       assertValid('compact-history-result', result);
       assert.equal(result.strategy, 'summary');
       assert.equal(result.messages_before, 6);

@@ -36,7 +36,12 @@ const JSON_HEADERS = { 'content-type': 'application/json' };
 
 describe('GET /status over http', () => {
   test('names the agent, shows ready, the metrics and its tasks counted by state, never their ids', async (t) => {
-    const h = await startAgent('http', { name: 'status-agent', description: 'Shows its status', role: 'tester', tags: ['a', 'b'] });
+    const h = await startAgent('http', {
+      name: 'status-agent',
+      description: 'Shows its status',
+      role: 'tester',
+      tags: ['a', 'b'],
+    });
     t.after(() => h.close());
     const ids = [uniqueId('first'), uniqueId('second')];
     for (const id of ids) await h.client.sendTask(userTask(id, 'hi'));
@@ -95,7 +100,12 @@ describe('bad input over http', () => {
     const malformed = await rawHttp(h.url, { method: 'POST', path: '/tasks/', body: '{"id": "x", ', headers: JSON_HEADERS });
     assertJsonError(malformed, 400, 'invalid_json');
     // Valid JSON of the wrong shape.
-    const shape = await rawHttp(h.url, { method: 'POST', path: '/tasks/', body: JSON.stringify({ id: 7 }), headers: JSON_HEADERS });
+    const shape = await rawHttp(h.url, {
+      method: 'POST',
+      path: '/tasks/',
+      body: JSON.stringify({ id: 7 }),
+      headers: JSON_HEADERS,
+    });
     const shapeBody = assertJsonError(shape, 400, 'invalid_request');
     assert.match(shapeBody.error.message, /\/id/);
     const array = await rawHttp(h.url, { method: 'POST', path: '/tasks/', body: '[]', headers: JSON_HEADERS });

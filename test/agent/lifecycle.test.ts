@@ -9,15 +9,7 @@ import { AgentServer } from '../../src/agent/agent-server.js';
 import { routeKey } from '../../src/transport/endpoint.js';
 import type { Dispatcher } from '../../src/transport/dispatcher.js';
 import { createTransport } from '../../src/transport/factory.js';
-import {
-  TRANSPORTS,
-  Transport,
-  deferred,
-  hookedBinding,
-  listenUrl,
-  startAgent,
-  userTask,
-} from '../support/agent-harness.js';
+import { TRANSPORTS, Transport, deferred, hookedBinding, listenUrl, startAgent, userTask } from '../support/agent-harness.js';
 
 for (const kind of TRANSPORTS) {
   describe(`AgentServer lifecycle over ${kind}`, () => {
@@ -43,8 +35,17 @@ for (const kind of TRANSPORTS) {
       // The transport is starting with the full table, but the server is not running yet.
       assert.equal(agent.isRunning, false);
       assert.equal(agent.transport.ready, false);
-      for (const route of ['POST /tasks/', 'POST /tasks/cancel', 'POST /llm/history/compact', 'POST /state/describe',
-        'POST /state/reset', 'POST /state/compact', 'GET /.well-known/agent.json', 'GET /healthz', 'GET /readyz']) {
+      for (const route of [
+        'POST /tasks/',
+        'POST /tasks/cancel',
+        'POST /llm/history/compact',
+        'POST /state/describe',
+        'POST /state/reset',
+        'POST /state/compact',
+        'GET /.well-known/agent.json',
+        'GET /healthz',
+        'GET /readyz',
+      ]) {
         const [method, path] = route.split(' ') as [string, string];
         assert.ok(dispatcher.endpoints.has(routeKey(method, path)), `${route} is in the table`);
       }

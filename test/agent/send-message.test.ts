@@ -7,7 +7,15 @@ import assert from 'node:assert/strict';
 import type { Message } from '../../generated/types/index.js';
 import { AgentClient, TaskFailedError } from '../../src/client/agent-client.js';
 import { needsInput } from '../../src/agent/handler.js';
-import { TRANSPORTS, assertIsoTimestamp, assertValid, startAgent, texts, type HarnessOptions, type TransportKind } from '../support/agent-harness.js';
+import {
+  TRANSPORTS,
+  assertIsoTimestamp,
+  assertValid,
+  startAgent,
+  texts,
+  type HarnessOptions,
+  type TransportKind,
+} from '../support/agent-harness.js';
 
 /** An agent on `kind` and an AgentClient for its URL (the transport follows from the scheme). */
 async function clientFor(t: { after(fn: () => unknown): void }, kind: TransportKind, options: HarnessOptions = {}) {
@@ -22,7 +30,7 @@ async function clientFor(t: { after(fn: () => unknown): void }, kind: TransportK
 
 for (const kind of TRANSPORTS) {
   describe(`AgentClient.sendMessage over ${kind}`, () => {
-    test('answers with the echo agent\'s message: role agent, the text back', async (t) => {
+    test("answers with the echo agent's message: role agent, the text back", async (t) => {
       const client = await clientFor(t, kind);
       const reply = await client.sendMessage('hello');
       assertValid('message', reply);
@@ -43,7 +51,9 @@ for (const kind of TRANSPORTS) {
         },
       });
       assert.deepEqual(texts((await client.sendMessage('first')).parts), ['you said first']);
-      assert.deepEqual(texts((await client.sendMessage({ parts: [{ type: 'text', content: 'second' }] })).parts), ['you said second']);
+      assert.deepEqual(texts((await client.sendMessage({ parts: [{ type: 'text', content: 'second' }] })).parts), [
+        'you said second',
+      ]);
       assert.equal(seen.length, 2);
       for (const [i, messages] of seen.entries()) {
         assert.equal(messages.length, 1);
@@ -66,7 +76,13 @@ for (const kind of TRANSPORTS) {
       const client = await clientFor(t, kind, {
         handler: () => ({
           artifacts: [
-            { kind: 'result', parts: [{ type: 'text', content: 'one' }, { type: 'data', content: { n: 1 } }] },
+            {
+              kind: 'result',
+              parts: [
+                { type: 'text', content: 'one' },
+                { type: 'data', content: { n: 1 } },
+              ],
+            },
             { kind: 'preview', text: 'two' },
           ],
         }),
@@ -81,7 +97,7 @@ for (const kind of TRANSPORTS) {
       ]);
     });
 
-    test('a task waiting for input is answered with the agent\'s question', async (t) => {
+    test("a task waiting for input is answered with the agent's question", async (t) => {
       const client = await clientFor(t, kind, { handler: () => needsInput('Which city?') });
       const reply = await client.sendMessage('weather please');
       assert.equal(reply.role, 'agent');

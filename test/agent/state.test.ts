@@ -6,7 +6,15 @@ import assert from 'node:assert/strict';
 import type { StateRequest, StateResult } from '../../generated/types/index.js';
 import type { StatePolicy } from '../../src/agent/agent-server.js';
 import type { RequestContext } from '../../src/transport/endpoint.js';
-import { TRANSPORTS, EchoModel, assertIsoTimestamp, assertValid, rejectsWithStatus, startAgent, type Harness } from '../support/agent-harness.js';
+import {
+  TRANSPORTS,
+  EchoModel,
+  assertIsoTimestamp,
+  assertValid,
+  rejectsWithStatus,
+  startAgent,
+  type Harness,
+} from '../support/agent-harness.js';
 
 async function session(h: Harness, exchanges: number, text = 'hello'): Promise<string> {
   let id: string | undefined;
@@ -14,7 +22,12 @@ async function session(h: Harness, exchanges: number, text = 'hello'): Promise<s
   return id!;
 }
 
-function checkResult(result: StateResult, operation: StateResult['operation'], scope: 'session' | 'agent', sessionId: string | null): void {
+function checkResult(
+  result: StateResult,
+  operation: StateResult['operation'],
+  scope: 'session' | 'agent',
+  sessionId: string | null,
+): void {
   assertValid('state-result', result);
   assert.equal(result.operation, operation);
   assert.equal(result.scope, scope);
@@ -80,7 +93,7 @@ for (const kind of TRANSPORTS) {
       assert.equal((await h.client.describeState({ session_id: id })).state.turns, 2);
     });
 
-    test('handler session values: kept across a session\'s tasks, shown by describe, narrowed and removed by a keyed reset', async (t) => {
+    test("handler session values: kept across a session's tasks, shown by describe, narrowed and removed by a keyed reset", async (t) => {
       const h = await startAgent(kind, {
         handler: ({ session, input }) => {
           const visits = ((session.get('visits') as number | undefined) ?? 0) + 1;

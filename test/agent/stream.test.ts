@@ -35,7 +35,6 @@ import { createTransport } from '../../src/transport/factory.js';
 import { Transport } from '../../src/transport/transport.js';
 import { hookedBinding, listenUrl } from '../support/agent-harness.js';
 
-
 function assertWellFormed(events: readonly StreamEvent[], taskId: string): void {
   for (const event of events) {
     assertValid('stream-event', event);
@@ -155,14 +154,17 @@ describe('POST /tasks/stream over runtime', () => {
     assert.equal(completed.state, 'completed');
     assert.equal(completed.task.state, 'completed');
     assert.deepEqual(historyStates(completed.task), ['submitted', 'working', 'completed']);
-    assert.deepEqual(completed.task.artifacts.map((a: any) => a.id), [artifact.artifact.id]);
+    assert.deepEqual(
+      completed.task.artifacts.map((a: any) => a.id),
+      [artifact.artifact.id],
+    );
   });
 
   test('a tool that throws a non-Error value still reports a string error', async (t) => {
     const handler: AgentHandler = async (ctx) => {
-      await ctx.tool({ name: 'legacy', call_id: 'c1' }, () => Promise.reject({ code: 'E_TIMEOUT', detail: 'took too long' })).catch(
-        () => undefined,
-      );
+      await ctx
+        .tool({ name: 'legacy', call_id: 'c1' }, () => Promise.reject({ code: 'E_TIMEOUT', detail: 'took too long' }))
+        .catch(() => undefined);
       await ctx.tool({ name: 'stringly', call_id: 'c2' }, () => Promise.reject('just a string')).catch(() => undefined);
       return 'ok';
     };
@@ -220,7 +222,10 @@ describe('POST /tasks/stream over runtime', () => {
     const id = uniqueId();
     const events = await collect(h.client.streamTask(userTask(id, 'x')));
     assertWellFormed(events, id);
-    assert.deepEqual(events.map((event) => event.type), ['task_status', 'task_message', 'task_completed']);
+    assert.deepEqual(
+      events.map((event) => event.type),
+      ['task_status', 'task_message', 'task_completed'],
+    );
     assert.equal((events.at(-1) as any).state, 'input-required');
   });
 
@@ -259,7 +264,9 @@ describe('POST /tasks/stream over runtime', () => {
     assert.equal(next.at(-1)!.type, 'task_completed');
   });
 
-  test('a caller that leaves while its stream is still being opened cancels the task as soon as it starts', { timeout: 5_000 }, async (t) => {
+  test('a caller that leaves while its stream is still being opened cancels the task as soon as it starts', {
+    timeout: 5_000,
+  }, async (t) => {
     const checking = deferred();
     const arrived = deferred();
     const sawAbort = deferred<unknown>();
@@ -281,7 +288,13 @@ describe('POST /tasks/stream over runtime', () => {
           await untilAborted(signal);
         },
       },
-      { authenticator: { ...authenticator, authenticate: async (token) => ({ principal_id: 'caller', token, expires_at: null, metadata: {} }) }, credentials: 'key' },
+      {
+        authenticator: {
+          ...authenticator,
+          authenticate: async (token) => ({ principal_id: 'caller', token, expires_at: null, metadata: {} }),
+        },
+        credentials: 'key',
+      },
     );
     t.after(() => h.close());
     const hangUp = new AbortController();
@@ -309,7 +322,15 @@ describe('POST /tasks/stream over runtime', () => {
     });
     const left = new AbortController();
     left.abort(new Error('the caller left'));
-    const request = { requestId: 'r', idempotencyKey: null, params: {}, security: null, signal: left.signal, transport: 'runtime', url: 'runtime://engine' } as const;
+    const request = {
+      requestId: 'r',
+      idempotencyKey: null,
+      params: {},
+      security: null,
+      signal: left.signal,
+      transport: 'runtime',
+      url: 'runtime://engine',
+    } as const;
     const events = engine.stream(userTask(uniqueId(), 'x'), request);
     assert.equal((await events.next()).value?.result.type, 'task_status');
     assert.equal(((await sawAbort.promise) as Error).name, 'TaskCanceledError');
@@ -399,7 +420,8 @@ test('an agent served without its stream route still streams over runtime: one t
   const { streamTask } = agentOperations;
   // The agent's own table, minus the stream route: the runtime client falls back to task submission.
   const binding = await hookedBinding('runtime', {
-    beforeListen: (dispatcher) => void (dispatcher.endpoints as Map<string, unknown>).delete(routeKey(streamTask.method, streamTask.path)),
+    beforeListen: (dispatcher) =>
+      void (dispatcher.endpoints as Map<string, unknown>).delete(routeKey(streamTask.method, streamTask.path)),
   });
   const handler: AgentHandler = async function* () {
     yield { type: 'task_llm_stream', delta: 'only the final event reaches the caller', final: true, model: 'm' };

@@ -53,7 +53,10 @@ for (const kind of TRANSPORTS) {
     test('defaults are filled in: message ids and timestamps, created_at, lists, metadata', async (t) => {
       const h = await startAgent(kind);
       t.after(() => h.close());
-      const bare = await h.client.sendTask({ id: uniqueId(), messages: [{ role: 'user', parts: [{ type: 'text', content: 'x' }] }] });
+      const bare = await h.client.sendTask({
+        id: uniqueId(),
+        messages: [{ role: 'user', parts: [{ type: 'text', content: 'x' }] }],
+      });
       assertIsoTimestamp(bare.created_at, 'created_at');
       const first = bare.messages![0]!;
       assert.equal(typeof first.id, 'string');
@@ -66,7 +69,10 @@ for (const kind of TRANSPORTS) {
       // A task with only an id is valid too: it runs with empty input.
       const onlyId = await h.client.sendTask({ id: uniqueId() });
       assert.equal(onlyId.state, 'completed');
-      assert.deepEqual(onlyId.messages!.map((m) => m.role), ['agent']);
+      assert.deepEqual(
+        onlyId.messages!.map((m) => m.role),
+        ['agent'],
+      );
       assertIsoTimestamp(onlyId.created_at, 'created_at');
 
       // What the sender gave is kept.
@@ -99,9 +105,17 @@ for (const kind of TRANSPORTS) {
       assertValid('task', done);
       assert.deepEqual(
         done.messages!.map((m) => [m.role, texts(m.parts).join()]),
-        [['user', 'q'], ['agent', 'thinking out loud'], ['agent', 'final for q'], ['assistant', 'extra']],
+        [
+          ['user', 'q'],
+          ['agent', 'thinking out loud'],
+          ['agent', 'final for q'],
+          ['assistant', 'extra'],
+        ],
       );
-      assert.deepEqual(done.artifacts!.map((a) => a.kind), ['preview', 'result', 'diagnostic']);
+      assert.deepEqual(
+        done.artifacts!.map((a) => a.kind),
+        ['preview', 'result', 'diagnostic'],
+      );
       assert.equal(done.artifacts![0]!.name, 'draft.txt');
       assert.equal(done.artifacts![0]!.media_type, 'text/plain');
       assert.deepEqual(done.artifacts![2]!.parts, [{ type: 'data', content: { tokens: 3 } }]);
@@ -128,12 +142,14 @@ for (const kind of TRANSPORTS) {
         ['result', null, 'file:///tmp/report.pdf', 'application/pdf', 'act-1'],
       ]);
       for (const artifact of done.artifacts!) {
-        for (const key of ['name', 'uri', 'media_type', 'action_id']) assert.ok(Object.hasOwn(artifact, key), `${key} is present`);
+        for (const key of ['name', 'uri', 'media_type', 'action_id'])
+          assert.ok(Object.hasOwn(artifact, key), `${key} is present`);
       }
     });
 
     test('needsInput() ends the task input-required with the question as message and reason', async (t) => {
-      const handler: AgentHandler = ({ input }) => (input.includes('city') ? { text: `weather in ${input}` } : needsInput('Which city?'));
+      const handler: AgentHandler = ({ input }) =>
+        input.includes('city') ? { text: `weather in ${input}` } : needsInput('Which city?');
       const h = await startAgent(kind, { handler });
       t.after(() => h.close());
       const asked = await h.client.sendTask(userTask(uniqueId(), 'weather please'));
@@ -296,7 +312,10 @@ for (const kind of TRANSPORTS) {
       const done = await h.client.sendTask(userTask(uniqueId(), 'add'));
       assertValid('task', done);
       assert.equal(done.state, 'completed');
-      assert.deepEqual(done.artifacts!.map((a) => texts(a.parts).join()), ['mid-run', 'sum=3']);
+      assert.deepEqual(
+        done.artifacts!.map((a) => texts(a.parts).join()),
+        ['mid-run', 'sum=3'],
+      );
       assert.deepEqual(texts(done.messages!.at(-1)!.parts), ['sum=3']);
     });
 
@@ -311,7 +330,11 @@ for (const kind of TRANSPORTS) {
         400,
         'invalid_request',
       );
-      await rejectsWithStatus(h.client.sendTask({ id: uniqueId(), state: 'sleeping' } as unknown as Task), 400, 'invalid_request');
+      await rejectsWithStatus(
+        h.client.sendTask({ id: uniqueId(), state: 'sleeping' } as unknown as Task),
+        400,
+        'invalid_request',
+      );
       assert.equal(calls, 0, 'the handler never saw an invalid task');
     });
 

@@ -49,7 +49,10 @@ describe('ApiKeyAuthenticator', () => {
   }
 
   it('advertises apiKey with no HTTP scheme and no metadata; refresh returns the same context', async () => {
-    assert.deepEqual({ ...keys.scheme, description: undefined }, { type: 'apiKey', scheme: null, description: undefined, metadata: {} });
+    assert.deepEqual(
+      { ...keys.scheme, description: undefined },
+      { type: 'apiKey', scheme: null, description: undefined, metadata: {} },
+    );
     const context = await keys.authenticate('second-key-abcdef');
     assert.equal(await keys.refreshToken(context), context);
   });

@@ -68,7 +68,9 @@ function websocketProbe(base: string): Probe {
         resolve({ refused: true, status: response.statusCode ?? 0 });
       });
       socket.once('open', () => {
-        socket.send(JSON.stringify({ id: 'r1', method: attempt.method ?? 'POST', path: attempt.path ?? '/tasks/', data: TASK, params: {} }));
+        socket.send(
+          JSON.stringify({ id: 'r1', method: attempt.method ?? 'POST', path: attempt.path ?? '/tasks/', data: TASK, params: {} }),
+        );
         socket.once('message', (data) => {
           const frame = JSON.parse(String(data));
           socket.terminate();
@@ -82,7 +84,13 @@ function websocketProbe(base: string): Probe {
 function grpcProbe(closers: Array<() => unknown>, base: string): Probe {
   const client = jsonClient({ after: (fn) => closers.push(fn) }, base);
   return async (attempt) => {
-    const envelope = { id: 'r1', method: attempt.method ?? 'POST', path: (attempt.path ?? '/tasks/') + (attempt.query ? `?${attempt.query}` : ''), data: TASK, params: {} };
+    const envelope = {
+      id: 'r1',
+      method: attempt.method ?? 'POST',
+      path: (attempt.path ?? '/tasks/') + (attempt.query ? `?${attempt.query}` : ''),
+      data: TASK,
+      params: {},
+    };
     const metadata = Object.fromEntries(Object.entries(attempt.headers ?? {}).map(([key, value]) => [key.toLowerCase(), value]));
     try {
       const answer = await unaryCall(client, 'Invoke', envelope, metadata);
@@ -134,7 +142,9 @@ for (const transport of TRANSPORTS) {
     let jwt: Probe;
     before(async () => {
       const a = await start(new ApiKeyAuthenticator({ validKeys: { [KEY]: [] } }));
-      const b = await start(new JwtAuthenticator({ secret: SECRET, issuer: 'parley-tests', audience: 'agents', leewaySeconds: 5 }));
+      const b = await start(
+        new JwtAuthenticator({ secret: SECRET, issuer: 'parley-tests', audience: 'agents', leewaySeconds: 5 }),
+      );
       const probe = (agent: AgentServer): Probe =>
         transport.name === 'websocket'
           ? websocketProbe(agent.url)
@@ -166,7 +176,10 @@ for (const transport of TRANSPORTS) {
       ['a prefix of the key', { headers: { 'X-API-Key': KEY.slice(0, -1) } }],
       ['the key with more after it', { headers: { 'X-API-Key': `${KEY}0` } }],
       ['the key in another case', { headers: { 'X-API-Key': KEY.toUpperCase() } }],
-      ['a wrong Authorization with the right X-API-Key (Authorization wins)', { headers: { Authorization: 'ApiKey nope', 'X-API-Key': KEY } }],
+      [
+        'a wrong Authorization with the right X-API-Key (Authorization wins)',
+        { headers: { Authorization: 'ApiKey nope', 'X-API-Key': KEY } },
+      ],
       ['a wrong X-API-Key with the right key in the query', { headers: { 'X-API-Key': 'nope' }, query: `api_key=${KEY}` }],
       ['a wrong api_key with the right token (api_key comes first)', { query: `api_key=nope&token=${KEY}` }],
     ];
@@ -180,7 +193,9 @@ for (const transport of TRANSPORTS) {
         { headers: { 'X-API-Key': KEY } },
         { headers: { Authorization: `ApiKey ${KEY}` } },
         { headers: { Authorization: `apikey ${KEY}` } },
-        ...(transport.name === 'grpc' ? [] : [{ query: `api_key=${KEY}` }, { query: `apikey=${KEY}` }, { query: `token=${KEY}` }]),
+        ...(transport.name === 'grpc'
+          ? []
+          : [{ query: `api_key=${KEY}` }, { query: `apikey=${KEY}` }, { query: `token=${KEY}` }]),
       ];
       for (const attempt of slots) {
         principal = undefined;
@@ -212,16 +227,31 @@ for (const transport of TRANSPORTS) {
       ['four segments', async () => `${await token(good)}.x`],
     ];
     for (const [name, make] of jwtRows) {
-      it(`JWT: ${name} is refused`, async () => refusedWith401(() => jwt, { headers: { Authorization: `Bearer ${await make()}` } }));
+      it(`JWT: ${name} is refused`, async () =>
+        refusedWith401(() => jwt, { headers: { Authorization: `Bearer ${await make()}` } }));
     }
 
     it('JWT: a valid token is served, and the handler sees its principal', async () => {
-      assert.deepEqual(await jwt({ headers: { Authorization: `Bearer ${await token({ ...good, exp: now + 600 })}` } }), { refused: false });
+      assert.deepEqual(await jwt({ headers: { Authorization: `Bearer ${await token({ ...good, exp: now + 600 })}` } }), {
+        refused: false,
+      });
       assert.equal(principal, 'alice');
     });
 
     // Path tricks: the public /healthz must not lend its openness to a protected route.
-    const paths = ['//healthz/../tasks/', '/healthz/../tasks/', '/healthz%2F..%2Ftasks/', '/healthz/%2e%2e/tasks/', '/tasks/.', '/TASKS/', '/Tasks/', '/tasks/%2e', '/./tasks/', '/tasks//', '/healthz#/tasks/'];
+    const paths = [
+      '//healthz/../tasks/',
+      '/healthz/../tasks/',
+      '/healthz%2F..%2Ftasks/',
+      '/healthz/%2e%2e/tasks/',
+      '/tasks/.',
+      '/TASKS/',
+      '/Tasks/',
+      '/tasks/%2e',
+      '/./tasks/',
+      '/tasks//',
+      '/healthz#/tasks/',
+    ];
     for (const path of paths) {
       it(`path trick ${path} reaches no handler without credentials`, async () => {
         const before = runs;

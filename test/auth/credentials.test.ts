@@ -73,7 +73,12 @@ test('credentials over http: a wrong Authorization with a right X-API-Key is ref
     authenticator: keyAuthenticator,
   });
   const send = (headers: Record<string, string>, query = '') =>
-    rawRequest(server.url, { method: 'POST', path: `/tasks/${query}`, headers: { 'content-type': 'application/json', ...headers }, body: '{"id":"c"}' });
+    rawRequest(server.url, {
+      method: 'POST',
+      path: `/tasks/${query}`,
+      headers: { 'content-type': 'application/json', ...headers },
+      body: '{"id":"c"}',
+    });
   const refused = await send({ authorization: 'Bearer wrong', 'x-api-key': 'good' });
   assert.equal(refused.status, 401);
   assert.equal(refused.json.error.code, 'unauthenticated');

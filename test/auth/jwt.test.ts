@@ -51,7 +51,10 @@ describe('JwtAuthenticator: constructor (rule 1)', () => {
     ['fractional leeway', { secret: SECRET, leewaySeconds: 1.5 }, 'leewaySeconds'],
   ] as const) {
     it(`refuses ${name}`, () => {
-      assert.throws(() => new JwtAuthenticator(options as never), (error: unknown) => error instanceof ConfigError && error.field === field);
+      assert.throws(
+        () => new JwtAuthenticator(options as never),
+        (error: unknown) => error instanceof ConfigError && error.field === field,
+      );
     });
   }
   it('defaults to HS256 and advertises http/bearer with the three algorithms, issuer and audience (rule 7)', () => {
@@ -98,7 +101,10 @@ describe('JwtAuthenticator: accepted tokens and the context (rules 3-5, 7)', () 
   it('checks iss and aud only when configured; aud may be a list containing ours', async () => {
     assert.equal((await verifier().authenticate(await sign({ sub: 'a', iss: 'anyone', aud: 'anything' }))).principal_id, 'a');
     const strict = verifier({ issuer: 'https://issuer', audience: 'agents' });
-    assert.equal((await strict.authenticate(await sign({ sub: 'a', iss: 'https://issuer', aud: ['other', 'agents'] }))).principal_id, 'a');
+    assert.equal(
+      (await strict.authenticate(await sign({ sub: 'a', iss: 'https://issuer', aud: ['other', 'agents'] }))).principal_id,
+      'a',
+    );
   });
 });
 
@@ -215,7 +221,10 @@ describe('JwtAuthenticator: the cache of verified tokens', () => {
 
   it('refuses a negative or fractional cacheSize; 0 turns the cache off and the exp check still holds', async () => {
     for (const cacheSize of [-1, 1.5]) {
-      assert.throws(() => verifier({ cacheSize }), (error: unknown) => error instanceof ConfigError && error.field === 'cacheSize');
+      assert.throws(
+        () => verifier({ cacheSize }),
+        (error: unknown) => error instanceof ConfigError && error.field === 'cacheSize',
+      );
     }
     let now = NOW;
     const jwt = verifier({ now: () => now, cacheSize: 0 });

@@ -27,10 +27,13 @@ describe('OAuthDelegationAuthenticator', () => {
     endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}/token`;
   });
   after(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  const json = (status: number, value: unknown): Reply => (_request, _body, response) => {
-    response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
-  };
-  const make = () => new OAuthDelegationAuthenticator({ exchangeEndpoint: endpoint, clientId: 'agent-7', clientSecret: 's3cret', timeout: 2 });
+  const json =
+    (status: number, value: unknown): Reply =>
+    (_request, _body, response) => {
+      response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+    };
+  const make = () =>
+    new OAuthDelegationAuthenticator({ exchangeEndpoint: endpoint, clientId: 'agent-7', clientSecret: 's3cret', timeout: 2 });
 
   it('POSTs one compact JSON token-exchange body with the credential, client id, secret and grant type (rule 1)', async () => {
     seen = [];
@@ -93,7 +96,11 @@ describe('OAuthDelegationAuthenticator', () => {
   }
 
   it('an endpoint nobody listens on fails with the same prefix (rule 4)', async () => {
-    const closed = new OAuthDelegationAuthenticator({ exchangeEndpoint: 'http://127.0.0.1:1/token', clientId: 'c', clientSecret: 's' });
+    const closed = new OAuthDelegationAuthenticator({
+      exchangeEndpoint: 'http://127.0.0.1:1/token',
+      clientId: 'c',
+      clientSecret: 's',
+    });
     await assert.rejects(closed.authenticate('x'), /^AuthenticationError: OAuth delegation failed: /);
   });
 

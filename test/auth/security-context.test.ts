@@ -47,7 +47,10 @@ describe('isExpired', () => {
 
   for (const value of ['2026-01-01T12:00:00', '2026-01-01 12:00:00.5']) {
     it(`a timestamp without a zone ${JSON.stringify(value)} is a TypeError (NaiveTimestampError)`, () => {
-      assert.throws(() => isExpired({ expires_at: value }, at), (error: unknown) => error instanceof TypeError && error instanceof NaiveTimestampError);
+      assert.throws(
+        () => isExpired({ expires_at: value }, at),
+        (error: unknown) => error instanceof TypeError && error instanceof NaiveTimestampError,
+      );
     });
   }
 });

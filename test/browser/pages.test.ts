@@ -24,7 +24,8 @@ async function openPage(t: { after(fn: () => Promise<void>): void }): Promise<{ 
   const problems: string[] = [];
   page.on('console', (message) => {
     // A failed load is reported below with its URL.
-    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(`console: ${message.text()}`);
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource'))
+      problems.push(`console: ${message.text()}`);
   });
   page.on('response', (response) => {
     // Browsers ask for /favicon.ico on their own; the pages declare no icon, so it is a 404.
@@ -114,7 +115,10 @@ describe('agent pages in a browser', { skip: !existsSync(CHROMIUM) && `${CHROMIU
     await replies.nth(1).waitFor();
     assert.equal(await replies.nth(1).innerText(), 'agent: echo: second');
     // The page sent the session id back: the model saw the whole conversation.
-    assert.deepEqual(model.calls.at(-1)!.map((turn) => turn.content), ['hello browser', 'echo: hello browser', 'second']);
+    assert.deepEqual(
+      model.calls.at(-1)!.map((turn) => turn.content),
+      ['hello browser', 'echo: hello browser', 'second'],
+    );
     assert.deepEqual(problems, []);
   });
 
@@ -122,7 +126,13 @@ describe('agent pages in a browser', { skip: !existsSync(CHROMIUM) && `${CHROMIU
     const modelServer = await startOpenAIServer();
     t.after(() => modelServer.stop());
     const llm = new OpenAIChatModel({ model: 'gpt-4o-mini', apiKey: 'sk-test', baseUrl: `${modelServer.baseUrl}/v1` });
-    const agent = new AgentServer({ name: 'browser-llm-agent', transport: 'sse', url: 'http://127.0.0.1:0', llm, tools: [weatherTool()] });
+    const agent = new AgentServer({
+      name: 'browser-llm-agent',
+      transport: 'sse',
+      url: 'http://127.0.0.1:0',
+      llm,
+      tools: [weatherTool()],
+    });
     await agent.start();
     t.after(() => agent.stop());
     const release = deferred<void>();

@@ -32,7 +32,14 @@ function loadNativeSchemas(): Map<string, Schema> {
   return schemas;
 }
 
-const WRONG_VALUE: Record<string, unknown> = { string: 12345, integer: 'not a number', number: 'not a number', boolean: 'yes', array: 'not a list', object: 'not an object' };
+const WRONG_VALUE: Record<string, unknown> = {
+  string: 12345,
+  integer: 'not a number',
+  number: 'not a number',
+  boolean: 'yes',
+  array: 'not a list',
+  object: 'not an object',
+};
 
 /**
  * A payload the schema must reject, and the pointer of the error it must cause:

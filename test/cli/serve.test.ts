@@ -35,11 +35,15 @@ interface Server {
 
 /** Starts `parley serve agent` and resolves once it printed `ready <url>`. */
 async function serve(transport: Served): Promise<Server> {
-  const child = spawn(process.execPath, ['--import', TSX, MAIN, 'serve', 'agent', '--transport', transport, '--url', LISTEN[transport]], {
-    cwd: ROOT,
-    env: { ...process.env, PARLEY_DEBUG: '' },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', TSX, MAIN, 'serve', 'agent', '--transport', transport, '--url', LISTEN[transport]],
+    {
+      cwd: ROOT,
+      env: { ...process.env, PARLEY_DEBUG: '' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   let err = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
@@ -100,7 +104,14 @@ describe('parley serve agent', { concurrency: 5, timeout: 30_000 }, () => {
     it(`serves ${transport} on a free port, answers a call, stops on SIGTERM`, async (t) => {
       const server = await serve(transport);
       t.after(() => cleanup(server));
-      assert.match(server.url, transport === 'grpc' ? /^grpc:\/\/127\.0\.0\.1:\d+$/ : transport === 'websocket' ? /^ws:\/\/127\.0\.0\.1:\d+$/ : /^http:\/\/127\.0\.0\.1:\d+$/);
+      assert.match(
+        server.url,
+        transport === 'grpc'
+          ? /^grpc:\/\/127\.0\.0\.1:\d+$/
+          : transport === 'websocket'
+            ? /^ws:\/\/127\.0\.0\.1:\d+$/
+            : /^http:\/\/127\.0\.0\.1:\d+$/,
+      );
       assert.doesNotMatch(server.url, /:0$/, 'the ready line names the port actually bound');
       const client = await echoOnce(transport, server.url);
       t.after(() => client.close());
@@ -136,8 +147,10 @@ describe('parley serve agent', { concurrency: 5, timeout: 30_000 }, () => {
 });
 
 describe('parley serve: usage', { concurrency: 5, timeout: 30_000 }, () => {
-  const USAGE_LINE = 'Usage: parley serve agent [--transport http|sse|websocket|grpc] [--url URL] [--name NAME] [--registry URL] [--a2a]';
-  const REGISTRY_USAGE_LINE = 'Usage: parley serve registry [--transport http|sse|websocket|grpc] [--url URL] [--db FILE] [--ttl SECONDS]';
+  const USAGE_LINE =
+    'Usage: parley serve agent [--transport http|sse|websocket|grpc] [--url URL] [--name NAME] [--registry URL] [--a2a]';
+  const REGISTRY_USAGE_LINE =
+    'Usage: parley serve registry [--transport http|sse|websocket|grpc] [--url URL] [--db FILE] [--ttl SECONDS]';
 
   for (const args of [
     ['serve', '--help'],

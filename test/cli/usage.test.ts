@@ -34,7 +34,9 @@ describe('parley: usage errors', { concurrency: 4 }, () => {
 
     const json = await run('validate', '--schema', 'agentcard', '--format', 'json', 'ok.json');
     assert.equal(json.code, 2);
-    const { error } = JSON.parse(json.stdout) as { error: { code: string; schema: string; suggestions: string[]; message: string } };
+    const { error } = JSON.parse(json.stdout) as {
+      error: { code: string; schema: string; suggestions: string[]; message: string };
+    };
     assert.equal(error.code, 'unknown_schema');
     assert.equal(error.schema, 'agentcard');
     assert.equal(error.suggestions[0], 'agent-card');
@@ -127,9 +129,13 @@ describe('parley: help, version, schemas', { concurrency: 4 }, () => {
       const result = await run(...args);
       assert.equal(result.code, 0);
       assert.match(result.stdout, /^Usage: parley <command>/);
-      for (const command of ['validate', 'schemas', 'serve', 'help']) assert.match(result.stdout, new RegExp(`^  ${command} `, 'm'));
+      for (const command of ['validate', 'schemas', 'serve', 'help'])
+        assert.match(result.stdout, new RegExp(`^  ${command} `, 'm'));
     }
-    for (const args of [['validate', '--help'], ['help', 'validate']]) {
+    for (const args of [
+      ['validate', '--help'],
+      ['help', 'validate'],
+    ]) {
       const result = await run(...args);
       assert.equal(result.code, 0);
       assert.match(result.stdout, /^Usage: parley validate --schema <name> <file>\.\.\./);
@@ -137,7 +143,11 @@ describe('parley: help, version, schemas', { concurrency: 4 }, () => {
   });
 
   it('help help (and help --help) prints the general usage', async () => {
-    for (const args of [['help', 'help'], ['help', '--help'], ['help', '-h']]) {
+    for (const args of [
+      ['help', 'help'],
+      ['help', '--help'],
+      ['help', '-h'],
+    ]) {
       const result = await run(...args);
       assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
       assert.equal(result.stderr, '');

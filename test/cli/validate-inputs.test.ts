@@ -39,7 +39,10 @@ describe('parley validate: inputs', { concurrency: 4 }, () => {
     const result = await runCli(['validate', '--schema', 'task', 'tasks.json'], { cwd: scratch.dir });
     assert.equal(result.code, 1);
     const output = lines(result.stdout);
-    assert.ok(output.some((line) => line.startsWith('tasks.json[1]/state: must be one of ')), result.stdout);
+    assert.ok(
+      output.some((line) => line.startsWith('tasks.json[1]/state: must be one of ')),
+      result.stdout,
+    );
     assert.ok(output.includes('tasks.json[3]/messages: must be array'), result.stdout);
     assert.ok(!output.some((line) => line.startsWith('tasks.json[0]') || line.startsWith('tasks.json[2]')));
     assert.equal(output.at(-1), 'invalid: 2 of 4 values in 1 file failed schema "task"');
@@ -50,7 +53,10 @@ describe('parley validate: inputs', { concurrency: 4 }, () => {
     assert.equal(result.code, 1);
     const output = lines(result.stdout);
     assert.ok(output.includes('tasks.ndjson[2]/id: must be string'), result.stdout);
-    assert.ok(output.some((line) => line.startsWith('tasks.ndjson[3]/state: must be one of ')), result.stdout);
+    assert.ok(
+      output.some((line) => line.startsWith('tasks.ndjson[3]/state: must be one of ')),
+      result.stdout,
+    );
     assert.equal(output.at(-1), 'invalid: 2 of 4 values in 1 file failed schema "task"');
   });
 
@@ -58,7 +64,10 @@ describe('parley validate: inputs', { concurrency: 4 }, () => {
     const stdin = `${JSON.stringify(task('a'))}\n${JSON.stringify(task('b', { state: 1 }))}\n`;
     const result = await runCli(['validate', '--schema', 'task', '-'], { cwd: scratch.dir, stdin });
     assert.equal(result.code, 1);
-    assert.ok(lines(result.stdout).some((line) => line.startsWith('<stdin>[1]/state: ')), result.stdout);
+    assert.ok(
+      lines(result.stdout).some((line) => line.startsWith('<stdin>[1]/state: ')),
+      result.stdout,
+    );
 
     const valid = await runCli(['validate', '--schema=task', '-'], { cwd: scratch.dir, stdin: JSON.stringify(task('a')) });
     assert.equal(valid.code, 0, valid.stdout + valid.stderr);
@@ -66,7 +75,9 @@ describe('parley validate: inputs', { concurrency: 4 }, () => {
   });
 
   it('takes an array as one value when the schema itself is an array (agent-card-list)', async () => {
-    const result = await runCli(['validate', '--schema', 'agent-card-list', 'cards.json', 'empty-list.json'], { cwd: scratch.dir });
+    const result = await runCli(['validate', '--schema', 'agent-card-list', 'cards.json', 'empty-list.json'], {
+      cwd: scratch.dir,
+    });
     assert.equal(result.code, 1);
     assert.deepEqual(lines(result.stdout), [
       'cards.json/1/url: is required but missing',
@@ -89,23 +100,37 @@ describe('parley validate: inputs', { concurrency: 4 }, () => {
         { messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: 'Translate good morning into French.' }] },
         { messageId: 'm-2', role: 'ROLE_AGENT', parts: [{ text: 'Bonjour.' }], taskId: '5f2b9c1e-0d3a-4c2e-9a61-1b7f3e8d2c40' },
       ],
-      artifacts: [{ artifactId: 'art-1', name: 'translation', parts: [{ data: { text: 'Bonjour.' }, mediaType: 'application/json' }] }],
+      artifacts: [
+        { artifactId: 'art-1', name: 'translation', parts: [{ data: { text: 'Bonjour.' }, mediaType: 'application/json' }] },
+      ],
       metadata: { source: 'test' },
     };
     writeFileSync(join(scratch.dir, 'a2a-task.json'), JSON.stringify(a2aTask, null, 2));
     const ok = await runCli(['validate', '--schema', 'a2a:Task', 'a2a-task.json'], { cwd: scratch.dir });
     assert.equal(ok.code, 0, ok.stdout + ok.stderr);
 
-    const broken = { ...a2aTask, status: { state: 'completed' }, history: [{ messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: 'a', url: 'b' }] }] };
+    const broken = {
+      ...a2aTask,
+      status: { state: 'completed' },
+      history: [{ messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: 'a', url: 'b' }] }],
+    };
     writeFileSync(join(scratch.dir, 'a2a-broken.json'), JSON.stringify(broken));
     const bad = await runCli(['validate', '--schema', 'a2a:Task', 'a2a-broken.json'], { cwd: scratch.dir });
     assert.equal(bad.code, 1, bad.stdout + bad.stderr);
-    assert.ok(lines(bad.stdout).some((line) => line.startsWith('a2a-broken.json/status/state')), bad.stdout);
-    assert.ok(lines(bad.stdout).some((line) => line.startsWith('a2a-broken.json/history/0/parts/0')), bad.stdout);
+    assert.ok(
+      lines(bad.stdout).some((line) => line.startsWith('a2a-broken.json/status/state')),
+      bad.stdout,
+    );
+    assert.ok(
+      lines(bad.stdout).some((line) => line.startsWith('a2a-broken.json/history/0/parts/0')),
+      bad.stdout,
+    );
   });
 
   it('prints one JSON document with --format json', async () => {
-    const result = await runCli(['validate', '--schema', 'task', '--format', 'json', 'single.json', 'tasks.json'], { cwd: scratch.dir });
+    const result = await runCli(['validate', '--schema', 'task', '--format', 'json', 'single.json', 'tasks.json'], {
+      cwd: scratch.dir,
+    });
     assert.equal(result.code, 1);
     const report = JSON.parse(result.stdout) as {
       valid: boolean;
@@ -125,8 +150,14 @@ describe('parley validate: inputs', { concurrency: 4 }, () => {
     for (const entry of report.results) {
       for (const error of entry.errors) assert.deepEqual(Object.keys(error).sort(), ['keyword', 'message', 'pointer']);
     }
-    assert.deepEqual(report.results[2]!.errors.map((error) => [error.pointer, error.keyword]), [['/state', 'enum']]);
-    assert.deepEqual(report.results[4]!.errors.map((error) => [error.pointer, error.keyword]), [['/messages', 'type']]);
+    assert.deepEqual(
+      report.results[2]!.errors.map((error) => [error.pointer, error.keyword]),
+      [['/state', 'enum']],
+    );
+    assert.deepEqual(
+      report.results[4]!.errors.map((error) => [error.pointer, error.keyword]),
+      [['/messages', 'type']],
+    );
 
     const valid = await runCli(['validate', '--schema', 'task', '--format=json', 'single.json'], { cwd: scratch.dir });
     assert.equal(valid.code, 0);
@@ -142,7 +173,10 @@ describe('parley validate: inputs', { concurrency: 4 }, () => {
     const deep = `${'['.repeat(depth)}${']'.repeat(depth)}`;
     writeFileSync(join(scratch.dir, 'deep-metadata.json'), `{"id":"t-deep","metadata":{"blob":${deep}}}`);
     writeFileSync(join(scratch.dir, 'deep-history.json'), `{"id":"t-deep","metadata":{"state_history":${deep}}}`);
-    writeFileSync(join(scratch.dir, 'deep-messages.json'), `{"id":"t-deep","messages":[{"role":"user","parts":[{"type":"text","content":${deep}}]}]}`);
+    writeFileSync(
+      join(scratch.dir, 'deep-messages.json'),
+      `{"id":"t-deep","messages":[{"role":"user","parts":[{"type":"text","content":${deep}}]}]}`,
+    );
     for (const file of ['deep-metadata.json', 'deep-history.json', 'deep-messages.json']) {
       for (const format of ['text', 'json']) {
         const result = await runCli(['validate', '--schema', 'task', '--format', format, file], { cwd: scratch.dir });

@@ -16,7 +16,9 @@ const CONFIG = `${ROOT}generated/schemas/native/transport-config.schema.json`;
 
 type Schema = { $id: string; title: string; examples?: unknown[] };
 const read = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as Schema;
-const native = readdirSync(NATIVE).filter((f) => f.endsWith('.schema.json')).map((f) => [f.replace('.schema.json', ''), read(NATIVE + f)] as const);
+const native = readdirSync(NATIVE)
+  .filter((f) => f.endsWith('.schema.json'))
+  .map((f) => [f.replace('.schema.json', ''), read(NATIVE + f)] as const);
 const a2a = readdirSync(A2A).map((f) => [`a2a:${f.replace('.schema.json', '')}`, read(A2A + f)] as const);
 const all = [...native, ['transport-config', read(CONFIG)] as const, ...a2a];
 
@@ -56,7 +58,10 @@ test('every native schema has a generated type named by its title', () => {
   const types = readFileSync(`${ROOT}generated/types/index.ts`, 'utf8');
   for (const [name, schema] of native) {
     assert.match(types, new RegExp(`from './${name}.js'`));
-    assert.match(readFileSync(`${ROOT}generated/types/${name}.ts`, 'utf8'), new RegExp(`export (interface|type) ${schema.title}\\b`));
+    assert.match(
+      readFileSync(`${ROOT}generated/types/${name}.ts`, 'utf8'),
+      new RegExp(`export (interface|type) ${schema.title}\\b`),
+    );
   }
 });
 

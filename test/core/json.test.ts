@@ -24,13 +24,24 @@ const normalized: Array<[string, unknown, unknown]> = [
   ['undefined members are dropped', { a: 1, b: undefined }, { a: 1 }],
   ['function members are dropped', { a: 1, f: () => 1 }, { a: 1 }],
   ['undefined array items become null', [1, undefined], [1, null]],
-  ['a Map becomes an object', new Map<unknown, unknown>([['k', 1], [2, 'two']]), { k: 1, '2': 'two' }],
+  [
+    'a Map becomes an object',
+    new Map<unknown, unknown>([
+      ['k', 1],
+      [2, 'two'],
+    ]),
+    { k: 1, '2': 'two' },
+  ],
   ['a Set becomes an array', new Set([1, 2]), [1, 2]],
   ['an Error becomes name and message', new TypeError('bad'), { name: 'TypeError', message: 'bad' }],
   ['bytes become base64', new Uint8Array([104, 105]), 'aGk='],
   ['a class instance becomes its own fields', new Point(1, 2), { x: 1, y: 2 }],
   ['toJSON is honoured', { toJSON: () => ({ via: 'toJSON' }) }, { via: 'toJSON' }],
-  ['nested values are converted', { when: [new Date(0)], n: { m: new Map([['a', undefined]]) } }, { when: ['1970-01-01T00:00:00.000Z'], n: { m: {} } }],
+  [
+    'nested values are converted',
+    { when: [new Date(0)], n: { m: new Map([['a', undefined]]) } },
+    { when: ['1970-01-01T00:00:00.000Z'], n: { m: {} } },
+  ],
 ];
 for (const [label, value, expected] of normalized) {
   test(`normalizeJson: ${label}`, () => {
@@ -96,8 +107,11 @@ const measured: Array<[string, unknown]> = [
   ['quotes, backslashes and controls', 'say "hi"\\ \n\t\u0001\u001f'],
   ['multi-byte text', 'héllo wörld, 日本語, emoji 🤖'],
   ['a lone surrogate', 'broken \ud800 pair'],
-  ['keys that need escaping', { 'quote"key': 1, 'new\nline': 2, 'ünï': 3 }],
-  ['a task-like document', { id: 't1', messages: [{ role: 'user', parts: [{ type: 'text', content: 'hi ✓' }] }], metadata: { n: [1, null, 'x'] } }],
+  ['keys that need escaping', { 'quote"key': 1, 'new\nline': 2, ünï: 3 }],
+  [
+    'a task-like document',
+    { id: 't1', messages: [{ role: 'user', parts: [{ type: 'text', content: 'hi ✓' }] }], metadata: { n: [1, null, 'x'] } },
+  ],
   ['nested lists', [[[]], [[1, [2, [3]]]]]],
 ];
 

@@ -30,7 +30,10 @@ test('a listener added after the abort runs at once', () => {
   let reason: unknown;
   abort.onAbort((why) => (reason = why));
   assert.equal(reason, 'late');
-  assert.throws(() => abort.throwIfAborted(), (error) => error === 'late');
+  assert.throws(
+    () => abort.throwIfAborted(),
+    (error) => error === 'late',
+  );
 });
 
 test('a signal made after the abort is already aborted with the same reason', () => {

@@ -95,7 +95,10 @@ const scenarios: Scenario[] = [
       assert.equal(done.id, id);
       assert.equal(done.state, 'completed');
       assert.deepEqual(historyStates(done), ['submitted', 'working', 'completed']);
-      assert.deepEqual(done.messages!.map((message) => message.role), ['user', 'agent']);
+      assert.deepEqual(
+        done.messages!.map((message) => message.role),
+        ['user', 'agent'],
+      );
       assert.deepEqual(texts(done.messages![1]!.parts), [TEXT]);
       assert.equal(done.artifacts!.length, 1);
       assert.equal(done.artifacts![0]!.kind, 'result');
@@ -168,7 +171,10 @@ const scenarios: Scenario[] = [
         // Tool output is normalized to JSON and sent as call_id, result, error (spec: Events).
         yield {
           type: 'task_tool_result',
-          tool_result: { call_id: 'call-lookup', result: { found: ctx.input, at: new Date(0), tags: new Set(['x']), skip: undefined } },
+          tool_result: {
+            call_id: 'call-lookup',
+            result: { found: ctx.input, at: new Date(0), tags: new Set(['x']), skip: undefined },
+          },
         };
         const failed = await ctx
           .tool({ call_id: 'call-broken', name: 'broken', arguments: {} }, () => {
@@ -179,7 +185,12 @@ const scenarios: Scenario[] = [
             (error: Error) => error.message,
           );
         ctx.message(`lookup: ${failed}`);
-        ctx.artifact({ kind: 'data', name: 'lookup.json', media_type: 'application/json', parts: [{ type: 'data', content: { found: ctx.input } }] });
+        ctx.artifact({
+          kind: 'data',
+          name: 'lookup.json',
+          media_type: 'application/json',
+          parts: [{ type: 'data', content: { found: ctx.input } }],
+        });
       };
       const agent = await f.agent({ handler });
       const client = f.client(agent.url);
@@ -463,7 +474,13 @@ const scenarios: Scenario[] = [
       let describeCalls = 0;
       let describeFailures = 2;
       let resetCalls = 0;
-      const answer: StateResult = { operation: 'describe', scope: 'agent', session_id: null, state: { answered: true }, changed: false };
+      const answer: StateResult = {
+        operation: 'describe',
+        scope: 'agent',
+        session_id: null,
+        state: { answered: true },
+        changed: false,
+      };
       const endpoints = new Map<string, Endpoint>();
       const add = (endpoint: Endpoint) => endpoints.set(routeKey(endpoint.spec.method, endpoint.spec.path), endpoint);
       add({
@@ -577,8 +594,7 @@ const scenarios: Scenario[] = [
       // before its slot; grpc waits for the slot earlier, in the gRPC server itself (spec:
       // Limits, per-transport mapping: `maximum_concurrent_rpcs`, default
       // max_concurrent_requests), where the sign of arrival is the endpoint lookup it does first.
-      const arrived =
-        f.kind === 'grpc' ? () => tasksRouted >= 2 : () => agent.transport.health().metrics.requests_started >= 2;
+      const arrived = f.kind === 'grpc' ? () => tasksRouted >= 2 : () => agent.transport.health().metrics.requests_started >= 2;
       await until(arrived, f.signal);
       assert.deepEqual(order, ['first'], 'the second request waits for the only slot');
       released = true;
@@ -736,4 +752,3 @@ for (const scenario of scenarios) {
     }
   });
 }
-

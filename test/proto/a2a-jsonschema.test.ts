@@ -10,15 +10,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import {
-  create,
-  fromBinary,
-  getOption,
-  toBinary,
-  toJson,
-  type DescMessage,
-  type JsonObject,
-} from '@bufbuild/protobuf';
+import { create, fromBinary, getOption, toBinary, toJson, type DescMessage, type JsonObject } from '@bufbuild/protobuf';
 import {
   CodeGeneratorRequestSchema,
   CodeGeneratorResponseSchema,
@@ -39,12 +31,15 @@ const SCHEMA_DIR = join(ROOT, 'generated/schemas/a2a');
 const ID_BASE = 'https://parley.dev/schemas/a2a/';
 const SUFFIX = '.schema.json';
 
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
-  addFormatsModule) as unknown as (ajv: Ajv2020) => void;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (
+  ajv: Ajv2020,
+) => void;
 
 type SchemaDoc = { $id: string; title: string; required?: string[]; properties: Record<string, unknown> } & JsonObject;
 
-const schemaFiles = readdirSync(SCHEMA_DIR).filter((f) => f.endsWith(SUFFIX)).sort();
+const schemaFiles = readdirSync(SCHEMA_DIR)
+  .filter((f) => f.endsWith(SUFFIX))
+  .sort();
 const schemas = new Map<string, SchemaDoc>(
   schemaFiles.map((f) => [f.slice(0, -SUFFIX.length), JSON.parse(readFileSync(join(SCHEMA_DIR, f), 'utf8')) as SchemaDoc]),
 );
@@ -123,7 +118,9 @@ const validTask = {
 
 describe('A2A JSON Schemas', () => {
   it('there is exactly one schema file per message of lf/a2a/v1/a2a.proto', () => {
-    const messageNames = a2aMessages().map((m) => m.typeName.slice('lf.a2a.v1.'.length)).sort();
+    const messageNames = a2aMessages()
+      .map((m) => m.typeName.slice('lf.a2a.v1.'.length))
+      .sort();
     assert.ok(messageNames.length >= 40);
     assert.deepEqual([...schemas.keys()].sort(), messageNames);
   });
@@ -259,11 +256,11 @@ describe('protoc-gen-a2a-jsonschema', () => {
     });
     const input = toBinary(CodeGeneratorRequestSchema, request);
     const runPlugin = () => {
-      const run = spawnSync(
-        process.execPath,
-        ['--import', 'tsx', join(ROOT, 'codegen/protoc-gen-a2a-jsonschema.ts')],
-        { cwd: ROOT, input, maxBuffer: 64 * 1024 * 1024 },
-      );
+      const run = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'codegen/protoc-gen-a2a-jsonschema.ts')], {
+        cwd: ROOT,
+        input,
+        maxBuffer: 64 * 1024 * 1024,
+      });
       assert.equal(run.status, 0, run.stderr?.toString());
       return run.stdout;
     };

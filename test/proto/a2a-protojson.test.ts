@@ -3,14 +3,7 @@
 // UTC timestamps, base64 bytes, and the published gRPC method paths.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  create,
-  fromBinary,
-  fromJson,
-  toBinary,
-  toJson,
-  type JsonObject,
-} from '@bufbuild/protobuf';
+import { create, fromBinary, fromJson, toBinary, toJson, type JsonObject } from '@bufbuild/protobuf';
 import { timestampFromDate, ValueSchema } from '@bufbuild/protobuf/wkt';
 import {
   A2AService,
@@ -131,7 +124,10 @@ describe('A2A 1.0 ProtoJSON', () => {
     assert.equal(message.configuration?.historyLength, 0);
     assert.equal(message.message?.parts[1]?.content.case, 'url');
     // historyLength is proto3 `optional`, so an explicit 0 survives.
-    assert.deepEqual(toJson(SendMessageRequestSchema, fromBinary(SendMessageRequestSchema, toBinary(SendMessageRequestSchema, message))), request);
+    assert.deepEqual(
+      toJson(SendMessageRequestSchema, fromBinary(SendMessageRequestSchema, toBinary(SendMessageRequestSchema, message))),
+      request,
+    );
   });
 
   it('accepts enum numbers and proto field names on input, as ProtoJSON requires', () => {

@@ -39,9 +39,21 @@ describe('buf breaking against the released contract', () => {
   });
 
   for (const [name, edit, rule] of [
-    ['a field renumbered', (text: string) => text.replace(/(string id = )1;/, '$199;'), /FIELD_SAME_NUMBER|FIELD_NO_DELETE|deleted/i],
-    ['an RPC removed', (text: string) => text.replace(/\n\s*rpc Stream\([^)]*\) returns \(stream [^)]*\);/, ''), /RPC_NO_DELETE|deleted/i],
-    ['the package renamed', (text: string) => text.replace('package svc.transport.v1;', 'package svc.transport.v9;'), /PACKAGE|FILE_SAME_PACKAGE|deleted/i],
+    [
+      'a field renumbered',
+      (text: string) => text.replace(/(string id = )1;/, '$199;'),
+      /FIELD_SAME_NUMBER|FIELD_NO_DELETE|deleted/i,
+    ],
+    [
+      'an RPC removed',
+      (text: string) => text.replace(/\n\s*rpc Stream\([^)]*\) returns \(stream [^)]*\);/, ''),
+      /RPC_NO_DELETE|deleted/i,
+    ],
+    [
+      'the package renamed',
+      (text: string) => text.replace('package svc.transport.v1;', 'package svc.transport.v9;'),
+      /PACKAGE|FILE_SAME_PACKAGE|deleted/i,
+    ],
   ] as const) {
     it(`${name} fails the build with buf's message`, () => {
       const result = breaking(copy(edit));

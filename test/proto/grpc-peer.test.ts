@@ -271,7 +271,12 @@ describe('grpc-js server from proto-loader, client from protobuf-es', () => {
     const events: JsonObject[] = [];
     await new Promise<void>((resolve, reject) => {
       const call = transportClient.Stream!(
-        create(StreamRequestSchema, { id: 's-1', method: 'POST', path: '/tasks/stream', data: fromJson(ValueSchema, { goal: 'stream' }) }),
+        create(StreamRequestSchema, {
+          id: 's-1',
+          method: 'POST',
+          path: '/tasks/stream',
+          data: fromJson(ValueSchema, { goal: 'stream' }),
+        }),
         { deadline: Date.now() + 5000 },
       ) as grpc.ClientReadableStream<MessageShape<typeof StreamResponseSchema>>;
       call.on('data', (event) => events.push(toJson(StreamResponseSchema, event) as JsonObject));

@@ -76,7 +76,10 @@ describe('svc.transport.v1 envelopes (ProtoJSON)', () => {
     assert.deepEqual(Object.keys(json).sort(), ['data', 'id', 'idempotency_key', 'method', 'params', 'path']);
     assert.equal('idempotencyKey' in json, false);
     // toJsonString yields the same envelope as text.
-    assert.deepEqual(JSON.parse(toJsonString(InvokeRequestSchema, fromJson(InvokeRequestSchema, requestEnvelope))), requestEnvelope);
+    assert.deepEqual(
+      JSON.parse(toJsonString(InvokeRequestSchema, fromJson(InvokeRequestSchema, requestEnvelope))),
+      requestEnvelope,
+    );
   });
 
   it('data carries any JSON value, including scalars, arrays and null', () => {

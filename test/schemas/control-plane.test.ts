@@ -36,8 +36,15 @@ table('compact-history-request', [
 ]);
 
 const compactResult = {
-  session_id: 's', strategy: 'tokens', messages_before: 10, messages_after: 4,
-  tokens_before: 900, tokens_after: 300, removed: 6, summary: null, metadata: {},
+  session_id: 's',
+  strategy: 'tokens',
+  messages_before: 10,
+  messages_after: 4,
+  tokens_before: 900,
+  tokens_after: 300,
+  removed: 6,
+  summary: null,
+  metadata: {},
 };
 table('compact-history-result', [
   ['full result', compactResult, true],
@@ -59,7 +66,9 @@ table('state-request', [
 ]);
 
 for (const operation of ['describe', 'reset', 'compact']) {
-  table('state-result', [[`operation ${operation}`, { operation, session_id: null, state: {}, changed: operation !== 'describe' }, true]]);
+  table('state-result', [
+    [`operation ${operation}`, { operation, session_id: null, state: {}, changed: operation !== 'describe' }, true],
+  ]);
 }
 table('state-result', [
   ['unknown operation', { operation: 'delete', state: {}, changed: true }, false],

@@ -31,13 +31,44 @@ function walk(schema: unknown, path: string, visit: (node: Json, path: string) =
 
 test('the expected set of wire shapes exists', () => {
   const expected = [
-    'agent-capabilities', 'agent-card', 'agent-card-list', 'agent-interface', 'agent-url-request',
-    'artifact', 'cancel-request', 'chat-request', 'chat-response', 'compact-history-request',
-    'compact-history-result', 'discover-query', 'error-body', 'error-code', 'flow-state', 'health',
-    'message', 'message-role', 'part', 'registry-entry', 'registry-status', 'request-envelope',
-    'response-envelope', 'security-context', 'security-scheme', 'sse-frame', 'state-request',
-    'state-result', 'state-transition', 'stream-event', 'stream-event-type', 'task', 'task-state',
-    'tool-call', 'tool-result', 'transport-capabilities', 'transport-metrics', 'transport-name',
+    'agent-capabilities',
+    'agent-card',
+    'agent-card-list',
+    'agent-interface',
+    'agent-url-request',
+    'artifact',
+    'cancel-request',
+    'chat-request',
+    'chat-response',
+    'compact-history-request',
+    'compact-history-result',
+    'discover-query',
+    'error-body',
+    'error-code',
+    'flow-state',
+    'health',
+    'message',
+    'message-role',
+    'part',
+    'registry-entry',
+    'registry-status',
+    'request-envelope',
+    'response-envelope',
+    'security-context',
+    'security-scheme',
+    'sse-frame',
+    'state-request',
+    'state-result',
+    'state-transition',
+    'stream-event',
+    'stream-event-type',
+    'task',
+    'task-state',
+    'tool-call',
+    'tool-result',
+    'transport-capabilities',
+    'transport-metrics',
+    'transport-name',
     'wire-error',
   ];
   for (const name of expected) assert.ok(schemas.has(name), `missing schema ${name}`);
@@ -75,8 +106,10 @@ for (const [name, schema] of schemas) {
       const props = node.properties;
       if (!isObject(props)) return;
       for (const [prop, sub] of Object.entries(props)) {
-        assert.ok(isObject(sub) && typeof sub.description === 'string' && sub.description.length > 0,
-          `${path}/properties/${prop} lacks a description`);
+        assert.ok(
+          isObject(sub) && typeof sub.description === 'string' && sub.description.length > 0,
+          `${path}/properties/${prop} lacks a description`,
+        );
       }
     });
   });

@@ -89,14 +89,48 @@ test('the operations meta-schema compiles in strict mode and accepts its own exa
 test('the meta-schema rejects inconsistent operations', () => {
   const good = structuredClone(manifests.registry!);
   const cases: Array<[string, (op: any) => void]> = [
-    ['idempotent without key fields', (op) => { op.idempotent = true; op.idempotencyKeyFrom = []; }],
-    ['non-idempotent with key fields', (op) => { op.idempotent = false; op.idempotencyKeyFrom = ['id']; }],
-    ['idempotent stream', (op) => { op.streaming = true; op.idempotent = true; op.responseContentType = 'text/event-stream'; }],
+    [
+      'idempotent without key fields',
+      (op) => {
+        op.idempotent = true;
+        op.idempotencyKeyFrom = [];
+      },
+    ],
+    [
+      'non-idempotent with key fields',
+      (op) => {
+        op.idempotent = false;
+        op.idempotencyKeyFrom = ['id'];
+      },
+    ],
+    [
+      'idempotent stream',
+      (op) => {
+        op.streaming = true;
+        op.idempotent = true;
+        op.responseContentType = 'text/event-stream';
+      },
+    ],
     ['unknown method', (op) => (op.method = 'PATCH')],
     ['unknown key', (op) => (op.retries = 3)],
-    ['HTML page with a response schema', (op) => { op.responseContentType = 'text/html'; op.response = 'health'; }],
+    [
+      'HTML page with a response schema',
+      (op) => {
+        op.responseContentType = 'text/html';
+        op.response = 'health';
+      },
+    ],
     ['fallback on a unary operation', (op) => (op.fallback = 'healthz')],
-    ['stream without an event schema', (op) => { op.streaming = true; op.idempotent = false; op.idempotencyKeyFrom = []; op.responseContentType = 'text/event-stream'; op.response = null; }],
+    [
+      'stream without an event schema',
+      (op) => {
+        op.streaming = true;
+        op.idempotent = false;
+        op.idempotencyKeyFrom = [];
+        op.responseContentType = 'text/event-stream';
+        op.response = null;
+      },
+    ],
   ];
   for (const [label, mutate] of cases) {
     const manifest = structuredClone(good);
@@ -137,7 +171,10 @@ for (const [service, manifest] of Object.entries(manifests)) {
   });
 
   test(`${service} manifest's idempotent set equals the spec's list`, () => {
-    const actual = manifest.operations.filter((op) => op.idempotent).map((op) => op.name).sort();
+    const actual = manifest.operations
+      .filter((op) => op.idempotent)
+      .map((op) => op.name)
+      .sort();
     assert.deepEqual(actual, [...specIdempotent[service]!].sort());
     for (const op of manifest.operations) {
       assert.deepEqual(op.idempotencyKeyFrom, op.idempotent ? ['id', 'task_id', 'agent_url'] : [], op.name);
@@ -151,7 +188,10 @@ for (const [service, manifest] of Object.entries(manifests)) {
   });
 
   test(`${service} manifest marks the control plane`, () => {
-    const actual = manifest.operations.filter((op) => op.controlPlane).map((op) => op.name).sort();
+    const actual = manifest.operations
+      .filter((op) => op.controlPlane)
+      .map((op) => op.name)
+      .sort();
     const expected = service === 'agent' ? [...specControlPlane].sort() : [];
     assert.deepEqual(actual, expected);
   });

@@ -92,7 +92,10 @@ const rejected: Array<[string, Mutation]> = [
   ['part type not a string', (t) => (t.messages[0].parts[0].type = 1)],
   ['tool_call part with string content', (t) => (t.messages[0].parts[0] = { type: 'tool_call', content: 'search()' })],
   ['tool_call part without name', (t) => (t.messages[0].parts[0] = { type: 'tool_call', content: { call_id: 'c1' } })],
-  ['tool_call part with string arguments', (t) => (t.messages[0].parts[0] = { type: 'tool_call', content: { call_id: 'c1', name: 'x', arguments: '{}' } })],
+  [
+    'tool_call part with string arguments',
+    (t) => (t.messages[0].parts[0] = { type: 'tool_call', content: { call_id: 'c1', name: 'x', arguments: '{}' } }),
+  ],
   ['flow_state part with list content', (t) => (t.messages[0].parts[0] = { type: 'flow_state', content: [] })],
   ['flow_state part with numeric step', (t) => (t.messages[0].parts[0] = { type: 'flow_state', content: { step: 3 } })],
   ['artifact with a number name', (t) => (t.artifacts[0].name = 5)],

@@ -4,9 +4,18 @@ import assert from 'node:assert/strict';
 import { clone, errorsFor, isValid } from '../support/schema-helpers.js';
 
 const metricNames = [
-  'requests_started', 'requests_succeeded', 'requests_failed', 'retries',
-  'streams_started', 'streams_completed', 'streams_failed', 'active_requests',
-  'active_streams', 'bytes_sent', 'bytes_received', 'total_latency_ms',
+  'requests_started',
+  'requests_succeeded',
+  'requests_failed',
+  'retries',
+  'streams_started',
+  'streams_completed',
+  'streams_failed',
+  'active_requests',
+  'active_streams',
+  'bytes_sent',
+  'bytes_received',
+  'total_latency_ms',
 ] as const;
 const capabilityNames = ['networked', 'streaming', 'tls', 'bidirectional', 'persistent_connections'] as const;
 
@@ -167,8 +176,14 @@ const task = { id: 't1', state: 'working', messages: [], artifacts: [], metadata
 const base = { task_id: 't1', timestamp: '2025-01-01T00:00:01Z' };
 const events: Array<[string, Record<string, unknown>]> = [
   ['task_status', { state: 'working', task }],
-  ['task_message', { message: { id: 'm', role: 'agent', parts: [{ type: 'text', content: 'hi' }], timestamp: '2025-01-01T00:00:01Z' } }],
-  ['task_artifact', { artifact: { id: 'a', parts: [], metadata: {}, kind: 'result', name: null, uri: null, media_type: null, action_id: null } }],
+  [
+    'task_message',
+    { message: { id: 'm', role: 'agent', parts: [{ type: 'text', content: 'hi' }], timestamp: '2025-01-01T00:00:01Z' } },
+  ],
+  [
+    'task_artifact',
+    { artifact: { id: 'a', parts: [], metadata: {}, kind: 'result', name: null, uri: null, media_type: null, action_id: null } },
+  ],
   ['task_llm_stream', { delta: 'Hel', final: false }],
   ['task_tool_call', { tool_call: { call_id: 'c1', name: 'search', arguments: { q: 'x' } } }],
   ['task_tool_result', { tool_result: { call_id: 'c1', result: ['r'], error: null } }],
@@ -200,7 +215,16 @@ test('LLM sub-event final flag must be boolean and does not need the task', () =
 
 test('the final chunk of a model step carries its step, finish reason and usage', () => {
   const usage = { input_tokens: 12, output_tokens: 3, total_tokens: 15 };
-  const final = { type: 'task_llm_stream', ...base, delta: '', final: true, model: 'm', step: 1, finish_reason: 'tool_calls', usage };
+  const final = {
+    type: 'task_llm_stream',
+    ...base,
+    delta: '',
+    final: true,
+    model: 'm',
+    step: 1,
+    finish_reason: 'tool_calls',
+    usage,
+  };
   assert.deepEqual(errorsFor('stream-event', final), []);
   assert.ok(isValid('stream-event', { ...final, usage: null, finish_reason: null, step: null }));
   assert.equal(isValid('stream-event', { ...final, step: 0 }), false);
@@ -222,7 +246,13 @@ test('tool result serializes as call_id, result, error', () => {
 });
 
 test('a stream envelope carrying an event is a valid SSE frame', () => {
-  const frame = { jsonrpc: '2.0', id: 'req-9', ok: true, result: { type: 'task_llm_stream', ...base, delta: 'x', final: false }, final: false };
+  const frame = {
+    jsonrpc: '2.0',
+    id: 'req-9',
+    ok: true,
+    result: { type: 'task_llm_stream', ...base, delta: 'x', final: false },
+    final: false,
+  };
   assert.ok(isValid('sse-frame', frame));
   assert.ok(isValid('stream-event', frame.result));
 });

@@ -110,7 +110,10 @@ export function assertIsoTimestamp(value: unknown, what = 'timestamp'): asserts 
 
 export function assertValid(schema: NativeSchemaName, value: unknown): void {
   const result = validate(schema, value);
-  assert.ok(result.valid, `not a valid ${schema}: ${result.valid ? '' : JSON.stringify(result.errors)}\n${JSON.stringify(value)}`);
+  assert.ok(
+    result.valid,
+    `not a valid ${schema}: ${result.valid ? '' : JSON.stringify(result.errors)}\n${JSON.stringify(value)}`,
+  );
 }
 
 /** Asserts that `promise` rejects with a transport error carrying this status (and code). */

@@ -38,9 +38,23 @@ function openssl(args: string[]): void {
 
 function makeCa(dir: string, name: string): KeyPair {
   const pair = { certfile: join(dir, `${name}.pem`), keyfile: join(dir, `${name}.key`) };
-  openssl(['req', '-x509', ...EC, '-days', '2', '-subj', `/CN=parley test ${name}`,
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign',
-    '-keyout', pair.keyfile, '-out', pair.certfile]);
+  openssl([
+    'req',
+    '-x509',
+    ...EC,
+    '-days',
+    '2',
+    '-subj',
+    `/CN=parley test ${name}`,
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+    '-keyout',
+    pair.keyfile,
+    '-out',
+    pair.certfile,
+  ]);
   return pair;
 }
 
@@ -50,8 +64,23 @@ function makeLeaf(dir: string, name: string, ca: KeyPair, extensions: string, da
   const ext = join(dir, `${name}.ext`);
   writeFileSync(ext, extensions);
   openssl(['req', '-new', ...EC, '-subj', `/CN=${name}`, '-keyout', pair.keyfile, '-out', csr]);
-  openssl(['x509', '-req', '-in', csr, '-CA', ca.certfile, '-CAkey', ca.keyfile, '-CAcreateserial',
-    '-days', String(days), '-extfile', ext, '-out', pair.certfile]);
+  openssl([
+    'x509',
+    '-req',
+    '-in',
+    csr,
+    '-CA',
+    ca.certfile,
+    '-CAkey',
+    ca.keyfile,
+    '-CAcreateserial',
+    '-days',
+    String(days),
+    '-extfile',
+    ext,
+    '-out',
+    pair.certfile,
+  ]);
   return pair;
 }
 

@@ -47,7 +47,10 @@ export type FixtureAgentOptions = Omit<AgentServerOptions, 'name' | 'transport' 
 };
 
 /** The real binding of `kind`, telling `onRoute` about each endpoint lookup of its servers. */
-async function routeObservingBinding(kind: TransportKind, onRoute: (method: string, path: string) => void): Promise<TransportBinding> {
+async function routeObservingBinding(
+  kind: TransportKind,
+  onRoute: (method: string, path: string) => void,
+): Promise<TransportBinding> {
   const base = await loadBinding(kind);
   return {
     name: base.name,
@@ -153,7 +156,10 @@ export function texts(parts: ReadonlyArray<{ type: string; content?: unknown }> 
 
 export function assertValid(schema: NativeSchemaName, value: unknown): void {
   const result = validate(schema, value);
-  assert.ok(result.valid, `not a valid ${schema}: ${result.valid ? '' : JSON.stringify(result.errors)}\n${JSON.stringify(value)}`);
+  assert.ok(
+    result.valid,
+    `not a valid ${schema}: ${result.valid ? '' : JSON.stringify(result.errors)}\n${JSON.stringify(value)}`,
+  );
 }
 
 /** Awaits `work`, which must fail; returns what it threw. */

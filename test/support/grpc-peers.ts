@@ -109,7 +109,12 @@ export function unaryCall(client: any, method: string, request: unknown, metadat
 }
 
 /** Reads a grpc-js server stream to its end; rejects with the call's error status. */
-export async function streamCall(client: any, method: string, request: unknown, metadata?: Record<string, string>): Promise<any[]> {
+export async function streamCall(
+  client: any,
+  method: string,
+  request: unknown,
+  metadata?: Record<string, string>,
+): Promise<any[]> {
   const call = client[method](request, toMetadata(metadata));
   const events: any[] = [];
   for await (const event of call) events.push(event);
@@ -178,7 +183,6 @@ export function envelopeOf(message: any): Record<string, unknown> {
 
 /** An authenticator that accepts the credential `good` only. */
 export { keyAuthenticator } from './key-authenticator.js';
-
 
 export interface AgentFixture {
   readonly endpoints: Map<string, Endpoint>;

@@ -12,10 +12,19 @@ const TIMESTAMP = '2025-03-01T09:30:00.000Z';
 /** The events a well-behaved stream sends for a task: two progress events, then the final one. */
 export function taskEvents(task: Task): StreamItem[] {
   return [
-    { result: { type: 'task_status', task_id: task.id, timestamp: TIMESTAMP, state: 'working', task: { id: task.id } }, final: false },
+    {
+      result: { type: 'task_status', task_id: task.id, timestamp: TIMESTAMP, state: 'working', task: { id: task.id } },
+      final: false,
+    },
     { result: { type: 'task_llm_stream', task_id: task.id, timestamp: TIMESTAMP, delta: 'Bon', final: true }, final: false },
     {
-      result: { type: 'task_completed', task_id: task.id, timestamp: TIMESTAMP, state: 'completed', task: { ...task, state: 'completed' } },
+      result: {
+        type: 'task_completed',
+        task_id: task.id,
+        timestamp: TIMESTAMP,
+        state: 'completed',
+        task: { ...task, state: 'completed' },
+      },
       final: true,
     },
   ];
@@ -83,7 +92,13 @@ export function rawRequest(
   });
 }
 
-export function requestHead(target: URL, method: string, path: string, headers: Record<string, string>, body: string | null): string {
+export function requestHead(
+  target: URL,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body: string | null,
+): string {
   const lines = [`${method} ${path} HTTP/1.1`, `Host: ${target.host}`, 'Connection: close'];
   for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
   if (body !== null) lines.push('Content-Type: application/json', `Content-Length: ${Buffer.byteLength(body)}`);
@@ -131,7 +146,8 @@ export function dataLines(body: string): string[] {
     .slice(0, -2)
     .split('\n\n')
     .map((frame) => {
-      if (!frame.startsWith('data: ') || frame.includes('\n')) throw new Error(`unexpected frame ${JSON.stringify(frame.slice(0, 80))}`);
+      if (!frame.startsWith('data: ') || frame.includes('\n'))
+        throw new Error(`unexpected frame ${JSON.stringify(frame.slice(0, 80))}`);
       return frame.slice('data: '.length);
     });
 }

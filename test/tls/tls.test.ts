@@ -60,7 +60,10 @@ for (const [name, scheme, plain] of SECURE) {
 
     it('serves a client that trusts its CA through cafile', async () => {
       assert.match(server.url, new RegExp(`^${scheme}://127\\.0\\.0\\.1:\\d+$`));
-      assert.deepEqual(await call(await caller(server.url, { tls: { cafile: certs.ca.certfile } })), { id: 'tls', state: 'completed' });
+      assert.deepEqual(await call(await caller(server.url, { tls: { cafile: certs.ca.certfile } })), {
+        id: 'tls',
+        state: 'completed',
+      });
     });
 
     it('a client with only the system roots refuses the test CA: a connection error, not retryable', async () => {
@@ -75,13 +78,17 @@ for (const [name, scheme, plain] of SECURE) {
       assert.ok(strict instanceof TransportConnectionError, String(strict));
       const relaxed = await caller(other.url, { tls: { cafile: certs.ca.certfile, checkHostname: false } });
       assert.deepEqual(await call(relaxed), { id: 'tls', state: 'completed' });
-      const untrusted = await rejection(call(await caller(other.url, { tls: { cafile: certs.untrustedCa.certfile, checkHostname: false } })));
+      const untrusted = await rejection(
+        call(await caller(other.url, { tls: { cafile: certs.untrustedCa.certfile, checkHostname: false } })),
+      );
       assert.ok(untrusted instanceof TransportConnectionError, 'checkHostname off never turns off the CA check');
     });
 
     it('an expired server certificate is refused even with checkHostname off', async () => {
       const expired = await open(`${scheme}://127.0.0.1:0`, { tls: certs.expired });
-      const error = await rejection(call(await caller(expired.url, { tls: { cafile: certs.ca.certfile, checkHostname: false } })));
+      const error = await rejection(
+        call(await caller(expired.url, { tls: { cafile: certs.ca.certfile, checkHostname: false } })),
+      );
       assert.ok(error instanceof TransportConnectionError, String(error));
     });
 
@@ -102,16 +109,26 @@ for (const [name, scheme, plain] of SECURE) {
     });
 
     it('a TLS 1.1-only client is refused (while the same client reaches a TLS 1.1 server)', async () => {
-      const legacy = { minVersion: 'TLSv1', maxVersion: 'TLSv1.1', ciphers: 'DEFAULT@SECLEVEL=0', ca: readFileSync(certs.ca.certfile) } as const;
+      const legacy = {
+        minVersion: 'TLSv1',
+        maxVersion: 'TLSv1.1',
+        ciphers: 'DEFAULT@SECLEVEL=0',
+        ca: readFileSync(certs.ca.certfile),
+      } as const;
       // The control: this client can speak TLS 1.1 at all on this machine.
-      const old = createTlsServer({ ...readPair(certs.server), minVersion: 'TLSv1', ciphers: 'DEFAULT@SECLEVEL=0' }, (socket) => socket.end());
+      const old = createTlsServer({ ...readPair(certs.server), minVersion: 'TLSv1', ciphers: 'DEFAULT@SECLEVEL=0' }, (socket) =>
+        socket.end(),
+      );
       await new Promise<void>((resolve) => old.listen(0, '127.0.0.1', resolve));
       try {
         const version = await new Promise<string>((resolve, reject) => {
-          const socket = tlsConnect({ ...legacy, host: '127.0.0.1', port: (old.address() as { port: number }).port, servername: 'localhost' }, () => {
-            resolve(socket.getProtocol() ?? '');
-            socket.destroy();
-          });
+          const socket = tlsConnect(
+            { ...legacy, host: '127.0.0.1', port: (old.address() as { port: number }).port, servername: 'localhost' },
+            () => {
+              resolve(socket.getProtocol() ?? '');
+              socket.destroy();
+            },
+          );
           socket.on('error', reject);
         });
         assert.equal(version, 'TLSv1.1');
@@ -137,7 +154,9 @@ for (const [name, scheme, plain] of SECURE) {
 
     it(`a ${scheme}:// client on a plain ${plain}:// port fails cleanly`, async () => {
       const insecure = await open(`${plain}://127.0.0.1:0`, {});
-      const error = await rejection(call(await caller(insecure.url.replace(`${plain}://`, `${scheme}://`), { tls: { cafile: certs.ca.certfile } })));
+      const error = await rejection(
+        call(await caller(insecure.url.replace(`${plain}://`, `${scheme}://`), { tls: { cafile: certs.ca.certfile } })),
+      );
       assert.ok(error instanceof TransportError, String(error));
     });
 
@@ -152,7 +171,10 @@ for (const [name, scheme, plain] of SECURE) {
     });
 
     it('after every attack the servers still serve trusted clients', async () => {
-      assert.deepEqual(await call(await caller(server.url, { tls: { cafile: certs.ca.certfile } }), 'after'), { id: 'after', state: 'completed' });
+      assert.deepEqual(await call(await caller(server.url, { tls: { cafile: certs.ca.certfile } }), 'after'), {
+        id: 'after',
+        state: 'completed',
+      });
       const client = await caller(mutual.url, { tls: { cafile: certs.ca.certfile, ...certs.client } });
       assert.deepEqual(await call(client, 'after'), { id: 'after', state: 'completed' });
     });
@@ -177,17 +199,24 @@ describe('TLS settings (spec rules)', () => {
     ['requireClientCert without cafile', { certfile: '/c', keyfile: '/k', requireClientCert: true }, 'tls.cafile'],
   ] as const) {
     it(`${rule} is a ValueError (ConfigError naming ${field})`, () => {
-      assert.throws(() => new ResolvedConfig({ tls }), (error: unknown) => error instanceof ConfigError && error.field === field);
+      assert.throws(
+        () => new ResolvedConfig({ tls }),
+        (error: unknown) => error instanceof ConfigError && error.field === field,
+      );
     });
   }
 
   it('an unreadable certificate file fails the start with the OS error', async () => {
-    const transport = await createTransport('http', 'https://127.0.0.1:0', { tls: { certfile: '/nonexistent/cert.pem', keyfile: '/nonexistent/key.pem' } });
+    const transport = await createTransport('http', 'https://127.0.0.1:0', {
+      tls: { certfile: '/nonexistent/cert.pem', keyfile: '/nonexistent/key.pem' },
+    });
     await assert.rejects(transport.start(table(echoTask())), (error: NodeJS.ErrnoException) => error.code === 'ENOENT');
   });
 
   it('serializes paths and flags only, never certificate or key bytes', () => {
-    const config = new ResolvedConfig({ tls: { ...certs.server, cafile: certs.ca.certfile, requireClientCert: true, checkHostname: false } });
+    const config = new ResolvedConfig({
+      tls: { ...certs.server, cafile: certs.ca.certfile, requireClientCert: true, checkHostname: false },
+    });
     const serialized = JSON.stringify(config.toJSON());
     assert.deepEqual(config.toJSON().tls, {
       certfile: certs.server.certfile,

@@ -143,7 +143,10 @@ test('every entry of the table is a field of the schema', () => {
   const known = new Set(fields.map((field) => field.wire.join('.')));
   const walk = (entries: readonly ConfigEntry[], prefix: string): string[] =>
     entries.flatMap((entry) => (entry.kind === 'section' ? walk(entry.fields, `${entry.wire}.`) : [prefix + entry.wire]));
-  assert.deepEqual(walk(TRANSPORT_CONFIG_FIELDS, '').filter((wire) => !known.has(wire)), []);
+  assert.deepEqual(
+    walk(TRANSPORT_CONFIG_FIELDS, '').filter((wire) => !known.has(wire)),
+    [],
+  );
 });
 
 test('every field set at once serializes to a valid transport-config document', () => {

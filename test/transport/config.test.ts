@@ -60,7 +60,13 @@ test('the serialized defaults are the spec table, in snake_case', () => {
       max_concurrent_requests: 100,
       max_concurrent_streams: 100,
     },
-    retry: { max_attempts: 1, initial_backoff: 0.1, max_backoff: 2, jitter: 0.1, retryable_methods: ['DELETE', 'GET', 'POST', 'PUT'] },
+    retry: {
+      max_attempts: 1,
+      initial_backoff: 0.1,
+      max_backoff: 2,
+      jitter: 0.1,
+      retryable_methods: ['DELETE', 'GET', 'POST', 'PUT'],
+    },
     keepalive_interval: 20,
     keepalive_timeout: 20,
     shutdown_timeout: 5,
@@ -73,7 +79,13 @@ test('the serialized defaults are the spec table, in snake_case', () => {
     collect_metrics: true,
     timeout: 360,
     tls: null,
-    grpc: { maximum_concurrent_rpcs: 100, graceful_shutdown_timeout: 3, enable_health: true, enable_reflection: true, codec: 'json' },
+    grpc: {
+      maximum_concurrent_rpcs: 100,
+      graceful_shutdown_timeout: 3,
+      enable_health: true,
+      enable_reflection: true,
+      codec: 'json',
+    },
   });
 });
 
@@ -97,7 +109,13 @@ for (const [label, options, expected] of rpcs) {
 
 type Invalid = [label: string, options: TransportConfigOptions, field: string, value: unknown];
 
-const limitFields = ['maxRequestBytes', 'maxResponseBytes', 'maxEventBytes', 'maxConcurrentRequests', 'maxConcurrentStreams'] as const;
+const limitFields = [
+  'maxRequestBytes',
+  'maxResponseBytes',
+  'maxEventBytes',
+  'maxConcurrentRequests',
+  'maxConcurrentStreams',
+] as const;
 const invalid: Invalid[] = [];
 for (const field of limitFields) {
   for (const value of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '10']) {
@@ -113,7 +131,12 @@ invalid.push(
   ['retry.jitter negative', { retry: { jitter: -0.01 } }, 'retry.jitter', -0.01],
   ['retry.maxBackoff below initialBackoff', { retry: { initialBackoff: 1, maxBackoff: 0.5 } }, 'retry.maxBackoff', 0.5],
   ['retry.maxBackoff below the default initialBackoff', { retry: { maxBackoff: 0.05 } }, 'retry.maxBackoff', 0.05],
-  ['retry.retryableMethods with an empty name', { retry: { retryableMethods: ['GET', ''] } }, 'retry.retryableMethods', ['GET', '']],
+  [
+    'retry.retryableMethods with an empty name',
+    { retry: { retryableMethods: ['GET', ''] } },
+    'retry.retryableMethods',
+    ['GET', ''],
+  ],
   ['retry.retryableMethods not a list', { retry: { retryableMethods: 'GET' as never } }, 'retry.retryableMethods', 'GET'],
   ['keepaliveInterval = 0', { keepaliveInterval: 0 }, 'keepaliveInterval', 0],
   ['keepaliveInterval negative', { keepaliveInterval: -1 }, 'keepaliveInterval', -1],
@@ -135,7 +158,12 @@ invalid.push(
   ['timeout negative', { timeout: -1 }, 'timeout', -1],
   ['tls keyfile without certfile', { tls: { keyfile: 'key.pem' } }, 'tls.keyfile', 'key.pem'],
   ['tls certfile without keyfile', { tls: { certfile: 'cert.pem' } }, 'tls.keyfile', null],
-  ['tls requireClientCert without cafile', { tls: { certfile: 'c.pem', keyfile: 'k.pem', requireClientCert: true } }, 'tls.cafile', null],
+  [
+    'tls requireClientCert without cafile',
+    { tls: { certfile: 'c.pem', keyfile: 'k.pem', requireClientCert: true } },
+    'tls.cafile',
+    null,
+  ],
   ['tls certfile empty string', { tls: { certfile: '', keyfile: 'k.pem' } }, 'tls.certfile', ''],
   ['grpc.maximumConcurrentRpcs negative', { grpc: { maximumConcurrentRpcs: -1 } }, 'grpc.maximumConcurrentRpcs', -1],
   ['grpc.maximumConcurrentRpcs = 1.5', { grpc: { maximumConcurrentRpcs: 1.5 } }, 'grpc.maximumConcurrentRpcs', 1.5],
@@ -145,7 +173,12 @@ invalid.push(
   ['limits not an object', { limits: 5 as never }, 'limits', 5],
   ['grpc = null', { grpc: null as never }, 'grpc', null],
   ['tls a string', { tls: 'cert.pem' as never }, 'tls', 'cert.pem'],
-  ['retry.retryableMethods with a blank name', { retry: { retryableMethods: ['GET', '  '] } }, 'retry.retryableMethods', ['GET', '  ']],
+  [
+    'retry.retryableMethods with a blank name',
+    { retry: { retryableMethods: ['GET', '  '] } },
+    'retry.retryableMethods',
+    ['GET', '  '],
+  ],
   ['grpc.channelOptions not an object', { grpc: { channelOptions: 'x' as never } }, 'grpc.channelOptions', 'x'],
   [
     'grpc.channelOptions with a value that is neither number nor string',
@@ -183,8 +216,16 @@ test('building a transport with an invalid option rejects with ConfigError', asy
 const valid: Array<[string, TransportConfigOptions, (c: ResolvedConfig) => void]> = [
   ['keepalive_interval null is allowed', { keepaliveInterval: null }, (c) => assert.equal(c.keepaliveInterval, null)],
   ['max_attempts 1 (retry off)', { retry: { maxAttempts: 1 } }, (c) => assert.equal(c.retry.maxAttempts, 1)],
-  ['zero backoff and jitter', { retry: { initialBackoff: 0, maxBackoff: 0, jitter: 0 } }, (c) => assert.equal(c.retry.maxBackoff, 0)],
-  ['max_backoff equal to initial_backoff', { retry: { initialBackoff: 1, maxBackoff: 1 } }, (c) => assert.equal(c.retry.maxBackoff, 1)],
+  [
+    'zero backoff and jitter',
+    { retry: { initialBackoff: 0, maxBackoff: 0, jitter: 0 } },
+    (c) => assert.equal(c.retry.maxBackoff, 0),
+  ],
+  [
+    'max_backoff equal to initial_backoff',
+    { retry: { initialBackoff: 1, maxBackoff: 1 } },
+    (c) => assert.equal(c.retry.maxBackoff, 1),
+  ],
   ['limits of 1', { limits: { maxRequestBytes: 1, maxConcurrentRequests: 1 } }, (c) => assert.equal(c.limits.maxRequestBytes, 1)],
   [
     'mutual TLS with a cafile',
@@ -209,7 +250,13 @@ const serialized: Array<[string, TransportConfigOptions]> = [
   [
     'every field set',
     {
-      limits: { maxRequestBytes: 1000, maxResponseBytes: 2000, maxEventBytes: 300, maxConcurrentRequests: 4, maxConcurrentStreams: 2 },
+      limits: {
+        maxRequestBytes: 1000,
+        maxResponseBytes: 2000,
+        maxEventBytes: 300,
+        maxConcurrentRequests: 4,
+        maxConcurrentStreams: 2,
+      },
       retry: { maxAttempts: 3, initialBackoff: 0.5, maxBackoff: 4, jitter: 0, retryableMethods: ['get'] },
       keepaliveInterval: null,
       keepaliveTimeout: 7.5,
@@ -218,7 +265,13 @@ const serialized: Array<[string, TransportConfigOptions]> = [
       idempotencyCacheSize: 10,
       collectMetrics: false,
       timeout: 30,
-      tls: { certfile: '/etc/c.pem', keyfile: '/etc/k.pem', cafile: '/etc/ca.pem', requireClientCert: true, checkHostname: false },
+      tls: {
+        certfile: '/etc/c.pem',
+        keyfile: '/etc/k.pem',
+        cafile: '/etc/ca.pem',
+        requireClientCert: true,
+        checkHostname: false,
+      },
       grpc: { maximumConcurrentRpcs: 8, gracefulShutdownTimeout: 0.5, enableHealth: false, enableReflection: false },
     },
   ],
@@ -304,7 +357,10 @@ test('setTimeout on a live transport changes the deadline of the next call', asy
 test('setTimeout validates like the constructor and keeps the old value on failure', () => {
   const config = new ResolvedConfig({ timeout: 12 });
   for (const bad of [0, -1, Number.NaN]) {
-    assert.throws(() => config.setTimeout(bad), (error: unknown) => error instanceof ConfigError && error.field === 'timeout');
+    assert.throws(
+      () => config.setTimeout(bad),
+      (error: unknown) => error instanceof ConfigError && error.field === 'timeout',
+    );
   }
   assert.equal(config.timeout, 12);
 });

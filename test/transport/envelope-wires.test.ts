@@ -19,8 +19,16 @@ import { RawPeer, rawWsServer } from '../support/websocket-peers.js';
 type Answer = (id: string) => unknown;
 
 const answers: Array<{ name: string; frame: Answer; accepted: unknown[] | null }> = [
-  { name: 'a valid final frame', frame: (id) => ({ id, ok: true, result: { n: 1 }, error: null, final: true }), accepted: [{ n: 1 }] },
-  { name: 'a null id (the spec allows it)', frame: () => ({ id: null, ok: true, result: { n: 1 }, final: true }), accepted: [{ n: 1 }] },
+  {
+    name: 'a valid final frame',
+    frame: (id) => ({ id, ok: true, result: { n: 1 }, error: null, final: true }),
+    accepted: [{ n: 1 }],
+  },
+  {
+    name: 'a null id (the spec allows it)',
+    frame: () => ({ id: null, ok: true, result: { n: 1 }, final: true }),
+    accepted: [{ n: 1 }],
+  },
   { name: 'ok without result (result defaults to null)', frame: (id) => ({ id, ok: true, final: true }), accepted: [null] },
   { name: 'no final', frame: (id) => ({ id, ok: true, result: { n: 1 } }), accepted: null },
   { name: 'a numeric id', frame: () => ({ id: 7, ok: true, result: { n: 1 }, final: true }), accepted: null },
@@ -58,7 +66,9 @@ const peers: Record<string, (t: { after(fn: () => unknown): void }, frame: Answe
       },
     });
     const port = await new Promise<number>((resolve, reject) =>
-      server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+      server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) =>
+        error ? reject(error) : resolve(bound),
+      ),
     );
     t.after(() => server.forceShutdown());
     return `grpc://127.0.0.1:${port}`;
@@ -94,9 +104,13 @@ function nestedTask(depth: number): { id: string; metadata: unknown } {
 const deepArrays = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
 
 describe('one request rule on every server', () => {
-  const endpoints = () => table(echoTask(), stream(ops.streamTask, async function* () {
-    yield { result: { n: 1 }, final: true };
-  }));
+  const endpoints = () =>
+    table(
+      echoTask(),
+      stream(ops.streamTask, async function* () {
+        yield { result: { n: 1 }, final: true };
+      }),
+    );
 
   it(`a body nested ${MAX_JSON_DEPTH} levels is served and one level more refused, on every wire`, async (t) => {
     for (const [wire, url] of [
@@ -141,11 +155,15 @@ describe('one request rule on every server', () => {
     const server = await serve(t, 'http', 'http://127.0.0.1:0', endpoints());
     const body = `{"id":"t","metadata":${deepArrays(5000)}}`;
     const answer = await new Promise<{ status: number; body: any }>((resolve, reject) => {
-      const req = httpRequest(`${server.url}/tasks/`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
-      });
+      const req = httpRequest(
+        `${server.url}/tasks/`,
+        { method: 'POST', headers: { 'content-type': 'application/json' } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });

@@ -45,7 +45,11 @@ describe('readResponseEnvelope', () => {
 
   const cases: Array<{ name: string; frame: unknown; accepted: boolean }> = [
     { name: 'null id on a success', frame: { id: null, ok: true, result: 1, final: true }, accepted: true },
-    { name: 'null id on a failure', frame: { id: null, ok: false, error: { code: 'invalid_json' }, final: true }, accepted: true },
+    {
+      name: 'null id on a failure',
+      frame: { id: null, ok: false, error: { code: 'invalid_json' }, final: true },
+      accepted: true,
+    },
     { name: 'ok without result', frame: { id: 'req-1', ok: true, final: false }, accepted: true },
     { name: 'unknown keys', frame: { id: 'req-1', ok: true, result: 1, final: true, extra: 1, jsonrpc: '2.0' }, accepted: true },
     { name: 'no final', frame: { id: 'req-1', ok: true, result: 1 }, accepted: false },

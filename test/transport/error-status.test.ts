@@ -52,7 +52,11 @@ test('codegen: the emitted table holds every enum code with its x-http-status', 
 
 const broken: Array<[string, (schema: JsonSchema) => void, RegExp]> = [
   ['a code without a status', (s) => delete (s['x-http-status'] as Record<string, number>).timeout, /missing timeout/],
-  ['a status for a code not in the enum', (s) => ((s['x-http-status'] as Record<string, number>).teapot = 418), /not in the enum: teapot/],
+  [
+    'a status for a code not in the enum',
+    (s) => ((s['x-http-status'] as Record<string, number>).teapot = 418),
+    /not in the enum: teapot/,
+  ],
   ['a status that is not an HTTP status', (s) => ((s['x-http-status'] as Record<string, number>).conflict = 4090), /conflict/],
   ['a status that is not an integer', (s) => ((s['x-http-status'] as Record<string, unknown>).conflict = '409'), /conflict/],
   ['no table at all', (s) => delete s['x-http-status'], /needs an enum and an x-http-status table/],

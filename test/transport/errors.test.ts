@@ -179,7 +179,14 @@ const rows: Row[] = [
     },
   ],
   ['500 without a body', (res) => answer(res, 500), TransportRemoteError, true, 500],
-  ['503 with a plain-text body', (res) => answer(res, 503, 'down for maintenance'), TransportRemoteError, true, 503, (e) => assert.match(e.message, /down for maintenance/)],
+  [
+    '503 with a plain-text body',
+    (res) => answer(res, 503, 'down for maintenance'),
+    TransportRemoteError,
+    true,
+    503,
+    (e) => assert.match(e.message, /down for maintenance/),
+  ],
   [
     '404 with an error body',
     (res) => answer(res, 404, { error: { code: 'not_found', message: 'no such route', status: 404 } }),
@@ -192,7 +199,8 @@ const rows: Row[] = [
   ['400 without a body', (res) => answer(res, 400), TransportRemoteError, false, 400],
   [
     '413 payload_too_large',
-    (res) => answer(res, 413, { error: { code: 'payload_too_large', message: 'big', status: 413, details: { limit: 10, size: 20 } } }),
+    (res) =>
+      answer(res, 413, { error: { code: 'payload_too_large', message: 'big', status: 413, details: { limit: 10, size: 20 } } }),
     TransportLimitError,
     false,
     413,

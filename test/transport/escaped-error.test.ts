@@ -49,7 +49,10 @@ describe('errors escaping a connection handler', () => {
     const { logged } = failReads(t);
     const peer = jsonClient(t, server.url);
     assert.equal((await statusOf(unaryCall(peer, 'Invoke', request('boom')))).code, GrpcCode.INTERNAL);
-    assert.equal((await statusOf(streamCall(peer, 'Stream', { ...request('boom-s'), path: '/tasks/stream' }))).code, GrpcCode.INTERNAL);
+    assert.equal(
+      (await statusOf(streamCall(peer, 'Stream', { ...request('boom-s'), path: '/tasks/stream' }))).code,
+      GrpcCode.INTERNAL,
+    );
     assert.equal(logged.filter((args) => args.includes(injected)).length, 2);
     setRequestReadHook(null);
     const answer = await unaryCall(peer, 'Invoke', request('after'));

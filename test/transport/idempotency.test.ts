@@ -100,7 +100,10 @@ test('runtime: the handler sees the derived key in its request context', async (
     url,
     table(
       unary(ops.sendTask, (task, context) => (keys.push(context.idempotencyKey), task)),
-      unary(ops.resetState, (_r, context) => (keys.push(context.idempotencyKey), { operation: 'reset', state: {}, changed: true })),
+      unary(
+        ops.resetState,
+        (_r, context) => (keys.push(context.idempotencyKey), { operation: 'reset', state: {}, changed: true }),
+      ),
     ),
   );
   const api = new AgentOperationsClient(await client(t, 'runtime', url));
@@ -206,7 +209,12 @@ test('cache: bounded by total weight; the oldest entries are evicted until the n
 
 test('cache: a result heavier than the whole budget is shared with concurrent duplicates but not stored', async () => {
   const cache = new IdempotencyCache(300, { maxEntries: 100, maxWeight: 10 });
-  await cache.run('small', async () => 'kept', undefined, () => 3);
+  await cache.run(
+    'small',
+    async () => 'kept',
+    undefined,
+    () => 3,
+  );
   const hold = gate();
   let runs = 0;
   const big = async () => {
@@ -412,7 +420,13 @@ for (const kind of ['http', 'sse', 'websocket', 'grpc', 'runtime']) {
       t,
       kind,
       url,
-      table(unary(ops.sendTask, (task, context) => ({ ...task, state: 'completed', metadata: { run: ++runs, for: context.security?.principal_id } }))),
+      table(
+        unary(ops.sendTask, (task, context) => ({
+          ...task,
+          state: 'completed',
+          metadata: { run: ++runs, for: context.security?.principal_id },
+        })),
+      ),
       { authenticator: twoPrincipals },
     );
     const as = async (credentials: string) =>
@@ -420,8 +434,16 @@ for (const kind of ['http', 'sse', 'websocket', 'grpc', 'runtime']) {
     const alice = await as('alice');
     const bob = await as('bob');
     assert.deepEqual((await alice.sendTask({ id: 'shared-id' })).metadata, { run: 1, for: 'principal-alice' });
-    assert.deepEqual((await bob.sendTask({ id: 'shared-id' })).metadata, { run: 2, for: 'principal-bob' }, "bob did not get alice's answer");
-    assert.deepEqual((await alice.sendTask({ id: 'shared-id' })).metadata, { run: 1, for: 'principal-alice' }, 'alice replayed hers');
+    assert.deepEqual(
+      (await bob.sendTask({ id: 'shared-id' })).metadata,
+      { run: 2, for: 'principal-bob' },
+      "bob did not get alice's answer",
+    );
+    assert.deepEqual(
+      (await alice.sendTask({ id: 'shared-id' })).metadata,
+      { run: 1, for: 'principal-alice' },
+      'alice replayed hers',
+    );
     assert.deepEqual((await bob.sendTask({ id: 'shared-id' })).metadata, { run: 2, for: 'principal-bob' }, 'bob replayed his');
     assert.equal(runs, 2);
   });

@@ -30,7 +30,11 @@ const sizes: Array<[string, unknown, string]> = [
   ['two-byte characters', { id: 'éé' }, '{"id":"éé"}'],
   ['three-byte characters', { id: '€€€' }, '{"id":"€€€"}'],
   ['four-byte characters (emoji)', { id: '😀' }, '{"id":"😀"}'],
-  ['undefined members dropped, Dates as ISO strings', { id: 'a', skip: undefined, at: new Date(0) }, '{"id":"a","at":"1970-01-01T00:00:00.000Z"}'],
+  [
+    'undefined members dropped, Dates as ISO strings',
+    { id: 'a', skip: undefined, at: new Date(0) },
+    '{"id":"a","at":"1970-01-01T00:00:00.000Z"}',
+  ],
   ['Maps and Sets as object and array', { m: new Map([['k', 1]]), s: new Set([1, 2]) }, '{"m":{"k":1},"s":[1,2]}'],
   ['null', null, 'null'],
 ];
@@ -257,9 +261,7 @@ test('http server: a declared content-length over the limit is refused before th
 test('http: a 413 from the server reaches the client as a TransportLimitError, not retried', async (t) => {
   const { server, seen } = await limitedHttpServer(t);
   const transport = await client(t, 'http', server.url, { retry: instantRetry(3) });
-  const error = await rejection(
-    new AgentOperationsClient(transport).sendTask({ id: 't', metadata: { pad: 'p'.repeat(100) } }),
-  );
+  const error = await rejection(new AgentOperationsClient(transport).sendTask({ id: 't', metadata: { pad: 'p'.repeat(100) } }));
   assert.ok(error instanceof TransportLimitError, String(error));
   assert.equal(error.code, 'payload_too_large');
   assert.equal(error.kind, 'request');

@@ -6,7 +6,21 @@ import { AgentOperationsClient } from '../../generated/clients/agent.js';
 import { validate } from '../../generated/validators/index.js';
 import { TransportMetrics, type MetricsSnapshot } from '../../src/transport/metrics.js';
 import type { Transport } from '../../src/transport/transport.js';
-import { answer, client, gate, instantRetry, ops, rawServer, rejection, runtimeUrl, serve, stream, table, unary, waitFor } from '../support/transport-fixtures.js';
+import {
+  answer,
+  client,
+  gate,
+  instantRetry,
+  ops,
+  rawServer,
+  rejection,
+  runtimeUrl,
+  serve,
+  stream,
+  table,
+  unary,
+  waitFor,
+} from '../support/transport-fixtures.js';
 
 const COUNTERS = [
   'requests_started',
@@ -52,8 +66,16 @@ const ZERO = {
 
 const moves: Array<[string, (m: TransportMetrics) => void, Partial<MetricsSnapshot>]> = [
   ['requestStarted', (m) => m.requestStarted(), { requests_started: 1, active_requests: 1 }],
-  ['request succeeded', (m) => (m.requestStarted(), m.requestFinished(true, performance.now())), { requests_started: 1, requests_succeeded: 1 }],
-  ['request failed', (m) => (m.requestStarted(), m.requestFinished(false, performance.now())), { requests_started: 1, requests_failed: 1 }],
+  [
+    'request succeeded',
+    (m) => (m.requestStarted(), m.requestFinished(true, performance.now())),
+    { requests_started: 1, requests_succeeded: 1 },
+  ],
+  [
+    'request failed',
+    (m) => (m.requestStarted(), m.requestFinished(false, performance.now())),
+    { requests_started: 1, requests_failed: 1 },
+  ],
   ['retried', (m) => m.retried(), { retries: 1 }],
   ['streamStarted', (m) => m.streamStarted(), { streams_started: 1, active_streams: 1 }],
   ['stream completed', (m) => (m.streamStarted(), m.streamFinished(true)), { streams_started: 1, streams_completed: 1 }],

@@ -58,10 +58,20 @@ const chains: Array<[string, unknown, NodeFailureKind, string | undefined]> = [
   ['not an Error at all', 'ECONNREFUSED', 'other', undefined],
   ['undefined', undefined, 'other', undefined],
   ['the Node error one cause down', new Error('wrapper', { cause: nodeError('ECONNREFUSED') }), 'cannot_connect', 'ECONNREFUSED'],
-  ['two causes down (fetch-style)', new TypeError('fetch failed', { cause: new Error('x', { cause: nodeError('ECONNRESET') }) }), 'dropped', 'ECONNRESET'],
+  [
+    'two causes down (fetch-style)',
+    new TypeError('fetch failed', { cause: new Error('x', { cause: nodeError('ECONNRESET') }) }),
+    'dropped',
+    'ECONNRESET',
+  ],
   ['an unknown code wrapping a known one', nodeError('ERR_SOMETHING', nodeError('CERT_HAS_EXPIRED')), 'tls', 'CERT_HAS_EXPIRED'],
   ['the outermost known code wins', nodeError('ECONNRESET', nodeError('ECONNREFUSED')), 'dropped', 'ECONNRESET'],
-  ['a numeric code (ConnectError) is skipped', Object.assign(new Error('connect'), { code: 14, cause: nodeError('EPIPE') }), 'dropped', 'EPIPE'],
+  [
+    'a numeric code (ConnectError) is skipped',
+    Object.assign(new Error('connect'), { code: 14, cause: nodeError('EPIPE') }),
+    'dropped',
+    'EPIPE',
+  ],
   ['only unknown codes: the first is reported', nodeError('ERR_A', nodeError('ERR_B')), 'other', 'ERR_A'],
   ['a cause cycle ends', cycle, 'other', undefined],
 ];
@@ -86,10 +96,28 @@ const grpcCall = {
 } as unknown as OutboundCall;
 
 const grpcRows: Array<[string, unknown, new (...args: never[]) => Error, boolean, string | null]> = [
-  ['UNAVAILABLE wrapping ECONNREFUSED', connectError(14, nodeError('ECONNREFUSED')), TransportConnectionError, true, 'UNAVAILABLE'],
+  [
+    'UNAVAILABLE wrapping ECONNREFUSED',
+    connectError(14, nodeError('ECONNREFUSED')),
+    TransportConnectionError,
+    true,
+    'UNAVAILABLE',
+  ],
   ['UNAVAILABLE wrapping ETIMEDOUT', connectError(14, nodeError('ETIMEDOUT')), TransportConnectionError, true, 'UNAVAILABLE'],
-  ['UNAVAILABLE wrapping a certificate failure', connectError(14, nodeError('DEPTH_ZERO_SELF_SIGNED_CERT')), TransportConnectionError, false, 'UNAVAILABLE'],
-  ['INTERNAL wrapping ERR_HTTP2_STREAM_ERROR', connectError(13, nodeError('ERR_HTTP2_STREAM_ERROR')), TransportRemoteError, true, 'INTERNAL'],
+  [
+    'UNAVAILABLE wrapping a certificate failure',
+    connectError(14, nodeError('DEPTH_ZERO_SELF_SIGNED_CERT')),
+    TransportConnectionError,
+    false,
+    'UNAVAILABLE',
+  ],
+  [
+    'INTERNAL wrapping ERR_HTTP2_STREAM_ERROR',
+    connectError(13, nodeError('ERR_HTTP2_STREAM_ERROR')),
+    TransportRemoteError,
+    true,
+    'INTERNAL',
+  ],
   ['UNKNOWN wrapping ECONNRESET', connectError(2, nodeError('ECONNRESET')), TransportProtocolError, true, 'UNKNOWN'],
   ['a bare EPIPE', nodeError('EPIPE'), TransportProtocolError, true, null],
   ['a bare unknown failure', nodeError('ENOENT'), TransportConnectionError, true, null],

@@ -58,9 +58,26 @@ const delays: Array<[string, typeof uncapped, number, number]> = [
 
 for (const [label, policy, n, base] of delays) {
   test(`backoff ${label}, retry ${n}: ${base}s plus jitter in [0, ${policy.jitter}]`, () => {
-    assert.ok(close(backoffSeconds(policy, n, () => 0), base), `random 0 gives the bare backoff`);
-    assert.ok(close(backoffSeconds(policy, n, () => 0.5), base + 0.5 * policy.jitter));
-    assert.ok(close(backoffSeconds(policy, n, () => 1), base + policy.jitter), `random 1 adds the whole jitter`);
+    assert.ok(
+      close(
+        backoffSeconds(policy, n, () => 0),
+        base,
+      ),
+      `random 0 gives the bare backoff`,
+    );
+    assert.ok(
+      close(
+        backoffSeconds(policy, n, () => 0.5),
+        base + 0.5 * policy.jitter,
+      ),
+    );
+    assert.ok(
+      close(
+        backoffSeconds(policy, n, () => 1),
+        base + policy.jitter,
+      ),
+      `random 1 adds the whole jitter`,
+    );
   });
 }
 
@@ -93,7 +110,14 @@ const conditions: Array<[string, boolean, string, readonly string[] | undefined,
   ['method not in retryable_methods', true, 'POST', ['GET'], retryable, false],
   ['method listed in lower case', true, 'GET', ['get'], retryable, true],
   ['error not retryable', true, 'POST', undefined, notRetryable, false],
-  ['limit error (never retryable)', true, 'POST', undefined, new TransportLimitError('big', { kind: 'request', limit: 1, size: 2 }), false],
+  [
+    'limit error (never retryable)',
+    true,
+    'POST',
+    undefined,
+    new TransportLimitError('big', { kind: 'request', limit: 1, size: 2 }),
+    false,
+  ],
   ['connection error', true, 'DELETE', undefined, new TransportConnectionError('down'), true],
   ['timeout error', true, 'PUT', undefined, new TransportTimeoutError('late'), true],
   ['not a transport error', true, 'POST', undefined, Object.assign(new Error('app'), { retryable: true }), false],
@@ -169,7 +193,9 @@ test('http: a non-idempotent operation (resetState, POST /state/reset) is not re
 });
 
 test('http: registry register (not idempotent) is not retried; unregister (idempotent, DELETE) is', async (t) => {
-  const peer = await rawServer(t, (_req, res, n) => (n <= 2 ? answer(res, 503, unavailable) : answer(res, 200, { status: 'ok' })));
+  const peer = await rawServer(t, (_req, res, n) =>
+    n <= 2 ? answer(res, 503, unavailable) : answer(res, 200, { status: 'ok' }),
+  );
   const registry = new RegistryOperationsClient(await client(t, 'http', peer.url, { retry: instantRetry(3) }));
   await rejection(registry.register({ name: 'a', url: 'http://a' }));
   assert.equal(peer.requests.length, 1);
@@ -200,7 +226,11 @@ test('http: a method missing from retryable_methods is not retried; a listed one
 });
 
 const notRetried: Array<[string, (res: import('node:http').ServerResponse) => void, new (...args: never[]) => TransportError]> = [
-  ['404 with an error body', (res) => answer(res, 404, { error: { code: 'not_found', message: 'no', status: 404 } }), TransportRemoteError],
+  [
+    '404 with an error body',
+    (res) => answer(res, 404, { error: { code: 'not_found', message: 'no', status: 404 } }),
+    TransportRemoteError,
+  ],
   ['400 without a body', (res) => answer(res, 400), TransportRemoteError],
   ['403', (res) => answer(res, 403, { error: { code: 'forbidden', message: 'no', status: 403 } }), TransportRemoteError],
   ['200 with malformed JSON', (res) => answer(res, 200, '{"id": "tr'), TransportProtocolError],

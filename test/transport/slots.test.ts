@@ -115,7 +115,10 @@ test('Slots.tryAcquire takes a free slot at once, and none while the slots are f
 
 test('Slots.run releases the slot when the work fails', async () => {
   const slots = new Slots(1);
-  await assert.rejects(slots.run(async () => Promise.reject(new Error('x'))), /x/);
+  await assert.rejects(
+    slots.run(async () => Promise.reject(new Error('x'))),
+    /x/,
+  );
   assert.equal(slots.inUse, 0);
   assert.equal(await slots.run(async () => 5), 5);
 });
@@ -280,9 +283,28 @@ test('server: a stream closed before its first frame frees its slot and counts a
         yield { result: { type: 'task_completed', task_id: task.id }, final: true };
       }),
     ),
-    { name: 'runtime', url: () => 'runtime://slots', config: new ResolvedConfig({ limits: { maxConcurrentStreams: 1 } }), metrics, authenticator: null },
+    {
+      name: 'runtime',
+      url: () => 'runtime://slots',
+      config: new ResolvedConfig({ limits: { maxConcurrentStreams: 1 } }),
+      metrics,
+      authenticator: null,
+    },
   );
-  const request = (id: string) => new Inbound({ method: 'POST', path: '/tasks/stream', data: { id }, params: NO_PARAMS, requestId: `request-${id}`, idempotencyKey: null, credentials: null, receivedBytes: 16 }, new LazyAbort());
+  const request = (id: string) =>
+    new Inbound(
+      {
+        method: 'POST',
+        path: '/tasks/stream',
+        data: { id },
+        params: NO_PARAMS,
+        requestId: `request-${id}`,
+        idempotencyKey: null,
+        credentials: null,
+        receivedBytes: 16,
+      },
+      new LazyAbort(),
+    );
   const left = await dispatcher.openStream(request('left'));
   assert.equal(metrics.snapshot().active_streams, 1);
   await left.return();
@@ -290,8 +312,17 @@ test('server: a stream closed before its first frame frees its slot and counts a
   assert.equal(metrics.snapshot().streams_failed, 1);
   // The only slot is free: the next stream opens at once and runs to its final frame.
   const frames = await collect(await dispatcher.openStream(request('next')));
-  assert.deepEqual(frames.map((frame) => frame.final), [true]);
-  assert.deepEqual(metrics.snapshot(), { ...metrics.snapshot(), active_streams: 0, streams_started: 2, streams_completed: 1, streams_failed: 1 });
+  assert.deepEqual(
+    frames.map((frame) => frame.final),
+    [true],
+  );
+  assert.deepEqual(metrics.snapshot(), {
+    ...metrics.snapshot(),
+    active_streams: 0,
+    streams_started: 2,
+    streams_completed: 1,
+    streams_failed: 1,
+  });
 });
 
 test('server: a stream endpoint that refuses synchronously gives its slot back', { timeout: 5_000 }, async () => {
@@ -306,12 +337,34 @@ test('server: a stream endpoint that refuses synchronously gives its slot back',
         })();
       }),
     ),
-    { name: 'runtime', url: () => 'runtime://slots', config: new ResolvedConfig({ limits: { maxConcurrentStreams: 1 } }), metrics, authenticator: null },
+    {
+      name: 'runtime',
+      url: () => 'runtime://slots',
+      config: new ResolvedConfig({ limits: { maxConcurrentStreams: 1 } }),
+      metrics,
+      authenticator: null,
+    },
   );
-  const request = (id: string) => new Inbound({ method: 'POST', path: '/tasks/stream', data: { id }, params: NO_PARAMS, requestId: `request-${id}`, idempotencyKey: null, credentials: null, receivedBytes: 16 }, new LazyAbort());
+  const request = (id: string) =>
+    new Inbound(
+      {
+        method: 'POST',
+        path: '/tasks/stream',
+        data: { id },
+        params: NO_PARAMS,
+        requestId: `request-${id}`,
+        idempotencyKey: null,
+        credentials: null,
+        receivedBytes: 16,
+      },
+      new LazyAbort(),
+    );
   const refused = await rejection(dispatcher.openStream(request('refused')));
   assert.equal((refused as EndpointError).code, 'invalid_request');
   assert.equal(metrics.snapshot().streams_failed, 1);
   const frames = await collect(await dispatcher.openStream(request('next')));
-  assert.deepEqual(frames.map((frame) => frame.final), [true]);
+  assert.deepEqual(
+    frames.map((frame) => frame.final),
+    [true],
+  );
 });

@@ -29,10 +29,12 @@ export function renderStatusPage(card: AgentCard, health: Health, tasks: TaskCou
     .map(([name, on]) => `<span class="${on ? 'ok' : 'muted'}">${escapeHtml(name)}${on ? '' : ' (no)'}</span>`)
     .join(', ');
   const metrics = METRIC_LABELS.map(
-    ([key, label]) => `<div class="metric"><b data-metric="${key}">${escapeHtml(health.metrics[key])}</b><span class="muted">${escapeHtml(label)}</span></div>`,
+    ([key, label]) =>
+      `<div class="metric"><b data-metric="${key}">${escapeHtml(health.metrics[key])}</b><span class="muted">${escapeHtml(label)}</span></div>`,
   ).join('');
   const rows = STATES.map(
-    (state) => `<tr><td>${escapeHtml(state)}</td><td data-state="${escapeHtml(state)}">${escapeHtml(tasks[state] ?? 0)}</td></tr>`,
+    (state) =>
+      `<tr><td>${escapeHtml(state)}</td><td data-state="${escapeHtml(state)}">${escapeHtml(tasks[state] ?? 0)}</td></tr>`,
   ).join('');
   const body = `
 <header>

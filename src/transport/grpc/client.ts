@@ -42,7 +42,17 @@ interface GrpcConnection {
 }
 
 /** Headers that belong to HTTP/2 or gRPC itself and are never sent as call metadata. */
-const RESERVED = new Set(['content-type', 'content-length', 'te', 'host', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'user-agent']);
+const RESERVED = new Set([
+  'content-type',
+  'content-length',
+  'te',
+  'host',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'upgrade',
+  'user-agent',
+]);
 
 export class GrpcClient implements TransportClient {
   private readonly connections = new Map<string, Promise<GrpcConnection>>();

@@ -74,7 +74,10 @@ export function errorFromCall(error: unknown, call: OutboundCall): unknown {
   const options = { url: call.url, requestId: call.requestId, cause: error };
   const failure = classifyNodeFailure(error).kind;
   if (failure === 'cannot_connect') {
-    return new TransportConnectionError(`cannot connect to ${call.url}: ${messageOf(error)}`, { ...options, statusCode: 'UNAVAILABLE' });
+    return new TransportConnectionError(`cannot connect to ${call.url}: ${messageOf(error)}`, {
+      ...options,
+      statusCode: 'UNAVAILABLE',
+    });
   }
   if (failure === 'tls') {
     return new TransportConnectionError(`TLS handshake with ${call.url} failed: ${messageOf(error)}`, {
@@ -86,7 +89,10 @@ export function errorFromCall(error: unknown, call: OutboundCall): unknown {
   const code = connectCode(error);
   if (code === undefined) {
     if (failure === 'dropped') {
-      return new TransportProtocolError(`connection to ${call.url} dropped: ${messageOf(error)}`, { ...options, retryable: true });
+      return new TransportProtocolError(`connection to ${call.url} dropped: ${messageOf(error)}`, {
+        ...options,
+        retryable: true,
+      });
     }
     return new TransportConnectionError(`call to ${call.url} failed: ${messageOf(error)}`, options);
   }

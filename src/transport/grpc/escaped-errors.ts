@@ -7,7 +7,9 @@ import { reportEscapedError } from '../escaped-error.js';
 import type { TransportHandlers } from './transport-service.js';
 
 /** The same handlers, reporting what escapes them; for both message shapes the service speaks. */
-export function reportingEscapedErrors<Request, Response>(service: TransportHandlers<Request, Response>): TransportHandlers<Request, Response> {
+export function reportingEscapedErrors<Request, Response>(
+  service: TransportHandlers<Request, Response>,
+): TransportHandlers<Request, Response> {
   const report = (error: unknown): never => {
     if (!(error instanceof Error && error.name === 'ConnectError')) reportEscapedError('a gRPC call handler', error);
     throw error;

@@ -41,7 +41,8 @@ export function jsonEnvelopes(connect: ConnectModule): EnvelopeCodec<BytesValue,
       const members = envelope as Record<string, unknown>;
       for (const name of STRING_FIELDS) {
         const value = members[name];
-        if (value !== undefined && value !== null && typeof value !== 'string') throw invalid(`envelope member ${name} is not a string`);
+        if (value !== undefined && value !== null && typeof value !== 'string')
+          throw invalid(`envelope member ${name} is not a string`);
       }
       const params = members.params;
       if (params !== undefined && params !== null && (typeof params !== 'object' || Array.isArray(params))) {

@@ -58,7 +58,12 @@ export function wireOptions(config: ResolvedConfig, role: WireRole = 'client'): 
   return {
     receiveMaxBytes: messageLength(options, 'grpc.max_receive_message_length', receive),
     sendMaxBytes: messageLength(options, 'grpc.max_send_message_length', derived),
-    keepaliveTimeMs: integerAtLeast(0, options, 'grpc.keepalive_time_ms', config.keepaliveInterval === null ? 0 : millis(config.keepaliveInterval)),
+    keepaliveTimeMs: integerAtLeast(
+      0,
+      options,
+      'grpc.keepalive_time_ms',
+      config.keepaliveInterval === null ? 0 : millis(config.keepaliveInterval),
+    ),
     keepaliveTimeoutMs: integerAtLeast(1, options, 'grpc.keepalive_timeout_ms', millis(config.keepaliveTimeout)),
     // Room for every RPC slot and every stream slot on one connection, so a parley client
     // with the same limits never waits on the HTTP/2 layer; the RPC slots do the limiting.
@@ -81,7 +86,12 @@ function messageLength(options: Readonly<Record<string, number | string>>, key: 
   return Math.min(value, MAX_MESSAGE_BYTES);
 }
 
-function integerAtLeast(minimum: number, options: Readonly<Record<string, number | string>>, key: string, fallback: number): number {
+function integerAtLeast(
+  minimum: number,
+  options: Readonly<Record<string, number | string>>,
+  key: string,
+  fallback: number,
+): number {
   if (!(key in options)) return fallback;
   const value = Number(options[key]);
   if (!Number.isSafeInteger(value) || value < minimum) {

@@ -87,7 +87,10 @@ export async function readRequestMessage(
  */
 function discard(rest: AsyncIterator<Uint8Array>): void {
   const next = (): void => {
-    rest.next().then((step) => (step.done ? undefined : next()), () => undefined);
+    rest.next().then(
+      (step) => (step.done ? undefined : next()),
+      () => undefined,
+    );
   };
   next();
 }

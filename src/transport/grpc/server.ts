@@ -107,7 +107,10 @@ export class GrpcServer implements TransportServer {
       if (!session.closed) session.close();
       return closed;
     });
-    await withTimeout(Promise.all(sessionsClosed).then(() => undefined), this.context.config.grpc.gracefulShutdownTimeout * 1000);
+    await withTimeout(
+      Promise.all(sessionsClosed).then(() => undefined),
+      this.context.config.grpc.gracefulShutdownTimeout * 1000,
+    );
     for (const session of this.sessions) session.destroy();
     await withTimeout(listenerClosed, this.context.config.shutdownTimeout * 1000);
   }

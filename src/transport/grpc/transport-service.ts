@@ -93,7 +93,13 @@ export function createTransportHandlers<Request, Response>(
     try {
       return await rpcSlots.acquire(context.signal);
     } catch (error) {
-      throw new connect.ConnectError('the call was cancelled while waiting for a slot', GrpcStatus.CANCELLED as Code, undefined, undefined, error);
+      throw new connect.ConnectError(
+        'the call was cancelled while waiting for a slot',
+        GrpcStatus.CANCELLED as Code,
+        undefined,
+        undefined,
+        error,
+      );
     }
   };
 
@@ -169,7 +175,9 @@ export function createTransportHandlers<Request, Response>(
         // Leaving this loop early (the client cancelled, a write failed) returns `frames`,
         // which releases the dispatcher's stream slot and counts the stream as failed.
         for await (const frame of frames) {
-          yield frame.ok ? codec.event(requestId, frame.encoded, frame.value, frame.final) : codec.failure(requestId, frame.error);
+          yield frame.ok
+            ? codec.event(requestId, frame.encoded, frame.value, frame.final)
+            : codec.failure(requestId, frame.error);
           if (frame.final) return;
         }
       } finally {

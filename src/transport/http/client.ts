@@ -113,9 +113,7 @@ export class HttpClient implements TransportClient {
     let agent = this.agents.get(key);
     if (!agent) {
       const options = this.agentOptions();
-      agent = secure
-        ? new HttpsAgent({ ...options, ...clientTlsOptions(this.context.config.tls) })
-        : new HttpAgent(options);
+      agent = secure ? new HttpsAgent({ ...options, ...clientTlsOptions(this.context.config.tls) }) : new HttpAgent(options);
       this.agents.set(key, agent);
     }
     return agent;

@@ -44,7 +44,11 @@ export function createMountedTransport(url: string, options?: TransportOptions):
     transport: new Transport(binding, url, options),
     handler(req, res) {
       if (!listener) {
-        writeError(res, new EndpointError('unavailable', 'the agent is not started'), headerValue(req, REQUEST_ID_HEADER) || newId());
+        writeError(
+          res,
+          new EndpointError('unavailable', 'the agent is not started'),
+          headerValue(req, REQUEST_ID_HEADER) || newId(),
+        );
         return;
       }
       listener(req, res);

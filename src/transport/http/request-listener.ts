@@ -229,7 +229,9 @@ function readBody(
       try {
         data = JSON.parse(text);
       } catch (error) {
-        return reject(new EndpointError('invalid_json', `request body is not valid JSON: ${describeJsonSyntaxError(text, error)}`));
+        return reject(
+          new EndpointError('invalid_json', `request body is not valid JSON: ${describeJsonSyntaxError(text, error)}`),
+        );
       }
       // Before anything walks the body recursively (validation, a handler's JSON.stringify).
       if (jsonValueTooDeep(data)) return reject(EndpointError.tooDeep('request body', MAX_JSON_DEPTH));

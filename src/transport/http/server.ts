@@ -38,7 +38,10 @@ export class HttpServer implements TransportServer {
     const secure = parsed.protocol === 'https:';
     const server = secure
       ? // A TLS handshake gets the headers' deadline too.
-        createHttpsServer({ ...serverTlsOptions(config.tls, url), ...options, handshakeTimeout: config.headerTimeout * 1000 }, serve)
+        createHttpsServer(
+          { ...serverTlsOptions(config.tls, url), ...options, handshakeTimeout: config.headerTimeout * 1000 },
+          serve,
+        )
       : createHttpServer(options, serve);
     // Idle keep-alive connections close after keepalive_timeout.
     server.keepAliveTimeout = config.keepaliveTimeout * 1000;

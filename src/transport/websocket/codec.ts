@@ -6,7 +6,14 @@ import type { InboundEvent, OutboundCall } from '../binding.js';
 import type { Limits } from '../config.js';
 import type { QueryParams } from '../endpoint.js';
 import { EndpointError, type ErrorObject } from '../endpoint-error.js';
-import { ENVELOPE_ROOM, envelopeHead, errorEnvelope, okEnvelope, readRequestEnvelope, readResponseEnvelope } from '../envelope.js';
+import {
+  ENVELOPE_ROOM,
+  envelopeHead,
+  errorEnvelope,
+  okEnvelope,
+  readRequestEnvelope,
+  readResponseEnvelope,
+} from '../envelope.js';
 import { TransportProtocolError } from '../errors.js';
 
 /** Send options for a frame handed to ws as a Buffer: still a text frame. */

@@ -1,7 +1,13 @@
 // The websocket server: node:http (node:https for wss:) with a `ws` server in noServer mode
 // taking the upgrades. Credentials are checked on the upgrade request, so a caller that is
 // not let in gets a plain HTTP 401 and never a connection. Any path upgrades.
-import { createServer as createHttpServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer as createHttpServer,
+  STATUS_CODES,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
@@ -150,4 +156,3 @@ function answerPlainRequest(req: IncomingMessage, res: ServerResponse): void {
   res.writeHead(426, { 'content-type': 'application/json', upgrade: 'websocket' });
   res.end(JSON.stringify({ error: error.toObject(null) }));
 }
-

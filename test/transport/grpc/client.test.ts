@@ -29,12 +29,15 @@ import { client, gate, instantRetry, rejection, stream, table, unary, waitFor } 
 import { agentEndpoints, aborted, keyAuthenticator, ops, passThroughService, serveGrpc } from '../../support/grpc-peers.js';
 import { collect } from '../../support/async.js';
 
-
 describe('parley client <-> parley server', () => {
   it('unary and stream with the default (JSON) codec', async (t) => {
     const server = await serveGrpc(t, agentEndpoints().endpoints);
     const transport = await client(t, 'grpc', server.url);
-    assert.deepEqual(await transport.unary(ops.sendTask, { id: 'c1', messages: [] }), { id: 'c1', messages: [], state: 'completed' });
+    assert.deepEqual(await transport.unary(ops.sendTask, { id: 'c1', messages: [] }), {
+      id: 'c1',
+      messages: [],
+      state: 'completed',
+    });
     assert.deepEqual(await collect(transport.stream(ops.streamTask, { id: 'c2' })), [
       { type: 'task_status', state: 'working', task_id: 'c2' },
       { type: 'task_status', state: 'working', step: 2 },
@@ -74,7 +77,12 @@ describe('parley client <-> parley server', () => {
     assert.equal(response.ok, true);
     assert.equal(response.final, true);
     const events = [];
-    for await (const event of connectClient.stream({ id: 'cs', method: 'POST', path: '/tasks/stream', data: { kind: { case: 'structValue', value: { fields: { id: { kind: { case: 'stringValue', value: 'x' } } } } } } })) {
+    for await (const event of connectClient.stream({
+      id: 'cs',
+      method: 'POST',
+      path: '/tasks/stream',
+      data: { kind: { case: 'structValue', value: { fields: { id: { kind: { case: 'stringValue', value: 'x' } } } } } },
+    })) {
       events.push(event.final);
     }
     assert.deepEqual(events, [false, false, true]);
@@ -252,7 +260,10 @@ describe('lifecycle', () => {
     await held.next();
     await fixture.heldStreamStarted;
     // The only RPC slot is taken by the stream; the cancellation still goes through.
-    assert.deepEqual(await transport.unary(ops.cancelTask, { id: 'hold' }, { timeoutMs: 5000 }), { id: 'hold', state: 'canceled' });
+    assert.deepEqual(await transport.unary(ops.cancelTask, { id: 'hold' }, { timeoutMs: 5000 }), {
+      id: 'hold',
+      state: 'canceled',
+    });
     await held.return?.();
     await waitFor(() => server.health().metrics.active_streams === 0, 'the held stream to end');
   });
@@ -264,8 +275,23 @@ describe('lifecycle', () => {
     const keyfile = join(dir, 'key.pem');
     execFileSync(
       'openssl',
-      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost',
-        '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-keyout', keyfile, '-out', certfile],
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1,DNS:localhost',
+        '-keyout',
+        keyfile,
+        '-out',
+        certfile,
+      ],
       { stdio: 'ignore' },
     );
     const server = await serve(t, 'grpcs://127.0.0.1:0', { tls: { certfile, keyfile } });
@@ -329,7 +355,9 @@ async function jsonPeer(
     },
   });
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) =>
+      error ? reject(error) : resolve(bound),
+    ),
   );
   t.after(() => server.forceShutdown());
   return { url: `grpc://127.0.0.1:${port}`, received };
@@ -337,9 +365,13 @@ async function jsonPeer(
 
 describe('parley client against a grpc-js pass-through JSON server', () => {
   it('sends exactly the spec envelope and metadata, and reads the JSON answer', async (t) => {
-    const peer = await jsonPeer(t, (request) => ({ envelope: { id: request.id, ok: true, result: { echoed: request.data }, final: true } }));
+    const peer = await jsonPeer(t, (request) => ({
+      envelope: { id: request.id, ok: true, result: { echoed: request.data }, final: true },
+    }));
     const transport = await client(t, 'grpc', peer.url, { authenticator: keyAuthenticator, credentials: 'good' });
-    assert.deepEqual(await transport.unary(ops.sendTask, { id: 'spec-1' }, { params: { trace: 'on' } }), { echoed: { id: 'spec-1' } });
+    assert.deepEqual(await transport.unary(ops.sendTask, { id: 'spec-1' }, { params: { trace: 'on' } }), {
+      echoed: { id: 'spec-1' },
+    });
     const [{ request, metadata }] = peer.received;
     assert.deepEqual(Object.keys(request).sort(), ['data', 'id', 'idempotency_key', 'method', 'params', 'path']);
     assert.equal(request.method, 'POST');

@@ -14,11 +14,14 @@ test('grpc.codec defaults to json and serializes', () => {
 });
 
 test('an unknown grpc.codec is a ConfigError naming the field', () => {
-  assert.throws(() => new ResolvedConfig({ grpc: { codec: 'xml' as never } }), (error: unknown) => {
-    assert.ok(error instanceof ConfigError);
-    assert.equal(error.field, 'grpc.codec');
-    return true;
-  });
+  assert.throws(
+    () => new ResolvedConfig({ grpc: { codec: 'xml' as never } }),
+    (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      assert.equal(error.field, 'grpc.codec');
+      return true;
+    },
+  );
 });
 
 for (const codec of ['json', 'proto'] as const) {

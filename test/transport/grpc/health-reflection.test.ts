@@ -5,7 +5,16 @@ import { describe, it } from 'node:test';
 import { status as GrpcCode } from '@grpc/grpc-js';
 import { fromBinary } from '@bufbuild/protobuf';
 import { FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
-import { agentEndpoints, insecure, keyAuthenticator, loadPackage, serveGrpc, statusOf, target, unaryCall } from '../../support/grpc-peers.js';
+import {
+  agentEndpoints,
+  insecure,
+  keyAuthenticator,
+  loadPackage,
+  serveGrpc,
+  statusOf,
+  target,
+  unaryCall,
+} from '../../support/grpc-peers.js';
 
 function healthClient(t: { after(fn: () => unknown): void }, url: string): any {
   const pkg = loadPackage(['grpc/health/v1/health.proto']);
@@ -119,7 +128,10 @@ for (const version of ['v1', 'v1alpha'] as const) {
       assert.equal(files[0].name, 'svc/transport/v1/transport.proto');
       assert.equal(files[0].package, 'svc.transport.v1');
       const service = files[0].service.find((s: { name: string }) => s.name === 'SvcTransport');
-      assert.deepEqual(service?.method.map((m: { name: string }) => m.name), ['Invoke', 'Stream']);
+      assert.deepEqual(
+        service?.method.map((m: { name: string }) => m.name),
+        ['Invoke', 'Stream'],
+      );
       assert.ok(files.some((file: { name: string }) => file.name === 'google/protobuf/struct.proto'));
       const invokeRequest = files[0].messageType.find((m: { name: string }) => m.name === 'InvokeRequest');
       assert.equal(invokeRequest?.field.find((f: { name: string }) => f.name === 'idempotency_key')?.jsonName, 'idempotency_key');
@@ -151,7 +163,9 @@ for (const version of ['v1', 'v1alpha'] as const) {
 
     it('all_extension_numbers_of_type: an empty list for a known message', async (t) => {
       const server = await serveGrpc(t, agentEndpoints().endpoints);
-      const [answer] = await ask(reflectionClient(t, server.url), [{ all_extension_numbers_of_type: 'svc.transport.v1.InvokeRequest' }]);
+      const [answer] = await ask(reflectionClient(t, server.url), [
+        { all_extension_numbers_of_type: 'svc.transport.v1.InvokeRequest' },
+      ]);
       assert.equal(answer.all_extension_numbers_response.base_type_name, 'svc.transport.v1.InvokeRequest');
       assert.deepEqual(answer.all_extension_numbers_response.extension_number ?? [], []);
     });

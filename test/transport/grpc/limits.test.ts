@@ -26,7 +26,11 @@ interface ChildServer {
 }
 
 /** A grpc server in a child process whose heap is capped at `heapMb`; stopped when the test ends. */
-async function childServer(t: { after(fn: () => unknown): void }, options: TransportOptions, heapMb: number): Promise<ChildServer> {
+async function childServer(
+  t: { after(fn: () => unknown): void },
+  options: TransportOptions,
+  heapMb: number,
+): Promise<ChildServer> {
   const child = spawn(process.execPath, [`--max-old-space-size=${heapMb}`, '--import', 'tsx', FIXTURE, JSON.stringify(options)], {
     stdio: ['pipe', 'pipe', 'pipe'],
   });
@@ -64,9 +68,20 @@ interface Answer {
 }
 
 /** One call whose body is `body` exactly. */
-function call(client: ClientHttp2Session, contentType: string, body: Buffer, headers: Record<string, string> = {}): Promise<Answer> {
+function call(
+  client: ClientHttp2Session,
+  contentType: string,
+  body: Buffer,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const stream = client.request({ ':method': 'POST', ':path': INVOKE_PATH, 'content-type': contentType, te: 'trailers', ...headers });
+    const stream = client.request({
+      ':method': 'POST',
+      ':path': INVOKE_PATH,
+      'content-type': contentType,
+      te: 'trailers',
+      ...headers,
+    });
     let head: Record<string, unknown> = {};
     let status: number | null = null;
     const chunks: Buffer[] = [];
@@ -122,7 +137,12 @@ function binaryOf(bytes: number): Buffer {
   const encode = (pad: number) =>
     toBinary(
       InvokeRequestSchema,
-      create(InvokeRequestSchema, { id: 'bin', method: 'POST', path: '/tasks/', data: fromJson(ValueSchema, taskOf(pad) as unknown as JsonValue) }),
+      create(InvokeRequestSchema, {
+        id: 'bin',
+        method: 'POST',
+        path: '/tasks/',
+        data: fromJson(ValueSchema, taskOf(pad) as unknown as JsonValue),
+      }),
     );
   let pad = bytes;
   // The length prefixes are varints: step until the size lands exactly.
@@ -143,7 +163,13 @@ function jsonClient(t: { after(fn: () => unknown): void }, url: string): any {
 /** A grpc-js client whose Invoke messages are the given bytes both ways, unlimited in size. */
 function rawJsonClient(t: { after(fn: () => unknown): void }, url: string): any {
   const identity = (bytes: Buffer) => bytes;
-  const method = { ...passThroughService.Invoke, requestSerialize: identity, requestDeserialize: identity, responseSerialize: identity, responseDeserialize: identity };
+  const method = {
+    ...passThroughService.Invoke,
+    requestSerialize: identity,
+    requestDeserialize: identity,
+    responseSerialize: identity,
+    responseDeserialize: identity,
+  };
   const Client = grpc.makeGenericClientConstructor({ Invoke: method } as any, 'SvcTransport');
   const client = new Client(target(url), grpc.credentials.createInsecure(), UNLIMITED) as any;
   t.after(() => client.close());
@@ -152,7 +178,12 @@ function rawJsonClient(t: { after(fn: () => unknown): void }, url: string): any 
 
 /** The server is still there and serving. */
 async function stillServes(t: { after(fn: () => unknown): void }, server: ChildServer): Promise<void> {
-  const answer = await unaryCall(jsonClient(t, server.url), 'Invoke', { id: 'after', method: 'POST', path: '/tasks/', data: { id: 'a' } });
+  const answer = await unaryCall(jsonClient(t, server.url), 'Invoke', {
+    id: 'after',
+    method: 'POST',
+    path: '/tasks/',
+    data: { id: 'a' },
+  });
   assert.equal(answer.ok, true, server.stderr());
   assert.equal(answer.result.state, 'completed');
 }
@@ -168,14 +199,49 @@ describe('grpc server receive limit', () => {
     const cases: Array<[string, string, Buffer, Record<string, string>, number, string | null]> = [
       ['message at the limit', 'application/grpc', frame(envelopeOf(limit)), {}, grpc.status.OK, 'payload_too_large'],
       ['message one byte over', 'application/grpc', frame(envelopeOf(limit + 1)), {}, grpc.status.RESOURCE_EXHAUSTED, null],
-      ['gzip, at the limit once inflated', 'application/grpc', gzipFrame(envelopeOf(limit)), GZIP, grpc.status.OK, 'payload_too_large'],
-      ['gzip, one byte over once inflated', 'application/grpc', gzipFrame(envelopeOf(limit + 1)), GZIP, grpc.status.RESOURCE_EXHAUSTED, null],
+      [
+        'gzip, at the limit once inflated',
+        'application/grpc',
+        gzipFrame(envelopeOf(limit)),
+        GZIP,
+        grpc.status.OK,
+        'payload_too_large',
+      ],
+      [
+        'gzip, one byte over once inflated',
+        'application/grpc',
+        gzipFrame(envelopeOf(limit + 1)),
+        GZIP,
+        grpc.status.RESOURCE_EXHAUSTED,
+        null,
+      ],
       ['+json, one byte over', 'application/grpc+json', frame(envelopeOf(limit + 1)), {}, grpc.status.RESOURCE_EXHAUSTED, null],
-      ['+json gzip, one byte over once inflated', 'application/grpc+json', gzipFrame(envelopeOf(limit + 1)), GZIP, grpc.status.RESOURCE_EXHAUSTED, null],
+      [
+        '+json gzip, one byte over once inflated',
+        'application/grpc+json',
+        gzipFrame(envelopeOf(limit + 1)),
+        GZIP,
+        grpc.status.RESOURCE_EXHAUSTED,
+        null,
+      ],
       ['binary, at the limit', 'application/grpc', frame(binaryOf(limit)), {}, grpc.status.OK, 'payload_too_large'],
       ['binary, one byte over', 'application/grpc', frame(binaryOf(limit + 1)), {}, grpc.status.RESOURCE_EXHAUSTED, null],
-      ['binary gzip, one byte over once inflated', 'application/grpc', gzipFrame(binaryOf(limit + 1)), GZIP, grpc.status.RESOURCE_EXHAUSTED, null],
-      ['flagged gzip but not gzip', 'application/grpc', frame(Buffer.from('{"id":"x"}'), true), GZIP, grpc.status.INVALID_ARGUMENT, null],
+      [
+        'binary gzip, one byte over once inflated',
+        'application/grpc',
+        gzipFrame(binaryOf(limit + 1)),
+        GZIP,
+        grpc.status.RESOURCE_EXHAUSTED,
+        null,
+      ],
+      [
+        'flagged gzip but not gzip',
+        'application/grpc',
+        frame(Buffer.from('{"id":"x"}'), true),
+        GZIP,
+        grpc.status.INVALID_ARGUMENT,
+        null,
+      ],
     ];
     for (const [what, contentType, body, headers, status, code] of cases) {
       const answer = await call(client, contentType, body, headers);
@@ -192,7 +258,8 @@ describe('grpc server receive limit', () => {
   it('a payload of exactly max_request_bytes is served, one byte more is payload_too_large; compressed or not', async (t) => {
     const server = await childServer(t, { limits: { maxRequestBytes } }, 256);
     const client = session(t, server.url);
-    const envelope = (bytes: number) => Buffer.from(JSON.stringify({ id: 'p', method: 'POST', path: '/tasks/', data: taskOf(bytes) }));
+    const envelope = (bytes: number) =>
+      Buffer.from(JSON.stringify({ id: 'p', method: 'POST', path: '/tasks/', data: taskOf(bytes) }));
     for (const [label, wrap, headers] of [
       ['plain', frame, {}],
       ['gzip', gzipFrame, GZIP],
@@ -212,7 +279,9 @@ describe('grpc server receive limit', () => {
 
   it('a 40 MB message is refused RESOURCE_EXHAUSTED on its length, and other calls are served meanwhile', async (t) => {
     const server = await childServer(t, {}, 256);
-    const big = Buffer.from(JSON.stringify({ id: 'big', method: 'POST', path: '/tasks/', data: { id: 'b', metadata: { pad: 'x'.repeat(40e6) } } }));
+    const big = Buffer.from(
+      JSON.stringify({ id: 'big', method: 'POST', path: '/tasks/', data: { id: 'b', metadata: { pad: 'x'.repeat(40e6) } } }),
+    );
     const refused = statusOf(unaryCall(rawJsonClient(t, server.url), 'Invoke', big));
     // Another connection, while the big message is still arriving or being refused.
     await stillServes(t, server);

@@ -9,7 +9,9 @@ import { BINARY_EXPANSION, MAX_MESSAGE_BYTES, wireOptions } from '../../../src/t
 
 describe('grpc wire options', () => {
   it('message sizes: the largest payload limit, as binary protobuf may grow it, plus envelope room', () => {
-    const wire = wireOptions(new ResolvedConfig({ limits: { maxRequestBytes: 1000, maxResponseBytes: 3000, maxEventBytes: 2000 } }));
+    const wire = wireOptions(
+      new ResolvedConfig({ limits: { maxRequestBytes: 1000, maxResponseBytes: 3000, maxEventBytes: 2000 } }),
+    );
     assert.equal(wire.receiveMaxBytes, 3000 * BINARY_EXPANSION + ENVELOPE_ROOM);
     assert.equal(wire.sendMaxBytes, wire.receiveMaxBytes);
   });
@@ -75,7 +77,10 @@ describe('grpc wire options', () => {
       ['grpc.max_concurrent_streams', 0],
     ] as const) {
       const config = new ResolvedConfig({ grpc: { channelOptions: { [key]: value } } });
-      assert.throws(() => wireOptions(config), (error: unknown) => error instanceof ConfigError && error.field.includes(key));
+      assert.throws(
+        () => wireOptions(config),
+        (error: unknown) => error instanceof ConfigError && error.field.includes(key),
+      );
     }
   });
 });

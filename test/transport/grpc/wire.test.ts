@@ -215,7 +215,12 @@ describe('pass-through JSON (grpc-js with JSON serializers, plain application/gr
   it('Stream answers with one JSON envelope per event', async (t) => {
     const server = await serveGrpc(t, agentEndpoints().endpoints);
     const client = jsonClient(t, server.url);
-    const events = await streamCall(client, 'Stream', { id: 'json-s', method: 'POST', path: '/tasks/stream', data: { id: 'sj' } });
+    const events = await streamCall(client, 'Stream', {
+      id: 'json-s',
+      method: 'POST',
+      path: '/tasks/stream',
+      data: { id: 'sj' },
+    });
     assert.equal(events.length, 3);
     assert.deepEqual(events[0], {
       id: 'json-s',
@@ -223,7 +228,10 @@ describe('pass-through JSON (grpc-js with JSON serializers, plain application/gr
       result: { type: 'task_status', state: 'working', task_id: 'sj' },
       final: false,
     });
-    assert.deepEqual(events.map((event) => event.final), [false, false, true]);
+    assert.deepEqual(
+      events.map((event) => event.final),
+      [false, false, true],
+    );
   });
 
   it('a JSON message and a binary message are told apart on the same connection', async (t) => {
@@ -387,7 +395,12 @@ describe('bad input', () => {
 
   it('a body that fails validation answers ok:false invalid_request with the issues', async (t) => {
     const server = await serveGrpc(t, agentEndpoints().endpoints);
-    const response = await unaryCall(jsonClient(t, server.url), 'Invoke', { id: 'v', method: 'POST', path: '/tasks/', data: { id: 5 } });
+    const response = await unaryCall(jsonClient(t, server.url), 'Invoke', {
+      id: 'v',
+      method: 'POST',
+      path: '/tasks/',
+      data: { id: 5 },
+    });
     assert.equal(response.ok, false);
     assert.equal(response.error.code, 'invalid_request');
     assert.ok(Array.isArray(response.error.details.issues));
@@ -411,7 +424,12 @@ describe('bad input', () => {
       grpc: { channelOptions: { 'grpc.max_receive_message_length': 256 } },
     });
     const error = await statusOf(
-      unaryCall(jsonClient(t, server.url), 'Invoke', { id: 'huge', method: 'POST', path: '/tasks/', data: { id: 'y'.repeat(400) } }),
+      unaryCall(jsonClient(t, server.url), 'Invoke', {
+        id: 'huge',
+        method: 'POST',
+        path: '/tasks/',
+        data: { id: 'y'.repeat(400) },
+      }),
     );
     assert.equal(error.code, GrpcCode.RESOURCE_EXHAUSTED);
   });
@@ -432,7 +450,13 @@ describe('bad input', () => {
       ['Invoke, no path', INVOKE_PATH, jsonFrame({ id: 'np', method: 'POST' }), OK, 'invalid_request'],
       ['Invoke, unknown path', INVOKE_PATH, jsonFrame({ id: 'nf', method: 'GET', path: '/nowhere' }), OK, 'not_found'],
       // Refused by the dispatcher, which counts it: once, not twice.
-      ['Invoke, body failing its schema', INVOKE_PATH, jsonFrame({ ...streamTask, path: '/tasks/', data: { id: 5 } }), OK, 'invalid_request'],
+      [
+        'Invoke, body failing its schema',
+        INVOKE_PATH,
+        jsonFrame({ ...streamTask, path: '/tasks/', data: { id: 5 } }),
+        OK,
+        'invalid_request',
+      ],
       ['Stream, neither protobuf nor JSON', STREAM_PATH, garbage, INTERNAL],
       ['Stream, truncated message', STREAM_PATH, truncated, INVALID_ARGUMENT],
       ['Stream, no method', STREAM_PATH, jsonFrame({ id: 'nm', path: '/tasks/stream' }), OK, 'invalid_request'],
@@ -441,7 +465,12 @@ describe('bad input', () => {
     for (const [n, [what, path, body, status, error]] of cases.entries()) {
       const answer = await call(client, path, 'application/grpc', body);
       assert.equal(answer.status, status, `${what}: ${decodeURIComponent(answer.statusMessage)}`);
-      if (error) assert.deepEqual(messagesOf(answer).map((message) => message.error.code), [error], what);
+      if (error)
+        assert.deepEqual(
+          messagesOf(answer).map((message) => message.error.code),
+          [error],
+          what,
+        );
       assert.deepEqual(requestCounts(server), { started: n + 1, failed: n + 1 }, what);
     }
     const served = await call(client, INVOKE_PATH, 'application/grpc', jsonFrame({ ...streamTask, path: '/tasks/' }));
@@ -503,7 +532,12 @@ describe('cancellation', () => {
     call.cancel();
     await waitFor(() => server.health().metrics.active_streams === 0, 'the stream slot to be released');
     assert.equal(server.health().metrics.streams_failed, 1);
-    const response = await unaryCall(client, 'Invoke', { id: 'after', method: 'POST', path: '/tasks/', data: toValue({ id: 'ok' }) });
+    const response = await unaryCall(client, 'Invoke', {
+      id: 'after',
+      method: 'POST',
+      path: '/tasks/',
+      data: toValue({ id: 'ok' }),
+    });
     assert.equal(response.ok, true);
   });
 });

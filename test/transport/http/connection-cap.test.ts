@@ -47,23 +47,29 @@ async function openStalled(port: number, count: number, write: (i: number) => st
   return { closed, destroy: () => sockets.forEach((socket) => socket.destroy()) };
 }
 
-test('http server: a connection over max_connections closes the oldest idle one, and a new client is served', TIMEOUT, async (t) => {
-  const { transport, port } = await server(t, 3);
-  const idle = await openStalled(port, 5);
-  t.after(idle.destroy);
-  await waitFor(() => idle.closed[0]! && idle.closed[1]!, 'the two oldest connections closed');
-  const res = await rawRequest(transport.url, { method: 'POST', path: '/tasks/', body: '{"id":"new"}' });
-  assert.equal(res.status, 200);
-  await waitFor(() => idle.closed[2]!, 'the next oldest closed for the new client');
-  assert.deepEqual(idle.closed, [true, true, true, false, false]);
-});
+test(
+  'http server: a connection over max_connections closes the oldest idle one, and a new client is served',
+  TIMEOUT,
+  async (t) => {
+    const { transport, port } = await server(t, 3);
+    const idle = await openStalled(port, 5);
+    t.after(idle.destroy);
+    await waitFor(() => idle.closed[0]! && idle.closed[1]!, 'the two oldest connections closed');
+    const res = await rawRequest(transport.url, { method: 'POST', path: '/tasks/', body: '{"id":"new"}' });
+    assert.equal(res.status, 200);
+    await waitFor(() => idle.closed[2]!, 'the next oldest closed for the new client');
+    assert.deepEqual(idle.closed, [true, true, true, false, false]);
+  },
+);
 
 test('http server: the cap closes stalled uploads and half-sent headers before a request being answered', TIMEOUT, async (t) => {
   const { transport, port, held, arrived } = await server(t, 4);
   const busy = await openSocket(port);
   const busyAnswer = received(busy);
   const slow = '{"id":"slow"}';
-  busy.write(`POST /tasks/ HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${slow.length}\r\nconnection: close\r\n\r\n${slow}`);
+  busy.write(
+    `POST /tasks/ HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${slow.length}\r\nconnection: close\r\n\r\n${slow}`,
+  );
   await arrived.promise;
   // Silent, half a header, half a body.
   const partial = ['', 'POST /tasks/ HTTP/1.1\r\nhost: x', 'POST /tasks/ HTTP/1.1\r\nhost: x\r\ncontent-length: 50\r\n\r\n{"id"'];

@@ -11,20 +11,26 @@ import { openSocket, portOf, received, statuses } from './raw-peer.js';
 
 const TIMEOUT = { timeout: 10_000 };
 
-test('http server: with keepalive_interval null every answer says connection: close and the connection closes', TIMEOUT, async (t) => {
-  const transport = await serve(t, 'http', 'http://127.0.0.1:0', table(unary(ops.sendTask, (task) => task)), {
-    keepaliveInterval: null,
-    keepaliveTimeout: 60,
-  });
-  const socket = await openSocket(portOf(transport.url));
-  const body = '{"id":"once"}';
-  // An HTTP/1.1 request that would keep the connection by default.
-  socket.write(`POST /tasks/ HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`);
-  const { text, ended } = await received(socket);
-  assert.deepEqual(statuses(text), [200], text);
-  assert.match(text, /connection: close\r\n/i);
-  assert.ok(ended, 'the server closed the connection');
-});
+test(
+  'http server: with keepalive_interval null every answer says connection: close and the connection closes',
+  TIMEOUT,
+  async (t) => {
+    const transport = await serve(t, 'http', 'http://127.0.0.1:0', table(unary(ops.sendTask, (task) => task)), {
+      keepaliveInterval: null,
+      keepaliveTimeout: 60,
+    });
+    const socket = await openSocket(portOf(transport.url));
+    const body = '{"id":"once"}';
+    // An HTTP/1.1 request that would keep the connection by default.
+    socket.write(
+      `POST /tasks/ HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
+    );
+    const { text, ended } = await received(socket);
+    assert.deepEqual(statuses(text), [200], text);
+    assert.match(text, /connection: close\r\n/i);
+    assert.ok(ended, 'the server closed the connection');
+  },
+);
 
 test('http client: an idle pooled connection is closed after keepalive_interval', TIMEOUT, async (t) => {
   // A peer that keeps idle connections for a minute: only the client can close this one.

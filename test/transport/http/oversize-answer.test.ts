@@ -43,7 +43,9 @@ for (const [label, head, body] of [
     [...Array(PIECES).fill(chunked), Buffer.from('0\r\n\r\n')],
   ],
 ] as const) {
-  test(`http server: ${label} gets its 413, without a reset, to a client that uploads it all before reading`, { timeout: 60_000 }, async (t) => {
+  test(`http server: ${label} gets its 413, without a reset, to a client that uploads it all before reading`, {
+    timeout: 60_000,
+  }, async (t) => {
     const calls: string[] = [];
     const transport = await serve(
       t,
@@ -55,7 +57,11 @@ for (const [label, head, body] of [
     const port = portOf(transport.url);
     for (let i = 0; i < TRIES; i++) {
       const socket = await openSocket(port);
-      const { text, reset } = await uploadThenRead(socket, `POST /tasks/ HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n${head}\r\n`, body);
+      const { text, reset } = await uploadThenRead(
+        socket,
+        `POST /tasks/ HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n${head}\r\n`,
+        body,
+      );
       assert.equal(reset, false, `try ${i + 1}: the connection was reset under the upload`);
       assert.deepEqual(statuses(text), [413], `try ${i + 1}: ${JSON.stringify(text)}`);
       assert.match(text, /connection: close\r\n/i);

@@ -71,7 +71,11 @@ test('http server: Expect: 100-continue within the limit gets 100 Continue, then
 });
 
 for (const [label, head, status] of [
-  ['a Content-Length over the limit', `POST /tasks/ HTTP/1.1\r\ncontent-type: application/json\r\ncontent-length: ${LIMIT + 1}`, 413],
+  [
+    'a Content-Length over the limit',
+    `POST /tasks/ HTTP/1.1\r\ncontent-type: application/json\r\ncontent-length: ${LIMIT + 1}`,
+    413,
+  ],
   ['an unknown route', 'POST /nowhere HTTP/1.1\r\ncontent-type: application/json\r\ncontent-length: 10', 404],
   ['a body that is not JSON', 'POST /tasks/ HTTP/1.1\r\ncontent-type: text/plain\r\ncontent-length: 10', 415],
 ] as const) {
@@ -110,7 +114,9 @@ test('http server: a JSON content type with parameters or a +json suffix is acce
   ]) {
     const socket = await open(port);
     const body = `{"id":"${id}"}`;
-    socket.write(`POST /tasks/ HTTP/1.1\r\nhost: x\r\ncontent-type: ${type}\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`);
+    socket.write(
+      `POST /tasks/ HTTP/1.1\r\nhost: x\r\ncontent-type: ${type}\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`,
+    );
     assert.deepEqual(statuses(await exchange(socket)), [200], type);
   }
   assert.deepEqual(calls, ['charset', 'suffix', 'upper']);
@@ -154,8 +160,13 @@ test('http server: a chunked body over the limit is refused with 413 without cla
   socket.on('error', () => undefined);
   const text = await exchange(socket);
   assert.deepEqual(statuses(text), [413], text);
-  const body = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) as { error: { message: string; details: { limit: number; size: number } } };
-  assert.match(body.error.message, new RegExp(`exceeds the ${LIMIT}-byte limit \\(reading stopped after ${body.error.details.size} bytes\\)`));
+  const body = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) as {
+    error: { message: string; details: { limit: number; size: number } };
+  };
+  assert.match(
+    body.error.message,
+    new RegExp(`exceeds the ${LIMIT}-byte limit \\(reading stopped after ${body.error.details.size} bytes\\)`),
+  );
   assert.equal(body.error.details.limit, LIMIT);
   assert.ok(body.error.details.size > LIMIT);
   assert.deepEqual(calls, []);

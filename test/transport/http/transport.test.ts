@@ -7,7 +7,19 @@ import { AgentOperationsClient } from '../../../generated/clients/agent.js';
 import { validate } from '../../../generated/validators/index.js';
 import { TransportProtocolError, TransportRemoteError, TransportTimeoutError } from '../../../src/transport/errors.js';
 import type { Transport } from '../../../src/transport/transport.js';
-import { answer, client, header, ops, rawRequest, rawServer, rejection, serve, table, unary, type RawResponse } from '../../support/transport-fixtures.js';
+import {
+  answer,
+  client,
+  header,
+  ops,
+  rawRequest,
+  rawServer,
+  rejection,
+  serve,
+  table,
+  unary,
+  type RawResponse,
+} from '../../support/transport-fixtures.js';
 
 async function agentServer(t: Parameters<typeof serve>[0]) {
   const calls: string[] = [];
@@ -46,13 +58,22 @@ async function stillServing(server: Transport, calls: string[]): Promise<void> {
   assert.equal(calls.length, before + 1);
 }
 
-const bad: Array<[string, { method: string; path: string; body?: string; headers?: Record<string, string> }, number, string, (res: RawResponse) => void]> = [
+const bad: Array<
+  [
+    string,
+    { method: string; path: string; body?: string; headers?: Record<string, string> },
+    number,
+    string,
+    (res: RawResponse) => void,
+  ]
+> = [
   [
     'malformed JSON body -> 400 invalid_json naming the line and column',
     { method: 'POST', path: '/tasks/', body: '{\n  "id": "x",\n  "messages": [}' },
     400,
     'invalid_json',
-    (res) => assert.equal(res.json.error.message, "request body is not valid JSON: line 3, column 16: expected a value, found '}'"),
+    (res) =>
+      assert.equal(res.json.error.message, "request body is not valid JSON: line 3, column 16: expected a value, found '}'"),
   ],
   [
     'a body that is not JSON at all -> 400 invalid_json',
@@ -69,7 +90,10 @@ const bad: Array<[string, { method: string; path: string; body?: string; headers
     (res) => {
       const issues = res.json.error.details.issues;
       assert.ok(Array.isArray(issues) && issues.length > 0);
-      assert.ok(issues.some((issue: { pointer: string }) => issue.pointer === '/id'), JSON.stringify(issues));
+      assert.ok(
+        issues.some((issue: { pointer: string }) => issue.pointer === '/id'),
+        JSON.stringify(issues),
+      );
     },
   ],
   [
@@ -108,7 +132,13 @@ const bad: Array<[string, { method: string; path: string; body?: string; headers
     (res) => assert.equal(res.json.error.message, 'no endpoint for POST /tasks; did you mean POST /tasks/?'),
   ],
   ['unknown path -> 404 not_found', { method: 'GET', path: '/nowhere' }, 404, 'not_found', () => undefined],
-  ['unknown path with a body -> 404', { method: 'POST', path: '/tasks/unknown', body: '{"id":"x"}' }, 404, 'not_found', () => undefined],
+  [
+    'unknown path with a body -> 404',
+    { method: 'POST', path: '/tasks/unknown', body: '{"id":"x"}' },
+    404,
+    'not_found',
+    () => undefined,
+  ],
   [
     'wrong method -> 405 with Allow',
     { method: 'GET', path: '/tasks/' },
@@ -196,7 +226,12 @@ test('http server: a handler failure is 500 internal with an error body', async 
       }),
     ),
   );
-  const res = await rawRequest(server.url, { method: 'POST', path: '/tasks/', headers: { 'x-svc-request-id': 'r500' }, body: '{"id":"x"}' });
+  const res = await rawRequest(server.url, {
+    method: 'POST',
+    path: '/tasks/',
+    headers: { 'x-svc-request-id': 'r500' },
+    body: '{"id":"x"}',
+  });
   assertErrorBody(res, 500, 'internal', 'r500');
   assert.match(res.json.error.message, /kaput/);
 });
@@ -292,8 +327,13 @@ test('http client: query parameters go in the query string, a list as a repeated
 });
 
 // The peer never answers: without the deadline the call would hang, which the test timeout turns into a failure.
-test('http client: a deadline that passes while the answer is awaited ends the call with TransportTimeoutError', { timeout: 10_000 }, async (t) => {
+test('http client: a deadline that passes while the answer is awaited ends the call with TransportTimeoutError', {
+  timeout: 10_000,
+}, async (t) => {
   const peer = await rawServer(t, () => undefined);
   const api = new AgentOperationsClient(await client(t, 'http', peer.url));
-  await assert.rejects(api.sendTask({ id: 'slow' }, { timeoutMs: 100 }), (error: unknown) => error instanceof TransportTimeoutError);
+  await assert.rejects(
+    api.sendTask({ id: 'slow' }, { timeoutMs: 100 }),
+    (error: unknown) => error instanceof TransportTimeoutError,
+  );
 });

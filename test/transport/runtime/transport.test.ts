@@ -11,7 +11,19 @@ import { createTransport } from '../../../src/transport/factory.js';
 import { AgentServer } from '../../../src/agent/agent-server.js';
 import { AgentClient } from '../../../src/client/agent-client.js';
 import type { RequestContext } from '../../../src/transport/endpoint.js';
-import { bytesOf, client, echoTask, fallbackTarget, ops, rejection, runtimeUrl, serve, stream, table, unary } from '../../support/transport-fixtures.js';
+import {
+  bytesOf,
+  client,
+  echoTask,
+  fallbackTarget,
+  ops,
+  rejection,
+  runtimeUrl,
+  serve,
+  stream,
+  table,
+  unary,
+} from '../../support/transport-fixtures.js';
 
 async function drain<T>(events: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
@@ -235,7 +247,10 @@ test("runtime: an agent's finished task reaches the caller as its own copy, equa
   t.after(() => agent.stop());
   const caller = new AgentClient(url);
   t.after(() => caller.close());
-  const answer: any = await caller.sendTask({ id: 'copy-1', messages: [{ role: 'user', parts: [{ type: 'text', content: 'q' }] }] } as never);
+  const answer: any = await caller.sendTask({
+    id: 'copy-1',
+    messages: [{ role: 'user', parts: [{ type: 'text', content: 'q' }] }],
+  } as never);
   assert.equal(answer.state, 'completed');
   assert.ok(targetTask, 'the handler ran');
   // The answer reads as the target's task does as JSON, and shares none of its objects.
@@ -308,7 +323,9 @@ test('runtime: the transport is not networked and serves no browser pages', asyn
   assert.equal(server.health().url, url);
 });
 
-test("runtime: a stream's deadline ends the caller's wait at once and frees its stream slot, even if the target goes quiet", { timeout: 5_000 }, async (t) => {
+test("runtime: a stream's deadline ends the caller's wait at once and frees its stream slot, even if the target goes quiet", {
+  timeout: 5_000,
+}, async (t) => {
   const url = runtimeUrl('quiet-stream');
   await serve(
     t,

@@ -20,7 +20,6 @@ import { collect } from '../../support/async.js';
 const TIMEOUT = { timeout: 20_000 };
 const task: Task = { id: 'task-1', messages: [] };
 
-
 describe('sse client and server', TIMEOUT, () => {
   let server: Transport;
   const clients: Transport[] = [];
@@ -49,7 +48,10 @@ describe('sse client and server', TIMEOUT, () => {
             // the reader has to join frames from many chunks.
             const count = metadata?.count ?? 1;
             for (let n = 0; n < count; n++) {
-              yield { result: { type: 'task_message', n, padding: String(n % 10).repeat(metadata?.size ?? 1) }, final: n === count - 1 };
+              yield {
+                result: { type: 'task_message', n, padding: String(n % 10).repeat(metadata?.size ?? 1) },
+                final: n === count - 1,
+              };
             }
             return;
           }
@@ -72,7 +74,10 @@ describe('sse client and server', TIMEOUT, () => {
 
   it('receives every event in order and stops at the final one (typed client)', async () => {
     const api = new AgentOperationsClient(await client());
-    assert.deepEqual(await collect(api.streamTask(task)), taskEvents(task).map((item) => item.result));
+    assert.deepEqual(
+      await collect(api.streamTask(task)),
+      taskEvents(task).map((item) => item.result),
+    );
   });
 
   it('resolves the aliases json-rpc and SSE-JSON-RPC to the sse transport', async () => {
@@ -171,7 +176,11 @@ describe('sse client and server', TIMEOUT, () => {
   it('answers a stream on an unknown path with a 404 remote error', async () => {
     const transport = await client();
     const nowhere = { ...agentOperations.streamTask, path: '/tasks/nowhere' };
-    await assert.rejects(collect(transport.stream(nowhere, task)), { name: 'TransportRemoteError', statusCode: 404, code: 'not_found' });
+    await assert.rejects(collect(transport.stream(nowhere, task)), {
+      name: 'TransportRemoteError',
+      statusCode: 404,
+      code: 'not_found',
+    });
   });
 
   it('stops the server side when the caller aborts mid-stream', async () => {
@@ -374,8 +383,25 @@ describe('sse over https', TIMEOUT, () => {
     const keyfile = join(dir, 'key.pem');
     execFileSync(
       'openssl',
-      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
-        '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', keyfile, '-out', certfile],
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+        '-keyout',
+        keyfile,
+        '-out',
+        certfile,
+      ],
       { stdio: 'ignore' },
     );
     server = await createTransport('sse', 'https://127.0.0.1:0', { tls: { certfile, keyfile } });
@@ -391,7 +417,10 @@ describe('sse over https', TIMEOUT, () => {
 
   it('streams over TLS with the server certificate trusted through cafile', async () => {
     assert.match(server.url, /^https:\/\/127\.0\.0\.1:\d+$/);
-    assert.deepEqual(await collect(client.stream(agentOperations.streamTask, task)), taskEvents(task).map((item) => item.result));
+    assert.deepEqual(
+      await collect(client.stream(agentOperations.streamTask, task)),
+      taskEvents(task).map((item) => item.result),
+    );
   });
 
   it('refuses a server whose certificate it does not trust', async () => {

@@ -6,11 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { after, before, describe, it } from 'node:test';
 import { formatSSEEvent } from '@a2a-js/sdk';
 import { agentOperations } from '../../../generated/operations/agent.js';
-import {
-  TransportLimitError,
-  TransportProtocolError,
-  TransportRemoteError,
-} from '../../../src/transport/errors.js';
+import { TransportLimitError, TransportProtocolError, TransportRemoteError } from '../../../src/transport/errors.js';
 import { createTransport } from '../../../src/transport/factory.js';
 import type { Transport } from '../../../src/transport/transport.js';
 import { ENVELOPE_ROOM } from '../../../src/transport/envelope.js';
@@ -180,7 +176,13 @@ describe('sse client against hand-written servers', { timeout: 20_000 }, () => {
     const { events, error } = await run('remote-failure', (_req, res, requestId) => {
       eventStream(res);
       res.write(frame(requestId, 1, false));
-      const failure = { code: 'unavailable', message: 'engine overloaded', status: 503, request_id: requestId, details: { retry_after: 1 } };
+      const failure = {
+        code: 'unavailable',
+        message: 'engine overloaded',
+        status: 503,
+        request_id: requestId,
+        details: { retry_after: 1 },
+      };
       res.end(`data: ${JSON.stringify({ jsonrpc: '2.0', id: requestId, ok: false, error: failure, final: true })}\n\n`);
     });
     assert.deepEqual(events, [1]);
@@ -285,5 +287,4 @@ describe('sse client against hand-written servers', { timeout: 20_000 }, () => {
     assert.equal(metrics.active_streams, 0);
     assert.ok(metrics.streams_failed > 0);
   });
-
 });

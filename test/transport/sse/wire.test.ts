@@ -69,7 +69,10 @@ describe('sse server, raw HTTP/1.1 peer', () => {
     assert.equal(res.headers['cache-control'], 'no-cache');
     assert.equal(res.headers['x-svc-request-id'], 'raw-1');
     const expected = taskEvents(task)
-      .map((item) => `data: {"jsonrpc":"2.0","id":"raw-1","ok":true,"result":${JSON.stringify(item.result)},"error":null,"final":${item.final}}\n\n`)
+      .map(
+        (item) =>
+          `data: {"jsonrpc":"2.0","id":"raw-1","ok":true,"result":${JSON.stringify(item.result)},"error":null,"final":${item.final}}\n\n`,
+      )
       .join('');
     assert.equal(res.body, expected);
     const frames = dataLines(res.body).map((line) => JSON.parse(line));
@@ -111,7 +114,13 @@ describe('sse server, raw HTTP/1.1 peer', () => {
   });
 
   it('turns an event over max_event_bytes into a final error frame instead of sending it', async () => {
-    const res = await rawRequest(server.url, 'POST', '/tasks/stream', { 'X-Svc-Request-ID': 'raw-3' }, JSON.stringify({ id: 'too-big' }));
+    const res = await rawRequest(
+      server.url,
+      'POST',
+      '/tasks/stream',
+      { 'X-Svc-Request-ID': 'raw-3' },
+      JSON.stringify({ id: 'too-big' }),
+    );
     const frames = dataLines(res.body).map((line) => JSON.parse(line));
     assert.equal(frames.length, 2);
     assert.equal(frames[1].ok, false);
@@ -230,7 +239,10 @@ describe('sse server, authentication before the stream opens', () => {
 
   it('lets a parley client with the right credentials stream, and refuses one with wrong ones', async () => {
     const good = await createTransport('sse', server.url, { authenticator, credentials: 'good-key' });
-    const bad = await createTransport('sse', server.url, { authenticator: { ...authenticator, authenticate: async (c) => ({ principal_id: 'x', token: c }) }, credentials: 'bad-key' });
+    const bad = await createTransport('sse', server.url, {
+      authenticator: { ...authenticator, authenticate: async (c) => ({ principal_id: 'x', token: c }) },
+      credentials: 'bad-key',
+    });
     try {
       const events: unknown[] = [];
       for await (const event of good.stream(agentOperations.streamTask, task)) events.push(event);
@@ -324,7 +336,14 @@ describe('sse server, read by an independent event-stream client (fetch + @a2a-j
     }
     assert.deepEqual(
       envelopes,
-      taskEvents(task).map((item) => ({ jsonrpc: '2.0', id: 'fetch-1', ok: true, result: item.result, error: null, final: item.final })),
+      taskEvents(task).map((item) => ({
+        jsonrpc: '2.0',
+        id: 'fetch-1',
+        ok: true,
+        result: item.result,
+        error: null,
+        final: item.final,
+      })),
     );
   });
 });

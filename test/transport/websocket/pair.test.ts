@@ -14,7 +14,6 @@ import { client, ops, rejection, serve, table, unary, waitFor } from '../../supp
 import { agentTable, RawPeer, testAuthenticator } from '../../support/websocket-peers.js';
 import { collect } from '../../support/async.js';
 
-
 describe('websocket client and server', () => {
   it('round-trips a unary call and a stream', async (t) => {
     const server = await serve(t, 'websocket', 'ws://127.0.0.1:0', agentTable().endpoints);
@@ -66,7 +65,9 @@ describe('websocket client and server', () => {
     );
     const server = await serve(t, 'websocket', 'ws://127.0.0.1:0', endpoints);
     const transport = await client(t, 'websocket', server.url);
-    const results = (await Promise.all(['a', 'b', 'c'].map((id) => transport.unary(ops.sendTask, { id })))) as Array<{ id: string }>;
+    const results = (await Promise.all(['a', 'b', 'c'].map((id) => transport.unary(ops.sendTask, { id })))) as Array<{
+      id: string;
+    }>;
     assert.deepEqual(
       results.map((result) => result.id),
       ['a', 'b', 'c'],
@@ -170,10 +171,27 @@ describe('websocket client and server', () => {
     t.after(() => rmSync(dir, { recursive: true, force: true }));
     const certfile = join(dir, 'cert.pem');
     const keyfile = join(dir, 'key.pem');
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost',
-      '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-keyout', keyfile, '-out', certfile,
-    ], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1,DNS:localhost',
+        '-keyout',
+        keyfile,
+        '-out',
+        certfile,
+      ],
+      { stdio: 'ignore' },
+    );
     const server = await serve(t, 'websocket', 'wss://127.0.0.1:0', agentTable().endpoints, { tls: { certfile, keyfile } });
     assert.match(server.url, /^wss:/);
     const trusting = await client(t, 'websocket', server.url, { tls: { cafile: certfile } });

@@ -115,8 +115,14 @@ describe('websocket server, raw ws client', () => {
       answers.push((await peer.next()).text);
     }
     const metrics = server.health().metrics;
-    assert.equal(metrics.bytes_received, sent.reduce((sum, text) => sum + Buffer.byteLength(text), 0));
-    assert.equal(metrics.bytes_sent, answers.reduce((sum, text) => sum + Buffer.byteLength(text), 0));
+    assert.equal(
+      metrics.bytes_received,
+      sent.reduce((sum, text) => sum + Buffer.byteLength(text), 0),
+    );
+    assert.equal(
+      metrics.bytes_sent,
+      answers.reduce((sum, text) => sum + Buffer.byteLength(text), 0),
+    );
     assert.deepEqual(requestCounts(server), { started: 2, failed: 2 });
   });
 

@@ -22,7 +22,9 @@ function misbehave(socket: WebSocket, frame: Received): void {
     case 'wrong-id':
       return reply(socket, 'someone-else', { id: 'wrong-id' });
     case 'remote':
-      socket.send(JSON.stringify({ id, ok: false, result: null, error: { code: 'busy', message: 'try later', status: 503 }, final: true }));
+      socket.send(
+        JSON.stringify({ id, ok: false, result: null, error: { code: 'busy', message: 'try later', status: 503 }, final: true }),
+      );
       return;
     case 'not-json':
       return socket.send('{"id": oops');
@@ -33,7 +35,15 @@ function misbehave(socket: WebSocket, frame: Received): void {
     case 'no-ok':
       return socket.send(JSON.stringify({ id, result: {}, final: true }));
     case 'unreadable':
-      socket.send(JSON.stringify({ id: null, ok: false, result: null, error: { code: 'invalid_json', message: 'bad', status: 400 }, final: true }));
+      socket.send(
+        JSON.stringify({
+          id: null,
+          ok: false,
+          result: null,
+          error: { code: 'invalid_json', message: 'bad', status: 400 },
+          final: true,
+        }),
+      );
       return;
     case 'drop':
       return socket.terminate();
