@@ -73,8 +73,9 @@ for (const kind of TRANSPORTS) {
         'POST /state/reset',
         'POST /tasks/',
         'POST /tasks/cancel',
-        // Pages on http only; the task stream only where the transport streams; no POST /chat without a model.
-        ...(kind === 'http' ? ['GET /chat', 'GET /status'] : ['POST /tasks/stream']),
+        // Pages and the OpenAPI document on http only; the task stream only where the transport
+        // streams; no POST /chat without a model, no GET /metrics unless metrics are on.
+        ...(kind === 'http' ? ['GET /chat', 'GET /openapi.json', 'GET /status'] : ['POST /tasks/stream']),
       ].sort();
       assert.deepEqual(routes, expected);
     });
