@@ -1,6 +1,7 @@
 // SecurityContext helpers: making a context with the spec's defaults, and the local expiry
 // check. The check never contacts an issuer; it compares `expires_at` with the current UTC time.
 import type { SecurityContext } from '../../generated/types/index.js';
+import { nowIso } from '../core/clock.js';
 import { InvalidArgumentError } from '../core/errors.js';
 
 export interface SecurityContextInit {
@@ -17,7 +18,7 @@ export function createSecurityContext(init: SecurityContextInit): SecurityContex
     principal_id: init.principalId,
     token: init.token,
     expires_at: init.expiresAt ?? null,
-    issued_at: init.issuedAt ?? new Date().toISOString(),
+    issued_at: init.issuedAt ?? nowIso(),
     metadata: init.metadata ?? {},
   };
 }
