@@ -9,6 +9,8 @@ import { ConfigError, importOptional } from '../../core/errors.js';
 import type { ChatTurn, CompletionOptions, LanguageModel, ModelEvent, ModelRequest } from '../language-model.js';
 import { ModelError, modelErrorForStatus, retryAfterMs } from '../model-error.js';
 import { DEFAULT_MODEL_RETRY, DEFAULT_STEP_TIMEOUT_MS, StepCall, decodeArguments, interrupted, scrubKey } from './step-call.js';
+import { lazyLoader } from '../../core/lazy-import.js';
+import { answerText, textDeltas } from './model-text.js';
 
 type AnthropicModule = typeof import('@anthropic-ai/sdk');
 type AnthropicClient = InstanceType<AnthropicModule['Anthropic']>;
@@ -36,15 +38,7 @@ export interface AnthropicMessagesOptions {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-let loading: Promise<AnthropicModule> | null = null;
-
-function loadAnthropic(): Promise<AnthropicModule> {
-  loading ??= importOptional<AnthropicModule>('@anthropic-ai/sdk', 'the anthropic model provider').catch((error: unknown) => {
-    loading = null;
-    throw error;
-  });
-  return loading;
-}
+const loadAnthropic = lazyLoader(() => importOptional<AnthropicModule>('@anthropic-ai/sdk', 'the anthropic model provider'));
 
 export class AnthropicMessagesModel implements LanguageModel {
   readonly name: string;
@@ -65,14 +59,12 @@ export class AnthropicMessagesModel implements LanguageModel {
     this.apiKey = key;
   }
 
-  async complete(turns: readonly ChatTurn[], options?: CompletionOptions): Promise<string> {
-    let text = '';
-    for await (const event of this.step({ turns, signal: options?.signal })) if (event.type === 'text') text += event.delta;
-    return text;
+  complete(turns: readonly ChatTurn[], options?: CompletionOptions): Promise<string> {
+    return answerText(this.step({ turns, signal: options?.signal }));
   }
 
-  async *stream(turns: readonly ChatTurn[], options?: CompletionOptions): AsyncIterable<string> {
-    for await (const event of this.step({ turns, signal: options?.signal })) if (event.type === 'text') yield event.delta;
+  stream(turns: readonly ChatTurn[], options?: CompletionOptions): AsyncIterable<string> {
+    return textDeltas(this.step({ turns, signal: options?.signal }));
   }
 
   async *step(request: ModelRequest): AsyncGenerator<ModelEvent> {

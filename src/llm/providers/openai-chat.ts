@@ -11,6 +11,8 @@ import type { ChatTurn, CompletionOptions, LanguageModel, ModelEvent, ModelReque
 import { ModelError, modelErrorForStatus, retryAfterMs } from '../model-error.js';
 import { tiktokenCounter } from '../tokenizer.js';
 import { DEFAULT_MODEL_RETRY, DEFAULT_STEP_TIMEOUT_MS, StepCall, decodeArguments, interrupted, scrubKey } from './step-call.js';
+import { lazyLoader } from '../../core/lazy-import.js';
+import { answerText, textDeltas } from './model-text.js';
 
 type OpenAIModule = typeof import('openai');
 type OpenAIClient = InstanceType<OpenAIModule['OpenAI']>;
@@ -42,15 +44,7 @@ export interface OpenAIChatOptions {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-let loading: Promise<OpenAIModule> | null = null;
-
-function loadOpenAI(): Promise<OpenAIModule> {
-  loading ??= importOptional<OpenAIModule>('openai', 'the openai model provider').catch((error: unknown) => {
-    loading = null;
-    throw error;
-  });
-  return loading;
-}
+const loadOpenAI = lazyLoader(() => importOptional<OpenAIModule>('openai', 'the openai model provider'));
 
 export class OpenAIChatModel implements LanguageModel {
   readonly name: string;
@@ -80,14 +74,12 @@ export class OpenAIChatModel implements LanguageModel {
     return tiktokenCounter(this.name);
   }
 
-  async complete(turns: readonly ChatTurn[], options?: CompletionOptions): Promise<string> {
-    let text = '';
-    for await (const event of this.step({ turns, signal: options?.signal })) if (event.type === 'text') text += event.delta;
-    return text;
+  complete(turns: readonly ChatTurn[], options?: CompletionOptions): Promise<string> {
+    return answerText(this.step({ turns, signal: options?.signal }));
   }
 
-  async *stream(turns: readonly ChatTurn[], options?: CompletionOptions): AsyncIterable<string> {
-    for await (const event of this.step({ turns, signal: options?.signal })) if (event.type === 'text') yield event.delta;
+  stream(turns: readonly ChatTurn[], options?: CompletionOptions): AsyncIterable<string> {
+    return textDeltas(this.step({ turns, signal: options?.signal }));
   }
 
   async *step(request: ModelRequest): AsyncGenerator<ModelEvent> {
