@@ -3,7 +3,7 @@
 // ago, a filter form (name, role, tags; the same matching as discovery), and the transport's
 // counters. Ages tick in the page and the counters refresh from /healthz.
 import type { Health, RegistryEntry } from '../../generated/types/index.js';
-import { escapeHtml, page } from '../agent/pages/html.js';
+import { escapeHtml, HEALTH_REFRESH_SCRIPT, page } from '../agent/pages/html.js';
 import { METRIC_LABELS } from '../agent/pages/status-page.js';
 import type { RegistryStore } from './registry-store.js';
 
@@ -80,17 +80,7 @@ setInterval(() => {
   const now = Date.now() / 1000 + offset;
   for (const el of document.querySelectorAll('[data-last-seen]')) el.textContent = formatAge(now - Number(el.dataset.lastSeen));
 }, 1000);
-setInterval(async () => {
-  try {
-    const res = await fetch('healthz', { credentials: 'same-origin' });
-    if (!res.ok) return;
-    const health = await res.json();
-    const badge = document.getElementById('status');
-    badge.textContent = health.status;
-    badge.className = 'badge ' + (health.ready ? 'ok' : 'bad');
-    for (const el of document.querySelectorAll('[data-metric]')) el.textContent = health.metrics[el.dataset.metric];
-  } catch {}
-}, 5000);`;
+${HEALTH_REFRESH_SCRIPT}`;
   return page('parley registry · status', body, script);
 }
 

@@ -22,7 +22,7 @@ export const ENVELOPE_ROOM = 64 * 1024;
 // ---------------------------------------------------------------------------- requests
 
 /** A request envelope that passed the schema, with its `params` as handlers see them. */
-interface RequestEnvelopeFields {
+export interface RequestEnvelopeFields {
   readonly id: string;
   readonly method: string;
   readonly path: string;

@@ -43,3 +43,20 @@ ${script ? `<script>${script}</script>` : ''}
 </body>
 </html>`;
 }
+
+/**
+ * The status pages' refresh: every few seconds the badge and every `data-metric` cell are
+ * updated from /healthz, same origin and credentials.
+ */
+export const HEALTH_REFRESH_SCRIPT = `
+setInterval(async () => {
+  try {
+    const res = await fetch('healthz', { credentials: 'same-origin' });
+    if (!res.ok) return;
+    const health = await res.json();
+    const badge = document.getElementById('status');
+    badge.textContent = health.status;
+    badge.className = 'badge ' + (health.ready ? 'ok' : 'bad');
+    for (const el of document.querySelectorAll('[data-metric]')) el.textContent = health.metrics[el.dataset.metric];
+  } catch {}
+}, 5000);`;

@@ -4,7 +4,7 @@
 // Metrics refresh in place.
 import type { AgentCard, Health, TaskState } from '../../../generated/types/index.js';
 import type { TaskCounts } from '../task-engine.js';
-import { escapeHtml, page } from './html.js';
+import { escapeHtml, HEALTH_REFRESH_SCRIPT, page } from './html.js';
 
 export const METRIC_LABELS: ReadonlyArray<[keyof Health['metrics'], string]> = [
   ['requests_started', 'requests started'],
@@ -61,18 +61,6 @@ export function renderStatusPage(card: AgentCard, health: Health, tasks: TaskCou
 <table id="tasks"><thead><tr><th>state</th><th>tasks</th></tr></thead><tbody>${rows}</tbody></table>
 <p class="muted">Active tasks and the most recently finished ones.</p>
 <p class="muted">Health: <a href="healthz">healthz</a> · <a href="readyz">readyz</a> · <a href="chat">chat</a></p>`;
-  // Refresh the counters from /healthz every few seconds, same origin and credentials.
-  const script = `
-setInterval(async () => {
-  try {
-    const res = await fetch('healthz', { credentials: 'same-origin' });
-    if (!res.ok) return;
-    const health = await res.json();
-    const badge = document.getElementById('status');
-    badge.textContent = health.status;
-    badge.className = 'badge ' + (health.ready ? 'ok' : 'bad');
-    for (const el of document.querySelectorAll('[data-metric]')) el.textContent = health.metrics[el.dataset.metric];
-  } catch {}
-}, 5000);`;
+  const script = HEALTH_REFRESH_SCRIPT;
   return page(`${card.name} · parley status`, body, script);
 }

@@ -4,7 +4,6 @@
 import { describeJsonSyntaxError } from '../../core/json-syntax.js';
 import type { InboundEvent, OutboundCall } from '../binding.js';
 import type { Limits } from '../config.js';
-import type { QueryParams } from '../endpoint.js';
 import { EndpointError, type ErrorObject } from '../endpoint-error.js';
 import {
   ENVELOPE_ROOM,
@@ -13,6 +12,7 @@ import {
   okEnvelope,
   readRequestEnvelope,
   readResponseEnvelope,
+  type RequestEnvelopeFields,
 } from '../envelope.js';
 import { TransportProtocolError } from '../errors.js';
 
@@ -44,13 +44,7 @@ function byteLengthOf(raw: RawData): number {
 
 // ---------------------------------------------------------------------------- server side
 
-interface RequestFrame {
-  readonly id: string;
-  readonly method: string;
-  readonly path: string;
-  readonly data: unknown;
-  readonly params: QueryParams;
-  readonly idempotencyKey: string | null;
+interface RequestFrame extends RequestEnvelopeFields {
   /** Size for the request limit and the metrics: the frame, or the payload alone when the frame is over the limit. */
   readonly bytes: number;
 }
