@@ -60,9 +60,11 @@ return 1
 `;
 
 /**
- * ARGV: prefix, key, token, value, ttl ms, weight, max entries, max weight, now ms. Stores the
- * answer unless another run took the key over, then evicts: expired records, then the oldest
- * until both bounds hold.
+ * ARGV: prefix, key, token, value, ttl ms, weight, max entries, max weight. Stores the answer
+ * unless another run took the key over, then evicts: expired records, then the oldest until
+ * both bounds hold. The order is a counter, not a clock: a wall clock that steps back (as a
+ * machine's may) would make a newer answer look older. Every record lives the same TTL, so the
+ * expired ones are always the oldest: they are found from the front of the order.
  */
 const STORE = `
 local p, key = ARGV[1], ARGV[2]
@@ -83,11 +85,15 @@ local function forget(member)
 end
 forget(key)
 redis.call('SET', k, ARGV[4], 'PX', ARGV[5])
-redis.call('ZADD', order, ARGV[9], key)
+redis.call('ZADD', order, redis.call('INCR', p..'idem:seq'), key)
 redis.call('HSET', weights, key, ARGV[6])
 redis.call('INCRBY', total, ARGV[6])
-for _, member in ipairs(redis.call('ZRANGEBYSCORE', order, '-inf', tonumber(ARGV[9]) - tonumber(ARGV[5]))) do
-  forget(member)
+while true do
+  local oldest = redis.call('ZRANGE', order, 0, 0)[1]
+  if not oldest then break end
+  local v = redis.call('GET', p..'idem:'..oldest)
+  if v and string.sub(v, 1, 1) == 'D' then break end
+  forget(oldest)
 end
 local maxEntries, maxWeight = tonumber(ARGV[7]), tonumber(ARGV[8])
 while redis.call('ZCARD', order) > maxEntries or tonumber(redis.call('GET', total) or '0') > maxWeight do
@@ -192,7 +198,7 @@ export class RedisIdempotency implements IdempotencyRunner {
         await this.client.idemShare(this.prefix, id, token, encodeOutcome(value), String(SHARE_MS));
       } else {
         const ttlMs = String(Math.round(this.bounds.ttlSeconds * 1000));
-        const args = [String(weight), String(this.bounds.maxEntries), String(this.bounds.maxWeight), String(Date.now())];
+        const args = [String(weight), String(this.bounds.maxEntries), String(this.bounds.maxWeight)];
         await this.client.idemStore(this.prefix, id, token, `D${encodeOutcome(value)}`, ttlMs, ...args);
       }
     } catch {
