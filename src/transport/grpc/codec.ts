@@ -5,11 +5,12 @@
 // (proto/svc/transport/v1/transport.proto explains the presence rules).
 import { fromJson, fromJsonString, toJson, type JsonObject, type JsonValue } from '@bufbuild/protobuf';
 import { ValueSchema, type Value } from '@bufbuild/protobuf/wkt';
+import type { Metadata } from '@grpc/grpc-js';
 import type { InvokeRequest, InvokeResponse } from '../../../generated/proto/svc/transport/v1/transport_pb.js';
 import { extractCredentials } from '../../auth/credentials.js';
 import { newId } from '../../core/ids.js';
 import { jsonByteLength, normalizeJson } from '../../core/json.js';
-import type { InboundRequest } from '../endpoint.js';
+import { Inbound, type SignalSource } from '../endpoint.js';
 import { EndpointError, type ErrorObject } from '../endpoint-error.js';
 import { readRequestEnvelope } from '../envelope.js';
 import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from '../wire-names.js';
@@ -27,18 +28,16 @@ export const METADATA = Object.freeze({
 });
 
 export type DecodedRequest =
-  | { readonly ok: true; readonly requestId: string; readonly inbound: InboundRequest }
+  | { readonly ok: true; readonly requestId: string; readonly inbound: Inbound }
   /** `tooDeep`: refused for nesting, which the service answers INVALID_ARGUMENT like an unparsable message. */
   | { readonly ok: false; readonly requestId: string; readonly error: EndpointError; readonly tooDeep: boolean };
 
 /**
  * Reads a request message by the rules every wire shares (../envelope.ts): the message becomes
  * the plain envelope it stands for (proto3's empty strings are absent fields) and is read as
- * a websocket frame is. The `x-svc-request-id` metadata only names an envelope that has no
- * usable id in the error answer; the `idempotency-key` metadata stands in for an envelope
- * without one. Credentials come from the `authorization` / `x-api-key` metadata only.
+ * a websocket frame is.
  */
-export function decodeRequest(envelope: RequestEnvelope, metadata: Headers, signal: AbortSignal): DecodedRequest {
+export function decodeRequest(envelope: RequestEnvelope, metadata: Metadata, abort: SignalSource): DecodedRequest {
   let data: unknown;
   try {
     // Bounded: the message parser refuses nesting past protobuf's recursion limit.
@@ -46,7 +45,7 @@ export function decodeRequest(envelope: RequestEnvelope, metadata: Headers, sign
   } catch (error) {
     return notJson(envelope, metadata, error);
   }
-  return inboundFrom(envelope, data, metadata, signal);
+  return inboundFromMetadata(envelope, data, metadata, abort);
 }
 
 /** The fields of a request envelope other than its payload, as both message shapes carry them. */
@@ -59,44 +58,61 @@ export interface EnvelopeFields {
 }
 
 /**
- * The request an envelope's fields and its payload (already plain JSON, or undefined when the
- * message has none) make, by the rules every wire shares (../envelope.ts), nesting limit included.
+ * The request an envelope's fields, its payload (already plain JSON, or undefined when the
+ * message has none) and the call's metadata make, by the rules every wire shares
+ * (../envelope.ts), nesting limit included. Every metadata key the server reads is read here:
+ * the `x-svc-request-id` metadata only names an envelope that has no usable id in the error
+ * answer; the `idempotency-key` metadata stands in for an envelope without one; credentials
+ * come from the `authorization` / `x-api-key` metadata only.
  */
-export function inboundFrom(envelope: EnvelopeFields, data: unknown, metadata: Headers, signal: AbortSignal): DecodedRequest {
+export function inboundFromMetadata(
+  envelope: EnvelopeFields,
+  data: unknown,
+  metadata: Metadata,
+  abort: SignalSource,
+): DecodedRequest {
   const read = readRequestEnvelope({
     id: nonEmpty(envelope.id),
     method: nonEmpty(envelope.method),
     path: nonEmpty(envelope.path),
     data: data === undefined ? null : data,
     params: envelope.params ?? {},
-    idempotency_key: nonEmpty(envelope.idempotencyKey) ?? nonEmpty(metadata.get(METADATA.idempotencyKey)) ?? null,
+    idempotency_key: nonEmpty(envelope.idempotencyKey) ?? nonEmpty(metadataValue(metadata, METADATA.idempotencyKey)) ?? null,
   });
   if (!read.ok) return { ok: false, requestId: read.id ?? fallbackId(metadata), error: read.error, tooDeep: read.tooDeep };
   const { id, method, path, params, idempotencyKey } = read.envelope;
-  const inbound: InboundRequest = {
-    method,
-    path,
-    data,
-    params,
-    requestId: id,
-    idempotencyKey,
-    credentials: extractCredentials(
-      (name) => metadata.get(name) ?? undefined,
-      () => undefined,
-    ),
-    signal,
-    // Limits are measured on the JSON text of the payload, whatever the codec on the wire.
-    receivedBytes: data === undefined ? 0 : jsonByteLength(data),
-  };
+  const inbound = new Inbound(
+    {
+      method,
+      path,
+      data,
+      params,
+      requestId: id,
+      idempotencyKey,
+      credentials: extractCredentials(
+        (name) => metadataValue(metadata, name),
+        () => undefined,
+      ),
+      // Limits are measured on the JSON text of the payload, whatever the codec on the wire.
+      receivedBytes: data === undefined ? 0 : jsonByteLength(data),
+    },
+    abort,
+  );
   return { ok: true, requestId: id, inbound };
 }
 
-/** The id an answer to an unreadable envelope carries: the metadata's, else a fresh one. */
-function fallbackId(metadata: Headers): string {
-  return nonEmpty(metadata.get(METADATA.requestId)) ?? newId();
+/** The first value of a text metadata key (binary `-bin` keys are never read here). */
+function metadataValue(metadata: Metadata, name: string): string | undefined {
+  const [value] = metadata.get(name);
+  return typeof value === 'string' ? value : undefined;
 }
 
-function notJson(envelope: EnvelopeFields, metadata: Headers, error: unknown): DecodedRequest {
+/** The id an answer to an unreadable envelope carries: the metadata's, else a fresh one. */
+function fallbackId(metadata: Metadata): string {
+  return nonEmpty(metadataValue(metadata, METADATA.requestId)) ?? newId();
+}
+
+function notJson(envelope: EnvelopeFields, metadata: Metadata, error: unknown): DecodedRequest {
   const reason = error instanceof Error ? error.message : String(error);
   const failure = new EndpointError('invalid_json', `the envelope's data is not JSON: ${reason}`);
   return { ok: false, requestId: nonEmpty(envelope.id) ?? fallbackId(metadata), error: failure, tooDeep: false };

@@ -8,13 +8,17 @@
 // mapping 413 to RESOURCE_EXHAUSTED, for example, would make a payload that can never fit
 // retryable. gRPC status codes are kept for what the spec names and for the transport layer:
 //
-//   | failure                                        | status                        |
-//   |------------------------------------------------|-------------------------------|
+//   | failure                                             | status                   |
+//   |-----------------------------------------------------|--------------------------|
 //   | missing or rejected credentials (EndpointError 401) | UNAUTHENTICATED          |
-//   | message not decodable (protobuf or ProtoJSON)  | INTERNAL / INVALID_ARGUMENT (connect) |
-//   | message over the receive limit (decompressed)  | RESOURCE_EXHAUSTED            |
-//   | unknown service or method                      | UNIMPLEMENTED                 |
-//   | health Check of an unknown service             | NOT_FOUND                     |
+//   | binary message that is not an envelope              | INTERNAL                 |
+//   | JSON message that is not an envelope                | INVALID_ARGUMENT         |
+//   | message over the receive limit (also decompressed)  | RESOURCE_EXHAUSTED (grpc-js) |
+//   | compressed message that does not decompress        | INTERNAL (grpc-js)       |
+//   | no request message (a body that ends inside one)    | UNIMPLEMENTED (grpc-js)  |
+//   | unknown service or method                           | UNIMPLEMENTED (grpc-js)  |
+//   | an error that escaped the service (a bug)           | INTERNAL                 |
+//   | health Check of an unknown service                  | NOT_FOUND                |
 //
 // Client side, the spec's taxonomy: UNAVAILABLE -> connection error, DEADLINE_EXCEEDED ->
 // timeout, RESOURCE_EXHAUSTED and INTERNAL -> retryable remote error, anything else -> a
@@ -58,6 +62,17 @@ export type GrpcStatusName = (typeof GRPC_STATUS_NAMES)[number];
 export const GrpcStatus = Object.freeze(
   Object.fromEntries(GRPC_STATUS_NAMES.map((name, code) => [name, code])) as Record<GrpcStatusName, number>,
 );
+
+/** A status a server handler ends its call with (the message is sent as grpc-message). */
+export class CallStatus extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CallStatus';
+  }
+}
 
 function statusName(code: number): string {
   return GRPC_STATUS_NAMES[code] ?? `STATUS_${code}`;

@@ -1,27 +1,12 @@
-// The SvcTransport service with its escaped errors reported. Connect already ends a call whose
-// handler throws with INTERNAL and keeps serving; what it does not do is tell anyone. A
-// ConnectError is a status the service chose (UNAUTHENTICATED, CANCELLED, INVALID_ARGUMENT)
-// and passes as it is; anything else escaped, and is logged before connect answers it.
-import type { HandlerContext } from '@connectrpc/connect';
+// The status a SvcTransport call ends with when its handler throws. A CallStatus is a status
+// the service chose (UNAUTHENTICATED, CANCELLED, INVALID_ARGUMENT) and passes as it is;
+// anything else escaped (a bug, or input no check foresaw): it is logged, and the call alone
+// ends with INTERNAL, without the error's text, which is for the log and not for the peer.
 import { reportEscapedError } from '../escaped-error.js';
-import type { TransportHandlers } from './transport-service.js';
+import { CallStatus, GrpcStatus } from './errors.js';
 
-/** The same handlers, reporting what escapes them; for both message shapes the service speaks. */
-export function reportingEscapedErrors<Request, Response>(
-  service: TransportHandlers<Request, Response>,
-): TransportHandlers<Request, Response> {
-  const report = (error: unknown): never => {
-    if (!(error instanceof Error && error.name === 'ConnectError')) reportEscapedError('a gRPC call handler', error);
-    throw error;
-  };
-  return {
-    invoke: (request: Request, context: HandlerContext) => service.invoke(request, context).catch(report),
-    async *stream(request: Request, context: HandlerContext): AsyncGenerator<Response> {
-      try {
-        yield* service.stream(request, context);
-      } catch (error) {
-        report(error);
-      }
-    },
-  };
+export function callStatusOf(error: unknown): CallStatus {
+  if (error instanceof CallStatus) return error;
+  reportEscapedError('a gRPC call handler', error);
+  return new CallStatus(GrpcStatus.INTERNAL, 'the server failed while handling the call');
 }

@@ -3,14 +3,13 @@
 // server as a whole) and svc.transport.v1.SvcTransport. Check of any other name fails with
 // NOT_FOUND; Watch of one sends SERVICE_UNKNOWN and stays open, as the standard says. Watch
 // streams every change and ends after the NOT_SERVING of a stop. Never authenticated.
-import type { Code, HandlerContext, ServiceImpl } from '@connectrpc/connect';
+import type { sendUnaryData, ServerUnaryCall, ServerWritableStream, UntypedServiceImplementation } from '@grpc/grpc-js';
 import {
   HealthCheckResponse_ServingStatus as ServingStatus,
-  type Health,
   type HealthCheckRequest,
 } from '../../../generated/proto/grpc/health/v1/health_pb.js';
-import type { ConnectModule } from './load.js';
-import { GrpcStatus } from './errors.js';
+import { callStatusOf } from './escaped-errors.js';
+import type { GrpcJsModule } from './load.js';
 
 export { ServingStatus };
 
@@ -70,35 +69,43 @@ export class HealthState {
   }
 }
 
-export function createHealthService(connect: ConnectModule, state: HealthState): ServiceImpl<typeof Health> {
-  return {
-    check(request: HealthCheckRequest) {
-      const status = state.get(request.service);
-      if (status === undefined) {
-        throw new connect.ConnectError(`unknown service ${JSON.stringify(request.service)}`, GrpcStatus.NOT_FOUND as Code);
-      }
-      return { status };
-    },
-
-    list() {
-      const statuses: Record<string, { status: ServingStatus }> = {};
-      for (const [service, status] of state.all()) statuses[service] = { status };
-      return { statuses };
-    },
-
-    async *watch(request: HealthCheckRequest, context: HandlerContext) {
-      let sent: ServingStatus | undefined;
-      for (;;) {
-        const status = state.get(request.service) ?? ServingStatus.SERVICE_UNKNOWN;
-        if (status !== sent) {
-          sent = status;
-          yield { status };
-          // Re-check before waiting: a change may have happened while the client read.
-          continue;
-        }
-        if (state.closed || context.signal.aborted) return;
-        await state.changed(context.signal);
-      }
-    },
+export function createHealthService(grpc: GrpcJsModule, state: HealthState): UntypedServiceImplementation {
+  const check = (call: ServerUnaryCall<HealthCheckRequest, unknown>, callback: sendUnaryData<unknown>): void => {
+    const status = state.get(call.request.service);
+    if (status === undefined) {
+      callback({ code: grpc.status.NOT_FOUND, details: `unknown service ${JSON.stringify(call.request.service)}` });
+      return;
+    }
+    callback(null, { status });
   };
+
+  const list = (_call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>): void => {
+    const statuses: Record<string, { status: ServingStatus }> = {};
+    for (const [service, status] of state.all()) statuses[service] = { status };
+    callback(null, { statuses });
+  };
+
+  const follow = async (call: ServerWritableStream<HealthCheckRequest, unknown>): Promise<void> => {
+    const left = new AbortController();
+    call.once('cancelled', () => left.abort());
+    let sent: ServingStatus | undefined;
+    for (;;) {
+      const status = state.get(call.request.service) ?? ServingStatus.SERVICE_UNKNOWN;
+      if (status !== sent) {
+        sent = status;
+        call.write({ status });
+        // Re-check before waiting: a change may have happened while the client read.
+        continue;
+      }
+      if (state.closed || left.signal.aborted) break;
+      await state.changed(left.signal);
+    }
+    if (!left.signal.aborted) call.end();
+  };
+
+  const watch = (call: ServerWritableStream<HealthCheckRequest, unknown>): void => {
+    follow(call).catch((error: unknown) => call.emit('error', callStatusOf(error)));
+  };
+
+  return { check, list, watch };
 }

@@ -5,61 +5,56 @@
 // google.protobuf.Value messages, which for a list of small numbers costs a hundred times the
 // payload's size in memory and most of the time of the call.
 //
-// Field names and the rules for them are those of ProtoJSON for the envelope messages, so this
-// reads and writes exactly what connect's JSON codec did: `id`, `method`, `path` and
+// Field names and the rules for them are those of ProtoJSON for the envelope messages, so a
+// ProtoJSON client (connect's) reads and writes exactly these: `id`, `method`, `path` and
 // `idempotency_key` are strings (null reads as absent), `params` an object, `data` any JSON; a
 // member of the wrong type, or text that is not a JSON object, is INVALID_ARGUMENT. Answers
 // list their members in field-number order.
-import type { Code } from '@connectrpc/connect';
-import { create } from '@bufbuild/protobuf';
-import { BytesValueSchema, type BytesValue } from '@bufbuild/protobuf/wkt';
 import { normalizeJson } from '../../core/json.js';
-import type { ConnectModule } from './load.js';
-import { inboundFrom, type EnvelopeFields } from './codec.js';
-import { GrpcStatus } from './errors.js';
-import type { EnvelopeCodec } from './transport-service.js';
+import { type EnvelopeFields, inboundFromMetadata } from './codec.js';
+import { CallStatus, GrpcStatus } from './errors.js';
+import type { EnvelopeCodec } from './message-encoding.js';
 
 const STRING_FIELDS = ['id', 'method', 'path', 'idempotency_key'] as const;
 
-export function jsonEnvelopes(connect: ConnectModule): EnvelopeCodec<BytesValue, BytesValue> {
-  const invalid = (message: string) => new connect.ConnectError(message, GrpcStatus.INVALID_ARGUMENT as Code);
-  const bytes = (text: string): BytesValue => create(BytesValueSchema, { value: Buffer.from(text, 'utf8') });
-  const answer = (requestId: string, ok: boolean, member: string, final: boolean) =>
-    `{"id":${JSON.stringify(requestId)},"ok":${ok},${member},"final":${final}}`;
-  return {
-    decode(request, metadata, signal) {
-      const message = request.value;
-      let envelope: unknown;
-      try {
-        envelope = JSON.parse(Buffer.from(message.buffer, message.byteOffset, message.byteLength).toString('utf8'));
-      } catch (error) {
-        throw invalid(`the message is not JSON: ${error instanceof Error ? error.message : String(error)}`);
-      }
-      if (typeof envelope !== 'object' || envelope === null || Array.isArray(envelope)) {
-        throw invalid('the message is not a JSON object');
-      }
-      const members = envelope as Record<string, unknown>;
-      for (const name of STRING_FIELDS) {
-        const value = members[name];
-        if (value !== undefined && value !== null && typeof value !== 'string')
-          throw invalid(`envelope member ${name} is not a string`);
-      }
-      const params = members.params;
-      if (params !== undefined && params !== null && (typeof params !== 'object' || Array.isArray(params))) {
-        throw invalid('envelope member params is not an object');
-      }
-      const fields: EnvelopeFields = {
-        id: (members.id as string | null | undefined) ?? undefined,
-        method: (members.method as string | null | undefined) ?? undefined,
-        path: (members.path as string | null | undefined) ?? undefined,
-        params: (params as Record<string, unknown> | null | undefined) ?? undefined,
-        idempotencyKey: (members.idempotency_key as string | null | undefined) ?? undefined,
-      };
-      return inboundFrom(fields, members.data, metadata, signal);
-    },
-    success: (requestId, encoded) => bytes(answer(requestId, true, `"result":${encoded.text}`, true)),
-    text: (requestId, html) => bytes(answer(requestId, true, `"result":${JSON.stringify(html)}`, true)),
-    event: (requestId, encoded, _value, final) => bytes(answer(requestId, true, `"result":${encoded.text}`, final)),
-    failure: (requestId, error) => bytes(answer(requestId, false, `"error":${JSON.stringify(normalizeJson(error))}`, true)),
-  };
-}
+const invalid = (message: string) => new CallStatus(GrpcStatus.INVALID_ARGUMENT, message);
+
+const answer = (requestId: string, ok: boolean, member: string, final: boolean): Buffer =>
+  Buffer.from(`{"id":${JSON.stringify(requestId)},"ok":${ok},${member},"final":${final}}`, 'utf8');
+
+export const jsonEnvelopes: EnvelopeCodec = {
+  contentType: 'application/grpc+json',
+  decode(message, metadata, abort) {
+    let envelope: unknown;
+    try {
+      envelope = JSON.parse(message.toString('utf8'));
+    } catch (error) {
+      throw invalid(`the message is not JSON: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    if (typeof envelope !== 'object' || envelope === null || Array.isArray(envelope)) {
+      throw invalid('the message is not a JSON object');
+    }
+    const members = envelope as Record<string, unknown>;
+    for (const name of STRING_FIELDS) {
+      const value = members[name];
+      if (value !== undefined && value !== null && typeof value !== 'string')
+        throw invalid(`envelope member ${name} is not a string`);
+    }
+    const params = members.params;
+    if (params !== undefined && params !== null && (typeof params !== 'object' || Array.isArray(params))) {
+      throw invalid('envelope member params is not an object');
+    }
+    const fields: EnvelopeFields = {
+      id: (members.id as string | null | undefined) ?? undefined,
+      method: (members.method as string | null | undefined) ?? undefined,
+      path: (members.path as string | null | undefined) ?? undefined,
+      params: (params as Record<string, unknown> | null | undefined) ?? undefined,
+      idempotencyKey: (members.idempotency_key as string | null | undefined) ?? undefined,
+    };
+    return inboundFromMetadata(fields, members.data, metadata, abort);
+  },
+  success: (requestId, encoded) => answer(requestId, true, `"result":${encoded.text}`, true),
+  text: (requestId, html) => answer(requestId, true, `"result":${JSON.stringify(html)}`, true),
+  event: (requestId, encoded, _value, final) => answer(requestId, true, `"result":${encoded.text}`, final),
+  failure: (requestId, error) => answer(requestId, false, `"error":${JSON.stringify(normalizeJson(error))}`, true),
+};

@@ -8,13 +8,11 @@
 import { toBinary, type DescFile, type DescService, type MessageInitShape } from '@bufbuild/protobuf';
 import { nestedTypes } from '@bufbuild/protobuf/reflect';
 import { FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
-import type { ServiceImpl } from '@connectrpc/connect';
+import type { ServerDuplexStream, UntypedServiceImplementation } from '@grpc/grpc-js';
 import type {
-  ServerReflection as ServerReflectionV1,
   ServerReflectionRequest as RequestV1,
   ServerReflectionResponseSchema,
 } from '../../../generated/proto/grpc/reflection/v1/reflection_pb.js';
-import type { ServerReflection as ServerReflectionV1alpha } from '../../../generated/proto/grpc/reflection/v1alpha/reflection_pb.js';
 import { GrpcStatus } from './errors.js';
 
 type ResponseInit = MessageInitShape<typeof ServerReflectionResponseSchema>;
@@ -127,19 +125,15 @@ function reflect(index: DescriptorIndex, request: ReflectionRequest): ResponseIn
   }
 }
 
-export function createReflectionServiceV1(index: DescriptorIndex): ServiceImpl<typeof ServerReflectionV1> {
-  return {
-    async *serverReflectionInfo(requests) {
-      for await (const request of requests) yield reflect(index, request);
-    },
+/**
+ * ServerReflectionInfo, v1 or v1alpha: one answer per request, in order, on the one
+ * bidirectional stream; the answers end when the requests do. (The v1alpha messages have the
+ * same fields and numbers as v1; only the names differ.)
+ */
+export function createReflectionService(index: DescriptorIndex): UntypedServiceImplementation {
+  const serverReflectionInfo = (call: ServerDuplexStream<ReflectionRequest, ResponseInit>): void => {
+    call.on('data', (request: ReflectionRequest) => call.write(reflect(index, request)));
+    call.on('end', () => call.end());
   };
-}
-
-export function createReflectionServiceV1alpha(index: DescriptorIndex): ServiceImpl<typeof ServerReflectionV1alpha> {
-  return {
-    async *serverReflectionInfo(requests) {
-      // The v1alpha messages have the same fields and numbers as v1; only the names differ.
-      for await (const request of requests) yield reflect(index, request as unknown as ReflectionRequest) as never;
-    },
-  };
+  return { serverReflectionInfo };
 }

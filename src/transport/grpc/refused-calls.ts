@@ -1,83 +1,159 @@
-// Counting the SvcTransport calls that never reach the dispatcher, as the http transport
-// counts the requests it refuses, so the metrics show every call that arrived. Connect refuses
-// some before any service code runs (a message that is neither protobuf nor JSON, a truncated
-// frame, ProtoJSON that does not fit the envelope, a message over the receive limit, a client
-// gone mid-message); the service refuses others itself (an envelope without method or path, an
-// unknown route, a call cancelled while it waited for a slot). What reaches dispatcher.unary
-// or openStream is counted there, so it must not be counted here.
+// What every SvcTransport call carries from grpc-js to the service, and the count of the calls
+// that never reach the dispatcher, as the http transport counts the requests it refuses, so
+// the metrics show every call that arrived.
 //
-// Each call gets a tally, carried to the service in connect's per-call context values (the one
-// way from a universal handler into a service implementation). The wrapper adds up the body's
-// bytes as connect reads them; once the handler has answered, the service has decided (connect
-// waits for the first response message, and the service hands the call to the dispatcher or
-// refuses it before that), so a call not marked dispatched is counted as refused.
-import type { ContextKey, HandlerContext } from '@connectrpc/connect';
-import type { UniversalHandler, UniversalServerRequest, UniversalServerResponse } from '@connectrpc/connect/protocol';
+// grpc-js refuses some calls before any service code runs (a message over the receive limit,
+// a compressed message that does not decompress, a body without a whole message, a deadline
+// that passed first); the service refuses others itself (a message that is not an envelope,
+// an envelope without method or path, an unknown route, a call cancelled while it waited for a
+// slot). What reaches dispatcher.unary or openStream is counted there, so not here.
+//
+// A server interceptor (grpc-js's `interceptors` option) sits between grpc-js's call and the
+// service for the SvcTransport methods only. It hands the service each request message with
+// the call's CallContext, and sees the call end (grpc-js reports the end of every call, answered
+// or not, as the listener's onCancel): a call not marked dispatched by then is counted as
+// refused, with the bytes it sent and the status message it got.
+import type { Metadata, ServerInterceptingCall, ServerInterceptingCallInterface, ServerInterceptor } from '@grpc/grpc-js';
+import { LazyAbort } from '../../core/lazy-abort.js';
 import type { Dispatcher } from '../dispatcher.js';
-import type { ConnectModule } from './load.js';
-import { isByteStream } from './passthrough-json.js';
+import { GrpcStatus } from './errors.js';
 
-export class CallTally {
-  /** Bytes of the request body read so far, frame prefixes included. */
+/** What grpc-js's call reports to (a type grpc-js does not export by name). */
+type InterceptingServerListener = Parameters<ServerInterceptingCallInterface['start']>[0];
+
+/** A status as a call sends it (grpc-js's PartialStatusObject, not exported by name). */
+type CallStatusObject = Parameters<ServerInterceptingCallInterface['sendStatus']>[0];
+
+/** The length prefix in front of every gRPC message. */
+const PREFIX_BYTES = 5;
+
+/** The state of one SvcTransport call that the service and the interceptor share. */
+export class CallContext {
+  /** Aborted when the call ends before the service answered it (the client left, a deadline passed). */
+  readonly abort = new LazyAbort();
+  /** Bytes of the request messages, frame prefixes included (decompressed sizes). */
   received = 0;
   /** Set just before the call goes to dispatcher.unary or openStream, which count it. */
   dispatched = false;
-  /** Size of the error the service answered with when it refused the call itself. */
+  /** Set once the response headers went out (a failure after that sends its status as trailers). */
+  headersSent = false;
+  /** Set once the service has sent the call's status. */
+  answered = false;
+  /**
+   * Size of what a refused call was answered with: the error object of an `ok: false`
+   * envelope (set by the service), or the status message as it goes on the wire.
+   */
   errorBytes = 0;
 }
 
-export class RefusedCalls {
-  private readonly key: ContextKey<CallTally | null>;
+/** A request message as the SvcTransport service receives it. */
+export interface ReceivedMessage {
+  readonly bytes: Buffer;
+  readonly context: CallContext;
+}
+
+/** The interceptor that gives the calls to `paths` a CallContext and counts their refusals. */
+export function countingRefusals(dispatcher: Dispatcher, paths: ReadonlySet<string>): ServerInterceptor {
+  // grpc-js types an interceptor's result as its own ServerInterceptingCall class but uses only
+  // the interface, which ContextCall implements; other calls pass through untouched.
+  return (method, call) =>
+    (paths.has(method.path) ? new ContextCall(call, dispatcher) : call) as unknown as ServerInterceptingCall;
+}
+
+/**
+ * One call between grpc-js (`next`) and the service's handler (`listener`): it relays every
+ * event both ways, wrapping request messages, and is its own listener on grpc-js's side, so a
+ * call costs one object here.
+ */
+class ContextCall implements ServerInterceptingCallInterface, InterceptingServerListener {
+  private readonly context = new CallContext();
+  private listener: InterceptingServerListener | null = null;
+  private messages = 0;
 
   constructor(
-    private readonly connect: ConnectModule,
+    private readonly next: ServerInterceptingCallInterface,
     private readonly dispatcher: Dispatcher,
-  ) {
-    this.key = connect.createContextKey<CallTally | null>(null, { description: 'parley call tally' });
+  ) {}
+
+  // ---- grpc-js to the service
+
+  start(listener: InterceptingServerListener): void {
+    this.listener = listener;
+    this.next.start(this);
   }
 
-  /** The tally of a call; a throwaway one for a call that did not come through `counting`. */
-  tally(context: HandlerContext): CallTally {
-    return context.values.get(this.key) ?? new CallTally();
+  onReceiveMetadata(metadata: Metadata): void {
+    this.listener!.onReceiveMetadata(metadata);
   }
 
-  /** Wraps a SvcTransport handler so each of its calls has a tally and refusals are counted. */
-  counting(handler: UniversalHandler): UniversalHandler {
-    const counted = async (request: UniversalServerRequest): Promise<UniversalServerResponse> => {
-      const tally = new CallTally();
-      const contextValues = request.contextValues ?? this.connect.createContextValues();
-      contextValues.set(this.key, tally);
-      const body = isByteStream(request.body) ? tallied(request.body, tally) : request.body;
-      let response: UniversalServerResponse | undefined;
-      try {
-        response = await handler({ ...request, body, contextValues });
-        return response;
-      } finally {
-        if (!tally.dispatched) this.dispatcher.countRefused(tally.received, tally.errorBytes || statusMessageBytes(response));
-      }
-    };
-    return Object.assign(counted, handler);
+  onReceiveMessage(message: Buffer): void {
+    this.messages++;
+    this.context.received += PREFIX_BYTES + message.byteLength;
+    const received: ReceivedMessage = { bytes: message, context: this.context };
+    this.listener!.onReceiveMessage(received);
   }
-}
 
-/** The body as connect reads it, each chunk's size added to the tally (no generator layer). */
-function tallied(body: AsyncIterable<Uint8Array>, tally: CallTally): AsyncIterable<Uint8Array> {
-  return {
-    [Symbol.asyncIterator]() {
-      const iterator = body[Symbol.asyncIterator]();
-      const count = (step: IteratorResult<Uint8Array>) => {
-        if (!step.done) tally.received += step.value.byteLength;
-        return step;
-      };
-      return {
-        next: () => iterator.next().then(count),
-        return: (value?: unknown) => iterator.return?.(value) ?? Promise.resolve({ done: true, value: undefined }),
-      };
-    },
-  };
-}
+  onReceiveHalfClose(): void {
+    // A body that ended before a whole message (grpc-js would call it UNIMPLEMENTED).
+    if (this.messages === 0) {
+      this.sendStatus({ code: GrpcStatus.INVALID_ARGUMENT, details: 'the request ended without a whole message' });
+      return;
+    }
+    this.listener!.onReceiveHalfClose();
+  }
 
-/** The size of a refusal connect answered: its status message, in the trailers. */
-function statusMessageBytes(response: UniversalServerResponse | undefined): number {
-  return Buffer.byteLength(response?.trailer?.get('grpc-message') ?? '');
+  /** The end of the call, whichever side ended it. */
+  onCancel(): void {
+    const { context } = this;
+    if (!context.answered) context.abort.abort(new Error('the call ended before it was answered'));
+    if (!context.dispatched) this.dispatcher.countRefused(context.received, context.errorBytes);
+    this.listener!.onCancel();
+  }
+
+  // ---- the service to grpc-js
+
+  sendMetadata(metadata: Metadata): void {
+    this.context.headersSent = true;
+    this.next.sendMetadata(metadata);
+  }
+
+  sendMessage(message: Buffer, callback: () => void): void {
+    this.next.sendMessage(message, callback);
+  }
+
+  sendStatus(status: CallStatusObject): void {
+    const { context } = this;
+    context.answered = true;
+    // grpc-js sends the details URI-encoded.
+    if (status.code !== 0) context.errorBytes = Buffer.byteLength(encodeURI(status.details ?? ''));
+    this.next.sendStatus(status);
+  }
+
+  startRead(): void {
+    this.next.startRead();
+  }
+
+  getPeer() {
+    return this.next.getPeer();
+  }
+
+  getDeadline() {
+    return this.next.getDeadline();
+  }
+
+  getHost() {
+    return this.next.getHost();
+  }
+
+  getAuthContext() {
+    return this.next.getAuthContext();
+  }
+
+  getConnectionInfo() {
+    return this.next.getConnectionInfo();
+  }
+
+  getMetricsRecorder() {
+    return this.next.getMetricsRecorder();
+  }
 }

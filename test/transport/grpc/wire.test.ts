@@ -248,12 +248,12 @@ describe('pass-through JSON (grpc-js with JSON serializers, plain application/gr
 });
 
 describe('raw HTTP/2 peer', () => {
-  it('answers JSON sent as application/grpc+proto in JSON, under the same content type', async (t) => {
+  it('answers JSON sent as application/grpc+proto in JSON, under application/grpc+json', async (t) => {
     const server = await serveGrpc(t, agentEndpoints().endpoints);
     const client = session(t, server.url);
     const request = Buffer.from(JSON.stringify({ id: 'raw-1', method: 'POST', path: '/tasks/', data: { id: 'r' } }));
     const answer = await call(client, INVOKE_PATH, 'application/grpc+proto', frame(request));
-    assert.equal(answer.headers['content-type'], 'application/grpc+proto');
+    assert.equal(answer.headers['content-type'], 'application/grpc+json');
     assert.equal(answer.trailers['grpc-status'], '0');
     const length = answer.body.readUInt32BE(1);
     assert.equal(answer.body[0], 0);
@@ -263,7 +263,7 @@ describe('raw HTTP/2 peer', () => {
     );
   });
 
-  it('the ProtoJSON codec (application/grpc+json) keeps its own content type', async (t) => {
+  it('the ProtoJSON codec (application/grpc+json) is answered under its own content type', async (t) => {
     const server = await serveGrpc(t, agentEndpoints().endpoints);
     const client = session(t, server.url);
     const request = Buffer.from(JSON.stringify({ id: 'raw-2', method: 'GET', path: '/healthz' }));
