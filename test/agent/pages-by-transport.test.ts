@@ -55,12 +55,12 @@ describe('browser pages by transport', () => {
     assert.equal(browser.json().error.code, 'upgrade_required');
   });
 
-  test('an agent on grpc serves no pages: over the wire they are unknown endpoints (404)', async (t) => {
+  test('an agent on grpc serves no pages: over the wire they are unknown endpoints (404), plain HTTP is refused', async (t) => {
     const { agent, client } = await agentOn(t, 'grpc', 'grpc-pages');
     assert.equal((await client.getCard()).name, 'grpc-pages', 'the agent itself answers');
     await rejectsWithStatus(client.getStatusPage(), 404, 'not_found');
     await rejectsWithStatus(client.getChatPage(), 404, 'not_found');
-    // A plain HTTP/2 GET for the page finds nothing there.
+    // A plain HTTP/2 GET for the page is not gRPC: grpc-js refuses it (415), with no page.
     const session = http2Connect(agent.url.replace(/^grpc:/, 'http:'));
     session.on('error', () => undefined);
     t.after(() => session.close());
@@ -74,7 +74,7 @@ describe('browser pages by transport', () => {
       stream.on('error', reject);
       stream.end();
     });
-    assert.equal(answer.status, 404);
+    assert.equal(answer.status, 415);
     assert.doesNotMatch(String(answer.contentType ?? ''), /text\/html/);
     assert.doesNotMatch(answer.body, /<html|<!doctype/i);
   });
