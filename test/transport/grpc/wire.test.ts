@@ -5,7 +5,9 @@
 import assert from 'node:assert/strict';
 import { connect as http2Connect, type ClientHttp2Session } from 'node:http2';
 import { describe, it } from 'node:test';
+import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { status as GrpcCode } from '@grpc/grpc-js';
+import { InvokeRequestSchema, InvokeResponseSchema } from '../../../generated/proto/svc/transport/v1/transport_pb.js';
 import type { Transport } from '../../../src/transport/transport.js';
 import { bytesOf, waitFor } from '../../support/transport-fixtures.js';
 import {
@@ -275,6 +277,24 @@ describe('raw HTTP/2 peer', () => {
       result: { status: 'ready' },
       final: true,
     });
+  });
+
+  it('answers a binary message in binary under application/grpc+proto', async (t) => {
+    const server = await serveGrpc(t, agentEndpoints().endpoints);
+    const client = session(t, server.url);
+    const request = toBinary(InvokeRequestSchema, create(InvokeRequestSchema, { id: 'raw-b', method: 'GET', path: '/healthz' }));
+    const answer = await call(client, INVOKE_PATH, 'application/grpc', frame(Buffer.from(request)));
+    assert.equal(answer.headers['content-type'], 'application/grpc+proto');
+    const response = fromBinary(InvokeResponseSchema, answer.body.subarray(5));
+    assert.deepEqual([response.id, response.ok, response.final], ['raw-b', true, true]);
+  });
+
+  it('passes grpc.channelOptions keys it does not derive to grpc-js (max_connection_age_ms: GOAWAY)', async (t) => {
+    const server = await serveGrpc(t, agentEndpoints().endpoints, {
+      grpc: { channelOptions: { 'grpc.max_connection_age_ms': 50 } },
+    });
+    const client = session(t, server.url);
+    await new Promise<void>((resolve) => client.once('goaway', () => resolve()));
   });
 
   it('announces the HTTP/2 stream limit derived from maximum_concurrent_rpcs', async (t) => {
