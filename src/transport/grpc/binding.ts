@@ -1,5 +1,6 @@
 // grpc: svc.transport.v1.SvcTransport over HTTP/2 (grpc:// and grpcs://). Nothing here loads
-// the connect packages eagerly; the server and client load them when they first need them.
+// the optional packages eagerly; the server (@grpc/grpc-js) and the client (connect) load them
+// when they first need them.
 import type { TransportBinding } from '../binding.js';
 import { GrpcClient } from './client.js';
 import { GrpcServer } from './server.js';
