@@ -20,6 +20,11 @@ export interface AgentRegistrationOptions {
 const DEFAULT_INTERVAL_SECONDS = 30;
 /** No registry call waits longer than this, whatever the interval. */
 const MAX_CALL_MS = 10_000;
+/**
+ * Nor shorter: a call may open a connection (a TLS handshake) on a busy host, and a short
+ * interval must not make every call time out. Calls never overlap (one runs at a time).
+ */
+const MIN_CALL_MS = 2_000;
 
 export class AgentRegistration {
   readonly client: RegistryClient;
@@ -100,6 +105,6 @@ export class AgentRegistration {
   }
 
   private callOptions() {
-    return { timeoutMs: Math.min(this.intervalMs, MAX_CALL_MS) };
+    return { timeoutMs: Math.min(Math.max(this.intervalMs, MIN_CALL_MS), MAX_CALL_MS) };
   }
 }
