@@ -28,6 +28,7 @@ export {
 } from './client/registry-client.js';
 export { DEFAULT_MAX_CARD_BYTES, RegistryServer, type RegistryServerOptions } from './registry/registry-server.js';
 export { PrometheusMetrics, type MetricsOptions, type MetricsSource } from './observability/prometheus-metrics.js';
+export type { LogDestination, LogLevel, LogOptions, Logger, LoggerOption } from './observability/logger.js';
 export type { IndexKeys, MaybePromise, RegistryStore } from './registry/registry-store.js';
 export { MemoryRegistryStore } from './registry/memory-store.js';
 export { SqliteRegistryStore, type SqliteRegistryStoreOptions } from './registry/sqlite-store.js';

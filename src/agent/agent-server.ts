@@ -51,6 +51,7 @@ import { parseRedisUrl } from '../store/redis/redis-connection.js';
 import type { IdempotencyBounds } from '../transport/idempotency-store.js';
 import { MetricsExposure, metricsOptions, unmountMetrics } from '../observability/metrics-exposure.js';
 import type { MetricsOptions } from '../observability/prometheus-metrics.js';
+import { resolveLogger, type Logger, type LoggerOption } from '../observability/logger.js';
 
 /** Decides whether a caller may reset or compact state. Return false (or throw) to refuse. */
 export type StatePolicy = (
@@ -110,6 +111,13 @@ export interface AgentServerOptions extends CardIdentity {
    * its own when a `url` is given (for websocket and grpc). `true` for the defaults. Off by default.
    */
   readonly metrics?: boolean | MetricsOptions;
+  /**
+   * Structured logs through pino (optional dependency): a line when the server listens and
+   * stops, one per request (docs/operations.md, Logs) and errors that escaped a handler. A
+   * pino logger (or any with pino's level methods and isLevelEnabled), or options: `level`,
+   * `destination` (default stdout), `pretty`. Off by default: a library stays quiet unless asked.
+   */
+  readonly logger?: LoggerOption;
 }
 
 export class AgentServer implements AgentHandlers<RequestContext> {
@@ -189,12 +197,14 @@ export class AgentServer implements AgentHandlers<RequestContext> {
   }
 
   private async startOnce(): Promise<void> {
+    // Before anything is opened: a missing pino fails the start with nothing to undo.
+    const logger = await resolveLogger(this.options.logger);
     const store = this.options.store;
     // Redis unreachable fails the start here, before anything listens.
     const shared = store && store !== 'memory' ? await RedisAgentState.open(store, (...args) => this.cancelHere(...args)) : null;
     this.shared = shared;
     try {
-      await this.serve(shared);
+      await this.serve(shared, logger);
     } catch (error) {
       this.shared = null;
       await shared?.close();
@@ -205,7 +215,7 @@ export class AgentServer implements AgentHandlers<RequestContext> {
     void this.registration?.start();
   }
 
-  private async serve(shared: RedisAgentState | null): Promise<void> {
+  private async serve(shared: RedisAgentState | null, logger: Logger | null): Promise<void> {
     const transport = (this.transportInstance ??= await createTransport(
       (this.options.transport as string | undefined) ?? 'http',
       this.options.url ?? 'http://127.0.0.1:0',
@@ -246,7 +256,7 @@ export class AgentServer implements AgentHandlers<RequestContext> {
       unmountMetrics(endpoints, agentOperations.getMetrics);
     }
     try {
-      await transport.start(endpoints);
+      await transport.start(endpoints, { logger });
     } catch (error) {
       await this.stopMetrics();
       throw error;

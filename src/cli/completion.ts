@@ -4,6 +4,7 @@
 // command's help is completed without a change here. Values are completed where they are a
 // closed set (transports, protocols, formats, schema names, shells) or a file.
 import { schemaNames } from '../../generated/validators/index.js';
+import { LOG_LEVELS } from '../observability/logger.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT } from './output.js';
 import { UsageError } from './usage-error.js';
@@ -104,6 +105,7 @@ function optionValue(option: string, value: string | null): OptionValue {
   if (option === '--transport') return { kind: 'words', words: ['http', 'sse', 'websocket', 'grpc'] };
   if (option === '--protocol') return { kind: 'words', words: ['auto', 'parley', 'a2a'] };
   if (option === '--schema') return { kind: 'words', words: schemaNames };
+  if (option === '--log-level') return { kind: 'words', words: LOG_LEVELS };
   if (/FILE/.test(value)) return { kind: 'file' };
   if (value.includes('|')) return { kind: 'words', words: value.split('|') };
   return { kind: 'any' };

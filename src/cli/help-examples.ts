@@ -30,11 +30,13 @@ const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     'parley serve agent',
     'parley serve agent --transport websocket --url ws://127.0.0.1:0 --name helper',
     'parley serve agent --registry http://127.0.0.1:8000 --api-key-file keys.txt',
+    'parley serve agent --log-level warn > agent.log     # JSON lines; only failed requests',
   ],
   'serve registry': [
     'parley serve registry',
     'parley serve registry --db agents.db --ttl 90',
     'parley serve registry --transport grpc --db :memory:',
+    'parley serve registry --log-level debug',
   ],
   // biome-ignore lint/suspicious/noTemplateCurlyInString: ${fpath[1]} is zsh's, for the shell to expand, not a template.
   completion: ['source <(parley completion bash)', 'parley completion zsh > "${fpath[1]}/_parley"'],

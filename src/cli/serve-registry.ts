@@ -7,6 +7,7 @@ import { SqliteRegistryStore } from '../registry/sqlite-store.js';
 import { RedisRegistryStore } from '../store/redis/redis-registry-store.js';
 import type { TransportName } from '../transport/capabilities.js';
 import { parseCommandArgs, type OptionSpecs } from './args.js';
+import { LOG_OPTIONS, LOG_USAGE, logOptions } from './log-level.js';
 import { UsageError } from './usage-error.js';
 
 type ServedTransport = Exclude<TransportName, 'runtime'>;
@@ -27,10 +28,11 @@ const OPTIONS: OptionSpecs = {
   db: { type: 'string' },
   store: { type: 'string' },
   ttl: { type: 'string' },
+  ...LOG_OPTIONS,
 };
 
 export const SERVE_REGISTRY_USAGE = `Usage: parley serve registry [--transport http|sse|websocket|grpc] [--url URL] [--db FILE] [--ttl SECONDS]
-                             [--store redis://HOST:PORT]
+                             [--store redis://HOST:PORT] [--log-level LEVEL]
 
 Starts a registry, where agents register their cards and find each other, and prints
 "ready <url>" once it accepts requests. Ctrl-C (or SIGTERM) stops it: it prints "stopped"
@@ -48,7 +50,7 @@ Options:
                     shared by every registry replica given the same URL (docs/replicas.md)
   --ttl SECONDS     forget an agent this long after its last registration or heartbeat
                     (default: never)
-  -h, --help        show this help
+${LOG_USAGE}  -h, --help        show this help
 `;
 
 export async function runServeRegistry(
@@ -59,11 +61,19 @@ export async function runServeRegistry(
   if (positionals.length > 0) {
     throw new UsageError(`serve registry: unexpected argument ${JSON.stringify(positionals[0])} (see parley serve --help)`);
   }
-  const flags = options as { transport?: string; url?: string; db?: string; store?: string; ttl?: string };
+  const flags = options as {
+    transport?: string;
+    url?: string;
+    db?: string;
+    store?: string;
+    ttl?: string;
+    'log-level'?: string;
+  };
   for (const [name, value] of Object.entries(flags)) {
     if (value === '') throw new UsageError(`serve registry: --${name} needs a value`);
   }
   const transport = resolveTransport(flags.transport ?? 'http');
+  const logger = logOptions('serve registry', flags['log-level']);
   let ttl: number | null = null;
   if (flags.ttl !== undefined) {
     ttl = Number(flags.ttl);
@@ -75,7 +85,13 @@ export async function runServeRegistry(
     throw new UsageError(`serve registry: --store takes a redis:// URL (got ${JSON.stringify(flags.store)})`);
   }
   const store = flags.store ? new RedisRegistryStore(flags.store) : new SqliteRegistryStore(flags.db ?? DEFAULT_DATABASE);
-  const registry = new RegistryServer({ transport, url: flags.url ?? DEFAULT_URLS[transport], store, entryTtlSeconds: ttl });
+  const registry = new RegistryServer({
+    transport,
+    url: flags.url ?? DEFAULT_URLS[transport],
+    store,
+    entryTtlSeconds: ttl,
+    logger,
+  });
   try {
     await registry.start();
   } catch (error) {

@@ -10,6 +10,7 @@ import { parseCommandArgs, type OptionSpecs } from './args.js';
 import { readServeConfig } from './serve-config.js';
 import { resolveServeSecurity, SECURITY_OPTIONS, SECURITY_USAGE } from './serve-security.js';
 import { LLM_OPTIONS, LLM_USAGE, modelFromFlags } from './llm-flags.js';
+import { LOG_OPTIONS, LOG_USAGE, logOptions } from './log-level.js';
 import { UsageError } from './usage-error.js';
 
 /** A transport something outside this process can reach. */
@@ -34,10 +35,12 @@ const SERVE_OPTIONS: OptionSpecs = {
   a2a: { type: 'boolean' },
   ...SECURITY_OPTIONS,
   ...LLM_OPTIONS,
+  ...LOG_OPTIONS,
 };
 
 export const SERVE_USAGE = `Usage: parley serve agent [--transport ${SERVED.join('|')}] [--url URL] [--name NAME] [--registry URL] [--a2a]
-                         [--store redis://HOST:PORT] [--config FILE] [authentication and TLS options]
+                         [--store redis://HOST:PORT] [--config FILE] [--log-level LEVEL]
+                         [authentication and TLS options]
        parley serve registry [--transport ${SERVED.join('|')}] [--url URL] [--db FILE] [--ttl SECONDS]
 
 Starts an echo agent, which sends the text of each task back as an artifact (with --llm,
@@ -62,7 +65,7 @@ Options:
                     JSON file (see docs/cli.md); flags override it
   --a2a             also speak A2A 1.0 (http only): the public A2A card at
                     /.well-known/agent-card.json and JSON-RPC at POST /
-${LLM_USAGE}  -h, --help        show this help
+${LLM_USAGE}${LOG_USAGE}  -h, --help        show this help
 
 ${SECURITY_USAGE}`;
 
@@ -103,11 +106,13 @@ export async function runServe(args: string[]): Promise<number> {
     a2a?: boolean;
     llm?: string;
     'llm-base-url'?: string;
+    'log-level'?: string;
   };
   for (const [name, value] of [...Object.entries(flags), ...Object.entries(parsed.lists)]) {
     if (value === '' || (Array.isArray(value) && value.includes('')))
       throw new UsageError(`serve agent: --${name} needs a value`);
   }
+  const logger = logOptions('serve agent', flags['log-level']);
   const file = flags.config === undefined ? null : await readServeConfig(flags.config);
   const transport = servedTransport(flags.transport ?? file?.transport ?? 'http');
   if (a2a && transport !== 'http') throw new UsageError(`serve agent: --a2a needs the http transport, not ${transport}`);
@@ -130,6 +135,7 @@ export async function runServe(args: string[]): Promise<number> {
     a2a: a2a === true,
     llm,
     store: flags.store,
+    logger,
   });
   try {
     await agent.start();

@@ -27,6 +27,7 @@ import { buildRegistryEndpoints } from './registry-endpoints.js';
 import { registryOperations } from '../../generated/operations/registry.js';
 import { MetricsExposure, metricsOptions, unmountMetrics } from '../observability/metrics-exposure.js';
 import type { MetricsOptions } from '../observability/prometheus-metrics.js';
+import { resolveLogger, type LoggerOption } from '../observability/logger.js';
 import type { RegistryStore } from './registry-store.js';
 import { renderRegistryStatusPage } from './status-page.js';
 import { REGISTRY_STATUS } from './status-texts.js';
@@ -74,6 +75,13 @@ export interface RegistryServerOptions {
    * its own when a `url` is given (for websocket and grpc). `true` for the defaults. Off by default.
    */
   readonly metrics?: boolean | MetricsOptions;
+  /**
+   * Structured logs through pino (optional dependency): a line when the server listens and
+   * stops, one per request (docs/operations.md, Logs) and errors that escaped a handler. A
+   * pino logger (or any with pino's level methods and isLevelEnabled), or options: `level`,
+   * `destination` (default stdout), `pretty`. Off by default: a library stays quiet unless asked.
+   */
+  readonly logger?: LoggerOption;
 }
 
 export class RegistryServer implements RegistryHandlers<RequestContext> {
@@ -129,6 +137,8 @@ export class RegistryServer implements RegistryHandlers<RequestContext> {
   }
 
   private async startOnce(): Promise<void> {
+    // Before anything is opened: a missing pino fails the start with nothing to undo.
+    const logger = await resolveLogger(this.options.logger);
     await this.store.open();
     await this.prune();
     try {
@@ -151,7 +161,7 @@ export class RegistryServer implements RegistryHandlers<RequestContext> {
       } else {
         unmountMetrics(endpoints, registryOperations.getMetrics);
       }
-      await transport.start(endpoints);
+      await transport.start(endpoints, { logger });
     } catch (error) {
       await this.stopMetrics();
       await this.store.close();

@@ -23,6 +23,9 @@ import type { IdempotencyRunner, IdempotencyStore } from './idempotency-store.js
 import { assertWithin, encodeWithin } from './limits.js';
 import type { TransportMetrics } from './metrics.js';
 import { Slots } from './slots.js';
+import { CLIENT_CLOSED, RequestLog, type Refusal, type RequestEnding } from '../observability/request-log.js';
+import { reportEscapedError } from './escaped-error.js';
+import type { Logger } from '../observability/logger.js';
 
 export interface DispatcherOptions {
   readonly name: TransportName;
@@ -32,6 +35,11 @@ export interface DispatcherOptions {
   readonly authenticator: Authenticator | null;
   /** A shared idempotency store (several replicas); default a cache in this process. */
   readonly idempotencyStore?: IdempotencyStore | null;
+  /**
+   * Where each request's line and errors that escaped a handler go. Without one nothing is
+   * logged (a request costs a null check) and escaped errors go to stderr.
+   */
+  readonly logger?: Logger | null;
 }
 
 /**
@@ -77,6 +85,7 @@ export class Dispatcher {
   /** Requests and streams being served, counted whatever the metrics setting: shutdown waits for them. */
   private inFlight = 0;
   private idleWaiters: (() => void)[] = [];
+  private readonly log: RequestLog | null;
 
   constructor(
     readonly endpoints: EndpointTable,
@@ -95,6 +104,12 @@ export class Dispatcher {
     this.idempotency = options.idempotencyStore?.(bounds) ?? new IdempotencyCache(bounds.ttlSeconds, bounds);
     this.inbound = new Slots(options.config.limits.maxConcurrentRequests);
     this.streams = new Slots(options.config.limits.maxConcurrentStreams);
+    this.log = options.logger ? new RequestLog(options.logger, options.name) : null;
+  }
+
+  /** Whether requests are logged: a transport times the requests it may refuse only then. */
+  get logging(): boolean {
+    return this.log !== null;
   }
 
   get config(): ResolvedConfig {
@@ -107,14 +122,31 @@ export class Dispatcher {
 
   /**
    * Counts a request the transport refused before it reached the dispatcher (unknown route,
-   * unreadable or oversize body), so the metrics show every request that arrived.
+   * unreadable or oversize body), so the metrics show every request that arrived, and logs it
+   * when the transport says what it was.
    */
-  countRefused(receivedBytes: number, sentBytes: number): void {
+  countRefused(receivedBytes: number, sentBytes: number, refusal?: Refusal): void {
     const { metrics } = this.options;
     metrics.requestStarted();
     metrics.received(receivedBytes);
     metrics.sent(sentBytes);
     metrics.requestFinished(false, performance.now());
+    if (refusal) this.log?.refused(refusal);
+  }
+
+  /** Logs a refusal that is not a request of the metrics (a websocket handshake turned away). */
+  logRefused(refusal: Refusal): void {
+    this.log?.refused(refusal);
+  }
+
+  /**
+   * Reports an error that escaped a connection or call handler (see escaped-error.ts): in the
+   * log when there is one, else on stderr.
+   */
+  reportEscaped(where: string, error: unknown): void {
+    const logger = this.options.logger;
+    if (logger) logger.error({ err: error, transport: this.options.name, where }, `an error escaped ${where}`);
+    else reportEscapedError(where, error);
   }
 
   /**
@@ -180,6 +212,7 @@ export class Dispatcher {
     metrics.requestStarted();
     metrics.received(request.receivedBytes);
     let operation: string | null = null;
+    let security: SecurityContext | null = null;
     try {
       const target = endpoint ?? this.route(request.method, request.path);
       operation = target.spec.name;
@@ -189,6 +222,7 @@ export class Dispatcher {
       const prepared = this.prepare(target, request);
       // Without an authenticator there is nothing to wait for: skip the extra turn.
       const { input, context } = prepared instanceof Promise ? await prepared : prepared;
+      security = context.security;
       const run = target.unary;
       let replayable = true;
       let made: unknown = NOT_MADE;
@@ -216,13 +250,16 @@ export class Dispatcher {
       }
       metrics.sent(outcomeBytes(outcome));
       metrics.requestFinished(true, started, operation);
+      this.log?.unary(request, operation, started, security, null);
       if (made !== NOT_MADE && outcome.kind === 'json' && !outcome.replayed) {
         return { kind: 'json', encoded: outcome.encoded, replayed: false, value: made };
       }
       return outcome;
     } catch (error) {
       metrics.requestFinished(false, started, operation);
-      throw toEndpointError(error);
+      const failure = toEndpointError(error);
+      this.log?.unary(request, operation, started, security, failure);
+      throw failure;
     } finally {
       this.settle();
     }
@@ -241,14 +278,20 @@ export class Dispatcher {
     options: { holdSlot?: boolean } = {},
   ): Promise<AsyncGenerator<StreamFrame, void, undefined>> {
     const { metrics, config } = this.options;
+    const log = this.log;
+    const started = log ? performance.now() : 0;
     let source: AsyncIterable<StreamItem>;
     let release: () => void = () => undefined;
+    let operation: string | null = null;
+    let security: SecurityContext | null = null;
     try {
       const target = endpoint ?? this.route(request.method, request.path);
+      operation = target.spec.name;
       if (!target.spec.streaming || !target.stream) {
         throw new EndpointError('invalid_request', `${target.spec.method} ${target.spec.path} is not a stream`);
       }
       const { input, context } = await this.prepare(target, request);
+      security = context.security;
       if (options.holdSlot !== false) release = await this.streams.acquire(request.signal);
       source = target.stream(input, context);
     } catch (error) {
@@ -257,22 +300,28 @@ export class Dispatcher {
       release();
       metrics.streamStarted();
       metrics.streamFinished(false);
-      throw toEndpointError(error);
+      const failure = toEndpointError(error);
+      log?.stream(request, operation, started, security, failure, 0);
+      throw failure;
     }
     metrics.streamStarted();
     metrics.received(request.receivedBytes);
     this.inFlight++;
     let finished = false;
-    /** Counts the stream and frees its slot, once, however it ends. */
-    const finish = (ok: boolean) => {
+    let events = 0;
+    /** Counts (and logs) the stream and frees its slot, once, however it ends. */
+    const finish = (ok: boolean, failure: RequestEnding | null = null) => {
       if (finished) return;
       finished = true;
-      metrics.streamFinished(ok && !request.signal.aborted);
+      const completed = ok && !request.signal.aborted;
+      metrics.streamFinished(completed);
       release();
       this.settle();
+      log?.stream(request, operation, started, security, completed ? null : (failure ?? CLIENT_CLOSED), events);
     };
     const frames = async function* (): AsyncGenerator<StreamFrame, void, undefined> {
       let ok = false;
+      let failure: ErrorObject | null = null;
       try {
         for await (const item of source) {
           const value = normalizeJson(item.result);
@@ -281,19 +330,18 @@ export class Dispatcher {
           metrics.sent(encoded.bytes);
           // Marked before the yield: a consumer may stop reading once it has the final frame.
           if (item.final) ok = true;
+          events++;
           yield { ok: true, encoded, value, final: item.final };
           if (item.final) return;
         }
-        yield {
-          ok: false,
-          error: new EndpointError('internal', 'the stream handler ended without a final event').toObject(request.requestId),
-          final: true,
-        };
+        failure = new EndpointError('internal', 'the stream handler ended without a final event').toObject(request.requestId);
+        yield { ok: false, error: failure, final: true };
       } catch (error) {
         if (request.signal.aborted) return;
-        yield { ok: false, error: toEndpointError(error).toObject(request.requestId), final: true };
+        failure = toEndpointError(error).toObject(request.requestId);
+        yield { ok: false, error: failure, final: true };
       } finally {
-        finish(ok);
+        finish(ok, failure);
       }
     };
     const stream = frames();

@@ -1,4 +1,5 @@
 // Binding a node server to a URL's host and port, and closing it within a deadline.
+import type { ServerResponse } from 'node:http';
 import type { Server } from 'node:net';
 import type { Socket } from 'node:net';
 import { InvalidArgumentError } from '../core/errors.js';
@@ -120,5 +121,14 @@ export function closeServer(server: Server, sockets: Set<Socket>, timeoutMs: num
     });
     const http = server as Server & { closeIdleConnections?: () => void };
     http.closeIdleConnections?.();
+    // A connection whose answer is still being written is not idle yet, and node would keep it
+    // open for the next request once the answer is out: close it then instead (and tell the
+    // client so, when its headers have not gone yet), so stop does not wait out the deadline.
+    for (const socket of sockets) {
+      const answering = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+      if (!answering || answering.writableFinished) continue;
+      if (!answering.headersSent) answering.shouldKeepAlive = false;
+      answering.once('finish', () => socket.end());
+    }
   });
 }

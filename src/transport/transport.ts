@@ -16,6 +16,7 @@ import { EndpointError } from './endpoint-error.js';
 import { TransportMetrics } from './metrics.js';
 import { Outbound, type OutboundOptions } from './outbound.js';
 import { parseTransportUrl } from './url.js';
+import type { Logger } from '../observability/logger.js';
 
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
@@ -49,6 +50,8 @@ export class Transport implements OperationInvoker {
   private clientInstance: TransportClient | null = null;
   private security: Promise<SecurityContext> | null = null;
   private readonly outbound: Outbound;
+  /** Where this start's lifecycle and request lines go; null logs nothing. */
+  private logger: Logger | null = null;
 
   constructor(
     private readonly binding: TransportBinding,
@@ -89,13 +92,17 @@ export class Transport implements OperationInvoker {
     return this.state === 'ready';
   }
 
-  /** Serves `endpoints`. A second start while running does nothing. */
-  async start(endpoints: EndpointTable): Promise<void> {
+  /**
+   * Serves `endpoints`. A second start while running does nothing. With a `logger`, the server
+   * logs when it listens and stops, one line per request, and errors that escape its handlers.
+   */
+  async start(endpoints: EndpointTable, options: { readonly logger?: Logger | null } = {}): Promise<void> {
     if (this.state === 'ready') return;
     if (this.transition) return this.transition;
     this.state = 'starting';
     this.transition = (async () => {
       const server = this.binding.createServer(this.bindingContext());
+      const logger = options.logger ?? null;
       const dispatcher = new Dispatcher(endpoints, {
         name: this.name,
         url: () => this.boundUrl,
@@ -103,12 +110,15 @@ export class Transport implements OperationInvoker {
         metrics: this.metrics,
         authenticator: this.authenticator,
         idempotencyStore: this.idempotencyStore,
+        logger,
       });
       try {
         this.boundUrl = await server.listen(this.boundUrl, dispatcher);
         this.server = server;
         this.dispatcher = dispatcher;
+        this.logger = logger;
         this.state = 'ready';
+        logger?.info({ transport: this.name, url: this.boundUrl }, 'listening');
       } catch (error) {
         this.state = 'stopped';
         throw error;
@@ -138,6 +148,10 @@ export class Transport implements OperationInvoker {
       return;
     }
     const dispatcher = this.dispatcher;
+    const logger = server ? this.logger : null;
+    this.logger = null;
+    const fields = { transport: this.name, url: this.boundUrl };
+    logger?.info(fields, 'stopping');
     if (dispatcher && this.state === 'ready') {
       this.state = 'draining';
       await dispatcher.idle(this.config.shutdownTimeout * 1000);
@@ -150,6 +164,7 @@ export class Transport implements OperationInvoker {
       await Promise.all([server?.close(), client?.close()]);
     } finally {
       this.state = 'stopped';
+      logger?.info(fields, 'stopped');
     }
   }
 

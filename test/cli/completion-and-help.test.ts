@@ -90,6 +90,7 @@ describe('parley completion', () => {
     assert.deepEqual(complete('serve', ''), ['agent', 'registry']);
     assert.deepEqual(complete('serve', 'registry', '--d'), ['--db']);
     assert.deepEqual(complete('serve', 'agent', '--transport', 'w'), ['websocket']);
+    assert.deepEqual(complete('serve', 'registry', '--log-level', 't'), ['trace']);
     assert.deepEqual(complete('send', 'http://x', 'hi', '--protocol', ''), ['a2a', 'auto', 'parley']);
     assert.deepEqual(complete('validate', '--schema', 'agent-card'), ['agent-card', 'agent-card-list']);
     assert.deepEqual(complete('validate', '--schema', 'task', 'ta'), ['task.json']);

@@ -56,6 +56,16 @@ describe('parley registry commands', () => {
     const registry = await startRegistryProcess(['--db', join(dir, 'registry.db')]);
     t.after(() => registry.stop('SIGKILL'));
     assert.match(registry.output(), /^status page: http:\/\/127\.0\.0\.1:\d+\/status$/m);
+    // The registry logs at info by default: its listening line is JSON on stdout.
+    const listening = registry
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { msg: string; url?: string });
+    assert.deepEqual(
+      listening.map((line) => [line.msg, line.url]),
+      [['listening', registry.url]],
+    );
     const agent = await serveAgent(t, ['--registry', registry.url, '--name', 'newcomer']);
     assert.match(agent.output(), new RegExp(`^registered with ${registry.url}$`, 'm'));
 
@@ -146,6 +156,10 @@ describe('parley registry commands', () => {
       [['unregister', 'http://127.0.0.1:9'], /give the agent's URL/],
       [['serve', 'registry', '--ttl', 'soon'], /--ttl must be a number/],
       [['serve', 'registry', '--transport', 'runtime'], /in-process only/],
+      [
+        ['serve', 'registry', '--log-level', 'verbose'],
+        /--log-level must be one of fatal, error, warn, info, debug, trace, silent/,
+      ],
       [['serve', 'janitor'], /expected agent or registry/],
     ] as const) {
       const result = await runCli(args, { cwd: dir });

@@ -3,7 +3,7 @@
 // on SIGTERM and on SIGINT. A usage error exits 2 with one `parley: ...` line, no stack trace;
 // --help anywhere prints the usage and exits 0.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
@@ -33,11 +33,11 @@ interface Server {
   readonly exited: Promise<number | null>;
 }
 
-/** Starts `parley serve agent` and resolves once it printed `ready <url>`. */
-async function serve(transport: Served): Promise<Server> {
+/** Starts `parley serve agent` (with `extra` flags) and resolves once it printed `ready <url>`. */
+async function serve(transport: Served, extra: readonly string[] = []): Promise<Server> {
   const child = spawn(
     process.execPath,
-    ['--import', TSX, MAIN, 'serve', 'agent', '--transport', transport, '--url', LISTEN[transport]],
+    ['--import', TSX, MAIN, 'serve', 'agent', '--transport', transport, '--url', LISTEN[transport], ...extra],
     {
       cwd: ROOT,
       env: { ...process.env, PARLEY_DEBUG: '' },
@@ -63,15 +63,23 @@ async function serve(transport: Served): Promise<Server> {
   return { child, url, stdout: () => out, stderr: () => err, exited };
 }
 
-/** Sends `signal` and checks the clean shutdown: exit 0, `stopped` printed, nothing on stderr. */
-async function stopWith(server: Server, signal: NodeJS.Signals): Promise<void> {
+/**
+ * Sends `signal` and checks the clean shutdown: exit 0, `stopped` printed, nothing on stderr.
+ * Resolves with the log lines (stdout's JSON lines, between the plain ones), parsed.
+ */
+async function stopWith(server: Server, signal: NodeJS.Signals): Promise<Array<Record<string, unknown>>> {
   server.child.kill(signal);
   const code = await server.exited;
   const result = { code, stdout: server.stdout(), stderr: server.stderr() };
   assert.equal(code, 0, `exit code after ${signal}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`);
-  assert.deepEqual(result.stdout.split('\n').filter(Boolean), [`ready ${server.url}`, 'stopped']);
+  const printed = result.stdout.split('\n').filter(Boolean);
+  assert.deepEqual(
+    printed.filter((line) => !line.startsWith('{')),
+    [`ready ${server.url}`, 'stopped'],
+  );
   assert.equal(result.stderr, '');
   assertNoStackTrace(result);
+  return printed.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 /**
@@ -146,6 +154,91 @@ describe('parley serve agent', { concurrency: 5, timeout: 30_000 }, () => {
   });
 });
 
+describe('parley serve agent: logs', { concurrency: 3, timeout: 30_000 }, () => {
+  it('logs JSON lines on stdout at info by default: listening, each request, stopping, stopped', async (t) => {
+    const server = await serve('http');
+    t.after(() => cleanup(server));
+    const client = await echoOnce('http', server.url);
+    t.after(() => client.close());
+    const logged = await stopWith(server, 'SIGTERM');
+    const messages = logged.map((line) => line.msg);
+    assert.deepEqual([messages[0], ...messages.slice(-2)], ['listening', 'stopping', 'stopped'], JSON.stringify(logged));
+    const requests = logged.slice(1, -2);
+    assert.ok(
+      requests.every((line) => line.msg === 'request' && line.level === 30),
+      JSON.stringify(requests),
+    );
+    assert.equal(logged[0]!.url, server.url);
+    const task = requests.find((line) => line.operation === 'sendTask');
+    assert.deepEqual([task?.transport, task?.method, task?.path, task?.status], ['http', 'POST', '/tasks/', 200]);
+    assert.equal(typeof task?.request_id, 'string');
+    assert.equal(typeof task?.duration_ms, 'number');
+    assert.ok(
+      requests.some((line) => line.operation === 'getCard'),
+      JSON.stringify(requests),
+    );
+    assert.doesNotMatch(server.stdout(), /hello from the test/, 'no body in the logs');
+  });
+
+  it('--log-level silent prints no log line', async (t) => {
+    const server = await serve('websocket', ['--log-level', 'silent']);
+    t.after(() => cleanup(server));
+    const client = await echoOnce('websocket', server.url);
+    t.after(() => client.close());
+    assert.deepEqual(await stopWith(server, 'SIGTERM'), []);
+  });
+
+  it('--log-level warn logs a failed request and not a served one', async (t) => {
+    const server = await serve('http', ['--log-level', 'warn']);
+    t.after(() => cleanup(server));
+    const client = await echoOnce('http', server.url);
+    t.after(() => client.close());
+    const missing = await fetch(`${server.url}/nowhere`, { headers: { 'x-svc-request-id': 'lost-1' } });
+    assert.equal(missing.status, 404);
+    const logged = await stopWith(server, 'SIGTERM');
+    assert.equal(logged.length, 1, JSON.stringify(logged));
+    assert.deepEqual(
+      [logged[0]!.level, logged[0]!.request_id, logged[0]!.status, logged[0]!.error, logged[0]!.operation],
+      [40, 'lost-1', 404, 'not_found', null],
+    );
+  });
+});
+
+/** The escape that starts a terminal's colour codes. */
+const ESC = '\u001b';
+
+describe('parley serve agent: logs on a terminal', { timeout: 30_000 }, () => {
+  const hasScript = spawnSync('script', ['--version']).status === 0;
+  it('are readable lines (pino-pretty, in colour), not JSON', { skip: !hasScript && 'script(1) is not installed' }, async () => {
+    // script(1) gives the command a real pseudo-terminal; Ctrl-C typed into it stops the agent.
+    const command = `${process.execPath} --import ${TSX} ${MAIN} serve agent --url http://127.0.0.1:0`;
+    const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: ROOT, env: { ...process.env, PARLEY_DEBUG: '' } });
+    let out = '';
+    let asked = false;
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+      const ready = /^ready (\S+)\r?$/m.exec(out);
+      if (ready && !asked) {
+        asked = true;
+        void fetch(`${ready[1]}/healthz`).then(() => child.stdin.write('\u0003'));
+      }
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    assert.equal(code, 0, out);
+    const shown = out
+      .replaceAll(ESC, '')
+      .replace(/\[[0-9;]*m/g, '')
+      .split(/\r?\n/);
+    assert.ok(out.includes(`${ESC}[`), 'coloured');
+    assert.ok(
+      shown.some((line) => /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: request \{.*"operation":"healthz".*"status":200/.test(line)),
+      out,
+    );
+    assert.ok(shown.some((line) => /^\[[\d:.]+\] INFO: listening \{"transport":"http"/.test(line)));
+    assert.ok(!shown.some((line) => line.startsWith('{')), 'no JSON line');
+  });
+});
+
 describe('parley serve: usage', { concurrency: 5, timeout: 30_000 }, () => {
   const USAGE_LINE =
     'Usage: parley serve agent [--transport http|sse|websocket|grpc] [--url URL] [--name NAME] [--registry URL] [--a2a]';
@@ -184,6 +277,10 @@ describe('parley serve: usage', { concurrency: 5, timeout: 30_000 }, () => {
     [['--url='], 'parley: serve agent: --url needs a value'],
     [['extra'], 'parley: serve agent: unexpected argument "extra" (see parley serve --help)'],
     [['--transport=nope'], 'parley: unknown transport "nope"; expected one of http, sse, websocket, grpc'],
+    [
+      ['--log-level', 'loud'],
+      'parley: serve agent: --log-level must be one of fatal, error, warn, info, debug, trace, silent (got "loud")',
+    ],
   ] as const) {
     it(`serve agent ${args.join(' ')} is a usage error: exit 2, one line`, async () => {
       const result = await runCli(['serve', 'agent', ...args], { cwd: ROOT });

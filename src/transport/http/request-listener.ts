@@ -13,7 +13,6 @@ import { Inbound, NO_PARAMS, type Endpoint, type InboundRequest } from '../endpo
 import { EndpointError, toEndpointError } from '../endpoint-error.js';
 import type { ConnectionGuard, ConnectionWatch } from './connection-guard.js';
 import { closeAfterAnswer } from './close-after-answer.js';
-import { reportEscapedError } from '../escaped-error.js';
 import { RawHttpBody } from './raw-body.js';
 import { AUTH_CHALLENGE, IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from '../wire-names.js';
 
@@ -44,7 +43,7 @@ export function createRequestListener(dispatcher: Dispatcher, options: ListenerO
     handle(dispatcher, options, req, res, awaitingContinue).catch((error: unknown) => {
       // Reached only if writing the answer (or a stream's events) itself failed; the
       // connection is the casualty, never the process.
-      reportEscapedError('an http request handler', error);
+      dispatcher.reportEscaped('an http request handler', error);
       if (!res.headersSent) writeError(res, toEndpointError(error), null);
       else res.destroy();
     });
@@ -58,6 +57,8 @@ async function handle(
   res: ServerResponse,
   awaitingContinue: boolean,
 ) {
+  // Timed here only for the log line of a request refused before dispatch (which times the rest).
+  const arrived = dispatcher.logging ? performance.now() : 0;
   const requestId = headerValue(req, REQUEST_ID_HEADER) || newId();
   const target = req.url ?? '/';
   const queryAt = target.indexOf('?');
@@ -84,7 +85,9 @@ async function handle(
     // The rest of an oversize or overdue body is not worth reading: answer, then close.
     if (refused.status === 413 || refused.status === 408) closeAfterAnswer(req, res);
     else drain(req);
-    refuse(dispatcher, res, refused, requestId, read.bytes, endpoint);
+    const sent = writeError(res, refused, requestId, endpoint);
+    const operation = endpoint?.spec.name ?? null;
+    dispatcher.countRefused(read.bytes, sent, { requestId, method, path, operation, error: refused, startedAt: arrived });
     return;
   }
   const served = endpoint;
@@ -238,19 +241,6 @@ function readBody(
       resolve({ data, bytes });
     });
   });
-}
-
-/** Answers a request refused before dispatch, and counts it. */
-function refuse(
-  dispatcher: Dispatcher,
-  res: ServerResponse,
-  error: EndpointError,
-  requestId: string,
-  receivedBytes: number,
-  endpoint: Endpoint | undefined,
-): void {
-  const sent = writeError(res, error, requestId, endpoint);
-  dispatcher.countRefused(receivedBytes, sent);
 }
 
 /** Writes the error body (the endpoint's own shape of it, when it has one); returns its size in bytes. */

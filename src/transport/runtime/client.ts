@@ -145,7 +145,7 @@ export class RuntimeClient implements TransportClient {
   private assertRoute(target: Dispatcher, call: OutboundCall): void {
     if (target.endpoints.has(routeKey(call.spec.method, call.spec.path))) return;
     const refused = new EndpointError('not_found', `no endpoint for ${call.spec.method} ${call.spec.path}`);
-    target.countRefused(call.body?.bytes ?? 0, Buffer.byteLength(JSON.stringify(refused.toObject(call.requestId))));
+    this.refuse(target, call, refused);
     throw this.remote(refused, call);
   }
 
@@ -159,7 +159,7 @@ export class RuntimeClient implements TransportClient {
     const data = copied !== NOT_PLAIN ? copied : call.body ? JSON.parse(call.body.text) : undefined;
     if (copied === NOT_PLAIN && jsonValueTooDeep(data)) {
       const refused = EndpointError.tooDeep('request body', MAX_JSON_DEPTH);
-      target.countRefused(call.body?.bytes ?? 0, Buffer.byteLength(JSON.stringify(refused.toObject(call.requestId))));
+      this.refuse(target, call, refused);
       throw this.remote(refused, call);
     }
     const fields = {
@@ -173,6 +173,13 @@ export class RuntimeClient implements TransportClient {
       receivedBytes: call.body?.bytes ?? 0,
     };
     return new Inbound(fields, call);
+  }
+
+  /** Counts (and logs) a call the target refused before its dispatcher saw it, as a network server would. */
+  private refuse(target: Dispatcher, call: OutboundCall, error: EndpointError): void {
+    const sent = Buffer.byteLength(JSON.stringify(error.toObject(call.requestId)));
+    const { method, path } = call.spec;
+    target.countRefused(call.body?.bytes ?? 0, sent, { requestId: call.requestId, method, path, error });
   }
 
   /**

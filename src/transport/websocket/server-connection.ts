@@ -14,7 +14,6 @@ import { toEndpointError, type EndpointError } from '../endpoint-error.js';
 import { decodeRequestFrame, errorFrame, okFrame, TEXT_FRAME, type RawData } from './codec.js';
 import { startPings } from './keepalive.js';
 import { TurnCork } from '../turn-cork.js';
-import { reportEscapedError } from '../escaped-error.js';
 
 /** Above this many bytes waiting in the socket, senders wait for it to drain. */
 const SEND_HIGH_WATER = 1024 * 1024;
@@ -91,7 +90,7 @@ export class ServerConnection {
    * to answer in order, so it is closed (1011, internal error); the process carries on.
    */
   private escaped(error: unknown): void {
-    reportEscapedError('a websocket connection handler', error);
+    this.dispatcher.reportEscaped('a websocket connection handler', error);
     this.waiting.length = 0;
     void this.close(this.config.shutdownTimeout * 1000, 1011, 'internal error');
   }
@@ -117,14 +116,16 @@ export class ServerConnection {
   }
 
   private async serve(data: RawData, isBinary: boolean): Promise<void> {
+    // Timed here only for the log line of a frame refused before dispatch (which times the rest).
+    const arrived = this.dispatcher.logging ? performance.now() : 0;
     const decoded = decodeRequestFrame(data, isBinary, this.config.limits.maxRequestBytes);
-    if (!decoded.ok) return this.refuse(decoded.id, decoded.error, decoded.bytes);
+    if (!decoded.ok) return this.refuse(decoded.id, decoded.error, decoded.bytes, arrived);
     const frame = decoded.frame;
     let endpoint: Endpoint;
     try {
       endpoint = this.dispatcher.route(frame.method, frame.path);
     } catch (error) {
-      return this.refuse(frame.id, toEndpointError(error), frame.bytes);
+      return this.refuse(frame.id, toEndpointError(error), frame.bytes, arrived, frame);
     }
     const request = new Inbound(
       {
@@ -153,9 +154,16 @@ export class ServerConnection {
    * Answers a frame refused before it reached the dispatcher (unreadable, not an envelope,
    * no such route) and counts it, as the http transport counts the requests it refuses.
    */
-  private refuse(id: string | null, error: EndpointError, receivedBytes: number): Promise<void> {
+  private refuse(
+    id: string | null,
+    error: EndpointError,
+    receivedBytes: number,
+    startedAt: number,
+    route: { readonly method: string | null; readonly path: string | null } = UNREADABLE,
+  ): Promise<void> {
     const text = errorFrame(id, error.toObject(id));
-    this.dispatcher.countRefused(receivedBytes, Buffer.byteLength(text));
+    const { method, path } = route;
+    this.dispatcher.countRefused(receivedBytes, Buffer.byteLength(text), { requestId: id, method, path, error, startedAt });
     return this.send(text);
   }
 
@@ -198,3 +206,6 @@ export class ServerConnection {
 }
 
 const SENT = Promise.resolve();
+
+/** The route of a frame that could not be read as a request: none. */
+const UNREADABLE = { method: null, path: null } as const;

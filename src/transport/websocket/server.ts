@@ -20,7 +20,6 @@ import type { BindingContext, TransportServer } from '../binding.js';
 import type { Dispatcher } from '../dispatcher.js';
 import type { Endpoint } from '../endpoint.js';
 import { EndpointError, toEndpointError } from '../endpoint-error.js';
-import { reportEscapedError } from '../escaped-error.js';
 import { bindServer, closeServer, deadlineCheckMs, listenUrl, watchConnections } from '../listen.js';
 import { maxFrameBytes } from './codec.js';
 import { ServerConnection } from './server-connection.js';
@@ -58,7 +57,7 @@ export class WebSocketServer implements TransportServer {
     http.on('request', answerPlainRequest);
     http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       this.upgrade(wss, dispatcher, gate, req, socket, head).catch((error: unknown) => {
-        reportEscapedError('a websocket upgrade handler', error);
+        dispatcher.reportEscaped('a websocket upgrade handler', error);
         socket.destroy();
       });
     });
@@ -99,11 +98,16 @@ export class WebSocketServer implements TransportServer {
     );
     let authenticated: SecurityContext | null | undefined;
     if (gate) {
+      const arrived = dispatcher.logging ? performance.now() : 0;
       try {
         authenticated = await dispatcher.authenticate(gate, credentials);
       } catch (error) {
         socket.off('error', onError);
-        rejectUpgrade(socket, toEndpointError(error));
+        const refused = toEndpointError(error);
+        rejectUpgrade(socket, refused);
+        // The handshake carries no request id: the refused connection is logged without one.
+        const path = (req.url ?? '/').split('?', 1)[0]!;
+        dispatcher.logRefused({ requestId: null, method: 'GET', path, error: refused, startedAt: arrived });
         return;
       }
     }

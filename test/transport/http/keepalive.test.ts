@@ -53,3 +53,38 @@ test('http client: an idle pooled connection is closed after keepalive_interval'
   assert.equal(sockets.length, 1);
   await closed[0];
 });
+
+test(
+  'http server: stop closes a keep-alive connection once its answer in flight is out, without waiting out shutdown_timeout',
+  TIMEOUT,
+  async (t) => {
+    let entered!: () => void;
+    const inHandler = new Promise<void>((resolve) => (entered = resolve));
+    let finish!: () => void;
+    const gate = new Promise<void>((resolve) => (finish = resolve));
+    const handler = async (task: unknown) => {
+      entered();
+      await gate;
+      return task;
+    };
+    // A minute to drain: a connection left open would hold stop (and this test) far past its timeout.
+    const transport = await serve(t, 'http', 'http://127.0.0.1:0', table(unary(ops.sendTask, handler)), {
+      shutdownTimeout: 60,
+      keepaliveTimeout: 60,
+    });
+    const socket = await openSocket(portOf(transport.url));
+    const body = '{"id":"late"}';
+    socket.write(
+      `POST /tasks/ HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
+    );
+    const answer = received(socket);
+    await inHandler;
+    const stopped = transport.stop();
+    finish();
+    const { text, ended } = await answer;
+    assert.deepEqual(statuses(text), [200], text);
+    assert.match(text, /connection: close\r\n/i, 'the answer tells the client the connection ends');
+    assert.ok(ended, 'the server closed the connection');
+    await stopped;
+  },
+);

@@ -1,0 +1,140 @@
+// One log line per served request, the same fields on every transport, written by the shared
+// dispatcher (and, for requests refused before it, by the transport that refused them):
+//
+//   request_id   the correlation id (X-Svc-Request-ID, the envelope id); null when none was read
+//   msg          `request` (unary) or `stream` (written when the stream ends)
+//   transport    http, sse, websocket, grpc, runtime
+//   operation    the operation's name (sendTask, readyz, ...); null when no route matched
+//   method, path the route asked for (never the query string, which may carry a credential);
+//                null for a message that could not be read as a request
+//   status       the HTTP-like status: 200 when served, the error's status otherwise (what the
+//                http transport answers; other wires carry the same number in their error
+//                object), 499 for a stream its client left before the end
+//   error        the error code when it failed (not_found, unauthenticated, client_closed, ...)
+//   duration_ms  from the request's arrival at the dispatcher (or transport) to its answer
+//   principal    the authenticated caller's principal_id, when there is one
+//   events       streams: the events sent
+//
+// Never headers, credentials, query strings or bodies. Served requests log at info, 4xx at
+// warn, 5xx at error.
+import type { SecurityContext } from '../../generated/types/index.js';
+import type { TransportName } from '../transport/capabilities.js';
+import type { InboundRequest } from '../transport/endpoint.js';
+import type { LineLevel, Logger } from './logger.js';
+
+/** How a request ended: its status, and its error code when it failed. */
+export interface RequestEnding {
+  readonly status: number;
+  readonly code?: string;
+}
+
+/** A request refused before it reached the dispatcher, as the transport that refused it knows it. */
+export interface Refusal {
+  readonly requestId: string | null;
+  /** The route asked for; null for a message that could not be read as a request. */
+  readonly method: string | null;
+  readonly path: string | null;
+  /** The operation, when the route was found before the request was refused (a bad body). */
+  readonly operation?: string | null;
+  readonly error: RequestEnding;
+  /** performance.now() when the request arrived; the line says 0 ms without it (refused at once). */
+  readonly startedAt?: number;
+}
+
+/** A stream its client left before the final event: nginx's "client closed request". */
+export const CLIENT_CLOSED: RequestEnding = { status: 499, code: 'client_closed' };
+
+const SERVED: RequestEnding = { status: 200 };
+
+export class RequestLog {
+  constructor(
+    private readonly logger: Logger,
+    private readonly transport: TransportName,
+  ) {}
+
+  /** A unary request's line; `ending` null when it was served. */
+  unary(
+    request: InboundRequest,
+    operation: string | null,
+    startedAt: number,
+    security: SecurityContext | null,
+    ending: RequestEnding | null,
+  ): void {
+    this.line('request', request.requestId, request.method, request.path, operation, startedAt, security, ending ?? SERVED);
+  }
+
+  /** A stream's line, once it has ended (or was refused before its first event). */
+  stream(
+    request: InboundRequest,
+    operation: string | null,
+    startedAt: number,
+    security: SecurityContext | null,
+    ending: RequestEnding | null,
+    events: number,
+  ): void {
+    const ended = ending ?? SERVED;
+    const level = levelOf(ended.status);
+    if (!this.logger.isLevelEnabled(level)) return;
+    const fields = this.fields(request.requestId, request.method, request.path, operation, startedAt, security, ended);
+    this.logger[level]({ ...fields, events }, 'stream');
+  }
+
+  refused(refusal: Refusal): void {
+    const { requestId, method, path, operation = null, startedAt, error } = refusal;
+    this.line('request', requestId, method, path, operation, startedAt ?? performance.now(), null, error);
+  }
+
+  private line(
+    message: string,
+    requestId: string | null,
+    method: string | null,
+    path: string | null,
+    operation: string | null,
+    startedAt: number,
+    security: SecurityContext | null,
+    ending: RequestEnding,
+  ): void {
+    const level = levelOf(ending.status);
+    if (!this.logger.isLevelEnabled(level)) return;
+    this.logger[level](this.fields(requestId, method, path, operation, startedAt, security, ending), message);
+  }
+
+  private fields(
+    requestId: string | null,
+    method: string | null,
+    path: string | null,
+    operation: string | null,
+    startedAt: number,
+    security: SecurityContext | null,
+    ending: RequestEnding,
+  ): RequestFields {
+    return {
+      request_id: requestId,
+      transport: this.transport,
+      operation,
+      method,
+      path,
+      status: ending.status,
+      error: ending.code,
+      duration_ms: Math.round((performance.now() - startedAt) * 1000) / 1000,
+      principal: security?.principal_id,
+    };
+  }
+}
+
+/** The fields of a request line; pino leaves out the undefined ones (`error`, `principal`). */
+interface RequestFields {
+  readonly request_id: string | null;
+  readonly transport: TransportName;
+  readonly operation: string | null;
+  readonly method: string | null;
+  readonly path: string | null;
+  readonly status: number;
+  readonly error: string | undefined;
+  readonly duration_ms: number;
+  readonly principal: string | undefined;
+}
+
+function levelOf(status: number): LineLevel {
+  return status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
+}
