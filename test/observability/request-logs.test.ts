@@ -91,16 +91,13 @@ for (const transport of Object.keys(LISTEN)) {
     checkCommon(notFound, 40, 'cancelTask', 404, 'not_found');
     assert.equal(notFound.principal, 'api-key-sk-logs-');
 
-    // 404 for a route no table has, refused before dispatch. The grpc transport logs no line for
-    // its refused calls yet (its service is being rewritten; see docs/operations.md).
-    if (transport !== 'grpc') {
-      const lost = await rejection(caller.unary(NOWHERE, undefined));
-      assert.ok(lost instanceof TransportRemoteError, String(lost));
-      assert.equal(lost.statusCode, 404);
-      const line = requestLine(lost.requestId);
-      checkCommon(line, 40, null, 404, 'not_found');
-      assert.deepEqual([line.method, line.path], ['GET', '/nowhere']);
-    }
+    // 404 for a route no table has, refused before dispatch.
+    const lost = await rejection(caller.unary(NOWHERE, undefined));
+    assert.ok(lost instanceof TransportRemoteError, String(lost));
+    assert.equal(lost.statusCode, 404);
+    const line = requestLine(lost.requestId);
+    checkCommon(line, 40, null, 404, 'not_found');
+    assert.deepEqual([line.method, line.path], ['GET', '/nowhere']);
 
     // 401: no credentials. Websocket checks them on the handshake, which carries no request id:
     // its line is the refused connection's.

@@ -74,7 +74,7 @@ export class CallStatus extends Error {
   }
 }
 
-function statusName(code: number): string {
+export function statusName(code: number): string {
   return GRPC_STATUS_NAMES[code] ?? `STATUS_${code}`;
 }
 

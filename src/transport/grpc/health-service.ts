@@ -8,7 +8,7 @@ import {
   HealthCheckResponse_ServingStatus as ServingStatus,
   type HealthCheckRequest,
 } from '../../../generated/proto/grpc/health/v1/health_pb.js';
-import { callStatusOf } from './escaped-errors.js';
+import { callStatusOf, type ReportEscaped } from './escaped-errors.js';
 import type { GrpcJsModule } from './load.js';
 
 export { ServingStatus };
@@ -69,7 +69,7 @@ export class HealthState {
   }
 }
 
-export function createHealthService(grpc: GrpcJsModule, state: HealthState): UntypedServiceImplementation {
+export function createHealthService(grpc: GrpcJsModule, state: HealthState, report: ReportEscaped): UntypedServiceImplementation {
   const check = (call: ServerUnaryCall<HealthCheckRequest, unknown>, callback: sendUnaryData<unknown>): void => {
     const status = state.get(call.request.service);
     if (status === undefined) {
@@ -104,7 +104,7 @@ export function createHealthService(grpc: GrpcJsModule, state: HealthState): Unt
   };
 
   const watch = (call: ServerWritableStream<HealthCheckRequest, unknown>): void => {
-    follow(call).catch((error: unknown) => call.emit('error', callStatusOf(error)));
+    follow(call).catch((error: unknown) => call.emit('error', callStatusOf(error, report)));
   };
 
   return { check, list, watch };

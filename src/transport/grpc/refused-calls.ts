@@ -15,8 +15,9 @@
 // refused, with the bytes it sent and the status message it got.
 import type { Metadata, ServerInterceptingCall, ServerInterceptingCallInterface, ServerInterceptor } from '@grpc/grpc-js';
 import { LazyAbort } from '../../core/lazy-abort.js';
+import type { Refusal, RequestEnding } from '../../observability/request-log.js';
 import type { Dispatcher } from '../dispatcher.js';
-import { GrpcStatus } from './errors.js';
+import { GrpcStatus, statusName } from './errors.js';
 
 /** What grpc-js's call reports to (a type grpc-js does not export by name). */
 type InterceptingServerListener = Parameters<ServerInterceptingCallInterface['start']>[0];
@@ -44,6 +45,30 @@ export class CallContext {
    * envelope (set by the service), or the status message as it goes on the wire.
    */
   errorBytes = 0;
+  /** What the service knew of a call it refused (request id, route, error), for the log line. */
+  refused: Omit<Refusal, 'startedAt'> | null = null;
+  /** performance.now() when the call arrived; only measured when the server logs requests. */
+  startedAt = 0;
+}
+
+/**
+ * The HTTP-like status a request log line gives a call refused with a gRPC status and no wire
+ * error object (the usual gRPC-to-HTTP pairs; CANCELLED is nginx's 499 "client closed").
+ */
+const REFUSAL_STATUS: Readonly<Record<number, number>> = {
+  [GrpcStatus.CANCELLED]: 499,
+  [GrpcStatus.INVALID_ARGUMENT]: 400,
+  [GrpcStatus.DEADLINE_EXCEEDED]: 504,
+  [GrpcStatus.NOT_FOUND]: 404,
+  [GrpcStatus.PERMISSION_DENIED]: 403,
+  [GrpcStatus.RESOURCE_EXHAUSTED]: 413,
+  [GrpcStatus.UNIMPLEMENTED]: 404,
+  [GrpcStatus.UNAVAILABLE]: 503,
+  [GrpcStatus.UNAUTHENTICATED]: 401,
+};
+
+function endingOf(code: number): RequestEnding {
+  return { status: REFUSAL_STATUS[code] ?? 500, code: statusName(code).toLowerCase() };
 }
 
 /** A request message as the SvcTransport service receives it. */
@@ -73,7 +98,9 @@ class ContextCall implements ServerInterceptingCallInterface, InterceptingServer
   constructor(
     private readonly next: ServerInterceptingCallInterface,
     private readonly dispatcher: Dispatcher,
-  ) {}
+  ) {
+    if (dispatcher.logging) this.context.startedAt = performance.now();
+  }
 
   // ---- grpc-js to the service
 
@@ -106,7 +133,10 @@ class ContextCall implements ServerInterceptingCallInterface, InterceptingServer
   onCancel(): void {
     const { context } = this;
     if (!context.answered) context.abort.abort(new Error('the call ended before it was answered'));
-    if (!context.dispatched) this.dispatcher.countRefused(context.received, context.errorBytes);
+    if (!context.dispatched) {
+      const refused = context.refused && { ...context.refused, startedAt: context.startedAt };
+      this.dispatcher.countRefused(context.received, context.errorBytes, refused ?? undefined);
+    }
     this.listener!.onCancel();
   }
 
@@ -125,7 +155,10 @@ class ContextCall implements ServerInterceptingCallInterface, InterceptingServer
     const { context } = this;
     context.answered = true;
     // grpc-js sends the details URI-encoded.
-    if (status.code !== 0) context.errorBytes = Buffer.byteLength(encodeURI(status.details ?? ''));
+    if (status.code !== 0) {
+      context.errorBytes = Buffer.byteLength(encodeURI(status.details ?? ''));
+      context.refused ??= { requestId: null, method: null, path: null, error: endingOf(status.code) };
+    }
     this.next.sendStatus(status);
   }
 

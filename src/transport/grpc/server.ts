@@ -70,7 +70,10 @@ export class GrpcServer implements TransportServer {
     const served: DescService[] = [SvcTransport];
     if (config.grpc.enableHealth) {
       this.health = new HealthState(['', SvcTransport.typeName]);
-      server.addService(serviceDefinition(Health), createHealthService(grpc, this.health));
+      server.addService(
+        serviceDefinition(Health),
+        createHealthService(grpc, this.health, (where, error) => dispatcher.reportEscaped(where, error)),
+      );
       served.push(Health);
     }
     if (config.grpc.enableReflection) {

@@ -57,6 +57,7 @@ type StreamCall = ServerWritableStream<ReceivedMessage, Buffer>;
 
 export function createTransportService(options: TransportServiceOptions): UntypedServiceImplementation {
   const { grpc, dispatcher, rpcSlots } = options;
+  const report = (where: string, error: unknown) => dispatcher.reportEscaped(where, error);
 
   /** Response metadata: the codec's content type and, once known, the request id. */
   const responseMetadata = (codec: EnvelopeCodec, requestId: string | null): Metadata => {
@@ -68,7 +69,7 @@ export function createTransportService(options: TransportServiceOptions): Untype
 
   /** The status a failed call ends with; metadata only when no headers went out before it. */
   const statusOf = (error: unknown, codec: EnvelopeCodec, headersSent: boolean) => {
-    const status = callStatusOf(error);
+    const status = callStatusOf(error, report);
     return { code: status.code, details: status.message, metadata: headersSent ? undefined : responseMetadata(codec, null) };
   };
 
@@ -91,7 +92,20 @@ export function createTransportService(options: TransportServiceOptions): Untype
    * Nesting past the limit ends the call with INVALID_ARGUMENT, as deeper nesting that the
    * message parser refuses does.
    */
-  const refuse = (context: CallContext, codec: EnvelopeCodec, requestId: string, error: EndpointError, tooDeep = false) => {
+  const refuse = (
+    context: CallContext,
+    codec: EnvelopeCodec,
+    requestId: string,
+    error: EndpointError,
+    tooDeep = false,
+    route: { readonly method: string; readonly path: string } | null = null,
+  ) => {
+    context.refused = {
+      requestId,
+      method: route?.method ?? null,
+      path: route?.path ?? null,
+      error: { status: error.status, code: error.code },
+    };
     if (tooDeep) throw new CallStatus(GrpcStatus.INVALID_ARGUMENT, error.message);
     const object = error.toObject(requestId);
     context.errorBytes = Buffer.byteLength(JSON.stringify(object));
@@ -116,7 +130,7 @@ export function createTransportService(options: TransportServiceOptions): Untype
     } catch (raw) {
       if (raw instanceof CallStatus) throw raw;
       const error = toEndpointError(raw);
-      if (!context.dispatched) return refuse(context, codec, requestId, error);
+      if (!context.dispatched) return refuse(context, codec, requestId, error, false, inbound);
       throwIfUnauthenticated(error);
       return codec.failure(requestId, error.toObject(requestId));
     } finally {
@@ -168,7 +182,7 @@ export function createTransportService(options: TransportServiceOptions): Untype
     try {
       endpoint = dispatcher.route(inbound.method, inbound.path);
     } catch (raw) {
-      await write(call, context, refuse(context, codec, requestId, toEndpointError(raw)));
+      await write(call, context, refuse(context, codec, requestId, toEndpointError(raw), false, inbound));
       return;
     }
     const release = await acquire(context);
