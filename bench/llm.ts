@@ -10,9 +10,14 @@
 // Servers run the compiled code (dist/, built first) in child processes, pinned to CPU 1 when
 // taskset is available, this process to CPU 0.
 //
+// Each transport runs with its default `stream_flush_interval` and with the ones listed in
+// BENCH_FLUSH (seconds; `0`, writes at the end of each turn, by default), so the table shows
+// what the interval saves.
+//
 // Environment: BENCH_TOKENS (20000) per burst stream, BENCH_PACED_TOKENS (2000) per paced
 // stream, BENCH_MODES (burst,paced), BENCH_ROUNDS (5) measured streams per side,
-// BENCH_WARMUP (3) streams first, BENCH_TRANSPORTS (sse,websocket), BENCH_PIN (1).
+// BENCH_WARMUP (3) streams first, BENCH_TRANSPORTS (sse,websocket), BENCH_FLUSH (0; empty for
+// none), BENCH_PIN (1).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import WebSocket from 'ws';
 import { createInterface, type Interface } from 'node:readline';
@@ -31,6 +36,18 @@ const MODES = (process.env.BENCH_MODES ?? 'burst,paced').split(',').map((name) =
 const ROUNDS = env('BENCH_ROUNDS', 5);
 const WARMUP = env('BENCH_WARMUP', 3);
 const TRANSPORTS = (process.env.BENCH_TRANSPORTS ?? 'sse,websocket').split(',').map((name) => name.trim());
+/** The agent's stream flush intervals: null for the transport's default, then BENCH_FLUSH's. */
+const FLUSH: ReadonlyArray<number | null> = [
+  null,
+  ...(process.env.BENCH_FLUSH ?? '0')
+    .split(',')
+    .filter((value) => value.trim() !== '')
+    .map((value) => {
+      const seconds = Number(value);
+      if (!Number.isFinite(seconds) || seconds < 0) throw new Error('BENCH_FLUSH must list seconds, 0 or more');
+      return seconds;
+    }),
+];
 const TARGET = 1.1;
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Tokens of each answer in the mode being measured. */
@@ -156,10 +173,18 @@ async function agentCpu(agent: Child): Promise<number> {
   return Number((await line).slice(4));
 }
 
-/** One agent process on `transport`: µs of CPU per token of the agent and of this process, per stream. */
-async function parley(transport: string, modelUrl: string): Promise<{ agent: number[]; client: number[]; events: number[] }> {
+/**
+ * One agent process on `transport` (its stream flush interval `flush` seconds, null for the
+ * default): µs of CPU per token of the agent and of this process, per stream.
+ */
+async function parley(
+  transport: string,
+  modelUrl: string,
+  flush: number | null,
+): Promise<{ agent: number[]; client: number[]; events: number[] }> {
   const { AgentClient } = await import('../dist/src/client/agent-client.js');
-  const agent = startChild('llm-agent.mjs', [transport, LISTEN[transport]!, modelUrl]);
+  const args = [transport, LISTEN[transport]!, modelUrl, ...(flush === null ? [] : [String(flush)])];
+  const agent = startChild('llm-agent.mjs', args);
   const url = await ready(agent);
   const client = new AgentClient(url, { transport });
   /** Streams one answer; returns the number of text events it came in (chunks read together share one). */
@@ -219,15 +244,18 @@ async function main(): Promise<void> {
       const rawLine = `SDK + raw ws forward    ${fmt(forward)}               ${(forward / sdk).toFixed(2).padStart(5)}        1.00`;
       console.log(`${rawLine}                               ${String(median(raw.events)).padStart(8)}`);
       for (const transport of TRANSPORTS) {
-        const { agent, client, events } = await parley(transport, modelUrl);
-        const ratio = median(agent) / sdk;
-        const vsForward = (median(agent) / forward).toFixed(2).padStart(5);
-        const line = `parley agent, ${transport.padEnd(9)} ${fmt(median(agent))}               ${ratio.toFixed(2).padStart(5)}       ${vsForward}   ${fmt(median(client))}`;
-        console.log(`${line}          ${String(median(events)).padStart(8)}`);
-        const more = `${((ratio - 1) * 100).toFixed(0)}% more CPU per token than the SDK alone, ${((median(agent) / forward - 1) * 100).toFixed(0)}% more than a raw forward`;
-        verdicts.push(
-          `${mode}, ${transport}: ${more} (target <= ${((TARGET - 1) * 100).toFixed(0)}%): ${ratio <= TARGET ? 'met' : 'NOT met'}`,
-        );
+        for (const flush of FLUSH) {
+          const { agent, client, events } = await parley(transport, modelUrl, flush);
+          const ratio = median(agent) / sdk;
+          const vsForward = (median(agent) / forward).toFixed(2).padStart(5);
+          const side = flush === null ? transport : `${transport}, flush ${flush}`;
+          const line = `parley ${side.padEnd(16)} ${fmt(median(agent))}               ${ratio.toFixed(2).padStart(5)}       ${vsForward}   ${fmt(median(client))}`;
+          console.log(`${line}          ${String(median(events)).padStart(8)}`);
+          const more = `${((ratio - 1) * 100).toFixed(0)}% more CPU per token than the SDK alone, ${((median(agent) / forward - 1) * 100).toFixed(0)}% more than a raw forward`;
+          verdicts.push(
+            `${mode}, ${side}: ${more} (target <= ${((TARGET - 1) * 100).toFixed(0)}%): ${ratio <= TARGET ? 'met' : 'NOT met'}`,
+          );
+        }
       }
     } finally {
       await model.stop();

@@ -362,6 +362,15 @@ export interface TransportConfigOptions {
    */
   maxConnections?: number;
   /**
+   * Seconds a server may hold a stream's events so that they leave in one write with the ones that
+   * follow (sse and websocket). A stream's writes are at least this far apart: an event that follows
+   * the previous write sooner waits, at most this long; the first event after a quiet spell and a
+   * stream's last event leave at once. Events are written whole and in order, never merged. 0 writes
+   * at the end of each turn of the event loop.
+   * @default 0.01
+   */
+  streamFlushInterval?: number;
+  /**
    * Count requests, streams, bytes and latency.
    * @default true
    */
@@ -443,6 +452,15 @@ export interface ResolvedConfigFields {
    */
   readonly maxConnections: number;
   /**
+   * Seconds a server may hold a stream's events so that they leave in one write with the ones that
+   * follow (sse and websocket). A stream's writes are at least this far apart: an event that follows
+   * the previous write sooner waits, at most this long; the first event after a quiet spell and a
+   * stream's last event leave at once. Events are written whole and in order, never merged. 0 writes
+   * at the end of each turn of the event loop.
+   * @default 0.01
+   */
+  readonly streamFlushInterval: number;
+  /**
    * Count requests, streams, bytes and latency.
    * @default true
    */
@@ -494,6 +512,7 @@ export const TRANSPORT_CONFIG_FIELDS: readonly ConfigEntry[] = [
   { kind: 'field', name: 'headerTimeout', wire: 'header_timeout', type: 'number', nullable: false, default: 20, exclusiveMinimum: 0 },
   { kind: 'field', name: 'bodyTimeout', wire: 'body_timeout', type: 'number', nullable: false, default: 60, exclusiveMinimum: 0 },
   { kind: 'field', name: 'maxConnections', wire: 'max_connections', type: 'integer', nullable: false, default: 512, minimum: 1 },
+  { kind: 'field', name: 'streamFlushInterval', wire: 'stream_flush_interval', type: 'number', nullable: false, default: 0.01, minimum: 0 },
   { kind: 'field', name: 'collectMetrics', wire: 'collect_metrics', type: 'boolean', nullable: false, default: true },
   { kind: 'field', name: 'timeout', wire: 'timeout', type: 'number', nullable: false, default: 360, exclusiveMinimum: 0 },
   {

@@ -8127,7 +8127,7 @@ return errors === 0;
 validate84.evaluated = {"props":{"networked":true,"streaming":true,"tls":true,"bidirectional":true,"persistent_connections":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validate_transport_config = validate85;
-const schema96 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/transport-config.schema.json","title":"TransportConfig","type":"object","properties":{"limits":{"$ref":"#/$defs/TransportLimits","description":"Byte and concurrency limits."},"retry":{"$ref":"#/$defs/RetryPolicy","description":"Retry policy for idempotent requests."},"keepalive_interval":{"type":["number","null"],"description":"Seconds between keepalive probes (WebSocket ping, HTTP keep-alive expiry, gRPC keepalive); null turns the HTTP and WebSocket keepalive off.","exclusiveMinimum":0,"default":20},"keepalive_timeout":{"type":"number","description":"Seconds to wait for a keepalive answer, and the HTTP idle keep-alive.","exclusiveMinimum":0,"default":20},"shutdown_timeout":{"type":"number","description":"Seconds stop() waits for each connection it owns to close.","exclusiveMinimum":0,"default":5},"idempotency_ttl":{"type":"number","description":"Seconds a completed idempotent response can be replayed.","exclusiveMinimum":0,"default":300},"idempotency_cache_size":{"type":"integer","description":"Most completed idempotent responses kept; the oldest go first.","minimum":1,"default":1024},"idempotency_cache_bytes":{"type":"integer","description":"Most bytes of completed idempotent responses kept, summed over the cache; the oldest go first, and a response larger than this is never stored.","minimum":1,"default":67108864},"header_timeout":{"type":"number","description":"Seconds a server waits for a request's headers (http, sse, and the WebSocket handshake).","exclusiveMinimum":0,"default":20},"body_timeout":{"type":"number","description":"Seconds a server waits for a whole request body once its headers arrived (http, sse).","exclusiveMinimum":0,"default":60},"max_connections":{"type":"integer","description":"Client connections a server keeps open at once. When a new one would pass this, the connection that has waited longest for its request to finish is closed first.","minimum":1,"default":512},"collect_metrics":{"type":"boolean","description":"Count requests, streams, bytes and latency.","default":true},"timeout":{"type":"number","description":"Outbound request deadline in seconds (the receive deadline on WebSocket).","exclusiveMinimum":0,"default":360},"tls":{"anyOf":[{"$ref":"#/$defs/TlsSettings"},{"type":"null"}],"description":"TLS files and checks; used when the URL scheme is a secure one.","default":null},"grpc":{"$ref":"#/$defs/GrpcSettings","description":"grpc-only options."}},"additionalProperties":false,"description":"Serialized transport configuration: limits, retry policy, keepalive, shutdown, idempotency cache, metrics, deadline and TLS files. Generated from schemas/config/transport-config.ts.","examples":[{"limits":{"max_request_bytes":1048576,"max_concurrent_requests":50},"retry":{"max_attempts":3,"initial_backoff":0.1,"max_backoff":2,"jitter":0.1},"keepalive_interval":20,"idempotency_ttl":300,"tls":{"certfile":"server.pem","keyfile":"server.key","cafile":null,"require_client_cert":false}}],"$defs":{"TransportLimits":{"type":"object","properties":{"max_request_bytes":{"type":"integer","description":"Largest request, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":16777216},"max_response_bytes":{"type":"integer","description":"Largest response, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":16777216},"max_event_bytes":{"type":"integer","description":"Largest single stream event, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":4194304},"max_concurrent_requests":{"type":"integer","description":"Unary requests in flight at once; more wait for a slot.","minimum":1,"default":100},"max_concurrent_streams":{"type":"integer","description":"Streams open at once; more wait for a slot.","minimum":1,"default":100}},"additionalProperties":false,"description":"Byte and concurrency limits shared by every transport.","title":"TransportLimits"},"RetryPolicy":{"type":"object","properties":{"max_attempts":{"type":"integer","description":"Total attempts including the first; 1 turns retry off.","minimum":1,"default":1},"initial_backoff":{"type":"number","description":"Delay before the first retry, in seconds; doubles on each further retry.","minimum":0,"default":0.1},"max_backoff":{"type":"number","description":"Ceiling of the doubling delay, in seconds. Must not be below initial_backoff.","minimum":0,"default":2},"jitter":{"type":"number","description":"Largest random delay added to each backoff, in seconds.","minimum":0,"default":0.1},"retryable_methods":{"type":"array","items":{"type":"string"},"description":"HTTP methods that may be retried, matched after upper-casing.","default":["DELETE","GET","POST","PUT"]}},"additionalProperties":false,"description":"When and how often an idempotent request is tried again.","title":"RetryPolicy"},"TlsSettings":{"type":"object","properties":{"certfile":{"type":["string","null"],"description":"PEM certificate chain of a secure server, or of a client doing mutual TLS.","minLength":1,"default":null},"keyfile":{"type":["string","null"],"description":"PEM private key matching certfile; give both or neither.","minLength":1,"default":null},"cafile":{"type":["string","null"],"description":"PEM CA bundle; clients fall back to the system roots when absent.","minLength":1,"default":null},"require_client_cert":{"type":"boolean","description":"Servers demand a client certificate signed by cafile.","default":false},"check_hostname":{"type":"boolean","description":"Clients verify the server's host name. The CA check stays on either way.","default":true}},"additionalProperties":false,"description":"Certificate files and checks. Only paths and flags are ever serialized, never key material.","title":"TlsSettings"},"GrpcSettings":{"type":"object","properties":{"maximum_concurrent_rpcs":{"type":"integer","description":"RPCs served at once; 0 means limits.max_concurrent_requests.","minimum":0,"default":0},"graceful_shutdown_timeout":{"type":"number","description":"Seconds stop() waits for in-flight RPCs.","exclusiveMinimum":0,"default":3},"enable_health":{"type":"boolean","description":"Serve grpc.health.v1.Health.","default":true},"enable_reflection":{"type":"boolean","description":"Serve gRPC server reflection (v1 and v1alpha).","default":true},"codec":{"type":"string","enum":["json","proto"],"description":"How a client encodes messages: `json` (the JSON envelope, `application/grpc+json`) or `proto` (binary protobuf). Servers accept both, and JSON passed through as plain bytes.","default":"json"},"channel_options":{"type":"object","additionalProperties":{"type":["number","string"]},"description":"Raw gRPC channel and server options, by gRPC core's names (`grpc.max_receive_message_length`, `grpc.keepalive_time_ms`, ...); the ones parley knows replace the settings it derives from the limits and keepalive, the others are kept and ignored.","default":{}}},"additionalProperties":false,"description":"Options only the grpc transport reads.","title":"GrpcSettings"}}};
+const schema96 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/transport-config.schema.json","title":"TransportConfig","type":"object","properties":{"limits":{"$ref":"#/$defs/TransportLimits","description":"Byte and concurrency limits."},"retry":{"$ref":"#/$defs/RetryPolicy","description":"Retry policy for idempotent requests."},"keepalive_interval":{"type":["number","null"],"description":"Seconds between keepalive probes (WebSocket ping, HTTP keep-alive expiry, gRPC keepalive); null turns the HTTP and WebSocket keepalive off.","exclusiveMinimum":0,"default":20},"keepalive_timeout":{"type":"number","description":"Seconds to wait for a keepalive answer, and the HTTP idle keep-alive.","exclusiveMinimum":0,"default":20},"shutdown_timeout":{"type":"number","description":"Seconds stop() waits for each connection it owns to close.","exclusiveMinimum":0,"default":5},"idempotency_ttl":{"type":"number","description":"Seconds a completed idempotent response can be replayed.","exclusiveMinimum":0,"default":300},"idempotency_cache_size":{"type":"integer","description":"Most completed idempotent responses kept; the oldest go first.","minimum":1,"default":1024},"idempotency_cache_bytes":{"type":"integer","description":"Most bytes of completed idempotent responses kept, summed over the cache; the oldest go first, and a response larger than this is never stored.","minimum":1,"default":67108864},"header_timeout":{"type":"number","description":"Seconds a server waits for a request's headers (http, sse, and the WebSocket handshake).","exclusiveMinimum":0,"default":20},"body_timeout":{"type":"number","description":"Seconds a server waits for a whole request body once its headers arrived (http, sse).","exclusiveMinimum":0,"default":60},"max_connections":{"type":"integer","description":"Client connections a server keeps open at once. When a new one would pass this, the connection that has waited longest for its request to finish is closed first.","minimum":1,"default":512},"stream_flush_interval":{"type":"number","description":"Seconds a server may hold a stream's events so that they leave in one write with the ones that follow (sse and websocket). A stream's writes are at least this far apart: an event that follows the previous write sooner waits, at most this long; the first event after a quiet spell and a stream's last event leave at once. Events are written whole and in order, never merged. 0 writes at the end of each turn of the event loop.","minimum":0,"default":0.01},"collect_metrics":{"type":"boolean","description":"Count requests, streams, bytes and latency.","default":true},"timeout":{"type":"number","description":"Outbound request deadline in seconds (the receive deadline on WebSocket).","exclusiveMinimum":0,"default":360},"tls":{"anyOf":[{"$ref":"#/$defs/TlsSettings"},{"type":"null"}],"description":"TLS files and checks; used when the URL scheme is a secure one.","default":null},"grpc":{"$ref":"#/$defs/GrpcSettings","description":"grpc-only options."}},"additionalProperties":false,"description":"Serialized transport configuration: limits, retry policy, keepalive, shutdown, idempotency cache, metrics, deadline and TLS files. Generated from schemas/config/transport-config.ts.","examples":[{"limits":{"max_request_bytes":1048576,"max_concurrent_requests":50},"retry":{"max_attempts":3,"initial_backoff":0.1,"max_backoff":2,"jitter":0.1},"keepalive_interval":20,"idempotency_ttl":300,"tls":{"certfile":"server.pem","keyfile":"server.key","cafile":null,"require_client_cert":false}}],"$defs":{"TransportLimits":{"type":"object","properties":{"max_request_bytes":{"type":"integer","description":"Largest request, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":16777216},"max_response_bytes":{"type":"integer","description":"Largest response, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":16777216},"max_event_bytes":{"type":"integer","description":"Largest single stream event, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":4194304},"max_concurrent_requests":{"type":"integer","description":"Unary requests in flight at once; more wait for a slot.","minimum":1,"default":100},"max_concurrent_streams":{"type":"integer","description":"Streams open at once; more wait for a slot.","minimum":1,"default":100}},"additionalProperties":false,"description":"Byte and concurrency limits shared by every transport.","title":"TransportLimits"},"RetryPolicy":{"type":"object","properties":{"max_attempts":{"type":"integer","description":"Total attempts including the first; 1 turns retry off.","minimum":1,"default":1},"initial_backoff":{"type":"number","description":"Delay before the first retry, in seconds; doubles on each further retry.","minimum":0,"default":0.1},"max_backoff":{"type":"number","description":"Ceiling of the doubling delay, in seconds. Must not be below initial_backoff.","minimum":0,"default":2},"jitter":{"type":"number","description":"Largest random delay added to each backoff, in seconds.","minimum":0,"default":0.1},"retryable_methods":{"type":"array","items":{"type":"string"},"description":"HTTP methods that may be retried, matched after upper-casing.","default":["DELETE","GET","POST","PUT"]}},"additionalProperties":false,"description":"When and how often an idempotent request is tried again.","title":"RetryPolicy"},"TlsSettings":{"type":"object","properties":{"certfile":{"type":["string","null"],"description":"PEM certificate chain of a secure server, or of a client doing mutual TLS.","minLength":1,"default":null},"keyfile":{"type":["string","null"],"description":"PEM private key matching certfile; give both or neither.","minLength":1,"default":null},"cafile":{"type":["string","null"],"description":"PEM CA bundle; clients fall back to the system roots when absent.","minLength":1,"default":null},"require_client_cert":{"type":"boolean","description":"Servers demand a client certificate signed by cafile.","default":false},"check_hostname":{"type":"boolean","description":"Clients verify the server's host name. The CA check stays on either way.","default":true}},"additionalProperties":false,"description":"Certificate files and checks. Only paths and flags are ever serialized, never key material.","title":"TlsSettings"},"GrpcSettings":{"type":"object","properties":{"maximum_concurrent_rpcs":{"type":"integer","description":"RPCs served at once; 0 means limits.max_concurrent_requests.","minimum":0,"default":0},"graceful_shutdown_timeout":{"type":"number","description":"Seconds stop() waits for in-flight RPCs.","exclusiveMinimum":0,"default":3},"enable_health":{"type":"boolean","description":"Serve grpc.health.v1.Health.","default":true},"enable_reflection":{"type":"boolean","description":"Serve gRPC server reflection (v1 and v1alpha).","default":true},"codec":{"type":"string","enum":["json","proto"],"description":"How a client encodes messages: `json` (the JSON envelope, `application/grpc+json`) or `proto` (binary protobuf). Servers accept both, and JSON passed through as plain bytes.","default":"json"},"channel_options":{"type":"object","additionalProperties":{"type":["number","string"]},"description":"Raw gRPC channel and server options, by gRPC core's names (`grpc.max_receive_message_length`, `grpc.keepalive_time_ms`, ...); the ones parley knows replace the settings it derives from the limits and keepalive, the others are kept and ignored.","default":{}}},"additionalProperties":false,"description":"Options only the grpc transport reads.","title":"GrpcSettings"}}};
 const schema97 = {"type":"object","properties":{"max_request_bytes":{"type":"integer","description":"Largest request, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":16777216},"max_response_bytes":{"type":"integer","description":"Largest response, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":16777216},"max_event_bytes":{"type":"integer","description":"Largest single stream event, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":4194304},"max_concurrent_requests":{"type":"integer","description":"Unary requests in flight at once; more wait for a slot.","minimum":1,"default":100},"max_concurrent_streams":{"type":"integer","description":"Streams open at once; more wait for a slot.","minimum":1,"default":100}},"additionalProperties":false,"description":"Byte and concurrency limits shared by every transport.","title":"TransportLimits"};
 const schema98 = {"type":"object","properties":{"max_attempts":{"type":"integer","description":"Total attempts including the first; 1 turns retry off.","minimum":1,"default":1},"initial_backoff":{"type":"number","description":"Delay before the first retry, in seconds; doubles on each further retry.","minimum":0,"default":0.1},"max_backoff":{"type":"number","description":"Ceiling of the doubling delay, in seconds. Must not be below initial_backoff.","minimum":0,"default":2},"jitter":{"type":"number","description":"Largest random delay added to each backoff, in seconds.","minimum":0,"default":0.1},"retryable_methods":{"type":"array","items":{"type":"string"},"description":"HTTP methods that may be retried, matched after upper-casing.","default":["DELETE","GET","POST","PUT"]}},"additionalProperties":false,"description":"When and how often an idempotent request is tried again.","title":"RetryPolicy"};
 const schema99 = {"type":"object","properties":{"certfile":{"type":["string","null"],"description":"PEM certificate chain of a secure server, or of a client doing mutual TLS.","minLength":1,"default":null},"keyfile":{"type":["string","null"],"description":"PEM private key matching certfile; give both or neither.","minLength":1,"default":null},"cafile":{"type":["string","null"],"description":"PEM CA bundle; clients fall back to the system roots when absent.","minLength":1,"default":null},"require_client_cert":{"type":"boolean","description":"Servers demand a client certificate signed by cafile.","default":false},"check_hostname":{"type":"boolean","description":"Clients verify the server's host name. The CA check stays on either way.","default":true}},"additionalProperties":false,"description":"Certificate files and checks. Only paths and flags are ever serialized, never key material.","title":"TlsSettings"};
@@ -8690,9 +8690,11 @@ errors++;
 }
 }
 }
-if(data.collect_metrics !== undefined){
-if(typeof data.collect_metrics !== "boolean"){
-const err43 = {instancePath:instancePath+"/collect_metrics",schemaPath:"#/properties/collect_metrics/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.stream_flush_interval !== undefined){
+let data22 = data.stream_flush_interval;
+if((typeof data22 == "number") && (isFinite(data22))){
+if(data22 < 0 || isNaN(data22)){
+const err43 = {instancePath:instancePath+"/stream_flush_interval",schemaPath:"#/properties/stream_flush_interval/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -8702,11 +8704,8 @@ vErrors.push(err43);
 errors++;
 }
 }
-if(data.timeout !== undefined){
-let data23 = data.timeout;
-if((typeof data23 == "number") && (isFinite(data23))){
-if(data23 <= 0 || isNaN(data23)){
-const err44 = {instancePath:instancePath+"/timeout",schemaPath:"#/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+else {
+const err44 = {instancePath:instancePath+"/stream_flush_interval",schemaPath:"#/properties/stream_flush_interval/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -8716,8 +8715,9 @@ vErrors.push(err44);
 errors++;
 }
 }
-else {
-const err45 = {instancePath:instancePath+"/timeout",schemaPath:"#/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data.collect_metrics !== undefined){
+if(typeof data.collect_metrics !== "boolean"){
+const err45 = {instancePath:instancePath+"/collect_metrics",schemaPath:"#/properties/collect_metrics/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -8727,15 +8727,11 @@ vErrors.push(err45);
 errors++;
 }
 }
-if(data.tls !== undefined){
-let data24 = data.tls;
-const _errs55 = errors;
-let valid7 = false;
-const _errs56 = errors;
-if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
-for(const key3 in data24){
-if(!(((((key3 === "certfile") || (key3 === "keyfile")) || (key3 === "cafile")) || (key3 === "require_client_cert")) || (key3 === "check_hostname"))){
-const err46 = {instancePath:instancePath+"/tls",schemaPath:"#/$defs/TlsSettings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+if(data.timeout !== undefined){
+let data24 = data.timeout;
+if((typeof data24 == "number") && (isFinite(data24))){
+if(data24 <= 0 || isNaN(data24)){
+const err46 = {instancePath:instancePath+"/timeout",schemaPath:"#/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -8745,10 +8741,8 @@ vErrors.push(err46);
 errors++;
 }
 }
-if(data24.certfile !== undefined){
-let data25 = data24.certfile;
-if((typeof data25 !== "string") && (data25 !== null)){
-const err47 = {instancePath:instancePath+"/tls/certfile",schemaPath:"#/$defs/TlsSettings/properties/certfile/type",keyword:"type",params:{type: schema99.properties.certfile.type},message:"must be string,null"};
+else {
+const err47 = {instancePath:instancePath+"/timeout",schemaPath:"#/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -8757,9 +8751,16 @@ vErrors.push(err47);
 }
 errors++;
 }
-if(typeof data25 === "string"){
-if(func1(data25) < 1){
-const err48 = {instancePath:instancePath+"/tls/certfile",schemaPath:"#/$defs/TlsSettings/properties/certfile/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.tls !== undefined){
+let data25 = data.tls;
+const _errs57 = errors;
+let valid7 = false;
+const _errs58 = errors;
+if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
+for(const key3 in data25){
+if(!(((((key3 === "certfile") || (key3 === "keyfile")) || (key3 === "cafile")) || (key3 === "require_client_cert")) || (key3 === "check_hostname"))){
+const err48 = {instancePath:instancePath+"/tls",schemaPath:"#/$defs/TlsSettings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -8769,11 +8770,10 @@ vErrors.push(err48);
 errors++;
 }
 }
-}
-if(data24.keyfile !== undefined){
-let data26 = data24.keyfile;
+if(data25.certfile !== undefined){
+let data26 = data25.certfile;
 if((typeof data26 !== "string") && (data26 !== null)){
-const err49 = {instancePath:instancePath+"/tls/keyfile",schemaPath:"#/$defs/TlsSettings/properties/keyfile/type",keyword:"type",params:{type: schema99.properties.keyfile.type},message:"must be string,null"};
+const err49 = {instancePath:instancePath+"/tls/certfile",schemaPath:"#/$defs/TlsSettings/properties/certfile/type",keyword:"type",params:{type: schema99.properties.certfile.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -8784,7 +8784,7 @@ errors++;
 }
 if(typeof data26 === "string"){
 if(func1(data26) < 1){
-const err50 = {instancePath:instancePath+"/tls/keyfile",schemaPath:"#/$defs/TlsSettings/properties/keyfile/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err50 = {instancePath:instancePath+"/tls/certfile",schemaPath:"#/$defs/TlsSettings/properties/certfile/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -8795,10 +8795,10 @@ errors++;
 }
 }
 }
-if(data24.cafile !== undefined){
-let data27 = data24.cafile;
+if(data25.keyfile !== undefined){
+let data27 = data25.keyfile;
 if((typeof data27 !== "string") && (data27 !== null)){
-const err51 = {instancePath:instancePath+"/tls/cafile",schemaPath:"#/$defs/TlsSettings/properties/cafile/type",keyword:"type",params:{type: schema99.properties.cafile.type},message:"must be string,null"};
+const err51 = {instancePath:instancePath+"/tls/keyfile",schemaPath:"#/$defs/TlsSettings/properties/keyfile/type",keyword:"type",params:{type: schema99.properties.keyfile.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -8809,7 +8809,7 @@ errors++;
 }
 if(typeof data27 === "string"){
 if(func1(data27) < 1){
-const err52 = {instancePath:instancePath+"/tls/cafile",schemaPath:"#/$defs/TlsSettings/properties/cafile/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err52 = {instancePath:instancePath+"/tls/keyfile",schemaPath:"#/$defs/TlsSettings/properties/keyfile/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -8820,9 +8820,10 @@ errors++;
 }
 }
 }
-if(data24.require_client_cert !== undefined){
-if(typeof data24.require_client_cert !== "boolean"){
-const err53 = {instancePath:instancePath+"/tls/require_client_cert",schemaPath:"#/$defs/TlsSettings/properties/require_client_cert/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data25.cafile !== undefined){
+let data28 = data25.cafile;
+if((typeof data28 !== "string") && (data28 !== null)){
+const err53 = {instancePath:instancePath+"/tls/cafile",schemaPath:"#/$defs/TlsSettings/properties/cafile/type",keyword:"type",params:{type: schema99.properties.cafile.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -8831,10 +8832,9 @@ vErrors.push(err53);
 }
 errors++;
 }
-}
-if(data24.check_hostname !== undefined){
-if(typeof data24.check_hostname !== "boolean"){
-const err54 = {instancePath:instancePath+"/tls/check_hostname",schemaPath:"#/$defs/TlsSettings/properties/check_hostname/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(typeof data28 === "string"){
+if(func1(data28) < 1){
+const err54 = {instancePath:instancePath+"/tls/cafile",schemaPath:"#/$defs/TlsSettings/properties/cafile/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -8845,8 +8845,9 @@ errors++;
 }
 }
 }
-else {
-const err55 = {instancePath:instancePath+"/tls",schemaPath:"#/$defs/TlsSettings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data25.require_client_cert !== undefined){
+if(typeof data25.require_client_cert !== "boolean"){
+const err55 = {instancePath:instancePath+"/tls/require_client_cert",schemaPath:"#/$defs/TlsSettings/properties/require_client_cert/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -8855,11 +8856,10 @@ vErrors.push(err55);
 }
 errors++;
 }
-var _valid0 = _errs56 === errors;
-valid7 = valid7 || _valid0;
-const _errs70 = errors;
-if(data24 !== null){
-const err56 = {instancePath:instancePath+"/tls",schemaPath:"#/properties/tls/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+}
+if(data25.check_hostname !== undefined){
+if(typeof data25.check_hostname !== "boolean"){
+const err56 = {instancePath:instancePath+"/tls/check_hostname",schemaPath:"#/$defs/TlsSettings/properties/check_hostname/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -8868,10 +8868,10 @@ vErrors.push(err56);
 }
 errors++;
 }
-var _valid0 = _errs70 === errors;
-valid7 = valid7 || _valid0;
-if(!valid7){
-const err57 = {instancePath:instancePath+"/tls",schemaPath:"#/properties/tls/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+}
+else {
+const err57 = {instancePath:instancePath+"/tls",schemaPath:"#/$defs/TlsSettings/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -8880,24 +8880,11 @@ vErrors.push(err57);
 }
 errors++;
 }
-else {
-errors = _errs55;
-if(vErrors !== null){
-if(_errs55){
-vErrors.length = _errs55;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data.grpc !== undefined){
-let data30 = data.grpc;
-if(data30 && typeof data30 == "object" && !Array.isArray(data30)){
-for(const key4 in data30){
-if(!((((((key4 === "maximum_concurrent_rpcs") || (key4 === "graceful_shutdown_timeout")) || (key4 === "enable_health")) || (key4 === "enable_reflection")) || (key4 === "codec")) || (key4 === "channel_options"))){
-const err58 = {instancePath:instancePath+"/grpc",schemaPath:"#/$defs/GrpcSettings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
+var _valid0 = _errs58 === errors;
+valid7 = valid7 || _valid0;
+const _errs72 = errors;
+if(data25 !== null){
+const err58 = {instancePath:instancePath+"/tls",schemaPath:"#/properties/tls/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -8906,11 +8893,10 @@ vErrors.push(err58);
 }
 errors++;
 }
-}
-if(data30.maximum_concurrent_rpcs !== undefined){
-let data31 = data30.maximum_concurrent_rpcs;
-if(!(((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31))) && (isFinite(data31)))){
-const err59 = {instancePath:instancePath+"/grpc/maximum_concurrent_rpcs",schemaPath:"#/$defs/GrpcSettings/properties/maximum_concurrent_rpcs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+var _valid0 = _errs72 === errors;
+valid7 = valid7 || _valid0;
+if(!valid7){
+const err59 = {instancePath:instancePath+"/tls",schemaPath:"#/properties/tls/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -8919,9 +8905,24 @@ vErrors.push(err59);
 }
 errors++;
 }
-if((typeof data31 == "number") && (isFinite(data31))){
-if(data31 < 0 || isNaN(data31)){
-const err60 = {instancePath:instancePath+"/grpc/maximum_concurrent_rpcs",schemaPath:"#/$defs/GrpcSettings/properties/maximum_concurrent_rpcs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+else {
+errors = _errs57;
+if(vErrors !== null){
+if(_errs57){
+vErrors.length = _errs57;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.grpc !== undefined){
+let data31 = data.grpc;
+if(data31 && typeof data31 == "object" && !Array.isArray(data31)){
+for(const key4 in data31){
+if(!((((((key4 === "maximum_concurrent_rpcs") || (key4 === "graceful_shutdown_timeout")) || (key4 === "enable_health")) || (key4 === "enable_reflection")) || (key4 === "codec")) || (key4 === "channel_options"))){
+const err60 = {instancePath:instancePath+"/grpc",schemaPath:"#/$defs/GrpcSettings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -8931,12 +8932,10 @@ vErrors.push(err60);
 errors++;
 }
 }
-}
-if(data30.graceful_shutdown_timeout !== undefined){
-let data32 = data30.graceful_shutdown_timeout;
-if((typeof data32 == "number") && (isFinite(data32))){
-if(data32 <= 0 || isNaN(data32)){
-const err61 = {instancePath:instancePath+"/grpc/graceful_shutdown_timeout",schemaPath:"#/$defs/GrpcSettings/properties/graceful_shutdown_timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(data31.maximum_concurrent_rpcs !== undefined){
+let data32 = data31.maximum_concurrent_rpcs;
+if(!(((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32))) && (isFinite(data32)))){
+const err61 = {instancePath:instancePath+"/grpc/maximum_concurrent_rpcs",schemaPath:"#/$defs/GrpcSettings/properties/maximum_concurrent_rpcs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -8945,9 +8944,9 @@ vErrors.push(err61);
 }
 errors++;
 }
-}
-else {
-const err62 = {instancePath:instancePath+"/grpc/graceful_shutdown_timeout",schemaPath:"#/$defs/GrpcSettings/properties/graceful_shutdown_timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if((typeof data32 == "number") && (isFinite(data32))){
+if(data32 < 0 || isNaN(data32)){
+const err62 = {instancePath:instancePath+"/grpc/maximum_concurrent_rpcs",schemaPath:"#/$defs/GrpcSettings/properties/maximum_concurrent_rpcs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -8957,9 +8956,12 @@ vErrors.push(err62);
 errors++;
 }
 }
-if(data30.enable_health !== undefined){
-if(typeof data30.enable_health !== "boolean"){
-const err63 = {instancePath:instancePath+"/grpc/enable_health",schemaPath:"#/$defs/GrpcSettings/properties/enable_health/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+if(data31.graceful_shutdown_timeout !== undefined){
+let data33 = data31.graceful_shutdown_timeout;
+if((typeof data33 == "number") && (isFinite(data33))){
+if(data33 <= 0 || isNaN(data33)){
+const err63 = {instancePath:instancePath+"/grpc/graceful_shutdown_timeout",schemaPath:"#/$defs/GrpcSettings/properties/graceful_shutdown_timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -8969,9 +8971,8 @@ vErrors.push(err63);
 errors++;
 }
 }
-if(data30.enable_reflection !== undefined){
-if(typeof data30.enable_reflection !== "boolean"){
-const err64 = {instancePath:instancePath+"/grpc/enable_reflection",schemaPath:"#/$defs/GrpcSettings/properties/enable_reflection/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err64 = {instancePath:instancePath+"/grpc/graceful_shutdown_timeout",schemaPath:"#/$defs/GrpcSettings/properties/graceful_shutdown_timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -8981,10 +8982,9 @@ vErrors.push(err64);
 errors++;
 }
 }
-if(data30.codec !== undefined){
-let data35 = data30.codec;
-if(typeof data35 !== "string"){
-const err65 = {instancePath:instancePath+"/grpc/codec",schemaPath:"#/$defs/GrpcSettings/properties/codec/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data31.enable_health !== undefined){
+if(typeof data31.enable_health !== "boolean"){
+const err65 = {instancePath:instancePath+"/grpc/enable_health",schemaPath:"#/$defs/GrpcSettings/properties/enable_health/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -8993,8 +8993,10 @@ vErrors.push(err65);
 }
 errors++;
 }
-if(!((data35 === "json") || (data35 === "proto"))){
-const err66 = {instancePath:instancePath+"/grpc/codec",schemaPath:"#/$defs/GrpcSettings/properties/codec/enum",keyword:"enum",params:{allowedValues: schema100.properties.codec.enum},message:"must be equal to one of the allowed values"};
+}
+if(data31.enable_reflection !== undefined){
+if(typeof data31.enable_reflection !== "boolean"){
+const err66 = {instancePath:instancePath+"/grpc/enable_reflection",schemaPath:"#/$defs/GrpcSettings/properties/enable_reflection/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -9004,13 +9006,10 @@ vErrors.push(err66);
 errors++;
 }
 }
-if(data30.channel_options !== undefined){
-let data36 = data30.channel_options;
-if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
-for(const key5 in data36){
-let data37 = data36[key5];
-if((!((typeof data37 == "number") && (isFinite(data37)))) && (typeof data37 !== "string")){
-const err67 = {instancePath:instancePath+"/grpc/channel_options/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/GrpcSettings/properties/channel_options/additionalProperties/type",keyword:"type",params:{type: schema100.properties.channel_options.additionalProperties.type},message:"must be number,string"};
+if(data31.codec !== undefined){
+let data36 = data31.codec;
+if(typeof data36 !== "string"){
+const err67 = {instancePath:instancePath+"/grpc/codec",schemaPath:"#/$defs/GrpcSettings/properties/codec/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -9019,10 +9018,8 @@ vErrors.push(err67);
 }
 errors++;
 }
-}
-}
-else {
-const err68 = {instancePath:instancePath+"/grpc/channel_options",schemaPath:"#/$defs/GrpcSettings/properties/channel_options/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!((data36 === "json") || (data36 === "proto"))){
+const err68 = {instancePath:instancePath+"/grpc/codec",schemaPath:"#/$defs/GrpcSettings/properties/codec/enum",keyword:"enum",params:{allowedValues: schema100.properties.codec.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -9032,9 +9029,13 @@ vErrors.push(err68);
 errors++;
 }
 }
-}
-else {
-const err69 = {instancePath:instancePath+"/grpc",schemaPath:"#/$defs/GrpcSettings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data31.channel_options !== undefined){
+let data37 = data31.channel_options;
+if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
+for(const key5 in data37){
+let data38 = data37[key5];
+if((!((typeof data38 == "number") && (isFinite(data38)))) && (typeof data38 !== "string")){
+const err69 = {instancePath:instancePath+"/grpc/channel_options/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/GrpcSettings/properties/channel_options/additionalProperties/type",keyword:"type",params:{type: schema100.properties.channel_options.additionalProperties.type},message:"must be number,string"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -9046,12 +9047,36 @@ errors++;
 }
 }
 else {
-const err70 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err70 = {instancePath:instancePath+"/grpc/channel_options",schemaPath:"#/$defs/GrpcSettings/properties/channel_options/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err70];
 }
 else {
 vErrors.push(err70);
+}
+errors++;
+}
+}
+}
+else {
+const err71 = {instancePath:instancePath+"/grpc",schemaPath:"#/$defs/GrpcSettings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+}
+}
+}
+else {
+const err72 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
 }
 errors++;
 }

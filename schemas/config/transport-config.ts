@@ -220,6 +220,16 @@ export interface TransportConfig {
    */
   max_connections?: number;
   /**
+   * Seconds a server may hold a stream's events so that they leave in one write with the ones
+   * that follow (sse and websocket). A stream's writes are at least this far apart: an event
+   * that follows the previous write sooner waits, at most this long; the first event after a
+   * quiet spell and a stream's last event leave at once. Events are written whole and in
+   * order, never merged. 0 writes at the end of each turn of the event loop.
+   * @minimum 0
+   * @default 0.01
+   */
+  stream_flush_interval?: number;
+  /**
    * Count requests, streams, bytes and latency.
    * @default true
    */

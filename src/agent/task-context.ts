@@ -4,17 +4,18 @@ import type { Artifact, LlmRun, Message, StreamEvent, Task, ToolCall } from '../
 import { nowIso } from '../core/clock.js';
 import { StateError } from '../core/errors.js';
 import { newId } from '../core/ids.js';
-import { normalizeJson } from '../core/json.js';
+import { normalizeJson, type EncodedJson } from '../core/json.js';
 import { merge } from '../core/objects.js';
 import type { LanguageModel } from '../llm/language-model.js';
-import type { ModelLoopResult } from '../llm/model-loop.js';
+import type { ModelLoopResult, ModelTextChunk } from '../llm/model-loop.js';
 import type { RequestContext } from '../transport/endpoint.js';
 import type { AgentEvent, ArtifactInput, MessageInput, RunModelOptions, TaskContext } from './handler.js';
 import { converse, type ModelSetup } from './model-setup.js';
 import { buildArtifact, buildMessage, latestUserText } from './task-record.js';
 import { SessionValuesView, type SessionStore, type SessionValues } from './sessions.js';
 
-export type EventSink = (event: StreamEvent) => void;
+/** Takes a stamped event, with its JSON text when the sender made it. */
+export type EventSink = (event: StreamEvent, encoded?: EncodedJson) => void;
 
 /** What the engine tracks about one active task. */
 export interface Run {
@@ -33,6 +34,12 @@ export class RunContext implements TaskContext {
   readonly sessionId: string;
 
   private values: SessionValues | null = null;
+  private lastMiddle: {
+    readonly messageId: string;
+    readonly model: string;
+    readonly step: number;
+    readonly text: string;
+  } | null = null;
 
   constructor(
     private readonly run: Run,
@@ -75,6 +82,34 @@ export class RunContext implements TaskContext {
     if (!this.run.sink || this.run.canceled) return;
     const plain = event.type === 'task_llm_stream' && typeof event.delta === 'string' && event.usage == null;
     this.send(plain ? event : normalizeEvent(event));
+  }
+
+  /**
+   * A model step's text chunk, from the model loop. One a token, always the same shape: the
+   * event and its JSON text are made here in one go (the text as JSON.stringify would write
+   * the event), so the transport neither walks nor serializes it again.
+   */
+  text(chunk: ModelTextChunk): void {
+    const sink = this.run.sink;
+    if (!sink || this.run.canceled) return;
+    const { delta, messageId, model, step } = chunk;
+    const task_id = this.run.task.id;
+    const timestamp = nowIso();
+    const event = { type: 'task_llm_stream', delta, final: false, message_id: messageId, model, step, task_id, timestamp };
+    const middle = this.chunkMiddle(messageId, model, step);
+    const text = `{"type":"task_llm_stream","delta":${JSON.stringify(delta)}${middle}${timestamp}"}`;
+    sink(event as StreamEvent, { text, bytes: Buffer.byteLength(text) });
+  }
+
+  /** The JSON between a text chunk's delta and its timestamp's value, the same for a whole step. */
+  private chunkMiddle(messageId: string, model: string, step: number): string {
+    const last = this.lastMiddle;
+    if (last && last.messageId === messageId && last.model === model && last.step === step) return last.text;
+    const text =
+      `,"final":false,"message_id":${JSON.stringify(messageId)},"model":${JSON.stringify(model)},"step":${JSON.stringify(step)},` +
+      `"task_id":${JSON.stringify(this.run.task.id)},"timestamp":"`;
+    this.lastMiddle = { messageId, model, step, text };
+    return text;
   }
 
   /** Null while the stream has room for more events; the model loop waits on anything else. */

@@ -83,7 +83,7 @@ export class TaskEngine {
         signal.removeEventListener('abort', onLeave);
         onLeave();
       };
-      const sink: EventSink = (event) => queue.push({ result: event, final: false });
+      const sink: EventSink = (event, encoded) => queue.push({ result: event, final: false, encoded });
       this.execute(task, request, sink, () => queue.room()).then(
         (finished) => {
           settled();

@@ -1,16 +1,30 @@
 let lastMs = -1;
 let lastIso = '';
+/** The second `secondPrefix` is for (ms since the epoch, floored to a second). */
+let lastSecond = Number.NaN;
+/** `YYYY-MM-DDTHH:MM:SS.` of `lastSecond`. */
+let secondPrefix = '';
 
 /**
  * The current UTC time as an ISO 8601 string with `Z`. Formatting a date is not free and a
- * busy server asks many times a millisecond, so the string is reused within one.
+ * busy server asks many times a millisecond, so the string is reused within one; and a stream
+ * of events a millisecond apart (a model's tokens) asks once a millisecond, so the part up to
+ * the second is reused within a second and only the milliseconds are written.
  */
 export function nowIso(): string {
   const ms = Date.now();
-  if (ms !== lastMs) {
-    lastMs = ms;
-    lastIso = new Date(ms).toISOString();
+  if (ms === lastMs) return lastIso;
+  lastMs = ms;
+  const millis = ms % 1000;
+  const second = ms - millis;
+  if (second !== lastSecond) {
+    lastSecond = second;
+    const iso = new Date(ms).toISOString();
+    secondPrefix = iso.slice(0, iso.length - 4);
+    lastIso = iso;
+    return iso;
   }
+  lastIso = secondPrefix + (millis < 10 ? `00${millis}` : millis < 100 ? `0${millis}` : `${millis}`) + 'Z';
   return lastIso;
 }
 

@@ -39,9 +39,23 @@ export const DEFAULT_RUN_BUDGET: Required<RunBudget> = Object.freeze({
 /** Where the loop reports what it does: a task (TaskContext is one), or nothing for a chat. */
 export interface ModelLoopObserver {
   emit(event: AgentEvent): void;
+  /**
+   * A text chunk of a model step (`task_llm_stream`, `final: false`), when the observer can
+   * send one cheaper than through emit: its shape is fixed, and there is one a token. Without
+   * it, chunks go to emit.
+   */
+  text?(chunk: ModelTextChunk): void;
   message(message: MessageInput): Message;
   /** Null while the reader keeps up; else the loop stops reading the model until this settles. */
   room?(): Promise<void> | null;
+}
+
+/** A text chunk of step `step`, streamed for message `messageId`. */
+export interface ModelTextChunk {
+  readonly delta: string;
+  readonly messageId: string;
+  readonly model: string;
+  readonly step: number;
 }
 
 export interface ModelLoopOptions {
@@ -203,11 +217,11 @@ async function runStep(
   } else if (model.stream) {
     for await (const delta of model.stream(turns, { signal })) {
       text += delta;
-      observer?.emit({ type: 'task_llm_stream', delta, final: false, message_id: messageId, model: name, step });
+      if (observer) sendText(observer, { delta, messageId, model: name, step });
     }
   } else {
     text = await model.complete(turns, { signal });
-    observer?.emit({ type: 'task_llm_stream', delta: text, final: false, message_id: messageId, model: name, step });
+    if (observer) sendText(observer, { delta: text, messageId, model: name, step });
   }
   // A model that ignores its signal must not carry on past a cancel.
   signal.throwIfAborted();
@@ -259,15 +273,18 @@ class ChunkBatch {
     if (this.pending === '') return;
     const delta = this.pending;
     this.pending = '';
-    this.observer.emit({
-      type: 'task_llm_stream',
-      delta,
-      final: false,
-      message_id: this.messageId,
-      model: this.model,
-      step: this.step,
-    });
+    sendText(this.observer, { delta, messageId: this.messageId, model: this.model, step: this.step });
   }
+}
+
+/** A text chunk to the observer: through text() when it has one, else as an ordinary event. */
+function sendText(observer: ModelLoopObserver, chunk: ModelTextChunk): void {
+  if (observer.text) {
+    observer.text(chunk);
+    return;
+  }
+  const { delta, messageId, model, step } = chunk;
+  observer.emit({ type: 'task_llm_stream', delta, final: false, message_id: messageId, model, step });
 }
 
 /** The tool's output, or an error message for the model; only a cancel (or the deadline) throws. */

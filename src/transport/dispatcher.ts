@@ -324,8 +324,8 @@ export class Dispatcher {
       let failure: ErrorObject | null = null;
       try {
         for await (const item of source) {
-          const value = normalizeJson(item.result);
-          const encoded = encodeNormalizedJson(value);
+          const value = item.encoded ? item.result : normalizeJson(item.result);
+          const encoded = item.encoded ?? encodeNormalizedJson(value);
           assertWithin('event', encoded.bytes, config.limits.maxEventBytes, request);
           metrics.sent(encoded.bytes);
           // Marked before the yield: a consumer may stop reading once it has the final frame.

@@ -2,6 +2,7 @@
 // and what the dispatcher hands to a handler.
 import type { OperationSpec } from '../../generated/operations/spec.js';
 import type { SecurityContext } from '../../generated/types/index.js';
+import type { EncodedJson } from '../core/json.js';
 import type { TransportName } from './capabilities.js';
 
 export type QueryParams = Readonly<Record<string, string | readonly string[]>>;
@@ -118,6 +119,11 @@ export interface StreamItem {
   readonly result: unknown;
   /** True on the event that closes the stream (the final task status). */
   readonly final: boolean;
+  /**
+   * The result's JSON text, when its producer made it along with a result that is plain JSON
+   * already (a model's text chunks): sent as it is, neither normalized nor serialized again.
+   */
+  readonly encoded?: EncodedJson;
 }
 
 /** Endpoints keyed by `METHOD path`. */

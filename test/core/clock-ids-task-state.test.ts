@@ -1,5 +1,5 @@
 // src/core/clock.ts, ids.ts and task-state.ts.
-import { test } from 'node:test';
+import { mock, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { nowIso, nowSeconds, sleep } from '../../src/core/clock.js';
 import { newId } from '../../src/core/ids.js';
@@ -13,6 +13,29 @@ test('nowIso is ISO 8601 UTC with Z and a valid date-time', () => {
   const value = nowIso();
   assert.match(value, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
   assert.ok(!Number.isNaN(Date.parse(value)));
+});
+
+test('nowIso reads the same as toISOString at every millisecond, across seconds, minutes and years', (t) => {
+  t.after(() => mock.timers.reset());
+  // 999 then 000 of the next second, one-digit and two-digit milliseconds, a new year.
+  const instants = [
+    Date.UTC(2026, 10, 25, 6, 59, 59, 998),
+    Date.UTC(2026, 10, 25, 6, 59, 59, 999),
+    Date.UTC(2026, 10, 25, 7, 0, 0, 0),
+    Date.UTC(2026, 10, 25, 7, 0, 0, 7),
+    Date.UTC(2026, 10, 25, 7, 0, 0, 42),
+    Date.UTC(2026, 10, 25, 7, 0, 0, 420),
+    Date.UTC(2026, 10, 25, 7, 0, 1, 5),
+    Date.UTC(2026, 11, 31, 23, 59, 59, 999),
+    Date.UTC(2027, 0, 1, 0, 0, 0, 1),
+  ];
+  mock.timers.enable({ apis: ['Date'], now: instants[0] });
+  for (const instant of instants) {
+    mock.timers.setTime(instant);
+    assert.equal(nowIso(), new Date(instant).toISOString());
+    // Asked again within the millisecond: the same string.
+    assert.equal(nowIso(), new Date(instant).toISOString());
+  }
 });
 
 test('nowSeconds is the Unix time in seconds, with fractions', () => {

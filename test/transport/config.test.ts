@@ -76,6 +76,7 @@ test('the serialized defaults are the spec table, in snake_case', () => {
     header_timeout: 20,
     body_timeout: 60,
     max_connections: 512,
+    stream_flush_interval: 0.01,
     collect_metrics: true,
     timeout: 360,
     tls: null,

@@ -8,7 +8,8 @@ import type { Endpoint, InboundRequest } from '../endpoint.js';
 import { toEndpointError } from '../endpoint-error.js';
 import { envelopeHead, errorEnvelope, okEnvelope } from '../envelope.js';
 import { writeError, type StreamWriter } from '../http/request-listener.js';
-import { TurnCork } from '../turn-cork.js';
+import { StreamCork } from '../stream-cork.js';
+import { HeldText } from './held-text.js';
 import { REQUEST_ID_HEADER } from '../wire-names.js';
 
 const KEEPALIVE = ': keepalive\n\n';
@@ -34,6 +35,7 @@ export const writeSseStream: StreamWriter = async (
   }
   const head = envelopeHead(request.requestId, true);
   let heartbeat: Heartbeat | null = null;
+  let cork: StreamCork | null = null;
   let ended = false;
   try {
     res.writeHead(200, {
@@ -45,7 +47,8 @@ export const writeSseStream: StreamWriter = async (
     });
     res.flushHeaders();
     heartbeat = startCommentHeartbeat(res, dispatcher.config.keepaliveInterval);
-    const cork = new TurnCork(res);
+    const held = new HeldText(res);
+    cork = new StreamCork(held, dispatcher.config.streamFlushInterval * 1000);
     for (;;) {
       const step = await frames.next();
       if (step.done || signal.aborted) break;
@@ -55,7 +58,11 @@ export const writeSseStream: StreamWriter = async (
       const line = `data: ${envelope}\n\n`;
       heartbeat.wrote();
       cork.hold();
-      if (!res.write(line)) await drained(res, signal);
+      held.write(line);
+      // The last frame is not held back.
+      if (frame.final) cork.flush();
+      // The reader is behind (a flush filled the response's buffer): wait for it.
+      if (res.writableNeedDrain) await drained(res, signal);
       if (frame.final) {
         // One more step lets the dispatcher's generator run to its end, so the stream slot is
         // free and the stream counted before the response ends.
@@ -66,6 +73,7 @@ export const writeSseStream: StreamWriter = async (
     }
   } finally {
     heartbeat?.stop();
+    cork?.flush();
     // Stops the handler if the caller left or the loop broke early; the dispatcher then
     // releases the stream slot and counts the stream as failed.
     await frames.return();

@@ -13,7 +13,7 @@ import { LazyAbort } from '../../core/lazy-abort.js';
 import { toEndpointError, type EndpointError } from '../endpoint-error.js';
 import { decodeRequestFrame, errorFrame, okFrame, TEXT_FRAME, type RawData } from './codec.js';
 import { startPings } from './keepalive.js';
-import { TurnCork } from '../turn-cork.js';
+import { StreamCork } from '../stream-cork.js';
 
 /** Above this many bytes waiting in the socket, senders wait for it to drain. */
 const SEND_HIGH_WATER = 1024 * 1024;
@@ -31,8 +31,8 @@ export class ServerConnection {
   /** Resolves once the socket has closed and every request on it was aborted. */
   readonly closed: Promise<void>;
 
-  /** Gathers the frames of one turn of the event loop into one write. */
-  private readonly cork: TurnCork;
+  /** Gathers stream frames into few writes (one a turn, at most one a flush interval). */
+  private readonly cork: StreamCork;
 
   constructor(
     private readonly socket: WebSocket,
@@ -44,7 +44,7 @@ export class ServerConnection {
     private readonly authenticated: SecurityContext | null | undefined,
     private readonly config: ResolvedConfig,
   ) {
-    this.cork = new TurnCork(raw);
+    this.cork = new StreamCork(raw, config.streamFlushInterval * 1000);
     socket.on('message', (data: RawData, isBinary: boolean) => {
       this.waiting.push({ data, isBinary });
       this.pump();
@@ -78,6 +78,8 @@ export class ServerConnection {
       });
       this.onIdle = null;
     }
+    // Held frames go before the close frame.
+    this.cork.flush();
     this.socket.close(code, reason);
     const timer = setTimeout(() => this.socket.terminate(), timeoutMs);
     timer.unref();
@@ -182,26 +184,31 @@ export class ServerConnection {
       if (this.gone.aborted) break;
       await this.send(
         frame.ok ? okFrame(request.requestId, frame.encoded.text, frame.final) : errorFrame(request.requestId, frame.error),
-        true,
+        !frame.final,
       );
     }
   }
 
   /**
    * Sends a frame; resolves at once unless the socket's buffer is full, then once it drains.
-   * Stream frames (`burst`) are gathered per turn; a unary answer goes out at once.
+   * A stream's frames before its last (`held`) may wait for the ones that follow (StreamCork);
+   * anything else goes out at once, with whatever was held before it.
    */
-  private send(text: string, burst = false): Promise<void> {
+  private send(text: string, held = false): Promise<void> {
     if (this.socket.readyState !== this.socket.OPEN) return SENT;
-    if (burst) this.cork.hold();
+    if (held) this.cork.hold();
     // Below the high-water mark nobody waits, so no write callback is needed either.
     // A Buffer is encoded once here; a string would be measured by ws, then encoded again.
     const bytes = Buffer.from(text);
     if (this.socket.bufferedAmount + bytes.length <= SEND_HIGH_WATER) {
       this.socket.send(bytes, TEXT_FRAME);
+      if (!held) this.cork.flush();
       return SENT;
     }
-    return new Promise((resolve) => this.socket.send(bytes, TEXT_FRAME, () => resolve()));
+    // Past the high-water mark nothing is held: the answer is waited for.
+    const sent = new Promise<void>((resolve) => this.socket.send(bytes, TEXT_FRAME, () => resolve()));
+    this.cork.flush();
+    return sent;
   }
 }
 
