@@ -77,6 +77,11 @@ export interface AgentServerOptions extends CardIdentity {
   readonly instructions?: string;
   /** Limits of each model run (steps, tool calls, tokens, time). Defaults in DEFAULT_RUN_BUDGET. */
   readonly runBudget?: RunBudget;
+  /**
+   * The model's text chunks that arrive within this many milliseconds of the last text event
+   * are merged into the next (at most that long a wait); 0 sends one event per read. Default 10.
+   */
+  readonly textWindowMs?: number;
   /** Verifies credentials on every route but the public ones. */
   readonly authenticator?: Authenticator;
   /** Authorizes state reset and compaction. Default: allowed. */
@@ -449,12 +454,22 @@ function modelSetup(options: AgentServerOptions): ModelSetup | null {
   if (tools.length > 0 && !options.llm.step) {
     throw new InvalidArgumentError(`model ${options.llm.name} cannot call tools: it has no step()`);
   }
+  const window = options.textWindowMs;
+  if (window !== undefined && (!(window >= 0) || !Number.isFinite(window))) {
+    throw new InvalidArgumentError(`textWindowMs must be a number of milliseconds >= 0 (got ${String(window)})`);
+  }
   const names = new Set<string>();
   for (const entry of tools) {
     if (names.has(entry.name)) throw new InvalidArgumentError(`two tools are named ${entry.name}`);
     names.add(entry.name);
   }
-  return { model: options.llm, tools, instructions: options.instructions ?? null, budget: options.runBudget };
+  return {
+    model: options.llm,
+    tools,
+    instructions: options.instructions ?? null,
+    budget: options.runBudget,
+    textWindowMs: options.textWindowMs,
+  };
 }
 
 /** A model's failure on POST /chat: 502 (the model server failed), 422 (the run's budget). */

@@ -14,6 +14,8 @@ export interface ModelSetup {
   /** The system turn every run starts with; never stored in the session. */
   readonly instructions: string | null;
   readonly budget: RunBudget | undefined;
+  /** See ModelLoopOptions.textWindowMs; undefined for the default. */
+  readonly textWindowMs?: number;
 }
 
 export interface ConverseOptions {
@@ -48,6 +50,7 @@ export async function converse(
     signal: options.signal,
     observer: options.observer,
     onRun: options.onRun,
+    textWindowMs: setup.textWindowMs,
   });
   // Compaction keeps leading system turns, so the instructions are still first.
   if (remember) sessions.ensure(sessionId).turns = result.turns.slice(lead.length);

@@ -38,7 +38,8 @@ const scripted: LanguageModel = {
 test("a text chunk's pre-made JSON is JSON.stringify of its event, byte count included", async () => {
   const engine = new TaskEngine({
     handler: inferenceHandler,
-    model: { model: scripted, tools: [], instructions: null, budget: undefined },
+    // One event a chunk (no text window), so each delta is seen as the model sent it.
+    model: { model: scripted, tools: [], instructions: null, budget: undefined, textWindowMs: 0 },
     sessions: new SessionStore(),
   });
   const request = {
