@@ -3,6 +3,7 @@
 import type { OperationSpec } from '../../generated/operations/spec.js';
 import type { SecurityContext } from '../../generated/types/index.js';
 import type { TransportName } from './capabilities.js';
+import type { TraceHeaders } from './trace-headers.js';
 
 export type QueryParams = Readonly<Record<string, string | readonly string[]>>;
 
@@ -29,6 +30,8 @@ export interface InboundRequest {
   readonly signal: AbortSignal;
   /** Wire size of the body, for the metrics. */
   readonly receivedBytes: number;
+  /** The caller's W3C trace context, as it came (unparsed); undefined when it sent none. */
+  readonly trace?: TraceHeaders;
 }
 
 /** Whatever hands out a request's AbortSignal on demand (a LazyAbort, an outbound call). */
@@ -51,6 +54,7 @@ export class Inbound implements InboundRequest {
   readonly credentials: string | null;
   readonly receivedBytes: number;
   readonly authenticated?: SecurityContext | null;
+  readonly trace?: TraceHeaders;
 
   /** `fields`: the request as decoded; `abort`: where its signal comes from, when one is asked for. */
   constructor(
@@ -66,6 +70,7 @@ export class Inbound implements InboundRequest {
     this.credentials = fields.credentials;
     this.receivedBytes = fields.receivedBytes;
     if (fields.authenticated !== undefined) this.authenticated = fields.authenticated;
+    if (fields.trace !== undefined) this.trace = fields.trace;
   }
 
   get signal(): AbortSignal {
