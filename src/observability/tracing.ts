@@ -51,7 +51,11 @@ export class Tracing {
     transport: TransportName,
     serve: () => Promise<UnaryOutcome>,
   ): Promise<UnaryOutcome> {
-    const { span, active } = this.startServer(request, operation, transport);
+    const { span, parent } = this.startServer(request, operation, transport);
+    if (this.idle(span)) return serve();
+    const active = this.api.trace.setSpan(parent, span);
+    // Nothing to record (no SDK, or sampled out): only the context to pass on.
+    if (!span.isRecording()) return this.api.context.with(active, serve);
     return this.api.context.with(active, serve).then(
       (outcome) => {
         if (outcome.kind === 'json' && outcome.replayed) span.setAttribute('parley.replayed', true);
@@ -76,7 +80,9 @@ export class Tracing {
     transport: TransportName,
     open: () => Promise<Frames>,
   ): Promise<Frames> {
-    const { span, active } = this.startServer(request, operation, transport);
+    const { span, parent } = this.startServer(request, operation, transport);
+    if (this.idle(span)) return open();
+    const active = this.api.trace.setSpan(parent, span);
     let frames: Frames;
     try {
       frames = await this.api.context.with(active, open);
@@ -88,8 +94,11 @@ export class Tracing {
     return new TracedFrames(frames, span, active, this);
   }
 
-  /** Starts the CLIENT span of an outbound call, a child of the caller's active context. */
-  startClient(operation: string, transport: TransportName, url: string, requestId: string): ClientSpan {
+  /**
+   * Starts the CLIENT span of an outbound call, a child of the caller's active context; null
+   * when there is nothing to record and no trace to pass on (no SDK, no trace active).
+   */
+  startClient(operation: string, transport: TransportName, url: string, requestId: string): ClientSpan | null {
     const { api } = this;
     const parent = api.context.active();
     const span = this.tracer.startSpan(
@@ -105,6 +114,7 @@ export class Tracing {
       },
       parent,
     );
+    if (this.idle(span)) return null;
     if (span.isRecording()) peerAttributes(span, url);
     const active = api.trace.setSpan(parent, span);
     return new ClientSpan(span, active, this.inject(active), this);
@@ -113,6 +123,16 @@ export class Tracing {
   /** Runs `work` with `active` as the current context. */
   within<T>(active: OtelApi.Context, work: () => T): T {
     return this.api.context.with(active, work);
+  }
+
+  /**
+   * A span with nothing to do: not recording (no SDK, or sampled out) and no valid context
+   * to pass on. The API's no-op spans share one invalid context, checked first because it is cheap.
+   */
+  private idle(span: OtelApi.Span): boolean {
+    if (span.isRecording()) return false;
+    const context = span.spanContext();
+    return context === this.api.INVALID_SPAN_CONTEXT || !this.api.isSpanContextValid(context);
   }
 
   /** Marks a span failed: ERROR status with the error's code and message. */
@@ -138,7 +158,7 @@ export class Tracing {
       { kind: api.SpanKind.SERVER, attributes },
       parent,
     );
-    return { span, active: api.trace.setSpan(parent, span) };
+    return { span, parent };
   }
 
   /**

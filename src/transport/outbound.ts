@@ -102,10 +102,11 @@ export class Outbound {
   }
 
   /**
-   * The CLIENT span of a call when tracing is on, a child of the caller's active context; a
-   * promise only while @opentelemetry/api loads (an await costs every call a turn).
+   * The CLIENT span of a call when tracing is on and there is something to record or pass on,
+   * a child of the caller's active context; a promise only while @opentelemetry/api loads (an
+   * await costs every call a turn).
    */
-  private span(spec: OperationSpec, url: string, requestId: string): ClientSpan | Promise<ClientSpan> | null {
+  private span(spec: OperationSpec, url: string, requestId: string): ClientSpan | Promise<ClientSpan | null> | null {
     const tracing = this.context.tracing();
     if (tracing === null) return null;
     const start = (loaded: Tracing) => loaded.startClient(spec.name, this.context.name, url, requestId);
