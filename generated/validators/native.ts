@@ -4222,7 +4222,7 @@ return errors === 0;
 validate47.evaluated = {"props":{"status":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validate_request_envelope = validate48;
-const schema66 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/request-envelope.schema.json","title":"RequestEnvelope","description":"Request frame of the WebSocket and gRPC transports (one JSON text frame, or the UTF-8 JSON payload of an Invoke or Stream call). The server picks the handler by `method` and `path`, exactly as the HTTP transport does by route. `id`, `method` and `path` are required and their types are checked strictly (no defaults taken from gRPC metadata, no case folding, no query string in `path`); `data` defaults to null, `params` to an empty object, `idempotency_key` to null (always null for streams and non-idempotent calls). `data` and `params` may nest arrays and objects at most 32 levels deep (a limit no schema keyword states; servers check it before anything else). Unknown keys are accepted and ignored so that newer clients can talk to older servers.","type":"object","properties":{"id":{"description":"Request ID, the same for every retry attempt of one logical call. Every response frame must echo it.","type":"string","minLength":1},"method":{"description":"HTTP-style method of the endpoint, upper case: GET, POST, PUT or DELETE.","type":"string","pattern":"^[A-Z]+$"},"path":{"description":"Endpoint path as in the HTTP route table, starting with `/` (for example `/tasks/` or `/.well-known/agent.json`). Carries no query string or fragment; parameters go in `params`.","type":"string","pattern":"^/[^?#]*$"},"data":{"description":"Request body, any JSON value (null when the endpoint takes no body).","default":null},"params":{"description":"Query parameters as a JSON object (the runtime transport discards them).","type":"object","default":{}},"idempotency_key":{"description":"Duplicate-suppression key for idempotent calls, kept across retries; null otherwise.","type":["string","null"],"default":null}},"required":["id","method","path"],"examples":[{"id":"req-4f1a","method":"POST","path":"/tasks/","data":{"id":"task-2f9c6e","messages":[{"role":"user","parts":[{"type":"text","content":"hi"}]}]},"params":{},"idempotency_key":"task-2f9c6e"},{"id":"req-4f1b","method":"GET","path":"/agents/","data":null,"params":{"role":"worker"},"idempotency_key":"req-4f1b"}]};
+const schema66 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/request-envelope.schema.json","title":"RequestEnvelope","description":"Request frame of the WebSocket and gRPC transports (one JSON text frame, or the UTF-8 JSON payload of an Invoke or Stream call). The server picks the handler by `method` and `path`, exactly as the HTTP transport does by route. `id`, `method` and `path` are required and their types are checked strictly (no defaults taken from gRPC metadata, no case folding, no query string in `path`); `data` defaults to null, `params` to an empty object, `idempotency_key` to null (always null for streams and non-idempotent calls); `trace` is optional. `data` and `params` may nest arrays and objects at most 32 levels deep (a limit no schema keyword states; servers check it before anything else). Unknown keys are accepted and ignored so that newer clients can talk to older servers.","type":"object","properties":{"id":{"description":"Request ID, the same for every retry attempt of one logical call. Every response frame must echo it.","type":"string","minLength":1},"method":{"description":"HTTP-style method of the endpoint, upper case: GET, POST, PUT or DELETE.","type":"string","pattern":"^[A-Z]+$"},"path":{"description":"Endpoint path as in the HTTP route table, starting with `/` (for example `/tasks/` or `/.well-known/agent.json`). Carries no query string or fragment; parameters go in `params`.","type":"string","pattern":"^/[^?#]*$"},"data":{"description":"Request body, any JSON value (null when the endpoint takes no body).","default":null},"params":{"description":"Query parameters as a JSON object (the runtime transport discards them).","type":"object","default":{}},"idempotency_key":{"description":"Duplicate-suppression key for idempotent calls, kept across retries; null otherwise.","type":["string","null"],"default":null},"trace":{"description":"W3C trace context of the caller (https://www.w3.org/TR/trace-context/): the values HTTP sends as the `traceparent` and `tracestate` headers, carried in each frame because one connection carries many requests. Optional; gRPC sends them as call metadata instead. A server that does not trace ignores it; a `traceparent` that does not parse is ignored (the server starts a new trace), never refused.","type":"object","properties":{"traceparent":{"description":"`version-trace_id-parent_id-flags`, for example `00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01`.","type":"string"},"tracestate":{"description":"Vendor entries (`key=value`, separated by commas), passed on with the traceparent.","type":"string"}}}},"required":["id","method","path"],"examples":[{"id":"req-4f1a","method":"POST","path":"/tasks/","data":{"id":"task-2f9c6e","messages":[{"role":"user","parts":[{"type":"text","content":"hi"}]}]},"params":{},"idempotency_key":"task-2f9c6e"},{"id":"req-4f1b","method":"GET","path":"/agents/","data":null,"params":{"role":"worker"},"idempotency_key":"req-4f1b"}]};
 const pattern5 = new RegExp("^[A-Z]+$", "u");
 const pattern6 = new RegExp("^/[^?#]*$", "u");
 
@@ -4369,9 +4369,12 @@ vErrors.push(err10);
 errors++;
 }
 }
-}
-else {
-const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.trace !== undefined){
+let data5 = data.trace;
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(data5.traceparent !== undefined){
+if(typeof data5.traceparent !== "string"){
+const err11 = {instancePath:instancePath+"/trace/traceparent",schemaPath:"#/properties/trace/properties/traceparent/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -4380,10 +4383,46 @@ vErrors.push(err11);
 }
 errors++;
 }
+}
+if(data5.tracestate !== undefined){
+if(typeof data5.tracestate !== "string"){
+const err12 = {instancePath:instancePath+"/trace/tracestate",schemaPath:"#/properties/trace/properties/tracestate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/trace",schemaPath:"#/properties/trace/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
 validate48.errors = vErrors;
 return errors === 0;
 }
-validate48.evaluated = {"props":{"id":true,"method":true,"path":true,"data":true,"params":true,"idempotency_key":true},"dynamicProps":false,"dynamicItems":false};
+validate48.evaluated = {"props":{"id":true,"method":true,"path":true,"data":true,"params":true,"idempotency_key":true,"trace":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validate_response_envelope = validate49;
 const schema67 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/response-envelope.schema.json","title":"ResponseEnvelope","description":"Response frame of the WebSocket, gRPC and runtime transports, and the body of each SSE frame (see `sse-frame`). A unary call gets one frame with `final` true; a stream gets one frame per event and the frame with `final` true ends it. `id`, `ok` and `final` are required. When `ok` is false, `error` must be a `wire-error` object and the frame is a remote error; when `ok` is true, `error` is null or absent. A non-null `id` that differs from the request ID is a protocol error. Unknown keys are accepted.","type":"object","properties":{"id":{"description":"Request ID being answered, or null when the server could not read one (for example from an unparsable frame).","type":["string","null"]},"ok":{"description":"True on success, false on failure.","type":"boolean"},"result":{"description":"Response body on success (for streams, one `stream-event`); null on failure.","default":null},"error":{"description":"The failure when `ok` is false, otherwise null.","anyOf":[{"$ref":"wire-error.schema.json"},{"type":"null"}],"default":null},"final":{"description":"True on the last frame of the call: always for unary calls, on the closing event of a stream.","type":"boolean"}},"required":["id","ok","final"],"if":{"properties":{"ok":{"const":false}},"required":["ok"]},"then":{"properties":{"error":{"type":"object"}},"required":["error"]},"else":{"properties":{"error":{"type":"null"}}},"examples":[{"id":"req-4f1a","ok":true,"result":{"status":"agent heartbeat recorded"},"error":null,"final":true},{"id":"req-4f1c","ok":false,"result":null,"error":{"code":"not_found","message":"no endpoint for POST /tasks/unknown","status":404,"request_id":"req-4f1c"},"final":true}]};

@@ -123,6 +123,14 @@ export interface AgentServerOptions extends CardIdentity {
    * `destination` (default stdout), `pretty`. Off by default: a library stays quiet unless asked.
    */
   readonly logger?: LoggerOption;
+  /**
+   * OpenTelemetry tracing (needs @opentelemetry/api): a SERVER span for every served operation,
+   * a child of the caller's W3C trace context, with the handler running inside it so the calls
+   * it makes through an AgentClient with `tracing` on continue the trace. Spans go to the SDK
+   * the application registered (docs/operations.md). Ignored for a ready Transport, which has
+   * its own option. Off by default.
+   */
+  readonly tracing?: boolean;
 }
 
 export class AgentServer implements AgentHandlers<RequestContext> {
@@ -226,6 +234,7 @@ export class AgentServer implements AgentHandlers<RequestContext> {
       this.options.url ?? 'http://127.0.0.1:0',
       {
         ...this.options.transportOptions,
+        tracing: this.options.tracing ?? this.options.transportOptions?.tracing,
         authenticator: this.options.authenticator,
         // The transport outlives a stop; each start's dispatcher asks for the connection of that start.
         ...(shared ? { idempotencyStore: (bounds: IdempotencyBounds) => this.sharedState().idempotencyStore(bounds) } : {}),

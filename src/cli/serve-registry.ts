@@ -29,10 +29,11 @@ const OPTIONS: OptionSpecs = {
   store: { type: 'string' },
   ttl: { type: 'string' },
   ...LOG_OPTIONS,
+  tracing: { type: 'boolean' },
 };
 
 export const SERVE_REGISTRY_USAGE = `Usage: parley serve registry [--transport http|sse|websocket|grpc] [--url URL] [--db FILE] [--ttl SECONDS]
-                             [--store redis://HOST:PORT] [--log-level LEVEL]
+                             [--store redis://HOST:PORT] [--log-level LEVEL] [--tracing]
 
 Starts a registry, where agents register their cards and find each other, and prints
 "ready <url>" once it accepts requests. Ctrl-C (or SIGTERM) stops it: it prints "stopped"
@@ -50,6 +51,9 @@ Options:
                     shared by every registry replica given the same URL (docs/replicas.md)
   --ttl SECONDS     forget an agent this long after its last registration or heartbeat
                     (default: never)
+  --tracing         OpenTelemetry spans for every request, with W3C trace context read
+                    from callers; needs @opentelemetry/api, and an SDK registered in the
+                    process (node --import ./otel.mjs) to export them (docs/operations.md)
 ${LOG_USAGE}  -h, --help        show this help
 `;
 
@@ -61,13 +65,14 @@ export async function runServeRegistry(
   if (positionals.length > 0) {
     throw new UsageError(`serve registry: unexpected argument ${JSON.stringify(positionals[0])} (see parley serve --help)`);
   }
-  const flags = options as {
+  const { tracing, ...flags } = options as {
     transport?: string;
     url?: string;
     db?: string;
     store?: string;
     ttl?: string;
     'log-level'?: string;
+    tracing?: boolean;
   };
   for (const [name, value] of Object.entries(flags)) {
     if (value === '') throw new UsageError(`serve registry: --${name} needs a value`);
@@ -91,6 +96,7 @@ export async function runServeRegistry(
     store,
     entryTtlSeconds: ttl,
     logger,
+    tracing: tracing === true,
   });
   try {
     await registry.start();

@@ -33,13 +33,14 @@ const SERVE_OPTIONS: OptionSpecs = {
   registry: { type: 'string' },
   store: { type: 'string' },
   a2a: { type: 'boolean' },
+  tracing: { type: 'boolean' },
   ...SECURITY_OPTIONS,
   ...LLM_OPTIONS,
   ...LOG_OPTIONS,
 };
 
 export const SERVE_USAGE = `Usage: parley serve agent [--transport ${SERVED.join('|')}] [--url URL] [--name NAME] [--registry URL] [--a2a]
-                         [--store redis://HOST:PORT] [--config FILE] [--log-level LEVEL]
+                         [--store redis://HOST:PORT] [--config FILE] [--log-level LEVEL] [--tracing]
                          [authentication and TLS options]
        parley serve registry [--transport ${SERVED.join('|')}] [--url URL] [--db FILE] [--ttl SECONDS]
 
@@ -65,6 +66,9 @@ Options:
                     JSON file (see docs/cli.md); flags override it
   --a2a             also speak A2A 1.0 (http only): the public A2A card at
                     /.well-known/agent-card.json and JSON-RPC at POST /
+  --tracing         OpenTelemetry spans for every request, with W3C trace context read
+                    from callers; needs @opentelemetry/api, and an SDK registered in the
+                    process (node --import ./otel.mjs) to export them (docs/operations.md)
 ${LLM_USAGE}${LOG_USAGE}  -h, --help        show this help
 
 ${SECURITY_USAGE}`;
@@ -96,7 +100,7 @@ export async function runServe(args: string[]): Promise<number> {
   if (positionals.length > 0) {
     throw new UsageError(`serve agent: unexpected argument ${JSON.stringify(positionals[0])} (see parley serve --help)`);
   }
-  const { a2a, ...flags } = options as {
+  const { a2a, tracing, ...flags } = options as {
     transport?: string;
     url?: string;
     name?: string;
@@ -104,6 +108,7 @@ export async function runServe(args: string[]): Promise<number> {
     registry?: string;
     store?: string;
     a2a?: boolean;
+    tracing?: boolean;
     llm?: string;
     'llm-base-url'?: string;
     'log-level'?: string;
@@ -133,6 +138,7 @@ export async function runServe(args: string[]): Promise<number> {
     ...security,
     registry: flags.registry,
     a2a: a2a === true,
+    tracing: tracing === true,
     llm,
     store: flags.store,
     logger,

@@ -82,6 +82,13 @@ export interface RegistryServerOptions {
    * `destination` (default stdout), `pretty`. Off by default: a library stays quiet unless asked.
    */
   readonly logger?: LoggerOption;
+  /**
+   * OpenTelemetry tracing (needs @opentelemetry/api): a SERVER span for every served operation
+   * (discovery, registration, heartbeats), a child of the caller's W3C trace context. Spans go
+   * to the SDK the application registered (docs/operations.md). Ignored for a ready Transport,
+   * which has its own option. Off by default.
+   */
+  readonly tracing?: boolean;
 }
 
 export class RegistryServer implements RegistryHandlers<RequestContext> {
@@ -145,7 +152,11 @@ export class RegistryServer implements RegistryHandlers<RequestContext> {
       const transport = (this.transportInstance ??= await createTransport(
         (this.options.transport as string | undefined) ?? 'http',
         this.options.url ?? 'http://127.0.0.1:0',
-        { ...this.options.transportOptions, authenticator: this.options.authenticator },
+        {
+          ...this.options.transportOptions,
+          tracing: this.options.tracing ?? this.options.transportOptions?.tracing,
+          authenticator: this.options.authenticator,
+        },
       ));
       const endpoints = buildRegistryEndpoints(this, transport);
       const metrics = metricsOptions(this.options.metrics);

@@ -9,6 +9,7 @@ import type { ResolvedConfig } from './config.js';
 import type { Dispatcher } from './dispatcher.js';
 import type { QueryParams } from './endpoint.js';
 import type { TransportMetrics } from './metrics.js';
+import type { TraceHeaders } from './trace-headers.js';
 
 /** One attempt of an outbound call, fully prepared by the shared pipeline. */
 export interface OutboundCall {
@@ -39,6 +40,8 @@ export interface OutboundCall {
   readonly url: string;
   /** True for control-plane calls, which some wires route on a separate connection. */
   readonly controlPlane: boolean;
+  /** The W3C trace context of the call's span, sent the wire's way; null when tracing is off. */
+  readonly trace: TraceHeaders | null;
 }
 
 /** A unary answer as it came off the wire. */

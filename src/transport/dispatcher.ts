@@ -6,6 +6,7 @@ import type { SecurityContext } from '../../generated/types/index.js';
 import { validate, isSchemaName } from '../../generated/validators/index.js';
 import { encodeNormalizedJson, normalizeJson, PreEncoded, type EncodedJson } from '../core/json.js';
 import type { Authenticator } from '../auth/authenticator.js';
+import type { Tracing } from '../observability/tracing.js';
 import type { ResolvedConfig } from './config.js';
 import type { TransportName } from './capabilities.js';
 import {
@@ -40,6 +41,8 @@ export interface DispatcherOptions {
    * logged (a request costs a null check) and escaped errors go to stderr.
    */
   readonly logger?: Logger | null;
+  /** Spans around every served operation (the `tracing` option); null or absent: none. */
+  readonly tracing?: Tracing | null;
 }
 
 /**
@@ -204,8 +207,41 @@ export class Dispatcher {
     }
   }
 
-  /** Serves a unary request end to end. Errors come back as EndpointError. */
-  async unary(request: InboundRequest, endpoint?: Endpoint): Promise<UnaryOutcome> {
+  /**
+   * Serves a unary request end to end. Errors come back as EndpointError. With tracing on,
+   * here and in openStream, the request is served inside its span (the one place tracing hooks in).
+   */
+  unary(request: InboundRequest, endpoint?: Endpoint): Promise<UnaryOutcome> {
+    const { tracing } = this.options;
+    if (!tracing) return this.serveUnary(request, endpoint);
+    const serve = () => this.serveUnary(request, endpoint);
+    return tracing.serveUnary(request, this.operationOf(request, endpoint), this.options.name, serve);
+  }
+
+  /**
+   * Opens a stream: routes, authenticates and validates before the first event, so a
+   * transport can still answer with a plain error (it throws EndpointError). Then every event
+   * is normalized and size-checked on its own. A failure after the stream opened becomes a
+   * final error frame, so every wire ends its streams the same way. The stream slot is held
+   * until the frames end or the consumer stops reading.
+   */
+  openStream(
+    request: InboundRequest,
+    endpoint?: Endpoint,
+    options: { holdSlot?: boolean } = {},
+  ): Promise<AsyncGenerator<StreamFrame, void, undefined>> {
+    const { tracing } = this.options;
+    if (!tracing) return this.serveStream(request, endpoint, options);
+    const open = () => this.serveStream(request, endpoint, options);
+    return tracing.serveStream(request, this.operationOf(request, endpoint), this.options.name, open);
+  }
+
+  /** The operation a request names, for its span; null when no route matches. */
+  private operationOf(request: InboundRequest, endpoint: Endpoint | undefined): string | null {
+    return (endpoint ?? this.endpoints.get(routeKey(request.method, request.path)))?.spec.name ?? null;
+  }
+
+  private async serveUnary(request: InboundRequest, endpoint?: Endpoint): Promise<UnaryOutcome> {
     const started = performance.now();
     const { metrics } = this.options;
     this.inFlight++;
@@ -265,17 +301,10 @@ export class Dispatcher {
     }
   }
 
-  /**
-   * Opens a stream: routes, authenticates and validates before the first event, so a
-   * transport can still answer with a plain error (it throws EndpointError). Then every event
-   * is normalized and size-checked on its own. A failure after the stream opened becomes a
-   * final error frame, so every wire ends its streams the same way. The stream slot is held
-   * until the frames end or the consumer stops reading.
-   */
-  async openStream(
+  private async serveStream(
     request: InboundRequest,
-    endpoint?: Endpoint,
-    options: { holdSlot?: boolean } = {},
+    endpoint: Endpoint | undefined,
+    options: { holdSlot?: boolean },
   ): Promise<AsyncGenerator<StreamFrame, void, undefined>> {
     const { metrics, config } = this.options;
     const log = this.log;

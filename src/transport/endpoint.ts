@@ -4,6 +4,7 @@ import type { OperationSpec } from '../../generated/operations/spec.js';
 import type { SecurityContext } from '../../generated/types/index.js';
 import type { EncodedJson } from '../core/json.js';
 import type { TransportName } from './capabilities.js';
+import type { TraceHeaders } from './trace-headers.js';
 
 export type QueryParams = Readonly<Record<string, string | readonly string[]>>;
 
@@ -30,6 +31,8 @@ export interface InboundRequest {
   readonly signal: AbortSignal;
   /** Wire size of the body, for the metrics. */
   readonly receivedBytes: number;
+  /** The caller's W3C trace context, as it came (unparsed); undefined when it sent none. */
+  readonly trace?: TraceHeaders;
 }
 
 /** Whatever hands out a request's AbortSignal on demand (a LazyAbort, an outbound call). */
@@ -52,6 +55,7 @@ export class Inbound implements InboundRequest {
   readonly credentials: string | null;
   readonly receivedBytes: number;
   readonly authenticated?: SecurityContext | null;
+  readonly trace?: TraceHeaders;
 
   /** `fields`: the request as decoded; `abort`: where its signal comes from, when one is asked for. */
   constructor(
@@ -67,6 +71,7 @@ export class Inbound implements InboundRequest {
     this.credentials = fields.credentials;
     this.receivedBytes = fields.receivedBytes;
     if (fields.authenticated !== undefined) this.authenticated = fields.authenticated;
+    if (fields.trace !== undefined) this.trace = fields.trace;
   }
 
   get signal(): AbortSignal {

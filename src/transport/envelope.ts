@@ -11,6 +11,7 @@ import type { QueryParams } from './endpoint.js';
 import { EndpointError, type ErrorObject } from './endpoint-error.js';
 import { TransportProtocolError } from './errors.js';
 import { paramsFromEnvelope } from './query-params.js';
+import type { TraceHeaders } from './trace-headers.js';
 
 /**
  * Room for the envelope around the largest payload (id, method, path, params, key, the SSE
@@ -29,6 +30,8 @@ export interface RequestEnvelopeFields {
   readonly data: unknown;
   readonly params: QueryParams;
   readonly idempotencyKey: string | null;
+  /** The caller's W3C trace context (`trace`), when it sent a traceparent. */
+  readonly trace: TraceHeaders | undefined;
 }
 
 export type ReadRequest =
@@ -88,6 +91,7 @@ export function readRequestEnvelope(value: unknown): ReadRequest {
       data: envelope.data,
       params: paramsFromEnvelope(envelope.params),
       idempotencyKey: envelope.idempotency_key ?? null,
+      trace: envelope.trace?.traceparent ? (envelope.trace as TraceHeaders) : undefined,
     },
   };
 }

@@ -7,7 +7,9 @@ import { newId } from '../core/ids.js';
 import type { EncodedJson } from '../core/json.js';
 import { LazyAbort } from '../core/lazy-abort.js';
 import { merge } from '../core/objects.js';
+import type { ClientSpan, Tracing } from '../observability/tracing.js';
 import type { InboundEvent, OutboundCall, TransportClient } from './binding.js';
+import type { TransportName } from './capabilities.js';
 import type { ResolvedConfig } from './config.js';
 import { resultBytes } from './envelope.js';
 import { TransportLimitError, TransportProtocolError, TransportTimeoutError } from './errors.js';
@@ -16,17 +18,21 @@ import { assertWithin, encodeWithin } from './limits.js';
 import type { TransportMetrics } from './metrics.js';
 import { backoffSeconds, shouldRetry } from './retry.js';
 import { Slots } from './slots.js';
+import type { TraceHeaders } from './trace-headers.js';
 import { remoteErrorFrom } from './wire-errors.js';
 
 /** Per-call options: the generated CallOptions (signal, timeoutMs, params, idempotencyKey, headers). */
 export type OutboundOptions = CallOptions;
 
 export interface OutboundContext {
+  readonly name: TransportName;
   readonly url: () => string;
   readonly config: ResolvedConfig;
   readonly metrics: TransportMetrics;
   readonly client: () => TransportClient;
   readonly authHeaders: () => Readonly<Record<string, string>> | Promise<Readonly<Record<string, string>>>;
+  /** The tracer when tracing is on (a promise while @opentelemetry/api loads), else null. */
+  readonly tracing: () => Tracing | Promise<Tracing> | null;
 }
 
 export class Outbound {
@@ -44,9 +50,13 @@ export class Outbound {
     const requestId = newId();
     const body = encodeBody(spec, request, config.limits.maxRequestBytes, url, requestId);
     const idempotencyKey = spec.idempotent ? (options.idempotencyKey ?? idempotencyKeyFor(spec, request, requestId)) : null;
+    const pendingSpan = this.span(spec, url, requestId);
+    const span = pendingSpan instanceof Promise ? await pendingSpan : pendingSpan;
+    const trace = span?.trace ?? null;
     const started = performance.now();
     metrics.requestStarted();
     let ok = false;
+    let failure: unknown;
     try {
       const pending = this.headers(options);
       const headers = pending instanceof Promise ? await pending : pending;
@@ -55,7 +65,7 @@ export class Outbound {
           const deadline = new Deadline(options, config);
           const bodyValue = attempt === 1 && body ? (request ?? null) : undefined;
           const params = queryFor(spec, request, options);
-          const fields = { spec, body, bodyValue, params, requestId, idempotencyKey, attempt, headers, url };
+          const fields = { spec, body, bodyValue, params, requestId, idempotencyKey, attempt, headers, url, trace };
           const call = new Attempt(fields, deadline.cancellation);
           try {
             metrics.sent(body?.bytes ?? 0);
@@ -67,6 +77,7 @@ export class Outbound {
             const error = deadline.translate(raw, url, requestId);
             if (attempt < config.retry.maxAttempts && shouldRetry(config.retry, spec, error)) {
               metrics.retried();
+              span?.retried(attempt, error);
               await sleep(backoffSeconds(config.retry, attempt) * 1000, options.signal);
               continue;
             }
@@ -77,12 +88,29 @@ export class Outbound {
         }
       };
       // Control-plane calls (cancellation) never wait behind the work they control.
-      const result = spec.controlPlane ? await attempts() : await this.requests.run(attempts, options.signal);
+      const run = spec.controlPlane ? attempts : () => this.requests.run(attempts, options.signal);
+      const result = span ? await span.within(run) : await run();
       ok = true;
       return result;
+    } catch (error) {
+      failure = error;
+      throw error;
     } finally {
       metrics.requestFinished(ok, started);
+      span?.end(ok, failure);
     }
+  }
+
+  /**
+   * The CLIENT span of a call when tracing is on and there is something to record or pass on,
+   * a child of the caller's active context; a promise only while @opentelemetry/api loads (an
+   * await costs every call a turn).
+   */
+  private span(spec: OperationSpec, url: string, requestId: string): ClientSpan | Promise<ClientSpan | null> | null {
+    const tracing = this.context.tracing();
+    if (tracing === null) return null;
+    const start = (loaded: Tracing) => loaded.startClient(spec.name, this.context.name, url, requestId);
+    return tracing instanceof Promise ? tracing.then(start) : start(tracing);
   }
 
   /** The caller's headers plus the credential headers, which win on a clash. */
@@ -98,16 +126,26 @@ export class Outbound {
     const url = this.context.url();
     const requestId = newId();
     const body = encodeBody(spec, request, config.limits.maxRequestBytes, url, requestId);
-    const release = await this.streams.acquire(options.signal);
+    const pendingSpan = this.span(spec, url, requestId);
+    const span = pendingSpan instanceof Promise ? await pendingSpan : pendingSpan;
+    let release: () => void;
+    try {
+      release = await this.streams.acquire(options.signal);
+    } catch (error) {
+      span?.end(false, error);
+      throw error;
+    }
     metrics.streamStarted();
     const deadline = new Deadline(options, config);
     let ok = false;
+    let failure: unknown;
     try {
       const pending = this.headers(options);
       const headers = pending instanceof Promise ? await pending : pending;
       const bodyValue = body ? (request ?? null) : undefined;
       const params = queryFor(spec, request, options);
-      const fields = { spec, body, bodyValue, params, requestId, idempotencyKey: null, attempt: 1, headers, url };
+      const trace = span?.trace ?? null;
+      const fields = { spec, body, bodyValue, params, requestId, idempotencyKey: null, attempt: 1, headers, url, trace };
       const call = new Attempt(fields, deadline.cancellation);
       metrics.sent(body?.bytes ?? 0);
       try {
@@ -129,10 +167,14 @@ export class Outbound {
         requestId,
         retryable: false,
       });
+    } catch (error) {
+      failure = error;
+      throw error;
     } finally {
       deadline.dispose();
       metrics.streamFinished(ok);
       release();
+      span?.end(ok, failure);
     }
   }
 }
@@ -177,6 +219,7 @@ class Attempt implements OutboundCall {
   readonly headers: Readonly<Record<string, string>>;
   readonly url: string;
   readonly controlPlane: boolean;
+  readonly trace: TraceHeaders | null;
 
   constructor(
     fields: Omit<OutboundCall, 'signal' | 'cancellation' | 'controlPlane'>,
@@ -192,6 +235,7 @@ class Attempt implements OutboundCall {
     this.headers = fields.headers;
     this.url = fields.url;
     this.controlPlane = fields.spec.controlPlane;
+    this.trace = fields.trace;
   }
 
   get signal(): AbortSignal {

@@ -6,6 +6,7 @@ import type { Health, SecurityContext } from '../../generated/types/index.js';
 import { StateError } from '../core/errors.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import { credentialHeaders } from '../auth/credentials.js';
+import { loadTracing, type Tracing } from '../observability/tracing.js';
 import type { TransportBinding, TransportClient, TransportServer } from './binding.js';
 import type { Capabilities, Capability, TransportName } from './capabilities.js';
 import { ResolvedConfig, type TransportConfigOptions } from './config.js';
@@ -27,6 +28,12 @@ export interface TransportOptions extends TransportConfigOptions {
   credentials?: string;
   /** Server side: idempotency records shared by several replicas (e.g. on Redis); default in process. */
   idempotencyStore?: IdempotencyStore;
+  /**
+   * OpenTelemetry spans (needs @opentelemetry/api): a SERVER span around every served operation
+   * and a CLIENT span around every call, with W3C trace context read from and sent to peers.
+   * Spans go to whatever SDK the application registered. Default false.
+   */
+  tracing?: boolean;
 }
 
 // `draining`: stop has begun; requests in flight (and any still arriving) are served, readiness is off.
@@ -52,6 +59,9 @@ export class Transport implements OperationInvoker {
   private readonly outbound: Outbound;
   /** Where this start's lifecycle and request lines go; null logs nothing. */
   private logger: Logger | null = null;
+  private readonly traced: boolean;
+  /** Loaded on first need when `traced`; a promise while @opentelemetry/api loads. */
+  private tracer: Tracing | Promise<Tracing> | null = null;
 
   constructor(
     private readonly binding: TransportBinding,
@@ -63,18 +73,21 @@ export class Transport implements OperationInvoker {
     this.capabilities = Object.freeze(capabilities);
     parseTransportUrl(binding, url);
     this.boundUrl = url;
-    const { authenticator, credentials, idempotencyStore, ...config } = options;
+    const { authenticator, credentials, idempotencyStore, tracing, ...config } = options;
+    this.traced = tracing === true;
     this.config = new ResolvedConfig(config);
     this.metrics = new TransportMetrics(this.config.collectMetrics);
     this.authenticator = authenticator ?? null;
     this.credentials = credentials ?? null;
     this.idempotencyStore = idempotencyStore ?? null;
     this.outbound = new Outbound({
+      name: this.name,
       url: () => this.boundUrl,
       config: this.config,
       metrics: this.metrics,
       client: () => (this.clientInstance ??= this.binding.createClient(this.bindingContext())),
       authHeaders: () => this.authHeaders(),
+      tracing: () => this.tracing(),
     });
   }
 
@@ -101,6 +114,8 @@ export class Transport implements OperationInvoker {
     if (this.transition) return this.transition;
     this.state = 'starting';
     this.transition = (async () => {
+      // A missing @opentelemetry/api fails the start, before anything listens.
+      const tracing = this.traced ? await this.tracing() : null;
       const server = this.binding.createServer(this.bindingContext());
       const logger = options.logger ?? null;
       const dispatcher = new Dispatcher(endpoints, {
@@ -111,6 +126,7 @@ export class Transport implements OperationInvoker {
         authenticator: this.authenticator,
         idempotencyStore: this.idempotencyStore,
         logger,
+        tracing,
       });
       try {
         this.boundUrl = await server.listen(this.boundUrl, dispatcher);
@@ -209,6 +225,19 @@ export class Transport implements OperationInvoker {
       throw error;
     });
     return this.security;
+  }
+
+  /** The tracer when tracing is on; a promise only until @opentelemetry/api has loaded. */
+  private tracing(): Tracing | Promise<Tracing> | null {
+    if (!this.traced) return null;
+    this.tracer ??= loadTracing().then(
+      (loaded) => (this.tracer = loaded),
+      (error: unknown) => {
+        this.tracer = null;
+        throw error;
+      },
+    );
+    return this.tracer;
   }
 
   /** Headers for the configured credentials; nothing to wait for when there are none. */

@@ -9,3 +9,7 @@ export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 
 /** The schemes a 401 invites the caller to use (http, sse, and the WebSocket handshake). */
 export const AUTH_CHALLENGE = 'Bearer, Basic, ApiKey';
+
+/** W3C trace context (http and sse headers, gRPC metadata; the websocket frame's `trace`). */
+export const TRACEPARENT_HEADER = 'traceparent';
+export const TRACESTATE_HEADER = 'tracestate';

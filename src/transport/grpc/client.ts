@@ -28,6 +28,7 @@ import { loadConnect } from './load.js';
 import { METADATA, jsonOf, valueOfText, type RequestEnvelope, type ResponseEnvelope } from './codec.js';
 import { wireOptions } from './options.js';
 import { errorFromCall, GrpcStatus } from './errors.js';
+import { writeTraceHeaders } from '../trace-headers.js';
 
 type GrpcCodec = 'json' | 'proto';
 
@@ -190,6 +191,7 @@ function metadata(call: OutboundCall): Record<string, string> {
   }
   headers[METADATA.requestId] = call.requestId;
   if (call.idempotencyKey) headers[METADATA.idempotencyKey] = call.idempotencyKey;
+  writeTraceHeaders(headers, call.trace);
   return headers;
 }
 

@@ -13,6 +13,7 @@ import { jsonByteLength, normalizeJson } from '../../core/json.js';
 import { Inbound, type SignalSource } from '../endpoint.js';
 import { EndpointError, type ErrorObject } from '../endpoint-error.js';
 import { readRequestEnvelope } from '../envelope.js';
+import { traceHeadersFrom } from '../trace-headers.js';
 import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from '../wire-names.js';
 
 /** The fields InvokeRequest and StreamRequest share (same numbers, same JSON names). */
@@ -63,7 +64,8 @@ export interface EnvelopeFields {
  * (../envelope.ts), nesting limit included. Every metadata key the server reads is read here:
  * the `x-svc-request-id` metadata only names an envelope that has no usable id in the error
  * answer; the `idempotency-key` metadata stands in for an envelope without one; credentials
- * come from the `authorization` / `x-api-key` metadata only.
+ * come from the `authorization` / `x-api-key` metadata only; `traceparent` and `tracestate`
+ * carry the caller's W3C trace context.
  */
 export function inboundFromMetadata(
   envelope: EnvelopeFields,
@@ -95,6 +97,8 @@ export function inboundFromMetadata(
       ),
       // Limits are measured on the JSON text of the payload, whatever the codec on the wire.
       receivedBytes: data === undefined ? 0 : jsonByteLength(data),
+      // W3C trace context travels as call metadata (the envelope's `trace` is the websocket's).
+      trace: traceHeadersFrom((name) => metadataValue(metadata, name)),
     },
     abort,
   );

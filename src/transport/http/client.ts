@@ -10,6 +10,7 @@ import { errorFromResponse } from '../wire-errors.js';
 import { clientTlsOptions } from '../../tls/node-tls-options.js';
 import { urlToHttpOptions } from 'node:url';
 import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from '../wire-names.js';
+import { writeTraceHeaders } from '../trace-headers.js';
 
 export class HttpClient implements TransportClient {
   private readonly agents = new Map<string, HttpAgent>();
@@ -66,6 +67,7 @@ export class HttpClient implements TransportClient {
     const headers: Record<string, string | number> = { accept, [REQUEST_ID_HEADER]: call.requestId };
     for (const name in call.headers) headers[name] = call.headers[name]!;
     if (call.idempotencyKey) headers[IDEMPOTENCY_KEY_HEADER] = headerSafe(call.idempotencyKey);
+    writeTraceHeaders(headers, call.trace);
     if (call.body) {
       headers['content-type'] = 'application/json';
       headers['content-length'] = call.body.bytes;

@@ -14,6 +14,7 @@ import { EndpointError, toEndpointError } from '../endpoint-error.js';
 import type { ConnectionGuard, ConnectionWatch } from './connection-guard.js';
 import { closeAfterAnswer } from './close-after-answer.js';
 import { RawHttpBody } from './raw-body.js';
+import { traceHeadersFrom } from '../trace-headers.js';
 import { AUTH_CHALLENGE, IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from '../wire-names.js';
 
 /** Writes a stream's events; the http transport has none, sse supplies one. */
@@ -108,6 +109,7 @@ async function handle(
         (name) => search?.get(name) ?? undefined,
       ),
       receivedBytes: body.bytes,
+      trace: traceHeadersFrom((name) => headerValue(req, name)),
     },
     aborter,
   );

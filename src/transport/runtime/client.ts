@@ -171,6 +171,7 @@ export class RuntimeClient implements TransportClient {
       idempotencyKey: call.idempotencyKey,
       credentials: credentialsOf(call),
       receivedBytes: call.body?.bytes ?? 0,
+      trace: call.trace ?? undefined,
     };
     return new Inbound(fields, call);
   }

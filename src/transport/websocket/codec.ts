@@ -83,8 +83,8 @@ export function decodeRequestFrame(raw: RawData, isBinary: boolean, maxRequestBy
   // Nesting is bounded by now, so measuring the payload alone cannot exhaust the stack.
   const bytes = buffer.length <= maxRequestBytes ? buffer.length : Buffer.byteLength(JSON.stringify(envelope.data ?? null));
   // Fields listed out: a spread here costs more than the rest of the decoding.
-  const { id, method, path, data, params, idempotencyKey } = envelope;
-  return { ok: true, frame: { id, method, path, data, params, idempotencyKey, bytes } };
+  const { id, method, path, data, params, idempotencyKey, trace } = envelope;
+  return { ok: true, frame: { id, method, path, data, params, idempotencyKey, trace, bytes } };
 }
 
 /** A success frame around an already encoded result, so the result is serialized once. */
@@ -99,12 +99,16 @@ export function errorFrame(id: string | null, error: ErrorObject): string {
 
 // ---------------------------------------------------------------------------- client side
 
-/** The request envelope of one call; the body is inserted as the text the pipeline encoded. */
+/**
+ * The request envelope of one call; the body is inserted as the text the pipeline encoded. The
+ * trace context goes in the frame, not the handshake: one connection carries many requests.
+ */
 export function requestFrame(call: OutboundCall): string {
   return (
     `{"id":${JSON.stringify(call.requestId)},"method":${JSON.stringify(call.spec.method)},` +
     `"path":${JSON.stringify(call.spec.path)},"data":${call.body?.text ?? 'null'},` +
-    `"params":${JSON.stringify(call.params)},"idempotency_key":${JSON.stringify(call.idempotencyKey)}}`
+    `"params":${JSON.stringify(call.params)},"idempotency_key":${JSON.stringify(call.idempotencyKey)}` +
+    `${call.trace ? `,"trace":${JSON.stringify(call.trace)}` : ''}}`
   );
 }
 

@@ -140,6 +140,7 @@ export class ServerConnection {
         credentials: this.credentials,
         receivedBytes: frame.bytes,
         authenticated: this.authenticated,
+        trace: frame.trace,
       },
       this.gone,
     );

@@ -54,11 +54,13 @@ describe('parley client <-> parley server', () => {
     const grpcClient = new GrpcClient({ name: 'grpc', config, metrics: new TransportMetrics(true) }, { codec: 'proto' });
     t.after(() => grpcClient.close());
     const outbound = new Outbound({
+      name: 'grpc',
       url: () => server.url,
       config,
       metrics: new TransportMetrics(true),
       client: () => grpcClient,
       authHeaders: async () => ({}),
+      tracing: () => null,
     });
     assert.deepEqual(await outbound.unary(ops.sendTask, { id: 'p1' }), { id: 'p1', state: 'completed' });
     const events = await collect(outbound.stream(ops.streamTask, { id: 'p2' }));

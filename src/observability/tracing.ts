@@ -1,0 +1,331 @@
+// Spans through @opentelemetry/api: one SERVER span per dispatched operation and one CLIENT
+// span per outbound call, and the W3C trace context every wire carries. The API is optional
+// and loaded only when tracing is switched on. Without an SDK registered it hands out
+// non-recording spans, so tracing on costs a few small objects per request; nothing is ever
+// registered globally from here (the tracer provider, context manager and propagator are the
+// application's to set, as an SDK does).
+import type * as OtelApi from '@opentelemetry/api';
+import { importOptional } from '../core/errors.js';
+import { lazyLoader } from '../core/lazy-import.js';
+import type { TransportName } from '../transport/capabilities.js';
+import type { StreamFrame, UnaryOutcome } from '../transport/dispatcher.js';
+import type { InboundRequest } from '../transport/endpoint.js';
+import { toEndpointError } from '../transport/endpoint-error.js';
+import type { TraceHeaders } from '../transport/trace-headers.js';
+import { TRACEPARENT_HEADER } from '../transport/wire-names.js';
+
+type Api = typeof OtelApi;
+type Frames = AsyncGenerator<StreamFrame, void, undefined>;
+
+const loadApi = lazyLoader(async () => {
+  const loaded = await importOptional<Api & { default?: Api }>('@opentelemetry/api', 'tracing');
+  // Named exports normally; the whole module as the default export when loaded as CommonJS
+  // (the ESM build's own default export holds only the four API objects).
+  return loaded.SpanKind ? loaded : (loaded.default ?? loaded);
+});
+
+let shared: Tracing | null = null;
+
+/** The process's one Tracing, loading @opentelemetry/api on first use (MissingDependencyError without it). */
+export async function loadTracing(): Promise<Tracing> {
+  const api = await loadApi();
+  shared ??= new Tracing(api);
+  return shared;
+}
+
+/** The W3C traceparent: version, trace id, parent span id, flags; later versions may append fields. */
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
+
+export class Tracing {
+  private readonly tracer: OtelApi.Tracer;
+
+  constructor(private readonly api: Api) {
+    // A proxy: an SDK registered later still receives the spans.
+    this.tracer = api.trace.getTracer('parley');
+  }
+
+  /** Serves a unary request inside a SERVER span; the handler sees the span as the active context. */
+  serveUnary(
+    request: InboundRequest,
+    operation: string | null,
+    transport: TransportName,
+    serve: () => Promise<UnaryOutcome>,
+  ): Promise<UnaryOutcome> {
+    const { span, parent } = this.startServer(request, operation, transport);
+    if (this.idle(span)) return serve();
+    const active = this.api.trace.setSpan(parent, span);
+    // Nothing to record (no SDK, or sampled out): only the context to pass on.
+    if (!span.isRecording()) return this.api.context.with(active, serve);
+    return this.api.context.with(active, serve).then(
+      (outcome) => {
+        if (outcome.kind === 'json' && outcome.replayed) span.setAttribute('parley.replayed', true);
+        span.end();
+        return outcome;
+      },
+      (error: unknown) => {
+        this.serverFailed(span, error);
+        span.end();
+        throw error;
+      },
+    );
+  }
+
+  /**
+   * Opens a stream inside a SERVER span that ends with the stream. Every step of the stream runs
+   * in the span's context, so the handler's work (and its own outbound calls) stays in the trace.
+   */
+  async serveStream(
+    request: InboundRequest,
+    operation: string | null,
+    transport: TransportName,
+    open: () => Promise<Frames>,
+  ): Promise<Frames> {
+    const { span, parent } = this.startServer(request, operation, transport);
+    if (this.idle(span)) return open();
+    const active = this.api.trace.setSpan(parent, span);
+    let frames: Frames;
+    try {
+      frames = await this.api.context.with(active, open);
+    } catch (error) {
+      this.serverFailed(span, error);
+      span.end();
+      throw error;
+    }
+    return new TracedFrames(frames, span, active, this);
+  }
+
+  /**
+   * Starts the CLIENT span of an outbound call, a child of the caller's active context; null
+   * when there is nothing to record and no trace to pass on (no SDK, no trace active).
+   */
+  startClient(operation: string, transport: TransportName, url: string, requestId: string): ClientSpan | null {
+    const { api } = this;
+    const parent = api.context.active();
+    const span = this.tracer.startSpan(
+      `parley ${operation}`,
+      {
+        kind: api.SpanKind.CLIENT,
+        attributes: {
+          'rpc.system': 'parley',
+          'rpc.method': operation,
+          'parley.transport': transport,
+          'parley.request_id': requestId,
+        },
+      },
+      parent,
+    );
+    if (this.idle(span)) return null;
+    if (span.isRecording()) peerAttributes(span, url);
+    const active = api.trace.setSpan(parent, span);
+    return new ClientSpan(span, active, this.inject(active), this);
+  }
+
+  /** Runs `work` with `active` as the current context. */
+  within<T>(active: OtelApi.Context, work: () => T): T {
+    return this.api.context.with(active, work);
+  }
+
+  /**
+   * A span with nothing to do: not recording (no SDK, or sampled out) and no valid context
+   * to pass on. The API's no-op spans share one invalid context, checked first because it is cheap.
+   */
+  private idle(span: OtelApi.Span): boolean {
+    if (span.isRecording()) return false;
+    const context = span.spanContext();
+    return context === this.api.INVALID_SPAN_CONTEXT || !this.api.isSpanContextValid(context);
+  }
+
+  /** Marks a span failed: ERROR status with the error's code and message. */
+  failed(span: OtelApi.Span, code: string, message: string, error: boolean): void {
+    span.setAttribute('error.type', code);
+    if (error) span.setStatus({ code: this.api.SpanStatusCode.ERROR, message });
+  }
+
+  private startServer(request: InboundRequest, operation: string | null, transport: TransportName) {
+    const { api } = this;
+    // The caller's context and nothing else: whatever this process had active when the bytes
+    // arrived is unrelated to the request (and a missing or malformed traceparent starts a trace).
+    const parent = request.trace ? this.extract(request.trace) : api.ROOT_CONTEXT;
+    const attributes: OtelApi.Attributes = {
+      'rpc.system': 'parley',
+      'parley.transport': transport,
+      'parley.request_id': request.requestId,
+    };
+    // A request no route matched is named by its method alone, so span names stay few.
+    if (operation !== null) attributes['rpc.method'] = operation;
+    const span = this.tracer.startSpan(
+      `parley ${operation ?? request.method}`,
+      { kind: api.SpanKind.SERVER, attributes },
+      parent,
+    );
+    return { span, parent };
+  }
+
+  /**
+   * A served request that failed. Only server faults (5xx) make the span an error, as the
+   * OpenTelemetry conventions have it for servers: a caller's mistake is not this server's.
+   */
+  private serverFailed(span: OtelApi.Span, raw: unknown): void {
+    const error = toEndpointError(raw);
+    this.failed(span, error.code, error.message, error.status >= 500);
+  }
+
+  /** Whether the application registered a propagator that speaks W3C trace context (an SDK does). */
+  private globalPropagator(): boolean {
+    return this.api.propagation.fields().includes(TRACEPARENT_HEADER);
+  }
+
+  /** The context a received trace context names; the root context when it does not parse. */
+  private extract(headers: TraceHeaders): OtelApi.Context {
+    const { api } = this;
+    if (this.globalPropagator()) return api.propagation.extract(api.ROOT_CONTEXT, headers);
+    const remote = parseTraceparent(api, headers);
+    return remote ? api.trace.setSpanContext(api.ROOT_CONTEXT, remote) : api.ROOT_CONTEXT;
+  }
+
+  /** The trace context to send for `active`; null when it holds no valid span context. */
+  private inject(active: OtelApi.Context): TraceHeaders | null {
+    const { api } = this;
+    if (this.globalPropagator()) {
+      const carrier: Record<string, string> = {};
+      api.propagation.inject(active, carrier);
+      const { traceparent, tracestate } = carrier;
+      if (!traceparent) return null;
+      return tracestate ? { traceparent, tracestate } : { traceparent };
+    }
+    const context = api.trace.getSpanContext(active);
+    if (!context || !api.isSpanContextValid(context)) return null;
+    const flags = (context.traceFlags & 0xff).toString(16).padStart(2, '0');
+    const traceparent = `00-${context.traceId}-${context.spanId}-${flags}`;
+    const tracestate = context.traceState?.serialize();
+    return tracestate ? { traceparent, tracestate } : { traceparent };
+  }
+}
+
+/** A W3C traceparent (with its tracestate) as a remote span context, or null when it does not parse. */
+function parseTraceparent(api: Api, headers: TraceHeaders): OtelApi.SpanContext | null {
+  const match = TRACEPARENT.exec(headers.traceparent.trim());
+  if (!match) return null;
+  const [, version, traceId, spanId, flags, rest] = match;
+  // ff is forbidden; version 00 has exactly four fields.
+  if (version === 'ff' || (version === '00' && rest !== undefined)) return null;
+  const context: OtelApi.SpanContext = {
+    traceId: traceId!,
+    spanId: spanId!,
+    traceFlags: Number.parseInt(flags!, 16),
+    isRemote: true,
+  };
+  if (headers.tracestate) context.traceState = api.createTraceState(headers.tracestate);
+  return api.isSpanContextValid(context) ? context : null;
+}
+
+/** `server.address` and `server.port` of a peer URL (runtime URLs name an in-process target). */
+function peerAttributes(span: OtelApi.Span, url: string): void {
+  try {
+    const parsed = new URL(url);
+    span.setAttribute('server.address', parsed.hostname || parsed.host || url);
+    if (parsed.port) span.setAttribute('server.port', Number(parsed.port));
+  } catch {
+    span.setAttribute('server.address', url);
+  }
+}
+
+/** The CLIENT span of one outbound call and the trace context it sends. */
+export class ClientSpan {
+  constructor(
+    private readonly span: OtelApi.Span,
+    private readonly active: OtelApi.Context,
+    /** What the call carries on the wire: this span as the parent of the peer's. */
+    readonly trace: TraceHeaders | null,
+    private readonly tracing: Tracing,
+  ) {}
+
+  /** Runs the call's attempts with this span active, so instrumentation below nests under it. */
+  within<T>(work: () => T): T {
+    return this.tracing.within(this.active, work);
+  }
+
+  /** Notes an attempt that failed and will be tried again. */
+  retried(attempt: number, error: unknown): void {
+    if (this.span.isRecording()) this.span.addEvent('retry', { 'parley.attempt': attempt, 'error.type': errorCode(error) });
+  }
+
+  /**
+   * Ends the span. A call that failed is an error to its caller, whatever the cause; a stream
+   * the caller stopped reading before its end (`ok` false, no error) is only marked cancelled.
+   */
+  end(ok: boolean, error: unknown): void {
+    if (!ok && error !== undefined) this.tracing.failed(this.span, errorCode(error), errorMessage(error), true);
+    else if (!ok) this.tracing.failed(this.span, 'cancelled', 'the caller stopped reading', false);
+    this.span.end();
+  }
+}
+
+function errorCode(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string') return code;
+  return error instanceof Error ? error.name : 'error';
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * A served stream's frames with the SERVER span around them: each step runs in the span's
+ * context, an error frame marks the span, and the span ends with the final frame or when the
+ * consumer stops reading, whichever comes first.
+ */
+class TracedFrames implements AsyncGenerator<StreamFrame, void, undefined> {
+  private ended = false;
+
+  constructor(
+    private readonly frames: Frames,
+    private readonly span: OtelApi.Span,
+    private readonly active: OtelApi.Context,
+    private readonly tracing: Tracing,
+  ) {}
+
+  next(): Promise<IteratorResult<StreamFrame, void>> {
+    return this.tracing
+      .within(this.active, () => this.frames.next())
+      .then(
+        (step) => {
+          if (step.done) this.end(true);
+          else if (step.value.final) {
+            const frame = step.value;
+            if (!frame.ok) {
+              const { code, message, status } = frame.error;
+              this.tracing.failed(this.span, code, message, status >= 500);
+            }
+            this.end();
+          }
+          return step;
+        },
+        (error: unknown) => {
+          this.end();
+          throw error;
+        },
+      );
+  }
+
+  return(value?: void | PromiseLike<void>): Promise<IteratorResult<StreamFrame, void>> {
+    return this.tracing.within(this.active, () => this.frames.return(value)).finally(() => this.end(true));
+  }
+
+  throw(error: unknown): Promise<IteratorResult<StreamFrame, void>> {
+    return this.tracing.within(this.active, () => this.frames.throw(error)).finally(() => this.end());
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  /** `cut`: the stream stopped before its final frame (the caller went away or stopped reading). */
+  private end(cut = false): void {
+    if (this.ended) return;
+    this.ended = true;
+    if (cut) this.tracing.failed(this.span, 'cancelled', 'the stream ended before its final event', false);
+    this.span.end();
+  }
+}
