@@ -76,7 +76,7 @@ export interface ModelLoopOptions {
 }
 
 /** Default textWindowMs: at most a hundred text events a second per stream, below a 60 Hz frame. */
-export const TEXT_WINDOW_MS = 10;
+const TEXT_WINDOW_MS = 10;
 
 export interface ModelLoopResult {
   /** The model's answer. */
