@@ -156,8 +156,10 @@ export class AgentServer implements AgentHandlers<RequestContext> {
       const missing = (['scheme', 'authenticate', 'refreshToken'] as const).filter(
         (member) => typeof given[member] !== (member === 'scheme' ? 'object' : 'function') || given[member] === null,
       );
-      const rule = 'needs scheme (an object), authenticate and refreshToken (functions)';
-      throw new ConfigError('authenticator', `an object without ${missing.join(', ')}`, rule);
+      const rule = 'needs scheme (an object), authenticate and refreshToken (functions); authenticateNow is optional, a function';
+      const described =
+        missing.length > 0 ? `an object without ${missing.join(', ')}` : 'an object whose authenticateNow is not a function';
+      throw new ConfigError('authenticator', described, rule);
     }
     if (typeof options.transport === 'string' || options.transport === undefined) {
       resolveTransportName(options.transport ?? 'http');
