@@ -100,7 +100,7 @@ after(() => {
 });
 
 // The timeouts only guard against a hang.
-describe('parley serve agent: authentication', { concurrency: 6, timeout: 30_000 }, () => {
+describe('parley serve agent: authentication', { concurrency: 6, timeout: 120_000 }, () => {
   it('--api-key (repeated): 401 without a key or with a wrong one; either key works, by header or Authorization', async () => {
     const server = await serve([...LISTEN, '--api-key', 'old-key-0123', '--api-key', 'new-key-4567']);
     assert.deepEqual(await postTask(server.url), { status: 401, code: 'unauthenticated' });
@@ -189,7 +189,7 @@ describe('parley serve agent: authentication', { concurrency: 6, timeout: 30_000
   });
 });
 
-describe('parley serve agent: TLS', { concurrency: 4, timeout: 30_000 }, () => {
+describe('parley serve agent: TLS', { concurrency: 4, timeout: 120_000 }, () => {
   let certs: TestCertificates;
   before(() => {
     certs = makeTestCertificates();
@@ -254,7 +254,7 @@ describe('parley serve agent: TLS', { concurrency: 4, timeout: 30_000 }, () => {
   });
 });
 
-describe('parley serve agent --config', { concurrency: 4, timeout: 30_000 }, () => {
+describe('parley serve agent --config', { concurrency: 4, timeout: 120_000 }, () => {
   let certs: TestCertificates;
   before(() => {
     certs = makeTestCertificates();
@@ -336,7 +336,7 @@ describe('parley serve agent --config', { concurrency: 4, timeout: 30_000 }, () 
   });
 });
 
-describe('parley serve agent: usage errors', { concurrency: 6, timeout: 30_000 }, () => {
+describe('parley serve agent: usage errors', { concurrency: 6, timeout: 120_000 }, () => {
   const rows: readonly { args: string[]; pattern: RegExp; env?: Env }[] = [
     {
       args: ['--api-key', 'k', '--basic', 'u:p'],

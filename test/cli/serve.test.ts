@@ -107,7 +107,7 @@ function cleanup(server: Server | undefined): void {
 }
 
 // The timeouts only guard against a hang (a server that never says ready, or never exits).
-describe('parley serve agent', { concurrency: 5, timeout: 30_000 }, () => {
+describe('parley serve agent', { concurrency: 5, timeout: 120_000 }, () => {
   for (const transport of Object.keys(LISTEN) as Served[]) {
     it(`serves ${transport} on a free port, answers a call, stops on SIGTERM`, async (t) => {
       const server = await serve(transport);
@@ -154,7 +154,7 @@ describe('parley serve agent', { concurrency: 5, timeout: 30_000 }, () => {
   });
 });
 
-describe('parley serve agent: logs', { concurrency: 3, timeout: 30_000 }, () => {
+describe('parley serve agent: logs', { concurrency: 3, timeout: 120_000 }, () => {
   it('logs JSON lines on stdout at info by default: listening, each request, stopping, stopped', async (t) => {
     const server = await serve('http');
     t.after(() => cleanup(server));
@@ -207,7 +207,7 @@ describe('parley serve agent: logs', { concurrency: 3, timeout: 30_000 }, () => 
 /** The escape that starts a terminal's colour codes. */
 const ESC = '\u001b';
 
-describe('parley serve agent: logs on a terminal', { timeout: 30_000 }, () => {
+describe('parley serve agent: logs on a terminal', { timeout: 120_000 }, () => {
   const hasScript = spawnSync('script', ['--version']).status === 0;
   it('are readable lines (pino-pretty, in colour), not JSON', { skip: !hasScript && 'script(1) is not installed' }, async () => {
     // script(1) gives the command a real pseudo-terminal; Ctrl-C typed into it stops the agent.
@@ -239,7 +239,7 @@ describe('parley serve agent: logs on a terminal', { timeout: 30_000 }, () => {
   });
 });
 
-describe('parley serve: usage', { concurrency: 5, timeout: 30_000 }, () => {
+describe('parley serve: usage', { concurrency: 5, timeout: 120_000 }, () => {
   const USAGE_LINE =
     'Usage: parley serve agent [--transport http|sse|websocket|grpc] [--url URL] [--name NAME] [--registry URL] [--a2a]';
   const REGISTRY_USAGE_LINE =
