@@ -9,119 +9,48 @@
 // swing more than the effect, so a steadier reading follows: runtime transport round trips in
 // this process (no network, no other process), tracing off against tracing on without an SDK
 // on both client and server (two spans per call), in alternated batches; target 0.95.
-import autocannon from 'autocannon';
 import { randomUUID } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { sampleTask, startChildServer, type ChildServer } from './lib/child-server.js';
+import { sampleTask } from './lib/child-server.js';
 import { pinLoadGenerator, pinningNote } from './lib/cpu-pinning.js';
 import { judgeRatio, median, pairedRatios } from './lib/paired-rounds.js';
+import {
+  CONNECTIONS,
+  ROUNDS,
+  SECONDS,
+  contender,
+  contenderRows,
+  cpuPerRequest,
+  runContenders,
+  type Contender,
+} from './lib/task-load.js';
 
 const DIST = new URL('../dist/', import.meta.url).href;
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const CONNECTIONS = 32;
 const TARGET = 0.95;
-
-interface Figures {
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
-  requests: number;
-}
-
-async function load(url: string, headers: Record<string, string>): Promise<Figures> {
-  const result = await autocannon({
-    url: `${url}/tasks/`,
-    connections: CONNECTIONS,
-    duration: SECONDS,
-    requests: [
-      {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...headers },
-        // A fresh task id per request, so parley's idempotency cache never replays.
-        setupRequest: (request) => ({ ...request, body: JSON.stringify(sampleTask(randomUUID(), 256)) }),
-      },
-    ],
-  });
-  return {
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    errors: result.errors + result.non2xx,
-    requests: result.requests.total,
-  };
-}
-
-interface Contender {
-  readonly name: string;
-  readonly mode: string;
-  readonly headers: Record<string, string>;
-  server?: ChildServer;
-  readonly runs: Figures[];
-  cpu: number | null;
-  served: number;
-}
 
 const BASELINE = '(a) metrics and tracing off';
 
 async function main(): Promise<void> {
-  const contender = (name: string, mode: string, headers: Record<string, string> = {}): Contender => ({
-    name,
-    mode,
-    headers,
-    runs: [],
-    cpu: null,
-    served: 0,
-  });
+  const agent = 'bench/servers/parley-observability-agent.mjs';
   const contenders = [
-    contender(BASELINE, 'off'),
-    contender('(b) Prometheus metrics on', 'metrics'),
-    contender('(c) tracing on, no SDK', 'tracing'),
-    contender('(d) tracing on, SDK registered', 'tracing-sdk', {
+    contender(BASELINE, agent, ['off']),
+    contender('(b) Prometheus metrics on', agent, ['metrics']),
+    contender('(c) tracing on, no SDK', agent, ['tracing']),
+    contender('(d) tracing on, SDK registered', agent, ['tracing-sdk'], {
       traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
     }),
   ];
-  try {
-    for (const one of contenders) {
-      one.server = await startChildServer('bench/servers/parley-observability-agent.mjs', [one.mode]);
-      // Warm-up; a refused request here means the contender is misconfigured, not slow.
-      const warmup = await load(one.server.url, one.headers);
-      if (warmup.errors > 0) throw new Error(`${one.name}: ${warmup.errors} of ${warmup.requests} warm-up requests failed`);
-      one.served += warmup.requests;
-    }
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const one of contenders) one.runs.push(await load(one.server!.url, one.headers));
-    }
-  } finally {
-    for (const one of contenders) one.cpu = one.server ? await one.server.stop() : null;
-  }
-  const cpuPerRequest = (one: Contender) => {
-    const served = one.runs.reduce((sum, run) => sum + run.requests, one.served);
-    return one.cpu === null ? null : one.cpu / served;
-  };
-  const rows: Record<string, Record<string, number | string>> = {};
-  for (const one of contenders) {
-    const top = one.runs.reduce((a, b) => (b.rps > a.rps ? b : a));
-    const cpu = cpuPerRequest(one);
-    rows[one.name] = {
-      'req/s': Math.round(top.rps),
-      'p50 ms': top.p50,
-      'p99 ms': top.p99,
-      errors: one.runs.reduce((sum, run) => sum + run.errors, 0),
-      'server CPU µs/req': cpu === null ? 'n/a' : cpu.toFixed(1),
-    };
-  }
+  await runContenders(contenders);
   const byName = (name: string) => contenders.find((one) => one.name === name)!;
   const rates = (one: Contender) => one.runs.map((run) => run.rps);
   const best = (one: Contender) => Math.max(...rates(one));
   const baseline = byName(BASELINE);
   const baselineCpu = cpuPerRequest(baseline);
   console.log(`\nHTTP POST /tasks/ (${CONNECTIONS} connections, ${SECONDS}s x ${ROUNDS} rounds alternated, best round)`);
-  console.table(rows);
+  console.table(contenderRows(contenders));
   for (const one of contenders.slice(1)) {
-    const target = one.mode === 'tracing-sdk' ? 0 : TARGET;
+    const target = one.args[0] === 'tracing-sdk' ? 0 : TARGET;
     const cpu = cpuPerRequest(one);
     // CPU per request as a throughput ratio: baseline cost over this one's (1.0 = free).
     const cpuRatio = cpu === null || baselineCpu === null ? 'n/a' : (baselineCpu / cpu).toFixed(3);

@@ -3,6 +3,7 @@
 // key and the JWT secret come from BENCH_API_KEY and BENCH_JWT_SECRET; a secure URL takes the
 // certificate and key paths after it.
 import { AgentServer } from '../../dist/src/agent/agent-server.js';
+import { serveAgent } from './serve-agent.mjs';
 import { ApiKeyAuthenticator } from '../../dist/src/auth/api-key.js';
 import { JwtAuthenticator } from '../../dist/src/auth/jwt.js';
 
@@ -19,11 +20,4 @@ const agent = new AgentServer({
   authenticator: authenticators[auth](),
   ...(certfile && { transportOptions: { tls: { certfile, keyfile } } }),
 });
-await agent.start();
-console.log(`ready ${agent.url}`);
-// Report the CPU this process used, so the benchmark can compare cost per request.
-process.on('SIGTERM', () => {
-  const { user, system } = process.cpuUsage();
-  console.log(`cpu ${user + system}`);
-  void agent.stop().then(() => process.exit(0));
-});
+await serveAgent(agent);

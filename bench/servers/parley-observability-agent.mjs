@@ -5,6 +5,7 @@
 // with a batch processor, the AsyncLocalStorage context manager, the W3C propagator; its
 // exporter drops the spans, so only the recording is measured).
 import { AgentServer } from '../../dist/src/agent/agent-server.js';
+import { serveAgent } from './serve-agent.mjs';
 
 const [mode = 'off'] = process.argv.slice(2);
 if (mode === 'tracing-sdk') {
@@ -24,11 +25,4 @@ const agent = new AgentServer({
   metrics: mode === 'metrics',
   tracing: mode === 'tracing' || mode === 'tracing-sdk',
 });
-await agent.start();
-console.log(`ready ${agent.url}`);
-// Report the CPU this process used, so the benchmark can compare cost per request.
-process.on('SIGTERM', () => {
-  const { user, system } = process.cpuUsage();
-  console.log(`cpu ${user + system}`);
-  void agent.stop().then(() => process.exit(0));
-});
+await serveAgent(agent);

@@ -60,7 +60,8 @@ export class RequestLog {
     security: SecurityContext | null,
     ending: RequestEnding | null,
   ): void {
-    this.line('request', request.requestId, request.method, request.path, operation, startedAt, security, ending ?? SERVED);
+    const { requestId, method, path } = request;
+    this.write('request', { requestId, method, path, operation, startedAt, security, ending: ending ?? SERVED });
   }
 
   /** A stream's line, once it has ended (or was refused before its first event). */
@@ -72,54 +73,42 @@ export class RequestLog {
     ending: RequestEnding | null,
     events: number,
   ): void {
-    const ended = ending ?? SERVED;
-    const level = levelOf(ended.status);
-    if (!this.logger.isLevelEnabled(level)) return;
-    const fields = this.fields(request.requestId, request.method, request.path, operation, startedAt, security, ended);
-    this.logger[level]({ ...fields, events }, 'stream');
+    const { requestId, method, path } = request;
+    this.write('stream', { requestId, method, path, operation, startedAt, security, ending: ending ?? SERVED }, events);
   }
 
   refused(refusal: Refusal): void {
-    const { requestId, method, path, operation = null, startedAt, error } = refusal;
-    this.line('request', requestId, method, path, operation, startedAt ?? performance.now(), null, error);
+    const { requestId, method, path, operation = null, startedAt = performance.now(), error } = refusal;
+    this.write('request', { requestId, method, path, operation, startedAt, security: null, ending: error });
   }
 
-  private line(
-    message: string,
-    requestId: string | null,
-    method: string | null,
-    path: string | null,
-    operation: string | null,
-    startedAt: number,
-    security: SecurityContext | null,
-    ending: RequestEnding,
-  ): void {
-    const level = levelOf(ending.status);
+  private write(message: 'request' | 'stream', line: LineSource, events?: number): void {
+    const level = levelOf(line.ending.status);
     if (!this.logger.isLevelEnabled(level)) return;
-    this.logger[level](this.fields(requestId, method, path, operation, startedAt, security, ending), message);
-  }
-
-  private fields(
-    requestId: string | null,
-    method: string | null,
-    path: string | null,
-    operation: string | null,
-    startedAt: number,
-    security: SecurityContext | null,
-    ending: RequestEnding,
-  ): RequestFields {
-    return {
-      request_id: requestId,
+    const fields: RequestFields = {
+      request_id: line.requestId,
       transport: this.transport,
-      operation,
-      method,
-      path,
-      status: ending.status,
-      error: ending.code,
-      duration_ms: Math.round((performance.now() - startedAt) * 1000) / 1000,
-      principal: security?.principal_id,
+      operation: line.operation,
+      method: line.method,
+      path: line.path,
+      status: line.ending.status,
+      error: line.ending.code,
+      duration_ms: Math.round((performance.now() - line.startedAt) * 1000) / 1000,
+      principal: line.security?.principal_id,
     };
+    this.logger[level](events === undefined ? fields : { ...fields, events }, message);
   }
+}
+
+/** What a line is made from, whichever kind of request it is about. */
+interface LineSource {
+  readonly requestId: string | null;
+  readonly method: string | null;
+  readonly path: string | null;
+  readonly operation: string | null;
+  readonly startedAt: number;
+  readonly security: SecurityContext | null;
+  readonly ending: RequestEnding;
 }
 
 /** The fields of a request line; pino leaves out the undefined ones (`error`, `principal`). */

@@ -234,8 +234,10 @@ export class Dispatcher {
   unary(request: InboundRequest, endpoint?: Endpoint): Promise<UnaryOutcome> {
     const { tracing } = this.options;
     if (!tracing) return this.serveUnary(request, endpoint);
-    const serve = () => this.serveUnary(request, endpoint);
-    return tracing.serveUnary(request, this.operationOf(request, endpoint), this.options.name, serve);
+    // Looked up once, for the span's name and for serving (an unknown route is refused there).
+    const found = this.lookUp(request, endpoint);
+    const serve = () => this.serveUnary(request, found);
+    return tracing.serveUnary(request, found?.spec.name ?? null, this.options.name, serve);
   }
 
   /**
@@ -252,13 +254,14 @@ export class Dispatcher {
   ): Promise<AsyncGenerator<StreamFrame, void, undefined>> {
     const { tracing } = this.options;
     if (!tracing) return this.serveStream(request, endpoint, options);
-    const open = () => this.serveStream(request, endpoint, options);
-    return tracing.serveStream(request, this.operationOf(request, endpoint), this.options.name, open);
+    const found = this.lookUp(request, endpoint);
+    const open = () => this.serveStream(request, found, options);
+    return tracing.serveStream(request, found?.spec.name ?? null, this.options.name, open);
   }
 
-  /** The operation a request names, for its span; null when no route matches. */
-  private operationOf(request: InboundRequest, endpoint: Endpoint | undefined): string | null {
-    return (endpoint ?? this.endpoints.get(routeKey(request.method, request.path)))?.spec.name ?? null;
+  /** The endpoint a request names, or undefined when no route matches (route() then refuses it). */
+  private lookUp(request: InboundRequest, endpoint: Endpoint | undefined): Endpoint | undefined {
+    return endpoint ?? this.endpoints.get(routeKey(request.method, request.path));
   }
 
   private async serveUnary(request: InboundRequest, endpoint?: Endpoint): Promise<UnaryOutcome> {

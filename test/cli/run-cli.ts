@@ -2,7 +2,8 @@
 // that nothing it prints is a stack trace: from source through tsx (no build needed), or with
 // `built` the compiled dist/src/cli/main.js that the package's bin points at (npm run build first).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -85,4 +86,35 @@ export function scratchDir(files: Readonly<Record<string, string>> = {}): { dir:
 
 export function lines(text: string): string[] {
   return text.split('\n').filter((line) => line !== '');
+}
+
+/** A `parley serve` child once it printed `ready <url>`: what it printed so far, and its exit. */
+export interface ServingChild {
+  readonly url: string;
+  stdout(): string;
+  stderr(): string;
+  /** The exit code (null after a signal). */
+  readonly exited: Promise<number | null>;
+}
+
+/**
+ * Collects a serving child's output and resolves once it prints its `ready <url>` line;
+ * rejects, with everything it printed, if it exits first.
+ */
+export function untilServing(child: ChildProcess): Promise<ServingChild> {
+  let out = '';
+  let err = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  return new Promise((resolve, reject) => {
+    const onData = () => {
+      const match = /^ready (\S+)$/m.exec(out);
+      if (!match) return;
+      child.stdout!.off('data', onData);
+      resolve({ url: match[1]!, stdout: () => out, stderr: () => err, exited });
+    };
+    child.stdout!.on('data', onData);
+    void exited.then((code) => reject(new Error(`parley exited (${code}) before it was ready\nstdout: ${out}\nstderr: ${err}`)));
+  });
 }

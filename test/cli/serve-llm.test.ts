@@ -4,14 +4,13 @@
 // line); no key is read from anywhere but the environment.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { AgentClient } from '../../src/client/agent-client.js';
 import { collect, rawHttp } from '../support/agent-harness.js';
 import { startOpenAIServer, type OpenAITurn } from '../llm/fake-openai-server.js';
 import type { ScriptedServer } from '../llm/scripted-server.js';
-import { runCli } from './run-cli.js';
+import { runCli, untilServing } from './run-cli.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
@@ -44,18 +43,7 @@ describe('parley serve agent --llm', { timeout: 60_000 }, () => {
     t.after(() => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     });
-    let out = '';
-    let err = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
-    const exited = once(child, 'exit');
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stdout.on('data', () => {
-        const match = /^ready (\S+)$/m.exec(out);
-        if (match) resolve(match[1]!);
-      });
-      void exited.then(() => reject(new Error(`exited before ready: ${err}`)));
-    });
+    const { url, stderr, exited } = await untilServing(child);
 
     model.script({ text: ['Hello ', 'from the model.'] }, { text: ['Streamed ', 'answer.'] });
     const chat = await rawHttp(url, { method: 'POST', path: '/chat', body: JSON.stringify({ message: 'hi' }) });
@@ -78,9 +66,9 @@ describe('parley serve agent --llm', { timeout: 60_000 }, () => {
     await client.close();
 
     child.kill('SIGTERM');
-    const [code] = await exited;
-    assert.equal(code, 0, err);
-    assert.equal(err, '');
+    const code = await exited;
+    assert.equal(code, 0, stderr());
+    assert.equal(stderr(), '');
   });
 
   for (const [args, env, expected] of [

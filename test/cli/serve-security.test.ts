@@ -15,7 +15,7 @@ import { SignJWT } from 'jose';
 import { AgentClient } from '../../src/client/agent-client.js';
 import { ApiKeyAuthenticator } from '../../src/auth/api-key.js';
 import { makeTestCertificates, type TestCertificates } from '../support/certificates.js';
-import { assertNoStackTrace, scratchDir } from './run-cli.js';
+import { assertNoStackTrace, scratchDir, untilServing } from './run-cli.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MAIN = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
@@ -39,21 +39,8 @@ const started: ChildProcessWithoutNullStreams[] = [];
 async function serve(args: readonly string[], env: Env = {}): Promise<Server> {
   const child = spawn(process.execPath, [MAIN, 'serve', 'agent', ...args], { cwd: ROOT, env: environment(env), stdio: 'pipe' });
   started.push(child);
-  let out = '';
-  let err = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
-  const exited = once(child, 'exit');
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', () => {
-      const match = /^ready (\S+)$/m.exec(out);
-      if (match) resolve(match[1]!);
-    });
-    void exited.then(([code]) =>
-      reject(new Error(`parley exited (${code}) before it was ready\nstdout: ${out}\nstderr: ${err}`)),
-    );
-  });
-  return { url, stderr: () => err };
+  const { url, stderr } = await untilServing(child);
+  return { url, stderr };
 }
 
 /** Runs the built CLI to its end (for commands that fail before serving). */

@@ -3,7 +3,7 @@
 // Without the flag the same setup records nothing.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { once } from 'node:events';
+import { untilServing } from './run-cli.js';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 
@@ -21,18 +21,7 @@ async function spansOfOneRequest(flags: string[]): Promise<{ name: string; trace
     ['--import', TSX, '--import', SETUP, MAIN, 'serve', 'agent', '--url', 'http://127.0.0.1:0', ...flags],
     { cwd: ROOT, env: { ...process.env, PARLEY_DEBUG: '' }, stdio: ['pipe', 'pipe', 'pipe'] },
   );
-  let out = '';
-  let err = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
-  const exited = once(child, 'exit');
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', () => {
-      const match = /^ready (\S+)$/m.exec(out);
-      if (match) resolve(match[1]!);
-    });
-    child.once('exit', () => reject(new Error(`exited before ready: ${err}`)));
-  });
+  const { url, stderr, exited } = await untilServing(child);
   const answer = await fetch(`${url}/tasks/`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', traceparent: TRACEPARENT },
@@ -41,8 +30,8 @@ async function spansOfOneRequest(flags: string[]): Promise<{ name: string; trace
   assert.equal(answer.status, 200);
   await answer.text();
   child.kill('SIGTERM');
-  const [code] = await exited;
-  assert.equal(code, 0, err);
+  const err = stderr();
+  assert.equal(await exited, 0, err);
   return err
     .split('\n')
     .filter((line) => line.startsWith('span '))

@@ -4,11 +4,10 @@
 // --help anywhere prints the usage and exits 0.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { AgentClient } from '../../src/client/agent-client.js';
-import { assertNoStackTrace, runCli } from './run-cli.js';
+import { assertNoStackTrace, runCli, untilServing } from './run-cli.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
@@ -44,23 +43,7 @@ async function serve(transport: Served, extra: readonly string[] = []): Promise<
       stdio: ['pipe', 'pipe', 'pipe'],
     },
   );
-  let out = '';
-  let err = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
-  const exited = once(child, 'exit').then(([code]) => code as number | null);
-  const url = await new Promise<string>((resolve, reject) => {
-    const onData = () => {
-      const match = /^ready (\S+)$/m.exec(out);
-      if (match) {
-        child.stdout.off('data', onData);
-        resolve(match[1]!);
-      }
-    };
-    child.stdout.on('data', onData);
-    void exited.then((code) => reject(new Error(`parley exited (${code}) before it was ready\nstdout: ${out}\nstderr: ${err}`)));
-  });
-  return { child, url, stdout: () => out, stderr: () => err, exited };
+  return { child, ...(await untilServing(child)) };
 }
 
 /**

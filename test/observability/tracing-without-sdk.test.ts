@@ -4,14 +4,13 @@
 // the application registers a context manager (propagation without recording), an incoming
 // trace context passes through the agent's outbound calls unchanged.
 import assert from 'node:assert/strict';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, test } from 'node:test';
 import { context, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { AgentServer } from '../../src/agent/agent-server.js';
 import { AgentClient } from '../../src/client/agent-client.js';
+import { type Closer, headerCatcher } from '../support/header-catcher.js';
 
 after(() => {
   context.disable();
@@ -19,27 +18,6 @@ after(() => {
 });
 
 const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
-
-type Closer = { after(fn: () => unknown): void };
-
-/** A plain http server answering every request with a finished task; it keeps the headers. */
-async function headerCatcher(t: Closer): Promise<{ url: string; seen: IncomingHttpHeaders[] }> {
-  const seen: IncomingHttpHeaders[] = [];
-  const server = createServer((req, res) => {
-    seen.push(req.headers);
-    req.resume();
-    req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ id: 'caught', state: 'completed' }));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => {
-    server.closeAllConnections();
-    return new Promise((resolve) => server.close(resolve));
-  });
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
-}
 
 /** An agent whose handler calls the peer at `next` (tracing on both ways), and a raw POST to it. */
 async function relay(t: Closer, next: string): Promise<(headers: Record<string, string>) => Promise<number>> {

@@ -3,7 +3,6 @@
 // propagator): one trace from a client through agent A to agent B on every transport, the
 // trace context of raw peers honoured, malformed ones ignored, and nothing sent with tracing off.
 import assert from 'node:assert/strict';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
@@ -15,6 +14,7 @@ import { WebSocketServer } from 'ws';
 import { AgentServer } from '../../src/agent/agent-server.js';
 import type { AgentHandler } from '../../src/agent/handler.js';
 import { AgentClient } from '../../src/client/agent-client.js';
+import { type Closer, headerCatcher } from '../support/header-catcher.js';
 import { listenUrl, TRANSPORTS, type TransportKind } from '../support/cross-transport.js';
 import { jsonClient, passThroughService, unaryCall } from '../support/grpc-peers.js';
 import { client, instantRetry, ops, serve, table, unary } from '../support/transport-fixtures.js';
@@ -42,8 +42,6 @@ beforeEach(() => exporter.reset());
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const PARENT_ID = '00f067aa0ba902b7';
 const TRACEPARENT = `00-${TRACE_ID}-${PARENT_ID}-01`;
-
-type Closer = { after(fn: () => unknown): void };
 
 /** Agent B (echo) and agent A, whose handler asks B through an AgentClient before answering. */
 async function agents(t: Closer, kind: TransportKind): Promise<{ a: AgentServer; b: AgentServer }> {
@@ -251,25 +249,6 @@ describe('trace context from peers that are not parley', () => {
 });
 
 describe('what a client sends', () => {
-  /** A plain http server that answers every request with a finished task and keeps the headers. */
-  async function headerCatcher(t: Closer): Promise<{ url: string; seen: IncomingHttpHeaders[] }> {
-    const seen: IncomingHttpHeaders[] = [];
-    const server = createServer((req, res) => {
-      seen.push(req.headers);
-      req.resume();
-      req.on('end', () => {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ id: 'caught', state: 'completed' }));
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    t.after(() => {
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(resolve));
-    });
-    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
-  }
-
   /** A plain ws server that answers every frame with a finished task and keeps the frames. */
   async function frameCatcher(t: Closer): Promise<{ url: string; seen: Record<string, unknown>[] }> {
     const seen: Record<string, unknown>[] = [];

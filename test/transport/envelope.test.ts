@@ -134,6 +134,9 @@ describe('readRequestEnvelope', () => {
     { name: 'a query string in the path', envelope: { ...base, path: '/agents/?role=x' }, id: 'r' },
     { name: 'params that are a list', envelope: { ...base, params: ['a'] }, id: 'r' },
     { name: 'a numeric idempotency key', envelope: { ...base, idempotency_key: 3 }, id: 'r' },
+    { name: 'a trace that is a string', envelope: { ...base, trace: '00-abc' }, id: 'r' },
+    { name: 'a numeric traceparent', envelope: { ...base, trace: { traceparent: 5 } }, id: 'r' },
+    { name: 'a tracestate that is a list', envelope: { ...base, trace: { tracestate: ['a=b'] } }, id: 'r' },
     { name: 'not an object', envelope: [base], id: null },
   ];
 
