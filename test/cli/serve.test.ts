@@ -194,7 +194,8 @@ describe('parley serve agent: logs on a terminal', { timeout: 120_000 }, () => {
   const hasScript = spawnSync('script', ['--version']).status === 0;
   it('are readable lines (pino-pretty, in colour), not JSON', { skip: !hasScript && 'script(1) is not installed' }, async () => {
     // script(1) gives the command a real pseudo-terminal; Ctrl-C typed into it stops the agent.
-    const command = `${process.execPath} --import ${TSX} ${MAIN} serve agent --url http://127.0.0.1:0`;
+    // `exec` replaces script's shell: a dash left waiting would die of the same Ctrl-C (exit 130).
+    const command = `exec ${process.execPath} --import ${TSX} ${MAIN} serve agent --url http://127.0.0.1:0`;
     const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: ROOT, env: { ...process.env, PARLEY_DEBUG: '' } });
     let out = '';
     let asked = false;
