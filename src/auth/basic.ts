@@ -5,7 +5,7 @@ import type { SecurityContext, SecurityScheme } from '../../generated/types/inde
 import { ConfigError } from '../core/errors.js';
 import { AuthenticationError } from './authentication-error.js';
 import type { Authenticator } from './authenticator.js';
-import { secretsEqual } from './secret-compare.js';
+import { SecretSet } from './secret-compare.js';
 import { createSecurityContext } from './security-context.js';
 
 export interface BasicAuthenticatorOptions {
@@ -28,7 +28,7 @@ function decodeStrictBase64(text: string): string | null {
 }
 
 // Compared against when the username is unknown, so a wrong name costs as long as a wrong password.
-const NO_PASSWORD = '\u0000no such user';
+const NO_PASSWORD = new SecretSet([['\u0000no such user', true]]);
 
 export class BasicAuthenticator implements Authenticator {
   readonly scheme: SecurityScheme = Object.freeze({
@@ -37,20 +37,21 @@ export class BasicAuthenticator implements Authenticator {
     description: 'HTTP Basic: Authorization: Basic base64(username:password)',
     metadata: {},
   });
-  private readonly passwords: ReadonlyMap<string, string>;
+  // Each user's password, hashed once here: a check then hashes only what was presented.
+  private readonly passwords: ReadonlyMap<string, SecretSet<true>>;
 
   constructor(options: BasicAuthenticatorOptions) {
     const credentials = options?.validCredentials;
     if (typeof credentials !== 'object' || credentials === null || Array.isArray(credentials)) {
       throw new ConfigError('validCredentials', credentials, 'must map each username to its password');
     }
-    const passwords = new Map<string, string>();
+    const passwords = new Map<string, SecretSet<true>>();
     for (const [user, password] of Object.entries(credentials)) {
       if (user === '' || user.includes(':'))
         throw new ConfigError('validCredentials', user, 'a username must be non-empty and hold no colon');
       if (typeof password !== 'string')
         throw new ConfigError(`validCredentials.${user}`, '(hidden)', 'a password must be a string');
-      passwords.set(user, password);
+      passwords.set(user, new SecretSet([[password, true]]));
     }
     if (passwords.size === 0) throw new ConfigError('validCredentials', credentials, 'must hold at least one username');
     this.passwords = passwords;
@@ -68,7 +69,7 @@ export class BasicAuthenticator implements Authenticator {
       throw new AuthenticationError('invalid_basic_credentials', 'Invalid Basic credentials: expected username:password');
     const user = text.slice(0, colon);
     const expected = this.passwords.get(user);
-    const matches = secretsEqual(text.slice(colon + 1), expected ?? NO_PASSWORD);
+    const matches = (expected ?? NO_PASSWORD).find(text.slice(colon + 1)) === true;
     if (expected === undefined || !matches) {
       throw new AuthenticationError('invalid_basic_credentials', 'Invalid Basic credentials: unknown username or wrong password');
     }

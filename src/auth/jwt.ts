@@ -9,6 +9,7 @@
 import type { SecurityContext, SecurityScheme } from '../../generated/types/index.js';
 import { ConfigError, importOptional } from '../core/errors.js';
 import { lazyLoader } from '../core/lazy-import.js';
+import { copyJson, setOwn } from '../core/objects.js';
 import { AuthenticationError } from './authentication-error.js';
 import type { Authenticator } from './authenticator.js';
 import { secretDigest } from './secret-compare.js';
@@ -178,7 +179,7 @@ export class JwtAuthenticator implements Authenticator {
       token,
       expiresAt: verified.expiresAt,
       issuedAt: verified.issuedAt,
-      metadata: verified.hasMetadata ? structuredClone(verified.metadata) : {},
+      metadata: verified.hasMetadata ? copyJson(verified.metadata) : {},
     });
   }
 }
@@ -196,7 +197,7 @@ function verifiedFrom(payload: Record<string, unknown>, since: number): Verified
     typeof own === 'object' && own !== null && !Array.isArray(own) ? { ...(own as Record<string, unknown>) } : {};
   const claims: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(payload)) {
-    if (!REGISTERED_CLAIMS.has(name) && name !== 'metadata') claims[name] = value;
+    if (!REGISTERED_CLAIMS.has(name) && name !== 'metadata') setOwn(claims, name, value);
   }
   if (Object.keys(claims).length > 0) metadata.claims = claims;
   return {

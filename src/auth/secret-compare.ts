@@ -1,6 +1,7 @@
 // Comparing secrets without leaking, through timing, how much of a guess was right. Both sides
 // are hashed first so the comparison always runs over 32 bytes, whatever their lengths: a
-// length mismatch is then no faster to detect than a wrong last byte.
+// length mismatch is then no faster to detect than a wrong last byte. Configured secrets are
+// hashed once, when their set is made; a check hashes only the presented value.
 import * as nodeCrypto from 'node:crypto';
 
 const DIGEST_BYTES = 32;
@@ -30,14 +31,9 @@ function digest(value: string): Buffer {
   return digestInto(value, Buffer.alloc(DIGEST_BYTES));
 }
 
-// Scratch space for the digests of presented values. The comparisons below are synchronous,
-// so no two of them can share these buffers at the same time.
+// Scratch space for the digest of a presented value. The comparison below is synchronous, so
+// no two of them can share this buffer at the same time.
 const given = Buffer.alloc(DIGEST_BYTES);
-const expected = Buffer.alloc(DIGEST_BYTES);
-
-export function secretsEqual(presented: string, secret: string): boolean {
-  return nodeCrypto.timingSafeEqual(digestInto(presented, given), digestInto(secret, expected));
-}
 
 /**
  * A fixed set of secrets, hashed once, that a given value is compared against in constant time:

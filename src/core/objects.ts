@@ -19,3 +19,25 @@ function isEmpty(object: object): boolean {
   for (const key in object) if (Object.hasOwn(object, key)) return false;
   return true;
 }
+
+/**
+ * A deep copy of parsed JSON data (plain objects, arrays, strings, numbers, booleans, null),
+ * sharing nothing mutable with `value`. A walk over those few kinds costs about a tenth of
+ * structuredClone, which must handle every kind of value, on the small objects a request copies.
+ */
+export function copyJson<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map(copyJson) as T;
+  const copy: Record<string, unknown> = {};
+  for (const name of Object.keys(value)) setOwn(copy, name, copyJson((value as Record<string, unknown>)[name]));
+  return copy as T;
+}
+
+/**
+ * `target[name] = value`, as an own property whatever the name: JSON.parse makes a key
+ * `__proto__` an ordinary member, which plain assignment would turn into the prototype.
+ */
+export function setOwn(target: Record<string, unknown>, name: string, value: unknown): void {
+  if (name === '__proto__') Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true });
+  else target[name] = value;
+}

@@ -219,12 +219,12 @@ export class Dispatcher {
     }
     // Any thenable is waited for, not only a native Promise: one taken for a context would
     // let its refusal through.
-    if (typeof (answer as Partial<PromiseLike<unknown>>).then === 'function') {
-      return Promise.resolve(answer).then(undefined, (error: unknown) => {
+    if (typeof (answer as Partial<PromiseLike<unknown>> | null)?.then === 'function') {
+      return Promise.resolve(answer).then(contextOrRefusal, (error: unknown) => {
         throw refused(error);
       });
     }
-    return answer as SecurityContext;
+    return contextOrRefusal(answer);
   }
 
   /**
@@ -427,6 +427,15 @@ export class Dispatcher {
     }
     return { input, context: new HandlerContext(request, security, this.options.name, this.options.url()) };
   }
+}
+
+/**
+ * What an authenticator accepted, which must be a context: an answer without one (undefined
+ * from a forgotten return, null) refuses the request rather than admit a caller nobody named.
+ */
+function contextOrRefusal(answer: unknown): SecurityContext {
+  if (typeof answer === 'object' && answer !== null) return answer as SecurityContext;
+  throw new EndpointError('unauthenticated', 'the authenticator accepted the credentials without a security context');
 }
 
 /** No value handed over with the answer's text (undefined is not a JSON value, but stay clear of it). */

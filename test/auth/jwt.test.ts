@@ -208,6 +208,18 @@ describe('JwtAuthenticator: the cache of verified tokens', () => {
     await refused(jwt, token);
   });
 
+  it('a claim named __proto__ stays an ordinary claim, in the first context and in cached ones', async () => {
+    const jwt = verifier();
+    const token = forge({ alg: 'HS256', typ: 'JWT' }, '{"sub":"u","__proto__":{"admin":true},"roles":["reader"]}');
+    for (let call = 0; call < 2; call++) {
+      const claims = (await jwt.authenticate(token)).metadata!.claims as Record<string, unknown>;
+      assert.equal(Object.getPrototypeOf(claims), Object.prototype, `call ${call + 1}`);
+      assert.ok(Object.hasOwn(claims, '__proto__'), `call ${call + 1}`);
+      assert.equal(claims.admin, undefined, `call ${call + 1}`);
+      assert.deepEqual(Object.keys(claims).sort(), ['__proto__', 'roles']);
+    }
+  });
+
   it('each context is its own copy: editing one leaves the next one as the token says', async () => {
     const jwt = verifier();
     const token = await sign({ sub: 'u', team: { name: 'blue' }, metadata: { tier: 'gold' } });

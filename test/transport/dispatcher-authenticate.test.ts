@@ -137,3 +137,20 @@ test('a thenable that is not a native Promise is waited for: its rejection refus
     assert.equal(seen[0]?.principal_id, 'p');
   }
 });
+
+test('an answer that is no context (undefined, null, a string) refuses, at once or from a Promise, with either method', async () => {
+  for (const nothing of [undefined, null, 'yes']) {
+    for (const shape of [(value: unknown) => value, (value: unknown) => Promise.resolve(value)]) {
+      for (const now of [true, false]) {
+        const { seen, send } = setup(custom(() => shape(nothing), now));
+        const error = await refusal(send('good'));
+        assert.match(
+          error.message,
+          /without a security context/,
+          `${String(nothing)}, ${now ? 'authenticateNow' : 'authenticate'}`,
+        );
+        assert.deepEqual(seen, []);
+      }
+    }
+  }
+});
