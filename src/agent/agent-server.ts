@@ -280,7 +280,7 @@ export class AgentServer implements AgentHandlers<RequestContext> {
   async stop(): Promise<void> {
     if (!this.running) return;
     // Leave the registry first, so nobody discovers an agent that is going away.
-    await this.registration?.stop();
+    if (this.registration) await this.registration.stop();
     await this.transport.stop();
     await this.stopMetrics();
     await this.shared?.close();
