@@ -8,22 +8,28 @@
 // process's CPU per token (the client reading the task stream) is shown beside it.
 //
 // Servers run the compiled code (dist/, built first) in child processes, pinned to CPU 1 when
-// taskset is available, this process to CPU 0.
+// taskset is available, this process to CPU 0. Every side is started first; then each round
+// streams once through every side in turn (starting with a different side each round), so a
+// change in the shared machine's load hits all sides alike. A side's ratio to the SDK is the
+// median of its rounds' ratios (round i against the SDK's round i). The warm-up runs the same
+// way, for BENCH_WARMUP rounds or as many as it takes to stream BENCH_WARMUP_TOKENS through
+// each side: a process reading one token per read keeps getting cheaper for ~8,000 reads (JIT,
+// heap sizing), and a side measured before it settles looks worse than one that has.
 //
 // Each transport runs with its default `stream_flush_interval` and with the ones listed in
 // BENCH_FLUSH (seconds; `0`, writes at the end of each turn, by default), so the table shows
 // what the interval saves.
 //
 // Environment: BENCH_TOKENS (20000) per burst stream, BENCH_PACED_TOKENS (2000) per paced
-// stream, BENCH_MODES (burst,paced), BENCH_ROUNDS (5) measured streams per side,
-// BENCH_WARMUP (3) streams first, BENCH_TRANSPORTS (sse,websocket), BENCH_FLUSH (0; empty for
-// none), BENCH_PIN (1).
+// stream, BENCH_MODES (burst,paced), BENCH_ROUNDS (5) measured rounds, BENCH_WARMUP (3)
+// warm-up rounds at least, BENCH_WARMUP_TOKENS (10000) streamed through each side in warm-up
+// at least, BENCH_TRANSPORTS (sse,websocket), BENCH_FLUSH (0; empty for none), BENCH_PIN (1).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import WebSocket from 'ws';
 import { createInterface, type Interface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { pinLoadGenerator, pinningNote, serverCommand } from './lib/cpu-pinning.js';
-import { median } from './lib/paired-rounds.js';
+import { median, pairedRatios } from './lib/paired-rounds.js';
 
 const env = (name: string, fallback: number): number => {
   const value = Number(process.env[name] ?? fallback);
@@ -35,6 +41,8 @@ const PACED_TOKENS = env('BENCH_PACED_TOKENS', 2_000);
 const MODES = (process.env.BENCH_MODES ?? 'burst,paced').split(',').map((name) => name.trim());
 const ROUNDS = env('BENCH_ROUNDS', 5);
 const WARMUP = env('BENCH_WARMUP', 3);
+/** Warm-up streams a side carry at least this many tokens: a paced side's JIT and heap settle over ~8,000 reads. */
+const WARMUP_TOKENS = env('BENCH_WARMUP_TOKENS', 10_000);
 const TRANSPORTS = (process.env.BENCH_TRANSPORTS ?? 'sse,websocket').split(',').map((name) => name.trim());
 /** The agent's stream flush intervals: null for the transport's default, then BENCH_FLUSH's. */
 const FLUSH: ReadonlyArray<number | null> = [
@@ -70,9 +78,9 @@ process.once('exit', () => {
   for (const child of children) child.kill('SIGKILL');
 });
 
-function startChild(script: string, args: readonly string[]): Child {
+function startChild(script: string, args: readonly string[], stdin: 'ignore' | 'pipe' = 'ignore'): Child {
   const [command, argv] = serverCommand([`bench/servers/${script}`, ...args]);
-  const child = spawn(command, argv, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(command, argv, { cwd: ROOT, stdio: [stdin, 'pipe', 'inherit'] });
   children.add(child);
   const lines = createInterface({ input: child.stdout! });
   const queue: string[] = [];
@@ -115,22 +123,39 @@ async function ready(child: Child): Promise<string> {
   return (await child.next('ready ')).slice('ready '.length);
 }
 
-/** The SDK alone: µs of CPU per token, one value per measured stream. */
-async function baseline(modelUrl: string): Promise<number[]> {
-  const reader = startChild('sdk-reader.mjs', [modelUrl, String(WARMUP), String(ROUNDS)]);
-  const perToken: number[] = [];
-  for (let i = 0; i < ROUNDS; i++) {
-    const [, cpu, tokens] = (await reader.next('round ')).split(' ');
-    if (Number(tokens) !== TOKENS) throw new Error(`the SDK read ${tokens} tokens of ${TOKENS}`);
-    perToken.push(Number(cpu) / TOKENS);
-  }
-  await ready(reader);
-  await reader.stop();
-  return perToken;
+/** One stream through a side: CPU µs of its process, of this process (parley's client), text events. */
+interface Stream {
+  readonly cpu: number;
+  readonly client: number | null;
+  readonly events: number | null;
 }
 
-/** The SDK passing each chunk on as a websocket frame (no parley): µs of CPU per token, per stream. */
-async function forwarder(modelUrl: string): Promise<{ agent: number[]; events: number[] }> {
+/** A contender, started once per mode and asked for one stream at a time. */
+interface Side {
+  readonly name: string;
+  stream(): Promise<Stream>;
+  stop(): Promise<void>;
+}
+
+/** The SDK alone: its process's CPU for each read, as it measures it itself. */
+async function sdkSide(modelUrl: string): Promise<Side> {
+  const reader = startChild('sdk-reader.mjs', [modelUrl], 'pipe');
+  await ready(reader);
+  return {
+    name: 'openai SDK alone',
+    async stream() {
+      const line = reader.next('round ');
+      reader.process.stdin!.write('go\n');
+      const [, cpu, tokens] = (await line).split(' ');
+      if (Number(tokens) !== TOKENS) throw new Error(`the SDK read ${tokens} tokens of ${TOKENS}`);
+      return { cpu: Number(cpu), client: null, events: null };
+    },
+    stop: () => reader.stop(),
+  };
+}
+
+/** The SDK passing each chunk on as a websocket frame (no parley). */
+async function forwarderSide(modelUrl: string): Promise<Side> {
   const child = startChild('sdk-forwarder.mjs', [modelUrl]);
   const socket = new WebSocket(await ready(child));
   await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
@@ -152,41 +177,32 @@ async function forwarder(modelUrl: string): Promise<{ agent: number[]; events: n
       socket.on('message', onMessage);
       socket.send('go');
     });
-  try {
-    for (let i = 0; i < WARMUP; i++) await streamOnce();
-    const result = { agent: [] as number[], events: [] as number[] };
-    for (let i = 0; i < ROUNDS; i++) {
-      const before = await agentCpu(child);
-      result.events.push(await streamOnce());
-      result.agent.push(((await agentCpu(child)) - before) / TOKENS);
-    }
-    return result;
-  } finally {
-    socket.close();
-    await child.stop();
-  }
+  return {
+    name: 'SDK + raw ws forward',
+    async stream() {
+      const before = await childCpu(child);
+      const events = await streamOnce();
+      return { cpu: (await childCpu(child)) - before, client: null, events };
+    },
+    async stop() {
+      socket.close();
+      await child.stop();
+    },
+  };
 }
 
-async function agentCpu(agent: Child): Promise<number> {
-  const line = agent.next('cpu ');
-  agent.process.kill('SIGUSR2');
+async function childCpu(child: Child): Promise<number> {
+  const line = child.next('cpu ');
+  child.process.kill('SIGUSR2');
   return Number((await line).slice(4));
 }
 
-/**
- * One agent process on `transport` (its stream flush interval `flush` seconds, null for the
- * default): µs of CPU per token of the agent and of this process, per stream.
- */
-async function parley(
-  transport: string,
-  modelUrl: string,
-  flush: number | null,
-): Promise<{ agent: number[]; client: number[]; events: number[] }> {
+/** An agent process on `transport` (its stream flush interval `flush` seconds, null for the default). */
+async function parleySide(transport: string, modelUrl: string, flush: number | null): Promise<Side> {
   const { AgentClient } = await import('../dist/src/client/agent-client.js');
   const args = [transport, LISTEN[transport]!, modelUrl, ...(flush === null ? [] : [String(flush)])];
   const agent = startChild('llm-agent.mjs', args);
-  const url = await ready(agent);
-  const client = new AgentClient(url, { transport });
+  const client = new AgentClient(await ready(agent), { transport });
   /** Streams one answer; returns the number of text events it came in (chunks read together share one). */
   const streamOnce = async (): Promise<number> => {
     let events = 0;
@@ -203,61 +219,88 @@ async function parley(
       throw new Error(`${transport}: the client read ${text.length} characters of ${answerLength(TOKENS)}`);
     return events;
   };
-  try {
-    for (let i = 0; i < WARMUP; i++) await streamOnce();
-    const result = { agent: [] as number[], client: [] as number[], events: [] as number[] };
-    for (let i = 0; i < ROUNDS; i++) {
-      const before = await agentCpu(agent);
+  return {
+    name: `parley ${flush === null ? transport : `${transport}, flush ${flush}`}`,
+    async stream() {
+      const before = await childCpu(agent);
       const own = process.cpuUsage();
-      result.events.push(await streamOnce());
+      const events = await streamOnce();
       const ownUsed = process.cpuUsage(own);
-      const after = await agentCpu(agent);
-      result.agent.push((after - before) / TOKENS);
-      result.client.push((ownUsed.user + ownUsed.system) / TOKENS);
-    }
-    return result;
-  } finally {
-    await client.close();
-    await agent.stop();
-  }
+      const cpu = (await childCpu(agent)) - before;
+      return { cpu, client: ownUsed.user + ownUsed.system, events };
+    },
+    async stop() {
+      await client.close();
+      await agent.stop();
+    },
+  };
 }
 
-const fmt = (value: number): string => value.toFixed(2).padStart(8);
+/**
+ * Streams `rounds` times through every side, in turn: round i starts with side i (modulo
+ * their number), so each side meets the machine's load in every position. Returns each
+ * side's streams, round by round.
+ */
+async function inTurn(sides: readonly Side[], rounds: number): Promise<Stream[][]> {
+  const streams = sides.map((): Stream[] => []);
+  for (let round = 0; round < rounds; round++) {
+    for (let k = 0; k < sides.length; k++) {
+      const index = (round + k) % sides.length;
+      streams[index]!.push(await sides[index]!.stream());
+    }
+  }
+  return streams;
+}
+
+const fmt = (value: number, width = 8): string => value.toFixed(2).padStart(width);
 
 async function main(): Promise<void> {
   execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
   pinLoadGenerator();
-  console.log(`bench/llm: ${WARMUP} warm-up and ${ROUNDS} measured streams a side; ${pinningNote()}`);
+  console.log(
+    `bench/llm: ${WARMUP} warm-up rounds (more when they would stream fewer than ${WARMUP_TOKENS} tokens a side), ` +
+      `then ${ROUNDS} measured rounds, each streaming once through every side in turn; ${pinningNote()}`,
+  );
   const verdicts: string[] = [];
   for (const mode of MODES) {
     TOKENS = mode === 'paced' ? PACED_TOKENS : BURST_TOKENS;
     const model = startChild('openai-stream.mjs', [String(TOKENS), mode]);
     const modelUrl = await ready(model);
+    const sides: Side[] = [];
     try {
-      const sdk = median(await baseline(modelUrl));
+      sides.push(await sdkSide(modelUrl), await forwarderSide(modelUrl));
+      for (const transport of TRANSPORTS) for (const flush of FLUSH) sides.push(await parleySide(transport, modelUrl, flush));
+      const warmup = Math.max(WARMUP, Math.ceil(WARMUP_TOKENS / TOKENS));
+      await inTurn(sides, warmup);
+      const streams = await inTurn(sides, ROUNDS);
+      const cpu = streams.map((side) => side.map((stream) => stream.cpu / TOKENS));
+      const [sdk, forward] = cpu as [number[], number[]];
       console.log('');
-      console.log(`${mode}: ${TOKENS} tokens a stream`);
-      console.log('side                    CPU µs/token (median)   vs SDK   vs forward   client µs/token   text events/stream');
-      console.log(`openai SDK alone        ${fmt(sdk)}                  1.00`);
-      const raw = await forwarder(modelUrl);
-      const forward = median(raw.agent);
-      const rawLine = `SDK + raw ws forward    ${fmt(forward)}               ${(forward / sdk).toFixed(2).padStart(5)}        1.00`;
-      console.log(`${rawLine}                               ${String(median(raw.events)).padStart(8)}`);
-      for (const transport of TRANSPORTS) {
-        for (const flush of FLUSH) {
-          const { agent, client, events } = await parley(transport, modelUrl, flush);
-          const ratio = median(agent) / sdk;
-          const vsForward = (median(agent) / forward).toFixed(2).padStart(5);
-          const side = flush === null ? transport : `${transport}, flush ${flush}`;
-          const line = `parley ${side.padEnd(16)} ${fmt(median(agent))}               ${ratio.toFixed(2).padStart(5)}       ${vsForward}   ${fmt(median(client))}`;
-          console.log(`${line}          ${String(median(events)).padStart(8)}`);
-          const more = `${((ratio - 1) * 100).toFixed(0)}% more CPU per token than the SDK alone, ${((median(agent) / forward - 1) * 100).toFixed(0)}% more than a raw forward`;
-          verdicts.push(
-            `${mode}, ${side}: ${more} (target <= ${((TARGET - 1) * 100).toFixed(0)}%): ${ratio <= TARGET ? 'met' : 'NOT met'}`,
-          );
-        }
-      }
+      console.log(`${mode}: ${TOKENS} tokens a stream, ${warmup} warm-up rounds`);
+      console.log('side                       CPU µs/token   vs SDK   vs forward   client µs/token   text events/stream');
+      sides.forEach((side, i) => {
+        const own = cpu[i]!;
+        const vsSdk = median(pairedRatios(own, sdk));
+        const vsForward = median(pairedRatios(own, forward));
+        const client = streams[i]!.flatMap((stream) => (stream.client === null ? [] : [stream.client / TOKENS]));
+        const events = streams[i]!.flatMap((stream) => (stream.events === null ? [] : [stream.events]));
+        const columns = [
+          side.name.padEnd(26),
+          fmt(median(own), 12),
+          fmt(vsSdk, 8),
+          fmt(vsForward, 12),
+          client.length > 0 ? fmt(median(client), 17) : ''.padStart(17),
+          events.length > 0 ? String(median(events)).padStart(20) : '',
+        ];
+        console.log(columns.join(' ').trimEnd());
+        if (i < 2) return;
+        const more = `${((vsSdk - 1) * 100).toFixed(0)}% more CPU per token than the SDK alone, ${((vsForward - 1) * 100).toFixed(0)}% more than a raw forward`;
+        verdicts.push(
+          `${mode}, ${side.name}: ${more} (medians of the rounds' ratios; target <= ${((TARGET - 1) * 100).toFixed(0)}%): ${vsSdk <= TARGET ? 'met' : 'NOT met'}`,
+        );
+      });
     } finally {
+      for (const side of sides) await side.stop();
       await model.stop();
     }
   }

@@ -1,10 +1,11 @@
 // The baseline of bench/llm: the official `openai` SDK reading the bench model server's stream
-// directly, as an application without parley would. sdk-reader.mjs <model base URL> <warmup>
-// <rounds> prints `round <µs> <tokens>` per measured stream (this process's CPU time, text
-// chunks read), then `ready done` and exits.
+// directly, as an application without parley would. sdk-reader.mjs <model base URL>: each line
+// on stdin reads one answer and prints `round <µs> <tokens>` (this process's CPU time for that
+// read, text chunks read), so the benchmark can run it in turn with the other sides.
 import OpenAI from 'openai';
+import { createInterface } from 'node:readline';
 
-const [baseURL, warmup = '3', rounds = '5'] = process.argv.slice(2);
+const [baseURL] = process.argv.slice(2);
 const client = new OpenAI({ apiKey: 'none', baseURL, maxRetries: 0, logLevel: 'off' });
 
 async function readOnce() {
@@ -27,11 +28,12 @@ async function readOnce() {
   return tokens;
 }
 
-for (let i = 0; i < Number(warmup); i++) await readOnce();
-for (let i = 0; i < Number(rounds); i++) {
+// One read at a time: the benchmark waits for each answer before it asks again.
+createInterface({ input: process.stdin }).on('line', async () => {
   const before = process.cpuUsage();
   const tokens = await readOnce();
   const used = process.cpuUsage(before);
   console.log(`round ${used.user + used.system} ${tokens}`);
-}
-console.log('ready done');
+});
+console.log('ready sdk');
+process.on('SIGTERM', () => process.exit(0));

@@ -122,8 +122,10 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
       const missing = (['scheme', 'authenticate', 'refreshToken'] as const).filter(
         (member) => typeof given[member] !== (member === 'scheme' ? 'object' : 'function') || given[member] === null,
       );
-      const rule = 'needs scheme (an object), authenticate and refreshToken (functions)';
-      throw new ConfigError('authenticator', `an object without ${missing.join(', ')}`, rule);
+      const rule = 'needs scheme (an object), authenticate and refreshToken (functions); authenticateNow is optional, a function';
+      const described =
+        missing.length > 0 ? `an object without ${missing.join(', ')}` : 'an object whose authenticateNow is not a function';
+      throw new ConfigError('authenticator', described, rule);
     }
     super(options, 'agent', agentOperations.getMetrics);
     if (options.a2a) {

@@ -21,7 +21,8 @@ export class ApiKeyAuthenticator implements Authenticator {
     description: 'API key in the X-API-Key header or Authorization: ApiKey <key>',
     metadata: {},
   });
-  private readonly keys: SecretSet;
+  // Each key's digest with what a context for it needs, the principal made once.
+  private readonly keys: SecretSet<{ readonly key: string; readonly principalId: string }>;
   private readonly scopes: ReadonlyMap<string, readonly string[]>;
 
   constructor(options: ApiKeyAuthenticatorOptions) {
@@ -38,7 +39,9 @@ export class ApiKeyAuthenticator implements Authenticator {
       scopes.set(key, Object.freeze([...granted]));
     }
     if (scopes.size === 0) throw new ConfigError('validKeys', validKeys, 'must hold at least one key');
-    this.keys = new SecretSet([...scopes.keys()].map((key) => [key, key] as const));
+    this.keys = new SecretSet(
+      [...scopes.keys()].map((key) => [key, { key, principalId: `api-key-${key.slice(0, 8)}` }] as const),
+    );
     this.scopes = scopes;
   }
 
@@ -48,9 +51,15 @@ export class ApiKeyAuthenticator implements Authenticator {
   }
 
   async authenticate(credentials: string): Promise<SecurityContext> {
-    const key = typeof credentials === 'string' ? this.keys.find(credentials) : undefined;
-    if (key === undefined) throw new AuthenticationError('invalid_api_key', 'Invalid API key');
-    return createSecurityContext({ principalId: `api-key-${key.slice(0, 8)}`, token: key });
+    return this.authenticateNow(credentials);
+  }
+
+  /** A lookup, nothing to wait for: the context, or the refusal thrown, at once. */
+  authenticateNow(credentials: string): SecurityContext {
+    const found = typeof credentials === 'string' ? this.keys.find(credentials) : undefined;
+    if (found === undefined) throw new AuthenticationError('invalid_api_key', 'Invalid API key');
+    // A fresh context every time: handlers may write to its metadata.
+    return createSecurityContext({ principalId: found.principalId, token: found.key });
   }
 
   async refreshToken(context: SecurityContext): Promise<SecurityContext> {

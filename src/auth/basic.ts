@@ -57,6 +57,11 @@ export class BasicAuthenticator implements Authenticator {
   }
 
   async authenticate(credentials: string): Promise<SecurityContext> {
+    return this.authenticateNow(credentials);
+  }
+
+  /** A lookup, nothing to wait for: the context, or the refusal thrown, at once. */
+  authenticateNow(credentials: string): SecurityContext {
     const text = typeof credentials === 'string' ? (decodeStrictBase64(credentials) ?? credentials) : '';
     const colon = text.indexOf(':');
     if (colon < 0)

@@ -2,14 +2,16 @@
 // the registered time claims are checked by `jose` (an optional package, loaded on first use);
 // this file adds what the spec asks beyond it: `iat` in the future is refused too, the principal
 // is `sub`, then `client_id`, then `unknown`, and unregistered claims travel in the context.
-// A verified token's claims are kept in a small cache keyed by the exact token text, so a caller
-// sending the same token again skips the HMAC; an entry ends no later than the token's `exp`
-// and every other check holds for a token once it held (the key and the rules are fixed).
+// A verified token's context is kept in a small cache keyed by the SHA-256 digest of the exact
+// token text, so a caller sending the same token again skips the HMAC and the claims mapping,
+// and is answered without waiting (authenticateNow); an entry ends no later than the token's
+// `exp` and every other check holds for a token once it held (the key and the rules are fixed).
 import type { SecurityContext, SecurityScheme } from '../../generated/types/index.js';
 import { ConfigError, importOptional } from '../core/errors.js';
 import { lazyLoader } from '../core/lazy-import.js';
 import { AuthenticationError } from './authentication-error.js';
 import type { Authenticator } from './authenticator.js';
+import { secretDigest } from './secret-compare.js';
 import { createSecurityContext } from './security-context.js';
 
 export const JWT_ALGORITHMS = ['HS256', 'HS384', 'HS512'] as const;
@@ -32,12 +34,19 @@ export interface JwtAuthenticatorOptions {
   readonly cacheSize?: number;
 }
 
+/** What a verified token's context is made of, ready to be copied for each request. */
 interface Verified {
-  readonly payload: Record<string, unknown>;
   /** When it was verified, in milliseconds since the epoch: a clock set back before it re-verifies (nbf, iat). */
   readonly since: number;
   /** Milliseconds since the epoch from which the entry no longer counts (the token's exp). */
   readonly until: number;
+  readonly principalId: string;
+  readonly expiresAt: string | null;
+  readonly issuedAt: string | undefined;
+  /** The context's metadata; each context gets its own copy, since handlers may edit it. */
+  readonly metadata: Record<string, unknown>;
+  /** Whether `metadata` has anything to copy (most tokens map to an empty object). */
+  readonly hasMetadata: boolean;
 }
 
 const REGISTERED_CLAIMS = new Set(['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti']);
@@ -57,7 +66,8 @@ export class JwtAuthenticator implements Authenticator {
   private readonly issuer: string | null;
   private readonly audience: string | null;
   private readonly leeway: number;
-  private readonly now: () => Date;
+  /** The current time in milliseconds since the epoch. */
+  private readonly clock: () => number;
   private readonly cacheSize: number;
   // Insertion order is eviction order: the oldest entry goes first when the cache is full.
   private readonly verified = new Map<string, Verified>();
@@ -87,7 +97,8 @@ export class JwtAuthenticator implements Authenticator {
     this.issuer = options.issuer ?? null;
     this.audience = options.audience ?? null;
     this.leeway = leeway;
-    this.now = options.now ?? (() => new Date());
+    const now = options.now;
+    this.clock = now ? () => now().getTime() : Date.now;
     this.cacheSize = cacheSize;
     this.scheme = Object.freeze({
       type: 'http',
@@ -98,16 +109,30 @@ export class JwtAuthenticator implements Authenticator {
   }
 
   async authenticate(credentials: string): Promise<SecurityContext> {
+    return this.authenticateNow(credentials);
+  }
+
+  /**
+   * A token verified before (and still within its exp) is answered at once from the cache;
+   * any other goes through jose, which is asynchronous, and comes back as a Promise.
+   */
+  authenticateNow(credentials: string): SecurityContext | Promise<SecurityContext> {
     const token = typeof credentials === 'string' ? credentials : '';
-    const currentDate = this.now();
-    const known = this.verified.get(token);
+    const time = this.clock();
+    if (this.cacheSize === 0) return this.verify(token, time, null);
+    const digest = secretDigest(token);
+    const known = this.verified.get(digest);
     if (known !== undefined) {
-      const time = currentDate.getTime();
-      // A copy: handlers may edit the context's metadata, and the next caller must not see it.
-      if (time >= known.since && time < known.until) return this.contextOf(token, structuredClone(known.payload));
-      this.verified.delete(token);
+      if (time >= known.since && time < known.until) return this.contextOf(token, known);
+      this.verified.delete(digest);
     }
+    return this.verify(token, time, digest);
+  }
+
+  /** Checks signature and claims with jose; remembers the result under `digest` when given. */
+  private async verify(token: string, time: number, digest: string | null): Promise<SecurityContext> {
     const jose = await loadJose();
+    const currentDate = new Date(time);
     let payload: Record<string, unknown>;
     try {
       // A compact JWS has exactly three segments; jose would also try other serializations' errors.
@@ -120,7 +145,7 @@ export class JwtAuthenticator implements Authenticator {
         currentDate,
       }));
       // jose checks `iat` only against a maximum age; the spec also refuses one in the future.
-      const now = Math.floor(currentDate.getTime() / 1000);
+      const now = Math.floor(time / 1000);
       if (payload.iat !== undefined && (typeof payload.iat !== 'number' || payload.iat > now + this.leeway)) {
         throw new Error('"iat" claim is in the future');
       }
@@ -128,38 +153,59 @@ export class JwtAuthenticator implements Authenticator {
       const reason = error instanceof Error ? error.message : String(error);
       throw new AuthenticationError('invalid_token', `${PREFIX}${reason}`, { cause: error });
     }
-    this.remember(token, payload, currentDate.getTime());
-    return this.contextOf(token, payload);
+    const verified = verifiedFrom(payload, time);
+    if (digest !== null) this.remember(digest, verified);
+    return this.contextOf(token, verified);
   }
 
   async refreshToken(context: SecurityContext): Promise<SecurityContext> {
     return context;
   }
 
-  /** Caches a verified token until its `exp` (without the leeway); one without `exp` until evicted. */
-  private remember(token: string, payload: Record<string, unknown>, since: number): void {
-    if (this.cacheSize === 0) return;
-    const until = typeof payload.exp === 'number' ? payload.exp * 1000 : Number.POSITIVE_INFINITY;
-    if (this.verified.size >= this.cacheSize) this.verified.delete(this.verified.keys().next().value!);
-    this.verified.set(token, { payload: structuredClone(payload), since, until });
+  /** Keeps a verified token's entry, the oldest one going first when the cache is full. */
+  private remember(digest: string, verified: Verified): void {
+    // Requests with the same new token verify it side by side; the last one replaces the entry
+    // rather than pushing another token out.
+    if (!this.verified.delete(digest) && this.verified.size >= this.cacheSize) {
+      this.verified.delete(this.verified.keys().next().value!);
+    }
+    this.verified.set(digest, verified);
   }
 
-  private contextOf(token: string, payload: Record<string, unknown>): SecurityContext {
-    const principal = [payload.sub, payload.client_id].find((value) => typeof value === 'string' && value !== '');
-    const own = payload.metadata;
-    const metadata: Record<string, unknown> =
-      typeof own === 'object' && own !== null && !Array.isArray(own) ? { ...(own as Record<string, unknown>) } : {};
-    const claims: Record<string, unknown> = {};
-    for (const [name, value] of Object.entries(payload)) {
-      if (!REGISTERED_CLAIMS.has(name) && name !== 'metadata') claims[name] = value;
-    }
-    if (Object.keys(claims).length > 0) metadata.claims = claims;
+  private contextOf(token: string, verified: Verified): SecurityContext {
     return createSecurityContext({
-      principalId: (principal as string | undefined) ?? 'unknown',
+      principalId: verified.principalId,
       token,
-      expiresAt: isoFromSeconds(payload.exp),
-      issuedAt: isoFromSeconds(payload.iat) ?? undefined,
-      metadata,
+      expiresAt: verified.expiresAt,
+      issuedAt: verified.issuedAt,
+      metadata: verified.hasMetadata ? structuredClone(verified.metadata) : {},
     });
   }
+}
+
+/**
+ * The context parts of a verified payload: the principal is `sub`, then `client_id`, then
+ * `unknown`; unregistered claims go under `metadata.claims` next to the token's own `metadata`.
+ * An entry counts until the token's `exp` (without the leeway); one without `exp` until evicted.
+ * The payload is jose's fresh parse, so the entry may keep its objects: contexts get copies.
+ */
+function verifiedFrom(payload: Record<string, unknown>, since: number): Verified {
+  const principal = [payload.sub, payload.client_id].find((value) => typeof value === 'string' && value !== '');
+  const own = payload.metadata;
+  const metadata: Record<string, unknown> =
+    typeof own === 'object' && own !== null && !Array.isArray(own) ? { ...(own as Record<string, unknown>) } : {};
+  const claims: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(payload)) {
+    if (!REGISTERED_CLAIMS.has(name) && name !== 'metadata') claims[name] = value;
+  }
+  if (Object.keys(claims).length > 0) metadata.claims = claims;
+  return {
+    since,
+    until: typeof payload.exp === 'number' ? payload.exp * 1000 : Number.POSITIVE_INFINITY,
+    principalId: (principal as string | undefined) ?? 'unknown',
+    expiresAt: isoFromSeconds(payload.exp),
+    issuedAt: isoFromSeconds(payload.iat) ?? undefined,
+    metadata,
+    hasMetadata: Object.keys(metadata).length > 0,
+  };
 }

@@ -194,17 +194,37 @@ export class Dispatcher {
     throw new EndpointError('not_found', `no endpoint for ${method} ${path}`);
   }
 
-  /** Whether a route skips authentication (transports check before opening streams). */
-  async authenticate(endpoint: Endpoint, credentials: string | null): Promise<SecurityContext | null> {
+  /**
+   * The caller's security context for a route: null when the route is public or there is no
+   * authenticator, else what the authenticator accepted; a refusal is thrown as an
+   * `unauthenticated` EndpointError. Answered at once when the authenticator can
+   * (authenticateNow), else a Promise; callers may simply await it (websocket does, at the
+   * handshake).
+   */
+  authenticate(endpoint: Endpoint, credentials: string | null): SecurityContext | null | Promise<SecurityContext | null> {
     const authenticator = this.options.authenticator;
     if (!authenticator || endpoint.spec.public) return null;
     if (credentials === null) throw new EndpointError('unauthenticated', 'credentials are required');
-    try {
-      return await authenticator.authenticate(credentials);
-    } catch (error) {
+    const refused = (error: unknown): EndpointError => {
       const reason = error instanceof Error ? error.message : String(error);
-      throw new EndpointError('unauthenticated', reason || 'credentials were rejected');
+      return new EndpointError('unauthenticated', reason || 'credentials were rejected');
+    };
+    let answer: SecurityContext | PromiseLike<SecurityContext>;
+    try {
+      answer = authenticator.authenticateNow
+        ? authenticator.authenticateNow(credentials)
+        : authenticator.authenticate(credentials);
+    } catch (error) {
+      throw refused(error);
     }
+    // Any thenable is waited for, not only a native Promise: one taken for a context would
+    // let its refusal through.
+    if (typeof (answer as Partial<PromiseLike<unknown>>).then === 'function') {
+      return Promise.resolve(answer).then(undefined, (error: unknown) => {
+        throw refused(error);
+      });
+    }
+    return answer as SecurityContext;
   }
 
   /**
@@ -386,7 +406,10 @@ export class Dispatcher {
     const needsAuthenticator = this.options.authenticator !== null && !endpoint.spec.public;
     if (!needsAuthenticator) return this.admit(endpoint, request, null);
     if (request.authenticated !== undefined) return this.admit(endpoint, request, request.authenticated);
-    return this.authenticate(endpoint, request.credentials).then((security) => this.admit(endpoint, request, security));
+    const security = this.authenticate(endpoint, request.credentials);
+    // An authenticator that answered at once adds no turn (API keys, a JWT verified before).
+    if (security instanceof Promise) return security.then((context) => this.admit(endpoint, request, context));
+    return this.admit(endpoint, request, security);
   }
 
   private admit(endpoint: Endpoint, request: InboundRequest, security: SecurityContext | null): Prepared {

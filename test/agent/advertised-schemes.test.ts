@@ -152,6 +152,21 @@ describe('a custom authenticator', () => {
     });
   }
 
+  test('with an authenticateNow that is not a function is refused, naming it', () => {
+    const odd = { ...complete, authenticateNow: 'yes' } as unknown as Authenticator;
+    assert.throws(
+      () => new AgentServer({ name: 'a', transport: 'runtime', authenticator: odd }),
+      (error: unknown) => error instanceof ConfigError && String(error.value).includes('authenticateNow'),
+    );
+    assert.ok(
+      new AgentServer({
+        name: 'a',
+        transport: 'runtime',
+        authenticator: { ...complete, authenticateNow: () => complete.authenticate('x') },
+      }),
+    );
+  });
+
   test('with a null scheme is refused', () => {
     const nullScheme = { ...complete, scheme: null } as unknown as Authenticator;
     assert.throws(() => new AgentServer({ name: 'a', transport: 'runtime', authenticator: nullScheme }), ConfigError);

@@ -57,6 +57,25 @@ describe('ApiKeyAuthenticator', () => {
     assert.equal(await keys.refreshToken(context), context);
   });
 
+  it('authenticateNow answers without a Promise: a fresh context each time, a refusal thrown at once', () => {
+    const first = keys.authenticateNow('sk_live_0123456789');
+    assert.ok(!(first instanceof Promise));
+    assert.equal(first.principal_id, 'api-key-sk_live_');
+    first.metadata!.edited = true;
+    assert.deepEqual(keys.authenticateNow('sk_live_0123456789').metadata, {}, 'an edit to one context is not seen by the next');
+    assert.throws(
+      () => keys.authenticateNow('sk_live_01234567890'),
+      (error: unknown) => error instanceof AuthenticationError && error.code === 'invalid_api_key',
+    );
+  });
+
+  it('a key list is the one it was built with: a key removed for rotation is refused by the new authenticator', async () => {
+    assert.equal(keys.authenticateNow('sk_live_0123456789').principal_id, 'api-key-sk_live_');
+    const rotated = new ApiKeyAuthenticator({ validKeys: { 'second-key-abcdef': [] } });
+    await refusal(rotated.authenticate('sk_live_0123456789'));
+    assert.equal(rotated.authenticateNow('second-key-abcdef').principal_id, 'api-key-second-k');
+  });
+
   it('keeps scopes for application policy without enforcing them', () => {
     assert.deepEqual(keys.scopesOf('sk_live_0123456789'), ['tasks:write']);
   });
@@ -92,6 +111,16 @@ describe('BasicAuthenticator', () => {
     const context = await basic.authenticate('alice:wonder:land');
     assert.equal(context.principal_id, 'alice');
     assert.equal(context.token, 'alice:wonder:land');
+  });
+
+  it('authenticateNow answers without a Promise and throws a refusal at once', () => {
+    const context = basic.authenticateNow(b64('bob:builder'));
+    assert.ok(!(context instanceof Promise));
+    assert.equal(context.principal_id, 'bob');
+    assert.throws(
+      () => basic.authenticateNow(b64('bob:builder2')),
+      (error: unknown) => error instanceof AuthenticationError && error.code === 'invalid_basic_credentials',
+    );
   });
 
   it('advertises http / basic; refresh returns the same context', async () => {

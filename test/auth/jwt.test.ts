@@ -219,6 +219,71 @@ describe('JwtAuthenticator: the cache of verified tokens', () => {
     }
   });
 
+  it('a verified token is answered at once (no Promise) until its exp; past it, verified again and refused', async () => {
+    let now = NOW;
+    const jwt = verifier({ now: () => now });
+    const token = await sign({ sub: 'u', exp: NOW_S + 10 });
+    const first = jwt.authenticateNow(token);
+    assert.ok(first instanceof Promise, 'an unknown token needs the HMAC');
+    assert.equal((await first).principal_id, 'u');
+    const again = jwt.authenticateNow(token);
+    assert.ok(!(again instanceof Promise), 'a known token comes from the cache');
+    assert.deepEqual(
+      { ...again, issued_at: undefined },
+      { principal_id: 'u', token, expires_at: new Date((NOW_S + 10) * 1000).toISOString(), issued_at: undefined, metadata: {} },
+    );
+    now = new Date((NOW_S + 10) * 1000);
+    const expired = jwt.authenticateNow(token);
+    assert.ok(expired instanceof Promise, 'at exp the entry no longer counts');
+    await assert.rejects(expired, (error: unknown) => error instanceof AuthenticationError && error.code === 'invalid_token');
+  });
+
+  it('a cached token with nbf is verified again when the clock goes back before its verification', async () => {
+    let now = new Date((NOW_S + 120) * 1000);
+    const jwt = verifier({ now: () => now });
+    const token = await sign({ sub: 'u', nbf: NOW_S + 60 });
+    await jwt.authenticateNow(token);
+    assert.ok(!(jwt.authenticateNow(token) instanceof Promise));
+    now = NOW;
+    await assert.rejects(Promise.resolve(jwt.authenticateNow(token)), /nbf|not active/i);
+  });
+
+  it('the cache is bounded: past cacheSize the oldest token is verified again', async () => {
+    const jwt = verifier({ cacheSize: 2 });
+    const tokens = await Promise.all(['a', 'b', 'c'].map((sub) => sign({ sub })));
+    for (const token of tokens) await jwt.authenticateNow(token);
+    const evicted = jwt.authenticateNow(tokens[0]!);
+    assert.ok(evicted instanceof Promise, 'the oldest was evicted');
+    await evicted;
+    assert.ok(jwt.authenticateNow(tokens[0]!) instanceof Promise === false);
+    assert.ok(jwt.authenticateNow(tokens[2]!) instanceof Promise === false);
+    assert.ok(jwt.authenticateNow(tokens[1]!) instanceof Promise, 'b was the oldest when a came back');
+  });
+
+  it('the cache belongs to its authenticator: a token verified by one is refused by another with a new secret', async () => {
+    const token = await sign({ sub: 'u' });
+    const before = verifier();
+    assert.equal((await before.authenticate(token)).principal_id, 'u');
+    assert.ok(!(before.authenticateNow(token) instanceof Promise));
+    await refused(verifier({ secret: 'the-rotated-secret-0123456789abcdef' }), token);
+  });
+
+  it('the same new token verified by concurrent requests takes one entry, pushing no other token out', async () => {
+    const jwt = verifier({ cacheSize: 2 });
+    const [a, b] = await Promise.all(['a', 'b'].map((sub) => sign({ sub })));
+    await jwt.authenticateNow(a!);
+    await Promise.all([jwt.authenticateNow(b!), jwt.authenticateNow(b!)]);
+    assert.ok(!(jwt.authenticateNow(a!) instanceof Promise));
+    assert.ok(!(jwt.authenticateNow(b!) instanceof Promise));
+  });
+
+  it('cacheSize 0: every request is verified (a Promise every time)', async () => {
+    const jwt = verifier({ cacheSize: 0 });
+    const token = await sign({ sub: 'u' });
+    await jwt.authenticateNow(token);
+    assert.ok(jwt.authenticateNow(token) instanceof Promise);
+  });
+
   it('refuses a negative or fractional cacheSize; 0 turns the cache off and the exp check still holds', async () => {
     for (const cacheSize of [-1, 1.5]) {
       assert.throws(
