@@ -1,6 +1,7 @@
 // AgentServer: one agent, served over one transport. start() builds the endpoint table from
 // the generated operations, hands it to the transport and starts it; only then is the server
-// running. stop() stops the transport, then goes idle; a failing step leaves it running.
+// running. stop() leaves the registry, stops the transport, then goes idle; a failing step
+// leaves it running. The steps are the registry server's too (ServerLifecycle).
 import type { AgentHandlers } from '../../generated/handlers/agent.js';
 import { agentOperations } from '../../generated/operations/agent.js';
 import type {
@@ -10,7 +11,6 @@ import type {
   ChatResponse,
   CompactHistoryRequest,
   CompactHistoryResult,
-  Health,
   StateRequest,
   StateResult,
   StreamEvent,
@@ -20,16 +20,16 @@ import { newId } from '../core/ids.js';
 import { agentOpenApiDocument } from '../core/openapi-documents.js';
 import { normalizeJson } from '../core/json.js';
 import { ConfigError, InvalidArgumentError, StateError } from '../core/errors.js';
-import { isAuthenticator, type Authenticator } from '../auth/authenticator.js';
+import { isAuthenticator } from '../auth/authenticator.js';
 import { compactHistory, countTokens } from '../llm/history-compaction.js';
 import type { LanguageModel } from '../llm/language-model.js';
 import { ModelError, RunBudgetError } from '../llm/model-error.js';
 import type { RunBudget } from '../llm/model-loop.js';
 import { modelTokenCounter } from '../llm/tokenizer.js';
 import type { Tool } from '../llm/tool.js';
-import type { RequestContext } from '../transport/endpoint.js';
+import type { Endpoint, RequestContext } from '../transport/endpoint.js';
 import { EndpointError } from '../transport/endpoint-error.js';
-import { createTransport, resolveTransportName } from '../transport/factory.js';
+import { ServerLifecycle, type ServerLifecycleOptions } from '../transport/server-lifecycle.js';
 import type { Transport, TransportOptions } from '../transport/transport.js';
 import type { RegistryCallStatus } from '../client/registry-client.js';
 import { buildAgentCard, type CardIdentity } from './agent-card.js';
@@ -49,9 +49,7 @@ import type { TaskIndex } from '../a2a/task-index.js';
 import { RedisAgentState } from '../store/redis/redis-agent-state.js';
 import { parseRedisUrl } from '../store/redis/redis-connection.js';
 import type { IdempotencyBounds } from '../transport/idempotency-store.js';
-import { MetricsExposure, metricsOptions, unmountMetrics } from '../observability/metrics-exposure.js';
-import type { MetricsOptions } from '../observability/prometheus-metrics.js';
-import { resolveLogger, type Logger, type LoggerOption } from '../observability/logger.js';
+import type { MetricsSource } from '../observability/prometheus-metrics.js';
 
 /** Decides whether a caller may reset or compact state. Return false (or throw) to refuse. */
 export type StatePolicy = (
@@ -60,13 +58,7 @@ export type StatePolicy = (
   context: RequestContext,
 ) => boolean | Promise<boolean>;
 
-export interface AgentServerOptions extends CardIdentity {
-  /** A transport name (`http`, `sse`, `websocket`, `grpc`, `runtime`) or a ready Transport. */
-  readonly transport?: string | Transport;
-  /** Where to listen: `http://127.0.0.1:8080`, `runtime://echo`, ... Ignored for a ready Transport. */
-  readonly url?: string;
-  /** Options for the transport built from `transport` and `url`. */
-  readonly transportOptions?: Omit<TransportOptions, 'authenticator'>;
+export interface AgentServerOptions extends CardIdentity, ServerLifecycleOptions {
   /** The agent's work. Default: the model's inference when `llm` is set, else echo. */
   readonly handler?: AgentHandler;
   /** A language model: the agent serves POST /chat and, without a handler, answers tasks with it. */
@@ -82,8 +74,6 @@ export interface AgentServerOptions extends CardIdentity {
    * are merged into the next (at most that long a wait); 0 sends one event per read. Default 10.
    */
   readonly textWindowMs?: number;
-  /** Verifies credentials on every route but the public ones. */
-  readonly authenticator?: Authenticator;
   /** Authorizes state reset and compaction. Default: allowed. */
   readonly statePolicy?: StatePolicy;
   /** Finished tasks counted on the status page (tasks waiting for input stay cancelable while listed). Default 100. */
@@ -111,32 +101,9 @@ export interface AgentServerOptions extends CardIdentity {
    * to the replica running the task (docs/replicas.md). Default `memory`: all in this process.
    */
   readonly store?: string;
-  /**
-   * Prometheus metrics (needs prom-client): GET /metrics on http and sse, and on a listener of
-   * its own when a `url` is given (for websocket and grpc). `true` for the defaults. Off by default.
-   */
-  readonly metrics?: boolean | MetricsOptions;
-  /**
-   * Structured logs through pino (optional dependency): a line when the server listens and
-   * stops, one per request (docs/operations.md, Logs) and errors that escaped a handler. A
-   * pino logger (or any with pino's level methods and isLevelEnabled), or options: `level`,
-   * `destination` (default stdout), `pretty`. Off by default: a library stays quiet unless asked.
-   */
-  readonly logger?: LoggerOption;
-  /**
-   * OpenTelemetry tracing (needs @opentelemetry/api): a SERVER span for every served operation,
-   * a child of the caller's W3C trace context, with the handler running inside it so the calls
-   * it makes through an AgentClient with `tracing` on continue the trace. Spans go to the SDK
-   * the application registered (docs/operations.md). Ignored for a ready Transport, which has
-   * its own option. Off by default.
-   */
-  readonly tracing?: boolean;
 }
 
-export class AgentServer implements AgentHandlers<RequestContext> {
-  private transportInstance: Transport | null;
-  private running = false;
-  private starting: Promise<void> | null = null;
+export class AgentServer extends ServerLifecycle implements AgentHandlers<RequestContext> {
   private readonly engine: TaskEngine;
   private readonly sessions: SessionStore;
   private readonly state: StateOperations;
@@ -144,7 +111,6 @@ export class AgentServer implements AgentHandlers<RequestContext> {
   private readonly registration: AgentRegistration | null;
   private readonly model: ModelSetup | null;
   private shared: RedisAgentState | null = null;
-  private metricsExposure: MetricsExposure | null = null;
 
   constructor(private readonly options: AgentServerOptions) {
     if (!options.name) throw new InvalidArgumentError('an agent needs a name', 'invalid_argument');
@@ -161,16 +127,9 @@ export class AgentServer implements AgentHandlers<RequestContext> {
         missing.length > 0 ? `an object without ${missing.join(', ')}` : 'an object whose authenticateNow is not a function';
       throw new ConfigError('authenticator', described, rule);
     }
-    if (typeof options.transport === 'string' || options.transport === undefined) {
-      resolveTransportName(options.transport ?? 'http');
-      this.transportInstance = null;
-    } else {
-      this.transportInstance = options.transport;
-    }
+    super(options, 'agent', agentOperations.getMetrics);
     if (options.a2a) {
-      const name = this.transportInstance
-        ? this.transportInstance.name
-        : resolveTransportName((options.transport as string | undefined) ?? 'http');
+      const name = this.transportName;
       if (name !== 'http') {
         throw new InvalidArgumentError(
           `the A2A 1.0 boundary is served on the http transport only, not ${name}`,
@@ -190,58 +149,23 @@ export class AgentServer implements AgentHandlers<RequestContext> {
     this.registration = registry ? new AgentRegistration(registry, () => this.card()) : null;
   }
 
-  get isRunning(): boolean {
-    return this.running;
-  }
-
-  /** The transport; available once start() has built it. */
-  get transport(): Transport {
-    if (!this.transportInstance) throw new StateError('the agent has not been started yet');
-    return this.transportInstance;
-  }
-
-  get url(): string {
-    return this.transport.url;
-  }
-
-  async start(): Promise<void> {
-    if (this.running) return;
-    // Concurrent callers share one start: otherwise each would build its own transport.
-    this.starting ??= this.startOnce().finally(() => (this.starting = null));
-    return this.starting;
-  }
-
-  private async startOnce(): Promise<void> {
-    // Before anything is opened: a missing pino fails the start with nothing to undo.
-    const logger = await resolveLogger(this.options.logger);
+  protected async openStores(): Promise<void> {
     const store = this.options.store;
-    // Redis unreachable fails the start here, before anything listens.
-    const shared = store && store !== 'memory' ? await RedisAgentState.open(store, (...args) => this.cancelHere(...args)) : null;
-    this.shared = shared;
-    try {
-      await this.serve(shared, logger);
-    } catch (error) {
-      this.shared = null;
-      await shared?.close();
-      throw error;
-    }
-    this.running = true;
-    // Not awaited: joining the registry must not hold up (or fail) serving.
-    void this.registration?.start();
+    this.shared = store && store !== 'memory' ? await RedisAgentState.open(store, (...args) => this.cancelHere(...args)) : null;
   }
 
-  private async serve(shared: RedisAgentState | null, logger: Logger | null): Promise<void> {
-    const transport = (this.transportInstance ??= await createTransport(
-      (this.options.transport as string | undefined) ?? 'http',
-      this.options.url ?? 'http://127.0.0.1:0',
-      {
-        ...this.options.transportOptions,
-        tracing: this.options.tracing ?? this.options.transportOptions?.tracing,
-        authenticator: this.options.authenticator,
-        // The transport outlives a stop; each start's dispatcher asks for the connection of that start.
-        ...(shared ? { idempotencyStore: (bounds: IdempotencyBounds) => this.sharedState().idempotencyStore(bounds) } : {}),
-      },
-    ));
+  protected async closeStores(): Promise<void> {
+    await this.shared?.close();
+    this.shared = null;
+  }
+
+  protected override extraTransportOptions(): Partial<TransportOptions> {
+    // The transport outlives a stop; each start's dispatcher asks for the connection of that start.
+    return this.shared ? { idempotencyStore: (bounds: IdempotencyBounds) => this.sharedState().idempotencyStore(bounds) } : {};
+  }
+
+  protected buildEndpoints(transport: Transport): Map<string, Endpoint> {
+    const shared = this.shared;
     const endpoints = buildAgentEndpoints(this, this.engine, { transport, hasLlm: this.llm !== null });
     if (this.options.a2a) {
       const adapter = new A2aAdapter({
@@ -258,36 +182,21 @@ export class AgentServer implements AgentHandlers<RequestContext> {
       });
       for (const [key, endpoint] of a2a) endpoints.set(key, endpoint);
     }
-    const metrics = metricsOptions(this.options.metrics);
-    if (metrics) {
-      const source = { transport: transport.name, metrics: transport.metrics, tasks: () => this.engine.counts() };
-      this.metricsExposure = await MetricsExposure.start(
-        metrics,
-        source,
-        agentOperations.getMetrics,
-        this.options.authenticator ?? null,
-      );
-      this.metricsExposure.mount(endpoints, agentOperations.getMetrics);
-    } else {
-      unmountMetrics(endpoints, agentOperations.getMetrics);
-    }
-    try {
-      await transport.start(endpoints, { logger });
-    } catch (error) {
-      await this.stopMetrics();
-      throw error;
-    }
+    return endpoints;
   }
 
-  async stop(): Promise<void> {
-    if (!this.running) return;
-    // Leave the registry first, so nobody discovers an agent that is going away.
-    await this.registration?.stop();
-    await this.transport.stop();
-    await this.stopMetrics();
-    await this.shared?.close();
-    this.shared = null;
-    this.running = false;
+  protected override metricsSource(transport: Transport): MetricsSource {
+    return { ...super.metricsSource(transport), tasks: () => this.engine.counts() };
+  }
+
+  protected override started(): void {
+    // Not awaited: joining the registry must not hold up (or fail) serving.
+    void this.registration?.start();
+  }
+
+  /** The registry first, so nobody discovers an agent that is going away. */
+  protected override leaving(): Promise<void> | undefined {
+    return this.registration?.stop();
   }
 
   private sharedState(): RedisAgentState {
@@ -303,17 +212,6 @@ export class AgentServer implements AgentHandlers<RequestContext> {
       if (error instanceof EndpointError && error.code === 'not_found') return undefined;
       throw error;
     }
-  }
-
-  /** Where GET /metrics is served on a listener of its own (the `metrics` option's url); null without one. */
-  get metricsUrl(): string | null {
-    return this.metricsExposure?.url ?? null;
-  }
-
-  private async stopMetrics(): Promise<void> {
-    const exposure = this.metricsExposure;
-    this.metricsExposure = null;
-    await exposure?.stop();
   }
 
   /**
@@ -399,21 +297,6 @@ export class AgentServer implements AgentHandlers<RequestContext> {
 
   getStatusPage(): string {
     return renderStatusPage(this.card(), this.transport.health(), this.engine.counts());
-  }
-
-  /** The Prometheus exposition (GET /metrics); the route exists only with the `metrics` option. */
-  getMetrics(): Promise<string> {
-    if (!this.metricsExposure) return Promise.reject(new EndpointError('not_found', 'metrics are not enabled on this agent'));
-    return this.metricsExposure.prometheus.text();
-  }
-
-  healthz(): Health {
-    return this.transport.health();
-  }
-
-  /** Answers 503 once stop has begun, while requests in flight finish. */
-  readyz(): Health {
-    return this.transport.readiness();
   }
 
   /** The OpenAPI 3.1 document of the native HTTP API, as `GET /openapi.json` serves it (http and sse). */

@@ -1,33 +1,23 @@
 // RegistryServer: stores agent cards keyed by card URL and answers discovery, served over one
-// transport. The lifecycle is the agent server's: start() opens the store, builds the endpoint
-// table from the generated registry operations, hands it to the transport and starts it; only
-// then is the server running. stop() stops the transport, then closes the store; a failing
-// step leaves it running. Expired entries are pruned lazily, before the operations that read.
+// transport. The lifecycle is the agent server's (ServerLifecycle): start() opens the store,
+// builds the endpoint table from the generated registry operations, hands it to the transport
+// and starts it; only then is the server running. stop() stops the transport, then closes the
+// store; a failing step leaves it running. Expired entries are pruned lazily, before the
+// operations that read.
 import type { RegistryHandlers } from '../../generated/handlers/registry.js';
-import type {
-  AgentCard,
-  AgentUrlRequest,
-  DiscoverQuery,
-  Health,
-  RegistryEntry,
-  RegistryStatus,
-} from '../../generated/types/index.js';
+import type { AgentCard, AgentUrlRequest, DiscoverQuery, RegistryEntry, RegistryStatus } from '../../generated/types/index.js';
 import { validate } from '../../generated/validators/index.js';
 import { nowSeconds } from '../core/clock.js';
-import { InvalidArgumentError, StateError } from '../core/errors.js';
+import { InvalidArgumentError } from '../core/errors.js';
 import { registryOpenApiDocument } from '../core/openapi-documents.js';
-import type { Authenticator } from '../auth/authenticator.js';
-import type { QueryParams, RequestContext } from '../transport/endpoint.js';
+import type { Endpoint, QueryParams, RequestContext } from '../transport/endpoint.js';
 import { EndpointError } from '../transport/endpoint-error.js';
-import { createTransport, resolveTransportName } from '../transport/factory.js';
-import type { Transport, TransportOptions } from '../transport/transport.js';
+import { ServerLifecycle, type ServerLifecycleOptions } from '../transport/server-lifecycle.js';
+import type { Transport } from '../transport/transport.js';
 import { discoveryFilter, indexKeys, matches, type DiscoveryFilter } from './discovery.js';
 import { MemoryRegistryStore } from './memory-store.js';
 import { buildRegistryEndpoints } from './registry-endpoints.js';
 import { registryOperations } from '../../generated/operations/registry.js';
-import { MetricsExposure, metricsOptions, unmountMetrics } from '../observability/metrics-exposure.js';
-import type { MetricsOptions } from '../observability/prometheus-metrics.js';
-import { resolveLogger, type LoggerOption } from '../observability/logger.js';
 import type { RegistryStore } from './registry-store.js';
 import { renderRegistryStatusPage } from './status-page.js';
 import { REGISTRY_STATUS } from './status-texts.js';
@@ -45,15 +35,7 @@ function storeFor(store: RegistryStore | string): RegistryStore {
 /** Default largest card a registry stores: 64 KiB of JSON. */
 export const DEFAULT_MAX_CARD_BYTES = 65_536;
 
-export interface RegistryServerOptions {
-  /** A transport name (`http`, `sse`, `websocket`, `grpc`, `runtime`) or a ready Transport. */
-  readonly transport?: string | Transport;
-  /** Where to listen. Ignored for a ready Transport. Default `http://127.0.0.1:0`. */
-  readonly url?: string;
-  /** Options for the transport built from `transport` and `url`. */
-  readonly transportOptions?: Omit<TransportOptions, 'authenticator'>;
-  /** Verifies credentials on every route but /healthz and /readyz. */
-  readonly authenticator?: Authenticator;
+export interface RegistryServerOptions extends ServerLifecycleOptions {
   /**
    * Where entries live: a RegistryStore, `memory` (the default, a MemoryRegistryStore) or a Redis
    * URL, `redis://host:port[/db][?prefix=NAME]`, shared by every replica (docs/replicas.md). The
@@ -70,44 +52,16 @@ export interface RegistryServerOptions {
   readonly maxCardBytes?: number;
   /** Seconds since the Unix epoch; replaceable so that tests can move time. Default: the wall clock. */
   readonly clock?: () => number;
-  /**
-   * Prometheus metrics (needs prom-client): GET /metrics on http and sse, and on a listener of
-   * its own when a `url` is given (for websocket and grpc). `true` for the defaults. Off by default.
-   */
-  readonly metrics?: boolean | MetricsOptions;
-  /**
-   * Structured logs through pino (optional dependency): a line when the server listens and
-   * stops, one per request (docs/operations.md, Logs) and errors that escaped a handler. A
-   * pino logger (or any with pino's level methods and isLevelEnabled), or options: `level`,
-   * `destination` (default stdout), `pretty`. Off by default: a library stays quiet unless asked.
-   */
-  readonly logger?: LoggerOption;
-  /**
-   * OpenTelemetry tracing (needs @opentelemetry/api): a SERVER span for every served operation
-   * (discovery, registration, heartbeats), a child of the caller's W3C trace context. Spans go
-   * to the SDK the application registered (docs/operations.md). Ignored for a ready Transport,
-   * which has its own option. Off by default.
-   */
-  readonly tracing?: boolean;
 }
 
-export class RegistryServer implements RegistryHandlers<RequestContext> {
+export class RegistryServer extends ServerLifecycle implements RegistryHandlers<RequestContext> {
   readonly store: RegistryStore;
   readonly entryTtlSeconds: number | null;
   private readonly maxCardBytes: number;
   private readonly clock: () => number;
-  private transportInstance: Transport | null;
-  private running = false;
-  private starting: Promise<void> | null = null;
-  private metricsExposure: MetricsExposure | null = null;
 
-  constructor(private readonly options: RegistryServerOptions = {}) {
-    if (typeof options.transport === 'string' || options.transport === undefined) {
-      resolveTransportName(options.transport ?? 'http');
-      this.transportInstance = null;
-    } else {
-      this.transportInstance = options.transport;
-    }
+  constructor(options: RegistryServerOptions = {}) {
+    super(options, 'registry', registryOperations.getMetrics);
     const ttl = options.entryTtlSeconds ?? null;
     if (ttl !== null && (typeof ttl !== 'number' || Number.isNaN(ttl))) {
       throw new InvalidArgumentError(`entryTtlSeconds must be a number or null (got ${String(ttl)})`);
@@ -122,88 +76,17 @@ export class RegistryServer implements RegistryHandlers<RequestContext> {
     this.clock = options.clock ?? nowSeconds;
   }
 
-  get isRunning(): boolean {
-    return this.running;
-  }
-
-  /** The transport; available once start() has built it. */
-  get transport(): Transport {
-    if (!this.transportInstance) throw new StateError('the registry has not been started yet');
-    return this.transportInstance;
-  }
-
-  get url(): string {
-    return this.transport.url;
-  }
-
-  async start(): Promise<void> {
-    if (this.running) return;
-    // Concurrent callers share one start: otherwise each would build its own transport.
-    this.starting ??= this.startOnce().finally(() => (this.starting = null));
-    return this.starting;
-  }
-
-  private async startOnce(): Promise<void> {
-    // Before anything is opened: a missing pino fails the start with nothing to undo.
-    const logger = await resolveLogger(this.options.logger);
+  protected async openStores(): Promise<void> {
     await this.store.open();
     await this.prune();
-    try {
-      const transport = (this.transportInstance ??= await createTransport(
-        (this.options.transport as string | undefined) ?? 'http',
-        this.options.url ?? 'http://127.0.0.1:0',
-        {
-          ...this.options.transportOptions,
-          tracing: this.options.tracing ?? this.options.transportOptions?.tracing,
-          authenticator: this.options.authenticator,
-        },
-      ));
-      const endpoints = buildRegistryEndpoints(this, transport);
-      const metrics = metricsOptions(this.options.metrics);
-      if (metrics) {
-        const source = { transport: transport.name, metrics: transport.metrics };
-        this.metricsExposure = await MetricsExposure.start(
-          metrics,
-          source,
-          registryOperations.getMetrics,
-          this.options.authenticator ?? null,
-        );
-        this.metricsExposure.mount(endpoints, registryOperations.getMetrics);
-      } else {
-        unmountMetrics(endpoints, registryOperations.getMetrics);
-      }
-      await transport.start(endpoints, { logger });
-    } catch (error) {
-      await this.stopMetrics();
-      await this.store.close();
-      throw error;
-    }
-    this.running = true;
   }
 
-  async stop(): Promise<void> {
-    if (!this.running) return;
-    await this.transport.stop();
-    await this.stopMetrics();
+  protected async closeStores(): Promise<void> {
     await this.store.close();
-    this.running = false;
   }
 
-  /** Where GET /metrics is served on a listener of its own (the `metrics` option's url); null without one. */
-  get metricsUrl(): string | null {
-    return this.metricsExposure?.url ?? null;
-  }
-
-  /** The Prometheus exposition (GET /metrics); the route exists only with the `metrics` option. */
-  getMetrics(): Promise<string> {
-    if (!this.metricsExposure) return Promise.reject(new EndpointError('not_found', 'metrics are not enabled on this registry'));
-    return this.metricsExposure.prometheus.text();
-  }
-
-  private async stopMetrics(): Promise<void> {
-    const exposure = this.metricsExposure;
-    this.metricsExposure = null;
-    await exposure?.stop();
+  protected buildEndpoints(transport: Transport): Map<string, Endpoint> {
+    return buildRegistryEndpoints(this, transport);
   }
 
   // --- the generated handler interface ---
@@ -267,15 +150,6 @@ export class RegistryServer implements RegistryHandlers<RequestContext> {
       store: this.store,
       health: this.transport.health(),
     });
-  }
-
-  healthz(): Health {
-    return this.transport.health();
-  }
-
-  /** Answers 503 once stop has begun, while requests in flight finish. */
-  readyz(): Health {
-    return this.transport.readiness();
   }
 
   /** The OpenAPI 3.1 document of the registry's HTTP API, as `GET /openapi.json` serves it (http and sse). */

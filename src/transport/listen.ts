@@ -3,6 +3,7 @@ import type { ServerResponse } from 'node:http';
 import type { Server } from 'node:net';
 import type { Socket } from 'node:net';
 import { InvalidArgumentError } from '../core/errors.js';
+import { closeWithin } from './close-within.js';
 import { TransportConnectionError } from './errors.js';
 
 /**
@@ -110,25 +111,19 @@ function requestTimeoutAnswer(headerTimeout: number): string {
 
 /** Stops accepting, ends idle connections, and destroys the rest after `timeoutMs`. */
 export function closeServer(server: Server, sockets: Set<Socket>, timeoutMs: number): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      for (const socket of sockets) socket.destroy();
-    }, timeoutMs);
-    timer.unref();
-    server.close(() => {
-      clearTimeout(timer);
-      resolve();
-    });
-    const http = server as Server & { closeIdleConnections?: () => void };
-    http.closeIdleConnections?.();
-    // A connection whose answer is still being written is not idle yet, and node would keep it
-    // open for the next request once the answer is out: close it then instead (and tell the
-    // client so, when its headers have not gone yet), so stop does not wait out the deadline.
-    for (const socket of sockets) {
-      const answering = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
-      if (!answering || answering.writableFinished) continue;
-      if (!answering.headersSent) answering.shouldKeepAlive = false;
-      answering.once('finish', () => socket.end());
-    }
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  const http = server as Server & { closeIdleConnections?: () => void };
+  http.closeIdleConnections?.();
+  // A connection whose answer is still being written is not idle yet, and node would keep it
+  // open for the next request once the answer is out: close it then instead (and tell the
+  // client so, when its headers have not gone yet), so stop does not wait out the deadline.
+  for (const socket of sockets) {
+    const answering = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+    if (!answering || answering.writableFinished) continue;
+    if (!answering.headersSent) answering.shouldKeepAlive = false;
+    answering.once('finish', () => socket.end());
+  }
+  return closeWithin(closed, timeoutMs, () => {
+    for (const socket of sockets) socket.destroy();
   });
 }

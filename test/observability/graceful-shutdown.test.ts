@@ -1,6 +1,7 @@
-// Graceful shutdown on every network transport: with a request (and, where there are streams, a
-// stream) in flight, stop() turns readiness off first (readyz answers 503 over the wire), lets
-// the work in flight finish with its real answer, and only then closes.
+// Graceful shutdown on every transport: with a request (and, where there are streams, a stream)
+// in flight, stop() turns readiness off first (readyz answers 503, over the wire where there is
+// one), lets the work in flight finish with its real answer, and only then closes. A call made
+// once stop is done is refused the way that transport refuses a server that is gone.
 //
 // The unary call, the stream and the readyz probe each come from a client of their own, as they
 // would in production (a load balancer probes on its own connection). A websocket client carries
@@ -13,6 +14,7 @@ import { AgentOperationsClient } from '../../generated/clients/agent.js';
 import { agentOperations } from '../../generated/operations/agent.js';
 import type { StreamEvent, Task } from '../../generated/types/index.js';
 import { AgentServer } from '../../src/agent/agent-server.js';
+import { TransportConnectionError } from '../../src/transport/errors.js';
 import { createTransport } from '../../src/transport/factory.js';
 import { rejectsWithStatus } from '../support/agent-harness.js';
 import { deferred } from '../support/async.js';
@@ -22,6 +24,7 @@ const LISTEN: Record<string, string> = {
   sse: 'http://127.0.0.1:0',
   websocket: 'ws://127.0.0.1:0',
   grpc: 'grpc://127.0.0.1:0',
+  runtime: 'runtime://draining',
 };
 
 function task(id: string): Task {
@@ -80,5 +83,12 @@ for (const transport of Object.keys(LISTEN)) {
     }
     await stopped;
     assert.equal(agent.transport.health().status, 'stopped');
+    if (transport === 'runtime') {
+      // Nothing is registered under the URL any more: the call is refused before it reaches a server.
+      await assert.rejects(
+        new AgentOperationsClient(caller).sendTask(task('late')),
+        (error: unknown) => error instanceof TransportConnectionError && /no runtime transport is started/.test(error.message),
+      );
+    }
   });
 }

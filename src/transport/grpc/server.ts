@@ -36,6 +36,7 @@ import { SvcTransport } from '../../../generated/proto/svc/transport/v1/transpor
 import { serverTlsOptions } from '../../tls/node-tls-options.js';
 import type { BindingContext, TransportServer } from '../binding.js';
 import type { Dispatcher } from '../dispatcher.js';
+import { closeWithin } from '../close-within.js';
 import { bindServer, listenUrl } from '../listen.js';
 import { Slots } from '../slots.js';
 import { createHealthService, HealthState, ServingStatus } from './health-service.js';
@@ -110,15 +111,14 @@ export class GrpcServer implements TransportServer {
       (socket) => new Promise<void>((resolve) => socket.once('close', () => resolve())),
     );
     this.injector?.drain(graceMs);
-    await withTimeout(
-      Promise.all(socketsClosed).then(() => undefined),
-      graceMs,
-    );
-    for (const socket of this.sockets) socket.destroy();
+    await closeWithin(Promise.all(socketsClosed), graceMs, () => {
+      for (const socket of this.sockets) socket.destroy();
+    });
     this.grpc?.forceShutdown();
     this.grpc = null;
     this.injector = null;
-    await withTimeout(listenerClosed, this.context.config.shutdownTimeout * 1000);
+    // Connections still in their TLS handshake were never handed over: the wait for them ends.
+    await closeWithin(listenerClosed, this.context.config.shutdownTimeout * 1000);
   }
 
   private accept(socket: Socket, injector: ConnectionInjector): void {
@@ -148,15 +148,4 @@ function serverOptions(channelOptions: Readonly<Record<string, number | string>>
     // Channelz (grpc-js's introspection service, which parley does not serve) costs on every call.
     'grpc.enable_channelz': 0,
   };
-}
-
-function withTimeout(promise: Promise<void>, ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    timer.unref();
-    promise.then(() => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
 }

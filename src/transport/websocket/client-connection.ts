@@ -15,6 +15,7 @@ import { TransportConnectionError, TransportLimitError, TransportProtocolError }
 import { mapSocketError } from '../node-failures.js';
 import { errorFromResponse, remoteErrorFrom } from '../wire-errors.js';
 import { Slots } from '../slots.js';
+import { closeWithin } from '../close-within.js';
 import { decodeResponseFrame, maxFrameBytes, requestFrame, TEXT_FRAME, type RawData } from './codec.js';
 import { startPings } from './keepalive.js';
 import { loadWs } from './load.js';
@@ -246,16 +247,12 @@ class PooledSocket {
   ) {}
 
   close(timeoutMs: number): Promise<void> {
-    this.closing ??= new Promise<void>((resolve) => {
-      if (this.socket.readyState === this.socket.CLOSED) return resolve();
-      const timer = setTimeout(() => this.socket.terminate(), timeoutMs).unref();
-      this.socket.once('close', () => {
-        clearTimeout(timer);
-        resolve();
-      });
+    if (!this.closing && this.socket.readyState !== this.socket.CLOSED) {
+      const closed = new Promise<void>((resolve) => this.socket.once('close', () => resolve()));
       this.socket.close(1000, 'client closing');
-    });
-    return this.closing;
+      this.closing = closeWithin(closed, timeoutMs, () => this.socket.terminate());
+    }
+    return this.closing ?? Promise.resolve();
   }
 }
 

@@ -14,6 +14,7 @@ import { toEndpointError, type EndpointError } from '../endpoint-error.js';
 import { decodeRequestFrame, errorFrame, okFrame, TEXT_FRAME, type RawData } from './codec.js';
 import { startPings } from './keepalive.js';
 import { StreamCork } from '../stream-cork.js';
+import { closeWithin } from '../close-within.js';
 
 /** Above this many bytes waiting in the socket, senders wait for it to drain. */
 const SEND_HIGH_WATER = 1024 * 1024;
@@ -68,23 +69,13 @@ export class ServerConnection {
     if (this.socket.readyState === this.socket.CLOSED) return this.closed;
     // Answers still being written go out before the close frame (bounded by the same deadline).
     if (this.serving > 0 && code === 1001) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, timeoutMs);
-        timer.unref();
-        this.onIdle = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
+      await closeWithin(new Promise<void>((resolve) => (this.onIdle = resolve)), timeoutMs);
       this.onIdle = null;
     }
     // Held frames go before the close frame.
     this.cork.flush();
     this.socket.close(code, reason);
-    const timer = setTimeout(() => this.socket.terminate(), timeoutMs);
-    timer.unref();
-    await this.closed;
-    clearTimeout(timer);
+    await closeWithin(this.closed, timeoutMs, () => this.socket.terminate());
   }
 
   /**
