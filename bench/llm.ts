@@ -23,7 +23,8 @@
 // Environment: BENCH_TOKENS (20000) per burst stream, BENCH_PACED_TOKENS (2000) per paced
 // stream, BENCH_MODES (burst,paced), BENCH_ROUNDS (5) measured rounds, BENCH_WARMUP (3)
 // warm-up rounds at least, BENCH_WARMUP_TOKENS (10000) streamed through each side in warm-up
-// at least, BENCH_TRANSPORTS (sse,websocket), BENCH_FLUSH (0; empty for none), BENCH_PIN (1).
+// at least, BENCH_TRANSPORTS (sse,websocket), BENCH_FLUSH (0; empty for none), BENCH_PIN (1),
+// BENCH_NODE_ARGS (node flags for every child process, for example `--cpu-prof` to profile them).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import WebSocket from 'ws';
 import { createInterface, type Interface } from 'node:readline';
@@ -56,6 +57,8 @@ const FLUSH: ReadonlyArray<number | null> = [
       return seconds;
     }),
 ];
+/** Extra node flags for the child processes (`--cpu-prof --cpu-prof-dir=prof`, say), split on spaces. */
+const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
 const TARGET = 1.1;
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Tokens of each answer in the mode being measured. */
@@ -79,7 +82,7 @@ process.once('exit', () => {
 });
 
 function startChild(script: string, args: readonly string[], stdin: 'ignore' | 'pipe' = 'ignore'): Child {
-  const [command, argv] = serverCommand([`bench/servers/${script}`, ...args]);
+  const [command, argv] = serverCommand([...NODE_ARGS, `bench/servers/${script}`, ...args]);
   const child = spawn(command, argv, { cwd: ROOT, stdio: [stdin, 'pipe', 'inherit'] });
   children.add(child);
   const lines = createInterface({ input: child.stdout! });

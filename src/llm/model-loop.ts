@@ -75,8 +75,17 @@ export interface ModelLoopOptions {
   readonly textWindowMs?: number;
 }
 
-/** Default textWindowMs: at most a hundred text events a second per stream, below a 60 Hz frame. */
-const TEXT_WINDOW_MS = 10;
+/**
+ * Default textWindowMs: at most about 80 text events a second per stream, below a 60 Hz frame.
+ * A little longer than the sse and websocket transports' default stream flush interval (10 ms)
+ * on purpose. With equal spacings the two clocks lock out of phase: the transport writes an
+ * event a few ms after this loop hands it over (it waited for the interval since the previous
+ * write), so the next event, handed over one window after the last, is again younger than
+ * the interval and waits again: two timers and up to twice the delay for every event
+ * (bench/llm, paced: 127 of 132 events a stream held 6-10 ms). Two ms more than the
+ * interval, above a timer's jitter, lets each event leave the turn it is made.
+ */
+const TEXT_WINDOW_MS = 12;
 
 export interface ModelLoopResult {
   /** The model's answer. */
@@ -255,7 +264,7 @@ async function runStep(
  * loop turn it arrived in (one read from the model's connection), merged with the others of
  * that turn, unless the last text event left less than `windowMs` ago: then it waits for the
  * window to close and goes out with whatever else arrived meanwhile. A model streaming at
- * 30-150 tokens a second (7-33 ms apart) still gets about one event a token, each sent the
+ * 30-80 tokens a second (12-33 ms apart) still gets about one event a token, each sent the
  * turn it arrives; a burst (a fast local model, a reader catching up) costs one event per
  * window, not one per token, all the way to the client. The concatenated deltas are the same
  * either way; what a chunk can wait is bounded by the window.
