@@ -7,9 +7,11 @@
 //                 connection), against C plain `ws` clients sending the same request envelope
 //                 to a `ws` server that parses it and answers a response envelope;
 //      grpc       ONE AgentClient with C calls in flight, multiplexed on its one HTTP/2
-//                 connection, against one connect-node client (same JSON codec, no response
-//                 compression, same metadata) with C calls in flight on a connect-node server
-//                 (connectNodeAdapter) whose Invoke echoes the request's data.
+//                 connection (parley's grpc client and server, both on @grpc/grpc-js), against
+//                 one connect-node client (JSON codec, no response compression, same metadata)
+//                 with C calls in flight on a connect-node server (connectNodeAdapter) whose
+//                 Invoke echoes the request's data: the baseline parley's client was built on
+//                 until issue 21, kept beside the grpc-js one below.
 //      grpc vs grpc-js  one @grpc/grpc-js client (pass-through JSON messages) with C calls in
 //                 flight, against a plain grpc-js server (grpcjs-echo.mjs) and against parley.
 //    Target: parley at least 70% of the raw req/s.
@@ -323,7 +325,7 @@ async function rawWsClient(
   };
 }
 
-/** A connect-node client configured as parley's grpc client is: JSON codec, no compression. */
+/** A connect-node client configured as parley's grpc client was before it moved to grpc-js: JSON codec, no compression. */
 function rawGrpcClient(url: string): Client<TransportPb['SvcTransport']> {
   const transport = createGrpcTransport({
     baseUrl: url,

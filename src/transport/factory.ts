@@ -1,7 +1,7 @@
 // Transports by name, and by URL scheme. Names are case-insensitive; `json-rpc` and
 // `sse-json-rpc` mean `sse`.
 // Each binding is imported only when asked for, so a missing optional package (ws,
-// @connectrpc/connect-node) fails only the transport that needs it, naming the package.
+// @grpc/grpc-js) fails only the transport that needs it, naming the package.
 import { InvalidArgumentError } from '../core/errors.js';
 import type { TransportBinding } from './binding.js';
 import type { TransportName } from './capabilities.js';

@@ -56,7 +56,8 @@ function kindOf(code: string): NodeFailureKind {
 
 /**
  * Walks `error` and its causes once; the first Node error code with a known meaning decides.
- * Wrappers (a ConnectError, a fetch TypeError) put the Node error in `cause`.
+ * Wrappers (a grpc-js ServiceError, given its connection's failure by the grpc client; a fetch
+ * TypeError) put the Node error in `cause`.
  */
 export function classifyNodeFailure(error: unknown): NodeFailure {
   const seen = new Set<unknown>();

@@ -2,7 +2,9 @@
 // mappings that use it (node:http-family sockets and grpc calls) and one real TLS mismatch.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { Metadata } from '@grpc/grpc-js';
 import { AgentOperationsClient } from '../../generated/clients/agent.js';
+import { LazyAbort } from '../../src/core/lazy-abort.js';
 import type { OutboundCall } from '../../src/transport/binding.js';
 import { TransportConnectionError, TransportProtocolError, TransportRemoteError } from '../../src/transport/errors.js';
 import { errorFromCall } from '../../src/transport/grpc/errors.js';
@@ -67,7 +69,7 @@ const chains: Array<[string, unknown, NodeFailureKind, string | undefined]> = [
   ['an unknown code wrapping a known one', nodeError('ERR_SOMETHING', nodeError('CERT_HAS_EXPIRED')), 'tls', 'CERT_HAS_EXPIRED'],
   ['the outermost known code wins', nodeError('ECONNRESET', nodeError('ECONNREFUSED')), 'dropped', 'ECONNRESET'],
   [
-    'a numeric code (ConnectError) is skipped',
+    'a numeric code (a grpc-js ServiceError) is skipped',
     Object.assign(new Error('connect'), { code: 14, cause: nodeError('EPIPE') }),
     'dropped',
     'EPIPE',
@@ -82,14 +84,15 @@ for (const [label, error, kind, code] of chains) {
   });
 }
 
-// grpc's errorFromCall: a connect client wraps Node's error in a ConnectError (numeric code).
-function connectError(grpcCode: number, cause: unknown): Error {
-  const error = new Error('connect failed', { cause });
-  return Object.assign(error, { name: 'ConnectError', code: grpcCode, rawMessage: 'connect failed' });
+// grpc's errorFromCall: a grpc-js call fails with a ServiceError (numeric code, details), whose
+// cause the client sets to the Node failure of the channel's connection.
+function serviceError(grpcCode: number, cause: unknown): Error {
+  const error = new Error(`${grpcCode} call failed`, { cause });
+  return Object.assign(error, { code: grpcCode, details: 'call failed', metadata: new Metadata() });
 }
 
 const grpcCall = {
-  signal: new AbortController().signal,
+  cancellation: new LazyAbort(),
   url: 'grpc://127.0.0.1:1',
   requestId: 'r-1',
   spec: ops.sendTask,
@@ -98,27 +101,27 @@ const grpcCall = {
 const grpcRows: Array<[string, unknown, new (...args: never[]) => Error, boolean, string | null]> = [
   [
     'UNAVAILABLE wrapping ECONNREFUSED',
-    connectError(14, nodeError('ECONNREFUSED')),
+    serviceError(14, nodeError('ECONNREFUSED')),
     TransportConnectionError,
     true,
     'UNAVAILABLE',
   ],
-  ['UNAVAILABLE wrapping ETIMEDOUT', connectError(14, nodeError('ETIMEDOUT')), TransportConnectionError, true, 'UNAVAILABLE'],
+  ['UNAVAILABLE wrapping ETIMEDOUT', serviceError(14, nodeError('ETIMEDOUT')), TransportConnectionError, true, 'UNAVAILABLE'],
   [
     'UNAVAILABLE wrapping a certificate failure',
-    connectError(14, nodeError('DEPTH_ZERO_SELF_SIGNED_CERT')),
+    serviceError(14, nodeError('DEPTH_ZERO_SELF_SIGNED_CERT')),
     TransportConnectionError,
     false,
     'UNAVAILABLE',
   ],
   [
     'INTERNAL wrapping ERR_HTTP2_STREAM_ERROR',
-    connectError(13, nodeError('ERR_HTTP2_STREAM_ERROR')),
+    serviceError(13, nodeError('ERR_HTTP2_STREAM_ERROR')),
     TransportRemoteError,
     true,
     'INTERNAL',
   ],
-  ['UNKNOWN wrapping ECONNRESET', connectError(2, nodeError('ECONNRESET')), TransportProtocolError, true, 'UNKNOWN'],
+  ['UNKNOWN wrapping ECONNRESET', serviceError(2, nodeError('ECONNRESET')), TransportProtocolError, true, 'UNKNOWN'],
   ['a bare EPIPE', nodeError('EPIPE'), TransportProtocolError, true, null],
   ['a bare unknown failure', nodeError('ENOENT'), TransportConnectionError, true, null],
 ];

@@ -1,45 +1,47 @@
 // The grpc client: one attempt of a call as svc.transport.v1.SvcTransport/Invoke or /Stream,
-// over connect-node's gRPC transport on node:http2. One HTTP/2 connection per peer URL is
-// kept and shared by every call (control-plane calls get a second one, so a cancellation
-// never waits behind the per-connection stream limit of the work it cancels).
+// over @grpc/grpc-js, which the server runs on too. One channel (one HTTP/2 connection) per
+// peer URL is kept and shared by every call; control-plane calls get a second one, so a
+// cancellation never waits behind the per-connection stream limit of the work it cancels.
 //
-// Codec. The default is JSON (`application/grpc+json`): each message is the UTF-8 JSON
-// envelope, which is what the spec puts on the wire ("each message is a UTF-8 JSON
-// envelope"), so a parley client talks to any server of the spec: a parley server, and a
-// server that reads the messages with pass-through JSON serializers (grpc-js, grpcio), since
-// gRPC servers accept the `+json` subtype of application/grpc. Binary protobuf (`codec:
-// 'proto'`) suits servers generated from transport.proto that only speak protobuf; parley
-// servers accept both.
+// Codec. The default is JSON: each message is the UTF-8 JSON envelope, which is what the spec
+// puts on the wire ("each message is a UTF-8 JSON envelope"), under plain `application/grpc`
+// (grpc-js sends no other content type). Any server of the spec reads it: a parley server
+// tells JSON from binary by the message's first byte, and grpc-js or grpcio servers read it
+// with pass-through serializers. Binary protobuf (`codec: 'proto'`) suits servers generated
+// from transport.proto that only speak protobuf. Answers are read by their first byte in both
+// cases (client-envelopes.ts).
 //
-// Deadlines arrive as `call.signal` (aborted by the shared pipeline); the call is cancelled
-// with it and rejects with the signal's reason. Responses are not asked to be compressed:
-// on the links these calls usually take, the CPU costs more than the bytes.
-import type { Client, Transport as ConnectTransport } from '@connectrpc/connect';
-import type { Http2SessionManager } from '@connectrpc/connect-node';
-import type { JsonObject } from '@bufbuild/protobuf';
-import { SvcTransport } from '../../../generated/proto/svc/transport/v1/transport_pb.js';
-import { clientTlsOptions } from '../../tls/node-tls-options.js';
-import { jsonByteLength } from '../../core/json.js';
+// grpc-js does the wire: framing, message size limits (from options.ts, the same keys as the
+// server's), keepalive pings. Messages pass through it as bytes (identity serializers).
+// Deadlines arrive as the call's cancellation (aborted by the shared pipeline): the call is
+// cancelled with it and rejects with its reason. grpc-js's own retries are off: the shared
+// pipeline retries by the spec's rules, with the same request id and idempotency key.
+import type { ChannelOptions, Client as GrpcJsClient, Metadata, ServiceError } from '@grpc/grpc-js';
 import type { BindingContext, InboundEvent, InboundReply, OutboundCall, TransportClient } from '../binding.js';
-import { readResponseEnvelope } from '../envelope.js';
+import { resultBytes } from '../envelope.js';
 import { TransportProtocolError } from '../errors.js';
-import { remoteErrorFrom } from '../wire-errors.js';
-import { loadConnect } from './load.js';
-import { METADATA, jsonOf, valueOfText, type RequestEnvelope, type ResponseEnvelope } from './codec.js';
-import { wireOptions } from './options.js';
-import { errorFromCall, GrpcStatus } from './errors.js';
 import { writeTraceHeaders } from '../trace-headers.js';
-
-type GrpcCodec = 'json' | 'proto';
+import { remoteErrorFrom } from '../wire-errors.js';
+import { ConnectionFailure, channelCredentials } from './channel-credentials.js';
+import { type GrpcCodec, readAnswer, requestMessage } from './client-envelopes.js';
+import { METADATA } from './codec.js';
+import { errorFromCall } from './errors.js';
+import { type GrpcJsModule, loadGrpcJs } from './load.js';
+import { MAX_MESSAGE_BYTES, type WireOptions, wireOptions } from './options.js';
+import { INVOKE_PATH, STREAM_PATH } from './transport-service.js';
 
 export interface GrpcClientOptions {
   /** Message codec: `json` (default, the spec's wire) or binary protobuf. */
   readonly codec?: GrpcCodec;
 }
 
-interface GrpcConnection {
-  readonly sessions: Http2SessionManager;
-  readonly client: Client<typeof SvcTransport>;
+interface GrpcChannel {
+  readonly grpc: GrpcJsModule;
+  readonly client: GrpcJsClient;
+  /** The method paths, under the URL's path when it has one. */
+  readonly invokePath: string;
+  readonly streamPath: string;
+  readonly failure: ConnectionFailure;
 }
 
 /** Headers that belong to HTTP/2 or gRPC itself and are never sent as call metadata. */
@@ -55,171 +57,178 @@ const RESERVED = new Set([
   'user-agent',
 ]);
 
+const identity = (bytes: Buffer): Buffer => bytes;
+const ignore = () => undefined;
+
 export class GrpcClient implements TransportClient {
-  private readonly connections = new Map<string, Promise<GrpcConnection>>();
+  private readonly channels = new Map<string, Promise<GrpcChannel>>();
+  private readonly codec: GrpcCodec;
   private closed = false;
 
   constructor(
     private readonly context: BindingContext,
-    private readonly options: GrpcClientOptions = {},
-  ) {}
+    options: GrpcClientOptions = {},
+  ) {
+    this.codec = options.codec ?? 'json';
+  }
 
   async send(call: OutboundCall): Promise<InboundReply> {
-    const { client } = await this.channel(call);
-    let response: ResponseEnvelope;
-    try {
-      response = await client.invoke(requestEnvelope(call), { signal: call.signal, headers: metadata(call) });
-    } catch (error) {
-      throw unreadableAnswer(error, call) ?? errorFromCall(error, call);
-    }
-    const answer = readEnvelope(response, call);
-    if (!answer.final) {
+    const channel = await this.channel(call);
+    const message = requestMessage(call, this.codec, 'invoke');
+    const answer = await new Promise<Buffer>((resolve, reject) => {
+      let stopListening: () => void = ignore;
+      const pending = channel.client.makeUnaryRequest(
+        channel.invokePath,
+        identity,
+        identity,
+        message,
+        metadataOf(channel.grpc, call),
+        (error: ServiceError | null, value?: Buffer) => {
+          stopListening();
+          if (error) reject(failureOf(error, call, channel));
+          else resolve(value as Buffer);
+        },
+      );
+      stopListening = call.cancellation.onAbort(() => pending.cancel());
+    });
+    const event = readAnswer(answer, 'invoke', call);
+    if (!event.final) {
       throw new TransportProtocolError(`unary answer from ${call.url} is not marked final`, {
         url: call.url,
         requestId: call.requestId,
         retryable: false,
       });
     }
-    if (!answer.ok) throw remoteErrorFrom(answer.error, call.url, call.requestId);
-    return { value: answer.result, bytes: answer.bytes };
+    if (!event.ok) throw remoteErrorFrom(event.error, call.url, call.requestId);
+    return { value: event.result, bytes: resultBytes(event, this.context.config.limits.maxResponseBytes) };
   }
 
   async *stream(call: OutboundCall): AsyncGenerator<InboundEvent> {
-    const { client } = await this.channel(call);
-    // Connect's stream iterables have no return(): leaving the loop early does not end the
-    // call. Only its signal does, so the call gets its own, aborted when we stop reading.
-    const stop = new AbortController();
-    const forward = () => stop.abort(call.signal.reason);
-    if (call.signal.aborted) forward();
-    else call.signal.addEventListener('abort', forward, { once: true });
+    const channel = await this.channel(call);
+    const events = channel.client.makeServerStreamRequest(
+      channel.streamPath,
+      identity,
+      identity,
+      requestMessage(call, this.codec, 'stream'),
+      metadataOf(channel.grpc, call),
+    );
+    // The status of a call this side cancelled arrives as an 'error' after the reading is over.
+    events.on('error', ignore);
+    const stopListening = call.cancellation.onAbort(() => events.cancel());
+    // grpc-js reads the next message only when the stream is read: a slow consumer leaves the
+    // messages in the HTTP/2 stream's flow-control window, and the server waits.
+    const messages = (events as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
     let ended = false;
-    const events = client.stream(requestEnvelope(call), { signal: stop.signal, headers: metadata(call) });
-    const iterator = events[Symbol.asyncIterator]();
     try {
       for (;;) {
-        let next: IteratorResult<ResponseEnvelope>;
+        let next: IteratorResult<Buffer>;
         try {
-          next = await iterator.next();
+          next = await messages.next();
         } catch (error) {
           ended = true;
-          throw unreadableAnswer(error, call) ?? errorFromCall(error, call);
+          throw failureOf(error, call, channel);
         }
         if (next.done) {
           ended = true;
           return;
         }
-        const event = readEnvelope(next.value, call);
+        const event = readAnswer(next.value, 'stream', call);
         yield event;
         if (event.final || !event.ok) return;
       }
     } finally {
-      call.signal.removeEventListener('abort', forward);
-      // Leaving before the server ended the call (consumer stopped, final event read)
-      // cancels its HTTP/2 stream; the server sees its caller go away.
-      if (!ended) stop.abort();
+      stopListening();
+      // Leaving before the server ended the call (consumer stopped, final event read, an
+      // unreadable answer) cancels its HTTP/2 stream; the server sees its caller go away.
+      if (!ended) {
+        events.cancel();
+        await messages.return?.();
+      }
     }
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    const connections = [...this.connections.values()];
-    this.connections.clear();
-    for (const pending of connections) {
+    const channels = [...this.channels.values()];
+    this.channels.clear();
+    for (const pending of channels) {
       const channel = await pending.catch(() => null);
-      channel?.sessions.abort();
+      channel?.client.close();
     }
   }
 
   /** The channel for the call's peer; control-plane calls use their own. */
-  private channel(call: OutboundCall): Promise<GrpcConnection> {
+  private channel(call: OutboundCall): Promise<GrpcChannel> {
     const key = `${call.controlPlane ? 'control' : 'work'} ${call.url}`;
-    let channel = this.connections.get(key);
+    let channel = this.channels.get(key);
     if (!channel) {
       channel = this.open(call.url);
-      this.connections.set(key, channel);
-      channel.catch(() => this.connections.delete(key));
+      this.channels.set(key, channel);
+      channel.catch(() => this.channels.delete(key));
     }
     return channel;
   }
 
-  private async open(url: string): Promise<GrpcConnection> {
-    const { connect, node } = await loadConnect();
+  private async open(url: string): Promise<GrpcChannel> {
+    const grpc = await loadGrpcJs();
     const { config } = this.context;
-    const wire = wireOptions(config);
     const parsed = new URL(url);
     const secure = parsed.protocol === 'grpcs:';
-    const baseUrl = `${secure ? 'https' : 'http'}://${parsed.host}${parsed.pathname.replace(/\/$/, '')}`;
-    const sessions = new node.Http2SessionManager(
-      baseUrl,
-      wire.keepaliveTimeMs > 0 ? { pingIntervalMs: wire.keepaliveTimeMs, pingTimeoutMs: wire.keepaliveTimeoutMs } : {},
-      secure ? clientTlsOptions(config.tls) : {},
-    );
-    const transport: ConnectTransport = node.createGrpcTransport({
-      baseUrl,
-      sessionManager: sessions,
-      useBinaryFormat: (this.options.codec ?? 'json') === 'proto',
-      jsonOptions: { ignoreUnknownFields: true },
-      readMaxBytes: wire.receiveMaxBytes,
-      writeMaxBytes: wire.sendMaxBytes,
-      acceptCompression: [],
-    });
-    if (this.closed) sessions.abort();
-    return { sessions, client: connect.createClient(SvcTransport, transport) };
+    const failure = new ConnectionFailure();
+    const target = `${parsed.hostname}:${parsed.port || (secure ? 443 : 80)}`;
+    const credentials = channelCredentials(grpc, parsed.hostname, secure ? config.tls : false, failure);
+    const client = new grpc.Client(target, credentials, channelOptions(config.grpc.channelOptions, wireOptions(config)));
+    if (this.closed) client.close();
+    const prefix = parsed.pathname.replace(/\/$/, '');
+    return { grpc, client, invokePath: prefix + INVOKE_PATH, streamPath: prefix + STREAM_PATH, failure };
   }
 }
 
-/** The request envelope: `data` only for operations with a body, `params` always. */
-function requestEnvelope(call: OutboundCall): RequestEnvelope {
-  const params: JsonObject = {};
-  for (const [key, value] of Object.entries(call.params)) params[key] = typeof value === 'string' ? value : [...value];
-  const envelope: RequestEnvelope = {
-    id: call.requestId,
-    method: call.spec.method,
-    path: call.spec.path,
-    params,
+/**
+ * grpc-js's channel options: every key of `grpc.channelOptions` as given, with the values
+ * derived from the configuration (which the same keys replace, see options.ts) over them.
+ */
+function channelOptions(given: Readonly<Record<string, number | string>>, wire: WireOptions): ChannelOptions {
+  const unlimited = (bytes: number) => (bytes >= MAX_MESSAGE_BYTES ? -1 : bytes);
+  return {
+    ...given,
+    'grpc.max_receive_message_length': unlimited(wire.receiveMaxBytes),
+    'grpc.max_send_message_length': unlimited(wire.sendMaxBytes),
+    ...(wire.keepaliveTimeMs > 0
+      ? { 'grpc.keepalive_time_ms': wire.keepaliveTimeMs, 'grpc.keepalive_timeout_ms': wire.keepaliveTimeoutMs }
+      : {}),
+    // Each channel its own connection: the control-plane channel must not share the work's.
+    'grpc.use_local_subchannel_pool': 1,
+    'grpc.enable_retries': 0,
+    // Channelz (grpc-js's introspection, which parley does not serve) costs on every call.
+    'grpc.enable_channelz': 0,
   };
-  if (call.body) envelope.data = valueOfText(call.body.text);
-  if (call.idempotencyKey) envelope.idempotencyKey = call.idempotencyKey;
-  return envelope;
 }
 
-/** Call metadata: the caller's headers (auth included), then the correlation ids. */
-function metadata(call: OutboundCall): Record<string, string> {
-  const headers: Record<string, string> = {};
+/** Call metadata: the caller's headers (auth included), then the correlation ids and trace context. */
+function metadataOf(grpc: GrpcJsModule, call: OutboundCall): Metadata {
+  const metadata = new grpc.Metadata();
   for (const [name, value] of Object.entries(call.headers)) {
-    if (!RESERVED.has(name) && !name.startsWith(':') && !name.startsWith('grpc-')) headers[name] = value;
+    if (RESERVED.has(name) || name.startsWith(':') || name.startsWith('grpc-')) continue;
+    // A `-bin` key carries bytes; a header value for one is their base64 text.
+    metadata.set(name, name.endsWith('-bin') ? Buffer.from(value, 'base64') : value);
   }
-  headers[METADATA.requestId] = call.requestId;
-  if (call.idempotencyKey) headers[METADATA.idempotencyKey] = call.idempotencyKey;
-  writeTraceHeaders(headers, call.trace);
-  return headers;
+  metadata.set(METADATA.requestId, call.requestId);
+  if (call.idempotencyKey) metadata.set(METADATA.idempotencyKey, call.idempotencyKey);
+  if (call.trace) {
+    const trace: Record<string, string> = {};
+    writeTraceHeaders(trace, call.trace);
+    for (const [name, value] of Object.entries(trace)) metadata.set(name, value);
+  }
+  return metadata;
 }
 
 /**
- * An answer this side could not read as a response envelope (a numeric id, an array, text
- * that is not JSON) is the peer breaking the protocol, as on the other wires. Connect reports
- * it as INVALID_ARGUMENT wrapping the parser's error; a status the peer sent has no cause.
+ * A failed call in the transport taxonomy. A call that failed for want of a connection carries
+ * the connection's own failure as its cause (channel-credentials.ts), which errors.ts sorts.
  */
-function unreadableAnswer(error: unknown, call: OutboundCall): TransportProtocolError | null {
-  if (call.signal.aborted || !(error instanceof Error) || error.name !== 'ConnectError') return null;
-  const { code, cause } = error as Error & { code?: unknown };
-  if (code !== GrpcStatus.INVALID_ARGUMENT || !(cause instanceof Error) || cause.name === 'ConnectError') return null;
-  return new TransportProtocolError(`response envelope from ${call.url} is not readable: ${cause.message}`, {
-    url: call.url,
-    requestId: call.requestId,
-    retryable: false,
-    cause: error,
-  });
-}
-
-/**
- * A response message read by the rules every wire shares (../envelope.ts). The message's fields
- * have explicit presence, so an absent `ok` or `final` stays absent and is refused as on the
- * other wires; ProtoJSON reads `"id": null` as no id, so an absent id counts as null. The
- * size is the payload's JSON size, as the other wires measure it.
- */
-function readEnvelope(envelope: ResponseEnvelope, call: OutboundCall): InboundEvent {
-  const result = jsonOf(envelope.result);
-  const plain = { id: envelope.id ?? null, ok: envelope.ok, result, error: envelope.error ?? null, final: envelope.final };
-  return readResponseEnvelope(plain, jsonByteLength(plain.ok ? result : plain.error), call);
+function failureOf(error: unknown, call: OutboundCall, channel: GrpcChannel): unknown {
+  const failure = channel.failure.last;
+  if (failure && error instanceof Error && error.cause === undefined) error.cause = failure;
+  return errorFromCall(error, call);
 }

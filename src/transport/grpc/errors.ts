@@ -23,8 +23,8 @@
 // Client side, the spec's taxonomy: UNAVAILABLE -> connection error, DEADLINE_EXCEEDED ->
 // timeout, RESOURCE_EXHAUSTED and INTERNAL -> retryable remote error, anything else -> a
 // remote error whose statusCode is the status name (UNAUTHENTICATED included). The Node failure
-// under a call (refused, TLS, dropped) is sorted by classifyNodeFailure, as for the other wires.
-import type { ConnectError } from '@connectrpc/connect';
+// under a call (refused, TLS, dropped), which the client puts in the grpc-js error's cause
+// (channel-credentials.ts), is sorted by classifyNodeFailure, as for the other wires.
 import type { OutboundCall } from '../binding.js';
 import {
   TransportConnectionError,
@@ -58,7 +58,7 @@ const GRPC_STATUS_NAMES = [
 
 export type GrpcStatusName = (typeof GRPC_STATUS_NAMES)[number];
 
-/** Code numbers by name (`GrpcStatus.UNAUTHENTICATED === 16`); equal to connect's `Code` values. */
+/** Code numbers by name (`GrpcStatus.UNAUTHENTICATED === 16`); equal to grpc-js's `status` values. */
 export const GrpcStatus = Object.freeze(
   Object.fromEntries(GRPC_STATUS_NAMES.map((name, code) => [name, code])) as Record<GrpcStatusName, number>,
 );
@@ -79,12 +79,12 @@ export function statusName(code: number): string {
 }
 
 /**
- * Turns whatever a connect client call threw into the transport taxonomy. A call aborted by
- * its own signal (deadline or caller) rejects with the signal's reason, as the shared
- * pipeline expects.
+ * Turns whatever a grpc-js client call failed with into the transport taxonomy. A call aborted
+ * by its own cancellation (deadline or caller) rejects with the reason, as the shared pipeline
+ * expects.
  */
 export function errorFromCall(error: unknown, call: OutboundCall): unknown {
-  if (call.signal.aborted) return call.signal.reason ?? error;
+  if (call.cancellation.aborted) return call.cancellation.reason ?? error;
   if (error instanceof TransportError) return error;
   const options = { url: call.url, requestId: call.requestId, cause: error };
   const failure = classifyNodeFailure(error).kind;
@@ -101,7 +101,7 @@ export function errorFromCall(error: unknown, call: OutboundCall): unknown {
       retryable: false,
     });
   }
-  const code = connectCode(error);
+  const code = statusCodeOf(error);
   if (code === undefined) {
     if (failure === 'dropped') {
       return new TransportProtocolError(`connection to ${call.url} dropped: ${messageOf(error)}`, {
@@ -136,19 +136,19 @@ export function errorFromCall(error: unknown, call: OutboundCall): unknown {
   }
 }
 
-function connectCode(error: unknown): number | undefined {
-  if (error && typeof error === 'object' && (error as { name?: unknown }).name === 'ConnectError') {
-    const code = (error as ConnectError).code;
-    return typeof code === 'number' ? code : undefined;
+/** The status of a grpc-js ServiceError (or StatusObject): a numeric `code` and string `details`. */
+function statusCodeOf(error: unknown): number | undefined {
+  if (error && typeof error === 'object') {
+    const { code, details } = error as { code?: unknown; details?: unknown };
+    if (typeof code === 'number' && typeof details === 'string') return code;
   }
   return undefined;
 }
 
+/** The status message the peer (or grpc-js) gave, without grpc-js's `code name:` prefix. */
 function rawMessage(error: unknown): string {
-  if (error && typeof error === 'object' && typeof (error as ConnectError).rawMessage === 'string') {
-    return (error as ConnectError).rawMessage;
-  }
-  return messageOf(error);
+  const details = (error as { details?: unknown }).details;
+  return typeof details === 'string' ? details : messageOf(error);
 }
 
 function messageOf(error: unknown): string {

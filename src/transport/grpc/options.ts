@@ -10,7 +10,7 @@
 //   | grpc.keepalive_timeout_ms        | keepalive_timeout                             |
 //   | grpc.max_concurrent_streams      | the HTTP/2 per-connection stream limit        |
 //
-// Other keys go to the server (grpc-js) unchanged; the client (connect) ignores them.
+// Other keys go to grpc-js unchanged, on the server and on the client's channels.
 //
 // The two sides derive their receive limit differently. A server receives requests only, so it
 // accepts a message of at most `max_request_bytes` plus the envelope room, measured after

@@ -270,6 +270,22 @@ describe('lifecycle', () => {
     await waitFor(() => server.health().metrics.active_streams === 0, 'the held stream to end');
   });
 
+  it('a cancellation goes through while the work connection is at its HTTP/2 stream limit', async (t) => {
+    const fixture = agentEndpoints();
+    // One HTTP/2 stream per connection: the held stream takes the work connection's only one.
+    const server = await serveGrpc(t, fixture.endpoints, { grpc: { channelOptions: { 'grpc.max_concurrent_streams': 1 } } });
+    const transport = await client(t, 'grpc', server.url);
+    const held = transport.stream(ops.streamTask, { id: 'hold' })[Symbol.asyncIterator]();
+    await held.next();
+    await fixture.heldStreamStarted;
+    assert.deepEqual(await transport.unary(ops.cancelTask, { id: 'hold' }, { timeoutMs: 5000 }), {
+      id: 'hold',
+      state: 'canceled',
+    });
+    await held.return?.();
+    await waitFor(() => server.health().metrics.active_streams === 0, 'the held stream to end');
+  });
+
   it('serves grpcs: with the TLS settings', { skip: !hasOpenssl() && 'openssl is not installed' }, async (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'parley-grpcs-'));
     t.after(() => rmSync(dir, { recursive: true, force: true }));
@@ -386,6 +402,58 @@ describe('parley client against a grpc-js pass-through JSON server', () => {
     assert.equal(metadata.authorization, 'ApiKey good');
     assert.deepEqual(await collect(transport.stream(ops.streamTask, { id: 'spec-s' })), [{ n: 1 }, { n: 2 }]);
     assert.equal(peer.received[1]!.request.idempotency_key, undefined);
+  });
+
+  it('grpc.channelOptions reach the client channel too', async (t) => {
+    const peer = await jsonPeer(t, (request) => ({ envelope: { id: request.id, ok: true, result: 1, final: true } }));
+    const transport = await client(t, 'grpc', peer.url, {
+      grpc: { channelOptions: { 'grpc.primary_user_agent': 'parley-test' } },
+    });
+    assert.equal(await transport.unary(ops.sendTask, { id: 'ua' }), 1);
+    assert.match(String(peer.received[0]!.metadata['user-agent']), /^parley-test /);
+  });
+
+  it('a consumer that stops reading holds the server back (flow control), then reads every event', async (t) => {
+    const total = 400;
+    const event = (request: any, n: number) =>
+      Buffer.from(JSON.stringify({ id: request.id, ok: true, result: { n, pad: 'x'.repeat(32 * 1024) }, final: n === total }));
+    let written = 0;
+    const server = new grpc.Server();
+    const service = {
+      ...passThroughService,
+      Stream: { ...passThroughService.Stream, responseSerialize: (bytes: Buffer) => bytes },
+    };
+    server.addService(service as any, {
+      Invoke(call: grpc.ServerUnaryCall<any, any>, callback: grpc.sendUnaryData<any>) {
+        callback(null, { id: call.request.id, ok: true, result: 'probe', final: true });
+      },
+      async Stream(call: grpc.ServerWritableStream<any, Buffer>) {
+        for (let n = 1; n <= total; n++) {
+          written = n;
+          if (!call.write(event(call.request, n))) await new Promise((resolve) => call.once('drain', resolve));
+        }
+        call.end();
+      },
+    });
+    const port = await new Promise<number>((resolve, reject) =>
+      server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, bound) =>
+        error ? reject(error) : resolve(bound),
+      ),
+    );
+    t.after(() => server.forceShutdown());
+    const transport = await client(t, 'grpc', `grpc://127.0.0.1:${port}`, { limits: { maxEventBytes: 64 * 1024 } });
+    const events = transport.stream(ops.streamTask, { id: 'slow' })[Symbol.asyncIterator]();
+    assert.equal(((await events.next()).value as { n: number }).n, 1);
+    // Nothing more is read while 200 round trips go over the same connection: held back by
+    // the HTTP/2 window, the server gets no further than the buffers on the way hold (about 32
+    // of these events); a client that read ahead would let it write on (past 200 here).
+    for (let trip = 0; trip < 200; trip++) await transport.unary(ops.sendTask, { id: 'probe' });
+    assert.ok(written < total / 4, `the server wrote ${written} of ${total} events to a consumer that read one`);
+    let last = 1;
+    for (let next = await events.next(); !next.done; next = await events.next()) {
+      last = (next.value as { n: number }).n;
+    }
+    assert.equal(last, total);
   });
 
   it('INTERNAL and RESOURCE_EXHAUSTED are retryable; the retry keeps the id and key', async (t) => {
