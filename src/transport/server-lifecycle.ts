@@ -95,7 +95,7 @@ export abstract class ServerLifecycle {
   /** Called once the server is running. */
   protected started(): void {}
 
-  /** What to leave before serving stops; nothing by default, so readiness turns off at once. */
+  /** What to leave before serving stops (readiness is already off); nothing by default. */
   protected leaving(): Promise<void> | undefined {
     return undefined;
   }
@@ -163,10 +163,10 @@ export abstract class ServerLifecycle {
 
   async stop(): Promise<void> {
     if (!this.running) return;
-    // Awaited only when there is something to leave: the transport's stop turns readiness off
-    // as it begins, and an in-process probe must not be answered `ready` in between.
-    const leaving = this.leaving();
-    if (leaving) await leaving;
+    // Readiness off first, in this turn: probes must not see `ready` while the server leaves
+    // its registry (which may take a while) or drains.
+    this.transport.withdraw();
+    await this.leaving();
     await this.transport.stop();
     await this.stopMetrics();
     await this.closeStores();

@@ -50,6 +50,8 @@ export class Transport implements OperationInvoker {
   private readonly idempotencyStore: IdempotencyStore | null;
   private boundUrl: string;
   private state: LifecycleState = 'stopped';
+  /** Readiness turned off ahead of stop() while calls are still served (see withdraw()). */
+  private withdrawn = false;
   private transition: Promise<void> | null = null;
   private server: TransportServer | null = null;
   private dispatcher: Dispatcher | null = null;
@@ -102,7 +104,16 @@ export class Transport implements OperationInvoker {
   }
 
   get ready(): boolean {
-    return this.state === 'ready';
+    return this.state === 'ready' && !this.withdrawn;
+  }
+
+  /**
+   * Turns readiness off while the server still serves: a server that has something to leave
+   * before it stops (its registry) calls this first, so probes and load balancers take it out
+   * at once rather than after the leave. stop() drains as usual; start() turns readiness on.
+   */
+  withdraw(): void {
+    if (this.state === 'ready') this.withdrawn = true;
   }
 
   /**
@@ -133,6 +144,7 @@ export class Transport implements OperationInvoker {
         this.server = server;
         this.dispatcher = dispatcher;
         this.logger = logger;
+        this.withdrawn = false;
         this.state = 'ready';
         logger?.info({ transport: this.name, url: this.boundUrl }, 'listening');
       } catch (error) {
@@ -185,7 +197,7 @@ export class Transport implements OperationInvoker {
   }
 
   health(): Health {
-    const ready = this.state === 'ready';
+    const ready = this.ready;
     return {
       status: ready ? 'ready' : 'stopped',
       ready,

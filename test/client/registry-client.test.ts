@@ -15,6 +15,7 @@ import { AgentClient } from '../../src/client/agent-client.js';
 import { RegistryClient } from '../../src/client/registry-client.js';
 import { MemoryRegistryStore } from '../../src/registry/memory-store.js';
 import { RegistryServer } from '../../src/registry/registry-server.js';
+import type { RegistryStore } from '../../src/registry/registry-store.js';
 import { REGISTRY_STATUS } from '../../src/registry/status-texts.js';
 import { routeKey, type Endpoint } from '../../src/transport/endpoint.js';
 import { EndpointError } from '../../src/transport/endpoint-error.js';
@@ -197,6 +198,44 @@ for (const kind of TRANSPORTS) {
       await registry.unregister({ agent_url: agent.url });
       await until(async () => (await registry.getEntry(agent.url)) !== undefined);
       await agent.stop();
+      assert.equal(await registry.getEntry(agent.url), undefined, 'unregistered at stop');
+    });
+
+    test('readiness turns off as stop begins, while the agent is still leaving the registry', async (t) => {
+      // A store whose removals wait for the test: the agent's leave hangs until it opens the gate.
+      let openGate = (): void => {};
+      const gate = new Promise<void>((resolve) => (openGate = resolve));
+      const store: RegistryStore = new MemoryRegistryStore();
+      const removeNow = store.remove.bind(store);
+      store.remove = (url) => gate.then(() => removeNow(url));
+      const registry = new RegistryServer({ transport: kind, url: listenUrl(kind), store });
+      await registry.start();
+      t.after(() => registry.stop());
+      const agent = new AgentServer({
+        name: 'leaver',
+        transport: kind,
+        url: listenUrl(kind),
+        registry: { url: registry.url, client: { transport: kind } },
+      });
+      await agent.start();
+      t.after(() => agent.stop());
+      assert.deepEqual(await agent.whenRegistered(), { status: REGISTRY_STATUS.registered });
+      assert.equal(agent.readyz().ready, true);
+      const stopped = agent.stop();
+      // In the same turn, and over the wire while the unregister call waits.
+      assert.throws(
+        () => agent.readyz(),
+        (error: unknown) => error instanceof EndpointError && error.code === 'unavailable',
+      );
+      const client = new AgentClient(agent.url, { transport: kind });
+      t.after(() => client.close());
+      await assert.rejects(
+        client.readiness(),
+        (error: unknown) => error instanceof TransportRemoteError && error.code === 'unavailable',
+      );
+      assert.notEqual(await registry.getEntry(agent.url), undefined, 'still listed: the leave has not finished');
+      openGate();
+      await stopped;
       assert.equal(await registry.getEntry(agent.url), undefined, 'unregistered at stop');
     });
 
