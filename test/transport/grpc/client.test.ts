@@ -25,6 +25,7 @@ import { GrpcClient } from '../../../src/transport/grpc/client.js';
 import { TransportMetrics } from '../../../src/transport/metrics.js';
 import { Outbound } from '../../../src/transport/outbound.js';
 import { createTransport } from '../../../src/transport/factory.js';
+import type { TransportOptions } from '../../../src/transport/transport.js';
 import { client, gate, instantRetry, rejection, stream, table, unary, waitFor } from '../../support/transport-fixtures.js';
 import { agentEndpoints, aborted, keyAuthenticator, ops, passThroughService, serveGrpc } from '../../support/grpc-peers.js';
 import { collect } from '../../support/async.js';
@@ -254,37 +255,31 @@ describe('lifecycle', () => {
     assert.deepEqual(order, ['start first', 'end first', 'start second', 'end second']);
   });
 
-  it('control-plane calls never wait for an RPC slot', async (t) => {
-    const fixture = agentEndpoints();
-    const server = await serveGrpc(t, fixture.endpoints, { grpc: { maximumConcurrentRpcs: 1 } });
-    const transport = await client(t, 'grpc', server.url);
-    const held = transport.stream(ops.streamTask, { id: 'hold' })[Symbol.asyncIterator]();
-    await held.next();
-    await fixture.heldStreamStarted;
-    // The only RPC slot is taken by the stream; the cancellation still goes through.
-    assert.deepEqual(await transport.unary(ops.cancelTask, { id: 'hold' }, { timeoutMs: 5000 }), {
-      id: 'hold',
-      state: 'canceled',
+  // A held stream takes the only room the server leaves; the cancellation still goes through.
+  const fullServers: ReadonlyArray<readonly [string, TransportOptions]> = [
+    ['control-plane calls never wait for an RPC slot', { grpc: { maximumConcurrentRpcs: 1 } }],
+    [
+      // One HTTP/2 stream per connection: the held stream takes the work connection's only one.
+      'a cancellation goes through while the work connection is at its HTTP/2 stream limit',
+      { grpc: { channelOptions: { 'grpc.max_concurrent_streams': 1 } } },
+    ],
+  ];
+  for (const [name, options] of fullServers) {
+    it(name, async (t) => {
+      const fixture = agentEndpoints();
+      const server = await serveGrpc(t, fixture.endpoints, options);
+      const transport = await client(t, 'grpc', server.url);
+      const held = transport.stream(ops.streamTask, { id: 'hold' })[Symbol.asyncIterator]();
+      await held.next();
+      await fixture.heldStreamStarted;
+      assert.deepEqual(await transport.unary(ops.cancelTask, { id: 'hold' }, { timeoutMs: 5000 }), {
+        id: 'hold',
+        state: 'canceled',
+      });
+      await held.return?.();
+      await waitFor(() => server.health().metrics.active_streams === 0, 'the held stream to end');
     });
-    await held.return?.();
-    await waitFor(() => server.health().metrics.active_streams === 0, 'the held stream to end');
-  });
-
-  it('a cancellation goes through while the work connection is at its HTTP/2 stream limit', async (t) => {
-    const fixture = agentEndpoints();
-    // One HTTP/2 stream per connection: the held stream takes the work connection's only one.
-    const server = await serveGrpc(t, fixture.endpoints, { grpc: { channelOptions: { 'grpc.max_concurrent_streams': 1 } } });
-    const transport = await client(t, 'grpc', server.url);
-    const held = transport.stream(ops.streamTask, { id: 'hold' })[Symbol.asyncIterator]();
-    await held.next();
-    await fixture.heldStreamStarted;
-    assert.deepEqual(await transport.unary(ops.cancelTask, { id: 'hold' }, { timeoutMs: 5000 }), {
-      id: 'hold',
-      state: 'canceled',
-    });
-    await held.return?.();
-    await waitFor(() => server.health().metrics.active_streams === 0, 'the held stream to end');
-  });
+  }
 
   it('serves grpcs: with the TLS settings', { skip: !hasOpenssl() && 'openssl is not installed' }, async (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'parley-grpcs-'));
