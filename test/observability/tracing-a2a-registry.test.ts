@@ -57,7 +57,7 @@ function one(spans: ReadableSpan[], kind: SpanKind, name: string, what: string):
 }
 
 describe('A2A inbound: the @a2a-js/sdk client sends a traceparent', () => {
-  test('the card fetch and SendMessage continue its trace, and so does the handler’s call to B', async (t) => {
+  test("the card fetch and SendMessage continue its trace, and so does the handler's call to B", async (t) => {
     const { a } = await a2aAgents(t);
     // What an application's fetch instrumentation does: the trace context on every request.
     const fetchImpl: typeof fetch = (input, init) => {
@@ -140,7 +140,7 @@ describe('A2A outbound: an AgentClient with protocol a2a', () => {
     }
   });
 
-  test('a cancellation by local id goes out in the caller’s trace, served as a child', async (t) => {
+  test("a cancellation by local id goes out in the caller's trace, served as a child", async (t) => {
     const { agent } = await startA2aAgent(t, { tracing: true, handler: () => needsInput('which city?') });
     const client = new AgentClient(agent.url, { protocol: 'a2a', tracing: true });
     t.after(() => client.close());
