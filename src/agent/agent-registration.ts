@@ -2,10 +2,13 @@
 // on an interval (registering again when the registry has forgotten it: a restart, a TTL), and
 // unregisters at stop. A registry that is down or slow never stops the agent from serving:
 // every call is bounded by a deadline, failures are kept as the last outcome, and the next
-// tick tries again.
+// tick tries again. With the agent's tracing on, joining and leaving are traced (rare, and
+// worth seeing) but heartbeats are not: a new trace every interval is noise. The client's own
+// `tracing`, when set, decides for every call.
 import type { AgentCard } from '../../generated/types/index.js';
 import { RegistryClient, type RegistryCallStatus, type RegistryClientOptions } from '../client/registry-client.js';
 import { InvalidArgumentError } from '../core/errors.js';
+import type { OutboundOptions } from '../transport/outbound.js';
 import { REGISTRY_STATUS } from '../registry/status-texts.js';
 
 export interface AgentRegistrationOptions {
@@ -13,7 +16,11 @@ export interface AgentRegistrationOptions {
   readonly url: string;
   /** Seconds between heartbeats. Default 30. Keep it below the registry's entry TTL. */
   readonly heartbeatIntervalSeconds?: number;
-  /** How the agent reaches the registry: its transport name, credentials, TLS, ... */
+  /**
+   * How the agent reaches the registry: its transport name, credentials, TLS, ... Its
+   * `tracing`, when set, traces every registry call (true, heartbeats included) or none
+   * (false); unset, the agent's own `tracing` traces registration and unregistration only.
+   */
   readonly client?: RegistryClientOptions;
 }
 
@@ -34,17 +41,23 @@ export class AgentRegistration {
   private busy: Promise<unknown> | null = null;
   private first: Promise<RegistryCallStatus> | null = null;
   private lastOutcome: RegistryCallStatus | null = null;
+  /** Heartbeats make spans only when the client's options ask for tracing themselves. */
+  private readonly heartbeatsTraced: boolean;
 
+  /** `tracing`: the agent's own tracing option, which registration follows unless the client sets its own. */
   constructor(
     options: AgentRegistrationOptions,
     private readonly card: () => AgentCard,
+    tracing = false,
   ) {
     const seconds = options.heartbeatIntervalSeconds ?? DEFAULT_INTERVAL_SECONDS;
     if (typeof seconds !== 'number' || !(seconds > 0) || !Number.isFinite(seconds)) {
       throw new InvalidArgumentError(`registry.heartbeatIntervalSeconds must be a positive number (got ${String(seconds)})`);
     }
     this.intervalMs = seconds * 1000;
-    this.client = new RegistryClient(options.url, options.client);
+    const own = options.client?.tracing;
+    this.heartbeatsTraced = own === true;
+    this.client = new RegistryClient(options.url, { ...options.client, tracing: own ?? tracing });
   }
 
   /** The outcome of the most recent registry call, or null before the first. */
@@ -79,7 +92,7 @@ export class AgentRegistration {
     if (this.busy) return;
     await this.run(async () => {
       if (!this.registered) return this.register();
-      const outcome = await this.record(this.client.heartbeat(this.card().url, this.callOptions()));
+      const outcome = await this.record(this.client.heartbeat(this.card().url, this.heartbeatOptions()));
       // Forgotten by the registry (restarted on an empty store, or pruned): join again.
       if (outcome.status === REGISTRY_STATUS.notFound) return this.register();
       return outcome;
@@ -104,7 +117,11 @@ export class AgentRegistration {
     return this.lastOutcome;
   }
 
-  private callOptions() {
+  private callOptions(): OutboundOptions {
     return { timeoutMs: Math.min(Math.max(this.intervalMs, MIN_CALL_MS), MAX_CALL_MS) };
+  }
+
+  private heartbeatOptions(): OutboundOptions {
+    return this.heartbeatsTraced ? this.callOptions() : { ...this.callOptions(), tracing: false };
   }
 }

@@ -83,7 +83,9 @@ export interface AgentServerOptions extends CardIdentity, ServerLifecycleOptions
   /**
    * A registry to join: the agent registers its card once it serves, heartbeats on an interval
    * and unregisters at stop. A URL, or options with the interval and the client's transport
-   * options. Off by default. A registry that is down never keeps the agent from serving.
+   * options. Off by default. A registry that is down never keeps the agent from serving. With
+   * `tracing`, registering and unregistering are traced, heartbeats not (unless the client's
+   * own `tracing` says otherwise).
    */
   readonly registry?: string | AgentRegistrationOptions;
   /**
@@ -146,7 +148,8 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
     this.engine = new TaskEngine({ handler, model: this.model, sessions: this.sessions, recentLimit: options.recentTasks });
     this.state = new StateOperations(this.sessions, this.engine, this.llm);
     const registry = typeof options.registry === 'string' ? { url: options.registry } : options.registry;
-    this.registration = registry ? new AgentRegistration(registry, () => this.card()) : null;
+    const tracing = options.tracing ?? options.transportOptions?.tracing ?? false;
+    this.registration = registry ? new AgentRegistration(registry, () => this.card(), tracing) : null;
   }
 
   protected async openStores(): Promise<void> {

@@ -21,8 +21,14 @@ import { Slots } from './slots.js';
 import type { TraceHeaders } from './trace-headers.js';
 import { remoteErrorFrom } from './wire-errors.js';
 
-/** Per-call options: the generated CallOptions (signal, timeoutMs, params, idempotencyKey, headers). */
-export type OutboundOptions = CallOptions;
+/** Per-call options: the generated CallOptions (signal, timeoutMs, params, idempotencyKey, headers), and tracing. */
+export interface OutboundOptions extends CallOptions {
+  /**
+   * `false`: no CLIENT span and no trace context for this call, although the transport traces
+   * (an agent's registry heartbeats, which would otherwise be a new trace every interval).
+   */
+  readonly tracing?: false;
+}
 
 export interface OutboundContext {
   readonly name: TransportName;
@@ -50,7 +56,7 @@ export class Outbound {
     const requestId = newId();
     const body = encodeBody(spec, request, config.limits.maxRequestBytes, url, requestId);
     const idempotencyKey = spec.idempotent ? (options.idempotencyKey ?? idempotencyKeyFor(spec, request, requestId)) : null;
-    const pendingSpan = this.span(spec, url, requestId);
+    const pendingSpan = this.span(spec, url, requestId, options);
     const span = pendingSpan instanceof Promise ? await pendingSpan : pendingSpan;
     const trace = span?.trace ?? null;
     const started = performance.now();
@@ -102,12 +108,17 @@ export class Outbound {
   }
 
   /**
-   * The CLIENT span of a call when tracing is on and there is something to record or pass on,
-   * a child of the caller's active context; a promise only while @opentelemetry/api loads (an
-   * await costs every call a turn).
+   * The CLIENT span of a call when tracing is on (and not off for the call) and there is
+   * something to record or pass on, a child of the caller's active context; a promise only while
+   * @opentelemetry/api loads (an await costs every call a turn).
    */
-  private span(spec: OperationSpec, url: string, requestId: string): ClientSpan | Promise<ClientSpan | null> | null {
-    const tracing = this.context.tracing();
+  private span(
+    spec: OperationSpec,
+    url: string,
+    requestId: string,
+    options: OutboundOptions,
+  ): ClientSpan | Promise<ClientSpan | null> | null {
+    const tracing = options.tracing === false ? null : this.context.tracing();
     if (tracing === null) return null;
     const start = (loaded: Tracing) => loaded.startClient(spec.name, this.context.name, url, requestId);
     return tracing instanceof Promise ? tracing.then(start) : start(tracing);
@@ -126,7 +137,7 @@ export class Outbound {
     const url = this.context.url();
     const requestId = newId();
     const body = encodeBody(spec, request, config.limits.maxRequestBytes, url, requestId);
-    const pendingSpan = this.span(spec, url, requestId);
+    const pendingSpan = this.span(spec, url, requestId, options);
     const span = pendingSpan instanceof Promise ? await pendingSpan : pendingSpan;
     let release: () => void;
     try {

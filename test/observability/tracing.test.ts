@@ -4,12 +4,10 @@
 // trace context of raw peers honoured, malformed ones ignored, and nothing sent with tracing off.
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
-import { after, before, beforeEach, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
-import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { WebSocketServer } from 'ws';
 import { AgentServer } from '../../src/agent/agent-server.js';
 import type { AgentHandler } from '../../src/agent/handler.js';
@@ -17,27 +15,11 @@ import { AgentClient } from '../../src/client/agent-client.js';
 import { type Closer, headerCatcher } from '../support/header-catcher.js';
 import { listenUrl, TRANSPORTS, type TransportKind } from '../support/cross-transport.js';
 import { jsonClient, passThroughService, unaryCall } from '../support/grpc-peers.js';
+import { assertChild, childrenOf, exporter, inAppSpan, only, spansOf, useTracingSdk } from '../support/tracing-sdk.js';
 import { client, instantRetry, ops, serve, table, unary } from '../support/transport-fixtures.js';
 import { RawPeer } from '../support/websocket-peers.js';
 
-const exporter = new InMemorySpanExporter();
-const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-const contextManager = new AsyncLocalStorageContextManager();
-
-before(() => {
-  trace.setGlobalTracerProvider(provider);
-  context.setGlobalContextManager(contextManager.enable());
-  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-});
-
-after(async () => {
-  await provider.shutdown();
-  trace.disable();
-  context.disable();
-  propagation.disable();
-});
-
-beforeEach(() => exporter.reset());
+useTracingSdk();
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const PARENT_ID = '00f067aa0ba902b7';
@@ -58,29 +40,6 @@ async function agents(t: Closer, kind: TransportKind): Promise<{ a: AgentServer;
   await a.start();
   t.after(() => a.stop());
   return { a, b };
-}
-
-/** The one finished span matching `kind` and `name` on the agent at `transport`, in the order they ended. */
-function spansOf(kind: SpanKind, name: string): ReadableSpan[] {
-  return exporter.getFinishedSpans().filter((span) => span.kind === kind && span.name === name);
-}
-
-function only(spans: ReadableSpan[], what: string): ReadableSpan {
-  assert.equal(spans.length, 1, `one ${what} (got ${spans.length})`);
-  return spans[0]!;
-}
-
-/** Asserts `child` is a direct child of `parent` in the same trace. */
-function assertChild(child: ReadableSpan, parent: ReadableSpan, what: string): void {
-  assert.equal(child.spanContext().traceId, parent.spanContext().traceId, `${what}: same trace`);
-  assert.equal(child.parentSpanContext?.spanId, parent.spanContext().spanId, `${what}: parent`);
-}
-
-/** The finished spans of `kind` whose parent is `parent` (a root span when null). */
-function childrenOf(kind: SpanKind, parent: ReadableSpan | null): ReadableSpan[] {
-  return exporter
-    .getFinishedSpans()
-    .filter((span) => span.kind === kind && span.parentSpanContext?.spanId === parent?.spanContext().spanId);
 }
 
 /**
@@ -266,17 +225,6 @@ describe('what a client sends', () => {
       return new Promise((resolve) => server.close(resolve));
     });
     return { url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
-  }
-
-  /** Runs `work` inside an active span of the application's own, as instrumented code would. */
-  function inAppSpan<T>(work: () => Promise<T>): Promise<T> {
-    return trace.getTracer('app').startActiveSpan('app work', async (span) => {
-      try {
-        return await work();
-      } finally {
-        span.end();
-      }
-    });
   }
 
   test('http: tracing off sends no trace headers, even inside an active span; on, the call span is the parent', async (t) => {
