@@ -281,6 +281,35 @@ describe('lifecycle', () => {
     });
   }
 
+  it("the client's stop ends its calls in flight: they fail, and the server sees them go", async (t) => {
+    const fixture = agentEndpoints();
+    const unaryEntered = gate();
+    const unaryLeft = gate();
+    fixture.endpoints.set(
+      'POST /tasks/',
+      unary(ops.sendTask, async (_task, context) => {
+        unaryEntered.open();
+        await aborted(context.signal);
+        unaryLeft.open();
+        return {};
+      }),
+    );
+    const server = await serveGrpc(t, fixture.endpoints);
+    const transport = await client(t, 'grpc', server.url);
+    const held = transport.stream(ops.streamTask, { id: 'hold' })[Symbol.asyncIterator]();
+    await held.next();
+    await fixture.heldStreamStarted;
+    const inFlight = rejection(transport.unary(ops.sendTask, { id: 'held' }));
+    await unaryEntered.promise;
+    await transport.stop();
+    for (const error of [await rejection(held.next()), await inFlight]) {
+      assert.ok(error instanceof TransportConnectionError, String(error));
+      assert.match(error.message, /closed before the answer was complete/);
+    }
+    await unaryLeft.promise;
+    await waitFor(() => server.health().metrics.active_streams === 0, 'the held stream to end on the server');
+  });
+
   it('serves grpcs: with the TLS settings', { skip: !hasOpenssl() && 'openssl is not installed' }, async (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'parley-grpcs-'));
     t.after(() => rmSync(dir, { recursive: true, force: true }));
