@@ -310,6 +310,26 @@ describe('lifecycle', () => {
     await waitFor(() => server.health().metrics.active_streams === 0, 'the held stream to end on the server');
   });
 
+  it('a closed client refuses a call as a connection error', async (t) => {
+    const server = await serveGrpc(t, agentEndpoints().endpoints);
+    const config = new ResolvedConfig();
+    const grpcClient = new GrpcClient({ name: 'grpc', config, metrics: new TransportMetrics(true) });
+    const outbound = new Outbound({
+      name: 'grpc',
+      url: () => server.url,
+      config,
+      metrics: new TransportMetrics(true),
+      client: () => grpcClient,
+      authHeaders: async () => ({}),
+      tracing: () => null,
+    });
+    assert.deepEqual(await outbound.unary(ops.sendTask, { id: 'before' }), { id: 'before', state: 'completed' });
+    await grpcClient.close();
+    const error = await rejection(outbound.unary(ops.sendTask, { id: 'after' }));
+    assert.ok(error instanceof TransportConnectionError, String(error));
+    assert.match(error.message, /closed before the call was made/);
+  });
+
   it('serves grpcs: with the TLS settings', { skip: !hasOpenssl() && 'openssl is not installed' }, async (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'parley-grpcs-'));
     t.after(() => rmSync(dir, { recursive: true, force: true }));
