@@ -27,7 +27,7 @@ import { remoteErrorFrom } from '../wire-errors.js';
 import { ConnectionFailure, channelCredentials } from './channel-credentials.js';
 import { type GrpcCodec, readAnswer, requestMessage } from './client-envelopes.js';
 import { METADATA } from './codec.js';
-import { errorFromCall } from './errors.js';
+import { errorFromCall, GrpcStatus } from './errors.js';
 import { type GrpcJsModule, loadGrpcJs } from './load.js';
 import { MAX_MESSAGE_BYTES, type WireOptions, wireOptions } from './options.js';
 import { INVOKE_PATH, STREAM_PATH } from './transport-service.js';
@@ -176,13 +176,18 @@ export class GrpcClient implements TransportClient {
 
   /**
    * A failed call in the transport taxonomy. One this client cancelled as it closed says so; one
-   * that failed for want of a connection carries the connection's own failure as its cause
-   * (channel-credentials.ts), which errors.ts sorts.
+   * that failed for want of a connection (grpc-js's UNAVAILABLE) carries the connection's own
+   * failure as its cause (channel-credentials.ts), which errors.ts sorts. Any other status is
+   * the server's answer, and the channel's last failure may be an older connection's: it is
+   * left out there, or a NOT_FOUND would read as a dropped connection (retried) and any
+   * answer after a stale TLS failure as a refused certificate.
    */
   private failureOf(error: unknown, call: OutboundCall, channel: GrpcChannel): unknown {
     if (this.closed && !call.cancellation.aborted) return closedBefore(call, 'the answer was complete');
     const failure = channel.failure.last;
-    if (failure && error instanceof Error && error.cause === undefined) error.cause = failure;
+    if (failure && (error as Partial<ServiceError>).code === GrpcStatus.UNAVAILABLE && error instanceof Error) {
+      error.cause ??= failure;
+    }
     return errorFromCall(error, call);
   }
 

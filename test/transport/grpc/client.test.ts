@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer as createNetServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
@@ -569,6 +570,66 @@ describe('parley client against a grpc-js pass-through JSON server', () => {
     assert.equal(metrics.streams_failed, 1);
     assert.equal(metrics.retries, 0);
     assert.equal(metrics.active_streams, 0);
+  });
+
+  // A connection that failed lends its Node error only to the calls that failed with it: a
+  // status the server answered on a newer connection is that status, whatever the old one did.
+  it("a status answered on a new connection is not blamed on an older connection's reset", async (t) => {
+    // The first connection goes to a server holding a stream, every later one to a server
+    // answering Invoke with NOT_FOUND once told to.
+    const holding = new grpc.Server();
+    holding.addService(passThroughService as any, {
+      Invoke: (_call: unknown, callback: grpc.sendUnaryData<any>) => callback({ code: grpc.status.UNIMPLEMENTED }),
+      Stream(call: grpc.ServerWritableStream<any, any>) {
+        call.write({ id: call.request.id, ok: true, result: { n: 1 }, final: false });
+      },
+    });
+    const invoked = gate();
+    const release = gate();
+    let invokes = 0;
+    const answering = new grpc.Server();
+    answering.addService(passThroughService as any, {
+      async Invoke(_call: unknown, callback: grpc.sendUnaryData<any>) {
+        invokes++;
+        invoked.open();
+        await release.promise;
+        callback({ code: grpc.status.NOT_FOUND, details: 'no such task' });
+      },
+      Stream: (call: grpc.ServerWritableStream<any, any>) => call.end(),
+    });
+    const insecure = grpc.ServerCredentials.createInsecure();
+    const first = holding.createConnectionInjector(insecure);
+    const later = answering.createConnectionInjector(insecure);
+    const sockets: Socket[] = [];
+    const listener = createNetServer((socket) => {
+      socket.on('error', () => undefined);
+      sockets.push(socket);
+      (sockets.length === 1 ? first : later).injectConnection(socket);
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    t.after(() => {
+      holding.forceShutdown();
+      answering.forceShutdown();
+      for (const socket of sockets) socket.destroy();
+      listener.close();
+    });
+    const { port } = listener.address() as { port: number };
+    const transport = await client(t, 'grpc', `grpc://127.0.0.1:${port}`, { retry: instantRetry(3) });
+    const held = transport.stream(ops.streamTask, { id: 'on-a' })[Symbol.asyncIterator]();
+    await held.next();
+    // GOAWAY on the first connection: its stream carries on, the next call opens a second one.
+    first.drain(60_000);
+    const answer = rejection(transport.unary(ops.sendTask, { id: 'on-b' }));
+    await invoked.promise;
+    // Then the first connection is reset; once its stream has failed the client has seen it.
+    sockets[0]!.resetAndDestroy();
+    await rejection(held.next());
+    release.open();
+    const error = await answer;
+    assert.ok(error instanceof TransportRemoteError, String(error));
+    assert.equal(error.statusCode, 'NOT_FOUND');
+    assert.equal(error.retryable, false);
+    assert.equal(invokes, 1);
   });
 
   it('an ok:false envelope keeps the peer error object', async (t) => {
