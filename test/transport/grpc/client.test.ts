@@ -311,6 +311,30 @@ describe('lifecycle', () => {
     await waitFor(() => server.health().metrics.active_streams === 0, 'the held stream to end on the server');
   });
 
+  it("the client's stop closes a connection still in its TLS handshake (a peer that never answers)", async (t) => {
+    const closed: Array<Promise<void>> = [];
+    const sockets: Socket[] = [];
+    // Reads what the client sends (so it sees the client close), never answers.
+    const silent = createNetServer((socket) => {
+      socket.on('error', () => undefined);
+      socket.resume();
+      sockets.push(socket);
+      closed.push(new Promise((resolve) => socket.once('close', () => resolve())));
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    t.after(() => {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    });
+    const { port } = silent.address() as { port: number };
+    const transport = await client(t, 'grpc', `grpcs://127.0.0.1:${port}`);
+    const error = await rejection(transport.unary(ops.sendTask, { id: 'tls' }, { timeoutMs: 100 }));
+    assert.ok(error instanceof TransportTimeoutError, String(error));
+    assert.equal(closed.length, 1);
+    await transport.stop();
+    await Promise.all(closed);
+  });
+
   it('a closed client refuses a call as a connection error', async (t) => {
     const server = await serveGrpc(t, agentEndpoints().endpoints);
     const config = new ResolvedConfig();
