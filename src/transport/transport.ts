@@ -110,7 +110,8 @@ export class Transport implements OperationInvoker {
   /**
    * Turns readiness off while the server still serves: a server that has something to leave
    * before it stops (its registry) calls this first, so probes and load balancers take it out
-   * at once rather than after the leave. stop() drains as usual; start() turns readiness on.
+   * at once rather than after the leave. stop() drains as usual; readiness comes back with the
+   * start after that stop (a start while still serving does nothing, this included).
    */
   withdraw(): void {
     if (this.state === 'ready') this.withdrawn = true;

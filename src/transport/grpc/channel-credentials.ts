@@ -47,29 +47,6 @@ export function channelCredentials(
 ): ChannelCredentials {
   const callCredentials = grpc.CallCredentials.createEmpty();
   const handshake = tls === false ? null : tlsOptions(hostname, tls);
-  const connector: SecureConnector = {
-    connect(socket) {
-      if (!handshake) {
-        failure.watch(socket);
-        return Promise.resolve({ socket, secure: false });
-      }
-      return new Promise((resolve, reject) => {
-        const secured = tlsConnect({ ...handshake, socket }, () => {
-          failure.last = null;
-          resolve({ socket: secured, secure: true });
-        });
-        // Also after the handshake: a server that refuses the client's certificate says so
-        // once the handshake is over (TLS 1.3).
-        secured.on('error', (error) => {
-          failure.last = error;
-          reject(error);
-        });
-      });
-    },
-    waitForReady: () => Promise.resolve(),
-    getCallCredentials: () => callCredentials,
-    destroy: () => undefined,
-  };
   class ParleyCredentials extends grpc.ChannelCredentials {
     _isSecure(): boolean {
       return handshake !== null;
@@ -78,10 +55,55 @@ export function channelCredentials(
       return other === this;
     }
     _createSecureConnector(): SecureConnector {
-      return connector;
+      return secureConnector(handshake, failure, callCredentials);
     }
   }
   return new ParleyCredentials();
+}
+
+/**
+ * The connector of one subchannel. grpc-js destroys it when the subchannel is no longer used
+ * (the channel closed): a handshake still under way then is cut off, or a peer that accepted
+ * the connection and never answers would keep it (and the process) open.
+ */
+function secureConnector(
+  handshake: ConnectionOptions | null,
+  failure: ConnectionFailure,
+  callCredentials: ReturnType<SecureConnector['getCallCredentials']>,
+): SecureConnector {
+  const handshaking = new Set<Socket>();
+  return {
+    connect(socket) {
+      if (!handshake) {
+        failure.watch(socket);
+        return Promise.resolve({ socket, secure: false });
+      }
+      return new Promise((resolve, reject) => {
+        const secured = tlsConnect({ ...handshake, socket }, () => {
+          handshaking.delete(secured);
+          failure.last = null;
+          resolve({ socket: secured, secure: true });
+        });
+        handshaking.add(secured);
+        // Also after the handshake: a server that refuses the client's certificate says so
+        // once the handshake is over (TLS 1.3).
+        secured.on('error', (error) => {
+          failure.last = error;
+          reject(error);
+        });
+        secured.once('close', () => {
+          handshaking.delete(secured);
+          reject(new Error('the connection closed during its TLS handshake'));
+        });
+      });
+    },
+    waitForReady: () => Promise.resolve(),
+    getCallCredentials: () => callCredentials,
+    destroy() {
+      for (const socket of handshaking) socket.destroy();
+      handshaking.clear();
+    },
+  };
 }
 
 /** node:tls options for a connection to `hostname`, made once per channel. */

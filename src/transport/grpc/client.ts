@@ -16,16 +16,18 @@
 // Deadlines arrive as the call's cancellation (aborted by the shared pipeline): the call is
 // cancelled with it and rejects with its reason. grpc-js's own retries are off: the shared
 // pipeline retries by the spec's rules, with the same request id and idempotency key.
+// Closing a grpc-js channel lets the calls already on it run to their end (and keeps their
+// connection, and the process, alive meanwhile), so close() cancels them itself.
 import type { ChannelOptions, Client as GrpcJsClient, Metadata, ServiceError } from '@grpc/grpc-js';
 import type { BindingContext, InboundEvent, InboundReply, OutboundCall, TransportClient } from '../binding.js';
 import { resultBytes } from '../envelope.js';
-import { TransportProtocolError } from '../errors.js';
+import { TransportConnectionError, TransportProtocolError } from '../errors.js';
 import { writeTraceHeaders } from '../trace-headers.js';
 import { remoteErrorFrom } from '../wire-errors.js';
 import { ConnectionFailure, channelCredentials } from './channel-credentials.js';
 import { type GrpcCodec, readAnswer, requestMessage } from './client-envelopes.js';
 import { METADATA } from './codec.js';
-import { errorFromCall } from './errors.js';
+import { errorFromCall, GrpcStatus } from './errors.js';
 import { type GrpcJsModule, loadGrpcJs } from './load.js';
 import { MAX_MESSAGE_BYTES, type WireOptions, wireOptions } from './options.js';
 import { INVOKE_PATH, STREAM_PATH } from './transport-service.js';
@@ -62,6 +64,8 @@ const ignore = () => undefined;
 
 export class GrpcClient implements TransportClient {
   private readonly channels = new Map<string, Promise<GrpcChannel>>();
+  /** The calls on the wire, which close() cancels. */
+  private readonly inFlight = new Set<{ cancel(): void }>();
   private readonly codec: GrpcCodec;
   private closed = false;
 
@@ -73,7 +77,7 @@ export class GrpcClient implements TransportClient {
   }
 
   async send(call: OutboundCall): Promise<InboundReply> {
-    const channel = await this.channel(call);
+    const channel = await this.openChannel(call);
     const message = requestMessage(call, this.codec, 'invoke');
     const answer = await new Promise<Buffer>((resolve, reject) => {
       let stopListening: () => void = ignore;
@@ -85,10 +89,12 @@ export class GrpcClient implements TransportClient {
         metadataOf(channel.grpc, call),
         (error: ServiceError | null, value?: Buffer) => {
           stopListening();
-          if (error) reject(failureOf(error, call, channel));
+          this.inFlight.delete(pending);
+          if (error) reject(this.failureOf(error, call, channel));
           else resolve(value as Buffer);
         },
       );
+      this.inFlight.add(pending);
       stopListening = call.cancellation.onAbort(() => pending.cancel());
     });
     const event = readAnswer(answer, 'invoke', call);
@@ -104,7 +110,7 @@ export class GrpcClient implements TransportClient {
   }
 
   async *stream(call: OutboundCall): AsyncGenerator<InboundEvent> {
-    const channel = await this.channel(call);
+    const channel = await this.openChannel(call);
     const events = channel.client.makeServerStreamRequest(
       channel.streamPath,
       identity,
@@ -112,6 +118,7 @@ export class GrpcClient implements TransportClient {
       requestMessage(call, this.codec, 'stream'),
       metadataOf(channel.grpc, call),
     );
+    this.inFlight.add(events);
     // The status of a call this side cancelled arrives as an 'error' after the reading is over.
     events.on('error', ignore);
     const stopListening = call.cancellation.onAbort(() => events.cancel());
@@ -126,7 +133,7 @@ export class GrpcClient implements TransportClient {
           next = await messages.next();
         } catch (error) {
           ended = true;
-          throw failureOf(error, call, channel);
+          throw this.failureOf(error, call, channel);
         }
         if (next.done) {
           ended = true;
@@ -138,6 +145,7 @@ export class GrpcClient implements TransportClient {
       }
     } finally {
       stopListening();
+      this.inFlight.delete(events);
       // Leaving before the server ended the call (consumer stopped, final event read, an
       // unreadable answer) cancels its HTTP/2 stream; the server sees its caller go away.
       if (!ended) {
@@ -149,12 +157,38 @@ export class GrpcClient implements TransportClient {
 
   async close(): Promise<void> {
     this.closed = true;
+    for (const call of [...this.inFlight]) call.cancel();
+    this.inFlight.clear();
     const channels = [...this.channels.values()];
     this.channels.clear();
     for (const pending of channels) {
       const channel = await pending.catch(() => null);
       channel?.client.close();
     }
+  }
+
+  /** The channel for a call about to be made; none once the client is closed. */
+  private async openChannel(call: OutboundCall): Promise<GrpcChannel> {
+    const channel = this.closed ? null : await this.channel(call);
+    if (!channel || this.closed) throw closedBefore(call, 'the call was made');
+    return channel;
+  }
+
+  /**
+   * A failed call in the transport taxonomy. One this client cancelled as it closed says so; one
+   * that failed for want of a connection (grpc-js's UNAVAILABLE) carries the connection's own
+   * failure as its cause (channel-credentials.ts), which errors.ts sorts. Any other status is
+   * the server's answer, and the channel's last failure may be an older connection's: it is
+   * left out there, or a NOT_FOUND would read as a dropped connection (retried) and any
+   * answer after a stale TLS failure as a refused certificate.
+   */
+  private failureOf(error: unknown, call: OutboundCall, channel: GrpcChannel): unknown {
+    if (this.closed && !call.cancellation.aborted) return closedBefore(call, 'the answer was complete');
+    const failure = channel.failure.last;
+    if (failure && (error as Partial<ServiceError>).code === GrpcStatus.UNAVAILABLE && error instanceof Error) {
+      error.cause ??= failure;
+    }
+    return errorFromCall(error, call);
   }
 
   /** The channel for the call's peer; control-plane calls use their own. */
@@ -223,12 +257,10 @@ function metadataOf(grpc: GrpcJsModule, call: OutboundCall): Metadata {
   return metadata;
 }
 
-/**
- * A failed call in the transport taxonomy. A call that failed for want of a connection carries
- * the connection's own failure as its cause (channel-credentials.ts), which errors.ts sorts.
- */
-function failureOf(error: unknown, call: OutboundCall, channel: GrpcChannel): unknown {
-  const failure = channel.failure.last;
-  if (failure && error instanceof Error && error.cause === undefined) error.cause = failure;
-  return errorFromCall(error, call);
+/** A call cut off, or refused, because the client was closed. */
+function closedBefore(call: OutboundCall, what: string): TransportConnectionError {
+  return new TransportConnectionError(`grpc client for ${call.url} closed before ${what}`, {
+    url: call.url,
+    requestId: call.requestId,
+  });
 }

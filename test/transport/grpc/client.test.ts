@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer as createNetServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
@@ -281,6 +282,79 @@ describe('lifecycle', () => {
     });
   }
 
+  it("the client's stop ends its calls in flight: they fail, and the server sees them go", async (t) => {
+    const fixture = agentEndpoints();
+    const unaryEntered = gate();
+    const unaryLeft = gate();
+    fixture.endpoints.set(
+      'POST /tasks/',
+      unary(ops.sendTask, async (_task, context) => {
+        unaryEntered.open();
+        await aborted(context.signal);
+        unaryLeft.open();
+        return {};
+      }),
+    );
+    const server = await serveGrpc(t, fixture.endpoints);
+    const transport = await client(t, 'grpc', server.url);
+    const held = transport.stream(ops.streamTask, { id: 'hold' })[Symbol.asyncIterator]();
+    await held.next();
+    await fixture.heldStreamStarted;
+    const inFlight = rejection(transport.unary(ops.sendTask, { id: 'held' }));
+    await unaryEntered.promise;
+    await transport.stop();
+    for (const error of [await rejection(held.next()), await inFlight]) {
+      assert.ok(error instanceof TransportConnectionError, String(error));
+      assert.match(error.message, /closed before the answer was complete/);
+    }
+    await unaryLeft.promise;
+    await waitFor(() => server.health().metrics.active_streams === 0, 'the held stream to end on the server');
+  });
+
+  it("the client's stop closes a connection still in its TLS handshake (a peer that never answers)", async (t) => {
+    const closed: Array<Promise<void>> = [];
+    const sockets: Socket[] = [];
+    // Reads what the client sends (so it sees the client close), never answers.
+    const silent = createNetServer((socket) => {
+      socket.on('error', () => undefined);
+      socket.resume();
+      sockets.push(socket);
+      closed.push(new Promise((resolve) => socket.once('close', () => resolve())));
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    t.after(() => {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    });
+    const { port } = silent.address() as { port: number };
+    const transport = await client(t, 'grpc', `grpcs://127.0.0.1:${port}`);
+    const error = await rejection(transport.unary(ops.sendTask, { id: 'tls' }, { timeoutMs: 100 }));
+    assert.ok(error instanceof TransportTimeoutError, String(error));
+    assert.equal(closed.length, 1);
+    await transport.stop();
+    await Promise.all(closed);
+  });
+
+  it('a closed client refuses a call as a connection error', async (t) => {
+    const server = await serveGrpc(t, agentEndpoints().endpoints);
+    const config = new ResolvedConfig();
+    const grpcClient = new GrpcClient({ name: 'grpc', config, metrics: new TransportMetrics(true) });
+    const outbound = new Outbound({
+      name: 'grpc',
+      url: () => server.url,
+      config,
+      metrics: new TransportMetrics(true),
+      client: () => grpcClient,
+      authHeaders: async () => ({}),
+      tracing: () => null,
+    });
+    assert.deepEqual(await outbound.unary(ops.sendTask, { id: 'before' }), { id: 'before', state: 'completed' });
+    await grpcClient.close();
+    const error = await rejection(outbound.unary(ops.sendTask, { id: 'after' }));
+    assert.ok(error instanceof TransportConnectionError, String(error));
+    assert.match(error.message, /closed before the call was made/);
+  });
+
   it('serves grpcs: with the TLS settings', { skip: !hasOpenssl() && 'openssl is not installed' }, async (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'parley-grpcs-'));
     t.after(() => rmSync(dir, { recursive: true, force: true }));
@@ -520,6 +594,66 @@ describe('parley client against a grpc-js pass-through JSON server', () => {
     assert.equal(metrics.streams_failed, 1);
     assert.equal(metrics.retries, 0);
     assert.equal(metrics.active_streams, 0);
+  });
+
+  // A connection that failed lends its Node error only to the calls that failed with it: a
+  // status the server answered on a newer connection is that status, whatever the old one did.
+  it("a status answered on a new connection is not blamed on an older connection's reset", async (t) => {
+    // The first connection goes to a server holding a stream, every later one to a server
+    // answering Invoke with NOT_FOUND once told to.
+    const holding = new grpc.Server();
+    holding.addService(passThroughService as any, {
+      Invoke: (_call: unknown, callback: grpc.sendUnaryData<any>) => callback({ code: grpc.status.UNIMPLEMENTED }),
+      Stream(call: grpc.ServerWritableStream<any, any>) {
+        call.write({ id: call.request.id, ok: true, result: { n: 1 }, final: false });
+      },
+    });
+    const invoked = gate();
+    const release = gate();
+    let invokes = 0;
+    const answering = new grpc.Server();
+    answering.addService(passThroughService as any, {
+      async Invoke(_call: unknown, callback: grpc.sendUnaryData<any>) {
+        invokes++;
+        invoked.open();
+        await release.promise;
+        callback({ code: grpc.status.NOT_FOUND, details: 'no such task' });
+      },
+      Stream: (call: grpc.ServerWritableStream<any, any>) => call.end(),
+    });
+    const insecure = grpc.ServerCredentials.createInsecure();
+    const first = holding.createConnectionInjector(insecure);
+    const later = answering.createConnectionInjector(insecure);
+    const sockets: Socket[] = [];
+    const listener = createNetServer((socket) => {
+      socket.on('error', () => undefined);
+      sockets.push(socket);
+      (sockets.length === 1 ? first : later).injectConnection(socket);
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    t.after(() => {
+      holding.forceShutdown();
+      answering.forceShutdown();
+      for (const socket of sockets) socket.destroy();
+      listener.close();
+    });
+    const { port } = listener.address() as { port: number };
+    const transport = await client(t, 'grpc', `grpc://127.0.0.1:${port}`, { retry: instantRetry(3) });
+    const held = transport.stream(ops.streamTask, { id: 'on-a' })[Symbol.asyncIterator]();
+    await held.next();
+    // GOAWAY on the first connection: its stream carries on, the next call opens a second one.
+    first.drain(60_000);
+    const answer = rejection(transport.unary(ops.sendTask, { id: 'on-b' }));
+    await invoked.promise;
+    // Then the first connection is reset; once its stream has failed the client has seen it.
+    sockets[0]!.resetAndDestroy();
+    await rejection(held.next());
+    release.open();
+    const error = await answer;
+    assert.ok(error instanceof TransportRemoteError, String(error));
+    assert.equal(error.statusCode, 'NOT_FOUND');
+    assert.equal(error.retryable, false);
+    assert.equal(invokes, 1);
   });
 
   it('an ok:false envelope keeps the peer error object', async (t) => {
