@@ -29,6 +29,12 @@ export interface OutboundCall {
   readonly attempt: number;
   /** Lowercase header names: authentication and anything the caller added. */
   readonly headers: Readonly<Record<string, string>>;
+  /**
+   * A unary attempt's deadline in milliseconds, counted from when the attempt began, for wires
+   * that carry one to the server (grpc's `grpc-timeout`); null for streams, whose deadline
+   * starts over at every event. Enforcing it is the pipeline's job, through `signal`.
+   */
+  readonly timeoutMs: number | null;
   /** Aborted at the deadline or by the caller; the binding must stop promptly. */
   readonly signal: AbortSignal;
   /**

@@ -71,7 +71,8 @@ export class Outbound {
           const deadline = new Deadline(options, config);
           const bodyValue = attempt === 1 && body ? (request ?? null) : undefined;
           const params = queryFor(spec, request, options);
-          const fields = { spec, body, bodyValue, params, requestId, idempotencyKey, attempt, headers, url, trace };
+          const timeoutMs = deadline.ms;
+          const fields = { spec, body, bodyValue, params, requestId, idempotencyKey, attempt, headers, url, trace, timeoutMs };
           const call = new Attempt(fields, deadline.cancellation);
           try {
             metrics.sent(body?.bytes ?? 0);
@@ -156,7 +157,7 @@ export class Outbound {
       const bodyValue = body ? (request ?? null) : undefined;
       const params = queryFor(spec, request, options);
       const trace = span?.trace ?? null;
-      const fields = { spec, body, bodyValue, params, requestId, idempotencyKey: null, attempt: 1, headers, url, trace };
+      const fields = { spec, body, bodyValue, params, requestId, idempotencyKey: null, attempt: 1, headers, url, trace, timeoutMs: null };
       const call = new Attempt(fields, deadline.cancellation);
       metrics.sent(body?.bytes ?? 0);
       try {
@@ -231,6 +232,7 @@ class Attempt implements OutboundCall {
   readonly url: string;
   readonly controlPlane: boolean;
   readonly trace: TraceHeaders | null;
+  readonly timeoutMs: number | null;
 
   constructor(
     fields: Omit<OutboundCall, 'signal' | 'cancellation' | 'controlPlane'>,
@@ -247,6 +249,7 @@ class Attempt implements OutboundCall {
     this.url = fields.url;
     this.controlPlane = fields.spec.controlPlane;
     this.trace = fields.trace;
+    this.timeoutMs = fields.timeoutMs;
   }
 
   get signal(): AbortSignal {
@@ -260,7 +263,8 @@ class Attempt implements OutboundCall {
  */
 class Deadline {
   readonly cancellation = new LazyAbort();
-  private readonly ms: number;
+  /** How long the call (or the wait for a stream's next event) may take. */
+  readonly ms: number;
   private readonly handle: NodeJS.Timeout;
   private timedOut = false;
   private readonly callerSignal: AbortSignal | undefined;

@@ -18,7 +18,7 @@
 // pipeline retries by the spec's rules, with the same request id and idempotency key.
 // Closing a grpc-js channel lets the calls already on it run to their end (and keeps their
 // connection, and the process, alive meanwhile), so close() cancels them itself.
-import type { ChannelOptions, Client as GrpcJsClient, Metadata, ServiceError } from '@grpc/grpc-js';
+import type { CallOptions, ChannelOptions, Client as GrpcJsClient, Metadata, ServiceError } from '@grpc/grpc-js';
 import type { BindingContext, InboundEvent, InboundReply, OutboundCall, TransportClient } from '../binding.js';
 import { resultBytes } from '../envelope.js';
 import { TransportConnectionError, TransportProtocolError } from '../errors.js';
@@ -87,6 +87,7 @@ export class GrpcClient implements TransportClient {
         identity,
         message,
         metadataOf(channel.grpc, call),
+        deadlineOf(call),
         (error: ServiceError | null, value?: Buffer) => {
           stopListening();
           this.inFlight.delete(pending);
@@ -258,6 +259,15 @@ function metadataOf(grpc: GrpcJsModule, call: OutboundCall): Metadata {
 }
 
 /** A call cut off, or refused, because the client was closed. */
+/**
+ * The deadline the server is told (`grpc-timeout`), so it stops the work at the deadline even
+ * when the cancellation never reaches it. Counted from now, a little after the attempt's own
+ * timer started: that timer fires first and decides the error this side reports.
+ */
+function deadlineOf(call: OutboundCall): CallOptions {
+  return call.timeoutMs === null ? {} : { deadline: Date.now() + call.timeoutMs };
+}
+
 function closedBefore(call: OutboundCall, what: string): TransportConnectionError {
   return new TransportConnectionError(`grpc client for ${call.url} closed before ${what}`, {
     url: call.url,

@@ -412,6 +412,10 @@ function hasOpenssl(): boolean {
 interface Received {
   readonly request: any;
   readonly metadata: Record<string, unknown>;
+  /** The deadline the call carried (grpc-timeout), as grpc-js reads it; Infinity without one. */
+  readonly deadline: grpc.Deadline;
+  /** When the call arrived (Date.now()). */
+  readonly at: number;
 }
 
 /** The envelopes the peer's Stream writes by default: two events, the second final. */
@@ -430,13 +434,13 @@ async function jsonPeer(
   const server = new grpc.Server();
   server.addService(passThroughService as any, {
     Invoke(call: grpc.ServerUnaryCall<any, any>, callback: grpc.sendUnaryData<any>) {
-      received.push({ request: call.request, metadata: call.metadata.getMap() });
+      received.push({ request: call.request, metadata: call.metadata.getMap(), deadline: call.getDeadline(), at: Date.now() });
       const outcome = answer(call.request, received.length);
       if ('error' in outcome) callback(outcome.error as grpc.ServiceError);
       else callback(null, outcome.envelope);
     },
     Stream(call: grpc.ServerWritableStream<any, any>) {
-      received.push({ request: call.request, metadata: call.metadata.getMap() });
+      received.push({ request: call.request, metadata: call.metadata.getMap(), deadline: call.getDeadline(), at: Date.now() });
       for (const envelope of events(call.request)) call.write(envelope);
       call.end();
     },
@@ -480,6 +484,17 @@ describe('parley client against a grpc-js pass-through JSON server', () => {
     });
     assert.equal(await transport.unary(ops.sendTask, { id: 'ua' }), 1);
     assert.match(String(peer.received[0]!.metadata['user-agent']), /^parley-test /);
+  });
+
+  it('a unary call tells the server its deadline (grpc-timeout); a stream, whose deadline restarts at each event, does not', async (t) => {
+    const peer = await jsonPeer(t, (request) => ({ envelope: { id: request.id, ok: true, result: 1, final: true } }));
+    const transport = await client(t, 'grpc', peer.url);
+    assert.equal(await transport.unary(ops.sendTask, { id: 'due' }, { timeoutMs: 30_000 }), 1);
+    await collect(transport.stream(ops.streamTask, { id: 'open-ended' }, { timeoutMs: 30_000 }));
+    const [unaryCall, streamCall] = peer.received;
+    const left = Number(unaryCall!.deadline) - unaryCall!.at;
+    assert.ok(left > 0 && left <= 30_000, `the server's deadline is ${left} ms away`);
+    assert.equal(streamCall!.deadline, Number.POSITIVE_INFINITY);
   });
 
   it('a consumer that stops reading holds the server back (flow control), then reads every event', async (t) => {
