@@ -2,7 +2,7 @@
 // AbortSignal takes microseconds, and adding and removing a listener on one as much again;
 // a busy server or client pays that on every request, mostly for calls that are never
 // cancelled. Code of our own listens with plain callbacks (onAbort); a real AbortSignal is
-// made only for APIs that insist on one (node:http, connect, a handler's `signal`).
+// made only for APIs that insist on one (node:http, a handler's `signal`).
 import { setMaxListeners } from 'node:events';
 
 export class LazyAbort {
