@@ -154,6 +154,8 @@ async function sampled(pid: number, stream: () => Promise<Omit<Stream, 'threads'
 /** A contender, started once per mode and asked for one stream at a time. */
 interface Side {
   readonly name: string;
+  /** Its process, for /proc. */
+  readonly pid: number;
   stream(): Promise<Stream>;
   stop(): Promise<void>;
 }
@@ -164,6 +166,7 @@ async function sdkSide(modelUrl: string): Promise<Side> {
   await ready(reader);
   return {
     name: 'openai SDK alone',
+    pid: reader.process.pid!,
     stream: () =>
       sampled(reader.process.pid!, async () => {
         const line = reader.next('round ');
@@ -201,6 +204,7 @@ async function forwarderSide(modelUrl: string): Promise<Side> {
     });
   return {
     name: 'SDK + raw ws forward',
+    pid: child.process.pid!,
     stream: () =>
       sampled(child.process.pid!, async () => {
         const before = await childCpu(child);
@@ -244,6 +248,7 @@ async function parleySide(transport: string, modelUrl: string, flush: number | n
   };
   return {
     name: `parley ${flush === null ? transport : `${transport}, flush ${flush}`}`,
+    pid: agent.process.pid!,
     stream: () =>
       sampled(agent.process.pid!, async () => {
         const before = await childCpu(agent);
@@ -306,6 +311,28 @@ function printThreads(sides: readonly Side[], streams: readonly Stream[][]): voi
   });
 }
 
+/** CPU µs of a process's threads between two samples, idle time between its streams included; NaN without /proc. */
+function wholeRunCpu(before: ThreadUsages | null, after: ThreadUsages | null): number {
+  if (!before || !after) return Number.NaN;
+  return [...usageSince(before, after).values()].reduce((total, usage) => total + usage.cpu, 0);
+}
+
+/**
+ * Each side's CPU over the whole measured run (all threads, from /proc, the gaps between its
+ * streams included) per token streamed. A stream's window closes at different moments for
+ * different sides (the SDK's when its loop ends, the agent's after its client saw the task
+ * end), and V8's background work (compiling, GC) spills past a stream's end; counted over the
+ * whole run, none of it falls between windows.
+ */
+function printWholeRun(sides: readonly Side[], whole: readonly number[]): void {
+  if (whole.some((value) => Number.isNaN(value))) return;
+  console.log('');
+  console.log('whole measured run, all threads, per token streamed: CPU µs   vs SDK');
+  sides.forEach((side, i) => {
+    console.log(`${side.name.padEnd(50)} ${fmt(whole[i]!, 12)} ${fmt(whole[i]! / whole[0]!, 8)}`);
+  });
+}
+
 async function main(): Promise<void> {
   execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
   pinLoadGenerator();
@@ -324,7 +351,9 @@ async function main(): Promise<void> {
       for (const transport of TRANSPORTS) for (const flush of FLUSH) sides.push(await parleySide(transport, modelUrl, flush));
       const warmup = Math.max(WARMUP, Math.ceil(WARMUP_TOKENS / TOKENS));
       await inTurn(sides, warmup);
+      const before = sides.map((side) => threadUsage(side.pid));
       const streams = await inTurn(sides, ROUNDS);
+      const whole = sides.map((side, i) => wholeRunCpu(before[i]!, threadUsage(side.pid)) / (ROUNDS * TOKENS));
       const cpu = streams.map((side) => side.map((stream) => stream.cpu / TOKENS));
       const [sdk, forward] = cpu as [number[], number[]];
       console.log('');
@@ -352,6 +381,7 @@ async function main(): Promise<void> {
         );
       });
       printThreads(sides, streams);
+      printWholeRun(sides, whole);
     } finally {
       for (const side of sides) await side.stop();
       await model.stop();
