@@ -20,6 +20,11 @@
 // BENCH_FLUSH (seconds; `0`, writes at the end of each turn, by default), so the table shows
 // what the interval saves.
 //
+// Under the table, on Linux, each side's CPU per token by thread (the main thread; node's
+// platform threads, V8's concurrent compiler and GC helpers among them; libuv's pool) and its
+// wake-ups per token (voluntary context switches), from /proc around each stream: a side whose
+// platform threads still burn CPU is still being compiled, not yet in its steady state.
+//
 // Environment: BENCH_TOKENS (20000) per burst stream, BENCH_PACED_TOKENS (2000) per paced
 // stream, BENCH_MODES (burst,paced), BENCH_ROUNDS (5) measured rounds, BENCH_WARMUP (3)
 // warm-up rounds at least, BENCH_WARMUP_TOKENS (10000) streamed through each side in warm-up
@@ -31,6 +36,7 @@ import { createInterface, type Interface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { pinLoadGenerator, pinningNote, serverCommand } from './lib/cpu-pinning.js';
 import { median, pairedRatios } from './lib/paired-rounds.js';
+import { threadUsage, usageSince, type ThreadUsages } from './lib/thread-usage.js';
 
 const env = (name: string, fallback: number): number => {
   const value = Number(process.env[name] ?? fallback);
@@ -126,16 +132,30 @@ async function ready(child: Child): Promise<string> {
   return (await child.next('ready ')).slice('ready '.length);
 }
 
-/** One stream through a side: CPU µs of its process, of this process (parley's client), text events. */
+/**
+ * One stream through a side: CPU µs of its process, of this process (parley's client), text
+ * events, and what each thread of the side's process used (null where /proc is missing).
+ */
 interface Stream {
   readonly cpu: number;
   readonly client: number | null;
   readonly events: number | null;
+  readonly threads: ThreadUsages | null;
+}
+
+/** Runs `stream` with the threads of process `pid` sampled before and after. */
+async function sampled(pid: number, stream: () => Promise<Omit<Stream, 'threads'>>): Promise<Stream> {
+  const before = threadUsage(pid);
+  const result = await stream();
+  const after = threadUsage(pid);
+  return { ...result, threads: before && after ? usageSince(before, after) : null };
 }
 
 /** A contender, started once per mode and asked for one stream at a time. */
 interface Side {
   readonly name: string;
+  /** Its process, for /proc. */
+  readonly pid: number;
   stream(): Promise<Stream>;
   stop(): Promise<void>;
 }
@@ -146,13 +166,15 @@ async function sdkSide(modelUrl: string): Promise<Side> {
   await ready(reader);
   return {
     name: 'openai SDK alone',
-    async stream() {
-      const line = reader.next('round ');
-      reader.process.stdin!.write('go\n');
-      const [, cpu, tokens] = (await line).split(' ');
-      if (Number(tokens) !== TOKENS) throw new Error(`the SDK read ${tokens} tokens of ${TOKENS}`);
-      return { cpu: Number(cpu), client: null, events: null };
-    },
+    pid: reader.process.pid!,
+    stream: () =>
+      sampled(reader.process.pid!, async () => {
+        const line = reader.next('round ');
+        reader.process.stdin!.write('go\n');
+        const [, cpu, tokens] = (await line).split(' ');
+        if (Number(tokens) !== TOKENS) throw new Error(`the SDK read ${tokens} tokens of ${TOKENS}`);
+        return { cpu: Number(cpu), client: null, events: null };
+      }),
     stop: () => reader.stop(),
   };
 }
@@ -182,11 +204,13 @@ async function forwarderSide(modelUrl: string): Promise<Side> {
     });
   return {
     name: 'SDK + raw ws forward',
-    async stream() {
-      const before = await childCpu(child);
-      const events = await streamOnce();
-      return { cpu: (await childCpu(child)) - before, client: null, events };
-    },
+    pid: child.process.pid!,
+    stream: () =>
+      sampled(child.process.pid!, async () => {
+        const before = await childCpu(child);
+        const events = await streamOnce();
+        return { cpu: (await childCpu(child)) - before, client: null, events };
+      }),
     async stop() {
       socket.close();
       await child.stop();
@@ -224,14 +248,16 @@ async function parleySide(transport: string, modelUrl: string, flush: number | n
   };
   return {
     name: `parley ${flush === null ? transport : `${transport}, flush ${flush}`}`,
-    async stream() {
-      const before = await childCpu(agent);
-      const own = process.cpuUsage();
-      const events = await streamOnce();
-      const ownUsed = process.cpuUsage(own);
-      const cpu = (await childCpu(agent)) - before;
-      return { cpu, client: ownUsed.user + ownUsed.system, events };
-    },
+    pid: agent.process.pid!,
+    stream: () =>
+      sampled(agent.process.pid!, async () => {
+        const before = await childCpu(agent);
+        const own = process.cpuUsage();
+        const events = await streamOnce();
+        const ownUsed = process.cpuUsage(own);
+        const cpu = (await childCpu(agent)) - before;
+        return { cpu, client: ownUsed.user + ownUsed.system, events };
+      }),
     async stop() {
       await client.close();
       await agent.stop();
@@ -257,6 +283,56 @@ async function inTurn(sides: readonly Side[], rounds: number): Promise<Stream[][
 
 const fmt = (value: number, width = 8): string => value.toFixed(2).padStart(width);
 
+/**
+ * Where each side's CPU went, by thread, and how often its threads woke up: medians of the
+ * rounds, per token. A wake-up is a voluntary context switch (the thread slept in epoll_wait or
+ * on a lock and was woken); on a loaded two-core machine each costs the process a few µs.
+ */
+function printThreads(sides: readonly Side[], streams: readonly Stream[][]): void {
+  if (streams.some((side) => side.some((stream) => stream.threads === null))) return;
+  const groups = ['main', 'V8 platform', 'libuv pool'];
+  const perToken = (side: readonly Stream[], pick: (threads: ThreadUsages) => number): number =>
+    median(side.map((stream) => pick(stream.threads!) / TOKENS));
+  const sum = (threads: ThreadUsages, group: string | null, key: 'cpu' | 'voluntary' | 'involuntary'): number =>
+    [...threads].reduce((total, [name, usage]) => (group === null || name === group ? total + usage[key] : total), 0);
+  console.log('');
+  console.log(
+    'threads, per token: CPU µs (wake-ups)      main              V8 platform       libuv pool        all wake-ups   preempted',
+  );
+  sides.forEach((side, i) => {
+    const cells = groups.map((group) => {
+      const cpu = perToken(streams[i]!, (threads) => sum(threads, group, 'cpu'));
+      const wakeUps = perToken(streams[i]!, (threads) => sum(threads, group, 'voluntary'));
+      return `${cpu.toFixed(1).padStart(7)} (${wakeUps.toFixed(2)})`.padEnd(17);
+    });
+    const wakeUps = perToken(streams[i]!, (threads) => sum(threads, null, 'voluntary'));
+    const preempted = perToken(streams[i]!, (threads) => sum(threads, null, 'involuntary'));
+    console.log([side.name.padEnd(37), ...cells, wakeUps.toFixed(2).padStart(12), preempted.toFixed(2).padStart(11)].join(' '));
+  });
+}
+
+/** CPU µs of a process's threads between two samples, idle time between its streams included; NaN without /proc. */
+function wholeRunCpu(before: ThreadUsages | null, after: ThreadUsages | null): number {
+  if (!before || !after) return Number.NaN;
+  return [...usageSince(before, after).values()].reduce((total, usage) => total + usage.cpu, 0);
+}
+
+/**
+ * Each side's CPU over the whole measured run (all threads, from /proc, the gaps between its
+ * streams included) per token streamed. A stream's window closes at different moments for
+ * different sides (the SDK's when its loop ends, the agent's after its client saw the task
+ * end), and V8's background work (compiling, GC) spills past a stream's end; counted over the
+ * whole run, none of it falls between windows.
+ */
+function printWholeRun(sides: readonly Side[], whole: readonly number[]): void {
+  if (whole.some((value) => Number.isNaN(value))) return;
+  console.log('');
+  console.log('whole measured run, all threads, per token streamed: CPU µs   vs SDK');
+  sides.forEach((side, i) => {
+    console.log(`${side.name.padEnd(50)} ${fmt(whole[i]!, 12)} ${fmt(whole[i]! / whole[0]!, 8)}`);
+  });
+}
+
 async function main(): Promise<void> {
   execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
   pinLoadGenerator();
@@ -275,7 +351,9 @@ async function main(): Promise<void> {
       for (const transport of TRANSPORTS) for (const flush of FLUSH) sides.push(await parleySide(transport, modelUrl, flush));
       const warmup = Math.max(WARMUP, Math.ceil(WARMUP_TOKENS / TOKENS));
       await inTurn(sides, warmup);
+      const before = sides.map((side) => threadUsage(side.pid));
       const streams = await inTurn(sides, ROUNDS);
+      const whole = sides.map((side, i) => wholeRunCpu(before[i]!, threadUsage(side.pid)) / (ROUNDS * TOKENS));
       const cpu = streams.map((side) => side.map((stream) => stream.cpu / TOKENS));
       const [sdk, forward] = cpu as [number[], number[]];
       console.log('');
@@ -302,6 +380,8 @@ async function main(): Promise<void> {
           `${mode}, ${side.name}: ${more} (medians of the rounds' ratios; target <= ${((TARGET - 1) * 100).toFixed(0)}%): ${vsSdk <= TARGET ? 'met' : 'NOT met'}`,
         );
       });
+      printThreads(sides, streams);
+      printWholeRun(sides, whole);
     } finally {
       for (const side of sides) await side.stop();
       await model.stop();
