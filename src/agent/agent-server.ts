@@ -71,7 +71,7 @@ export interface AgentServerOptions extends CardIdentity, ServerLifecycleOptions
   readonly runBudget?: RunBudget;
   /**
    * The model's text chunks that arrive within this many milliseconds of the last text event
-   * are merged into the next (at most that long a wait); 0 sends one event per read. Default 12.
+   * are merged into the next (at most that long a wait); 0 sends one event per read. Default 50.
    */
   readonly textWindowMs?: number;
   /** Authorizes state reset and compaction. Default: allowed. */
