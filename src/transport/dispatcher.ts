@@ -3,7 +3,7 @@
 // (unless the route is public), validates and size-checks it, runs it once per idempotency
 // key, checks the response size and counts it. A transport knows framing, not business.
 import type { SecurityContext } from '../../generated/types/index.js';
-import { validate, isSchemaName } from '../../generated/validators/index.js';
+import { validate, isSchemaName, validateSecurityContext } from '../../generated/validators/index.js';
 import { encodeNormalizedJson, normalizeJson, PreEncoded, type EncodedJson } from '../core/json.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { Tracing } from '../observability/tracing.js';
@@ -430,12 +430,19 @@ export class Dispatcher {
 }
 
 /**
- * What an authenticator accepted, which must be a context: an answer without one (undefined
- * from a forgotten return, null) refuses the request rather than admit a caller nobody named.
+ * What an authenticator accepted, which must be a security context (the schema's: an object
+ * with `principal_id` and `token` strings): an answer without one (undefined from a forgotten
+ * return, null, an array, a context missing its token) refuses the request rather than admit a
+ * caller nobody named.
  */
 function contextOrRefusal(answer: unknown): SecurityContext {
-  if (typeof answer === 'object' && answer !== null) return answer as SecurityContext;
-  throw new EndpointError('unauthenticated', 'the authenticator accepted the credentials without a security context');
+  const checked = validateSecurityContext(answer);
+  if (checked.valid) return checked.value;
+  const reasons = checked.errors.map((issue) => `${issue.pointer || '(the answer)'} ${issue.message}`).join('; ');
+  throw new EndpointError(
+    'unauthenticated',
+    `the authenticator accepted the credentials without a security context (${reasons})`,
+  );
 }
 
 /** No value handed over with the answer's text (undefined is not a JSON value, but stay clear of it). */

@@ -138,8 +138,16 @@ test('a thenable that is not a native Promise is waited for: its rejection refus
   }
 });
 
-test('an answer that is no context (undefined, null, a string) refuses, at once or from a Promise, with either method', async () => {
-  for (const nothing of [undefined, null, 'yes']) {
+test('an answer that is no security context (undefined, null, a string, an array, an object missing the token or with a number for principal_id) refuses, at once or from a Promise, with either method', async () => {
+  for (const nothing of [
+    undefined,
+    null,
+    'yes',
+    [],
+    [{ principal_id: 'p', token: 't' }],
+    { principal_id: 'p' },
+    { principal_id: 7, token: 't' },
+  ]) {
     for (const shape of [(value: unknown) => value, (value: unknown) => Promise.resolve(value)]) {
       for (const now of [true, false]) {
         const { seen, send } = setup(custom(() => shape(nothing), now));
