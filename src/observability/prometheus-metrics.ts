@@ -6,6 +6,7 @@ import type * as PromClient from 'prom-client';
 import { importOptional } from '../core/errors.js';
 import { lazyLoader } from '../core/lazy-import.js';
 import type { MetricsSnapshot, TransportMetrics } from '../transport/metrics.js';
+import { LatencyHistogram } from './latency-histogram.js';
 
 /** The `metrics` option of AgentServer and RegistryServer. */
 export interface MetricsOptions {
@@ -114,16 +115,15 @@ export class PrometheusMetrics {
         },
       });
     }
-    const histogram = new client.Histogram({
-      name: 'parley_request_duration_seconds',
-      help: 'Duration of served requests, by operation and outcome.',
-      labelNames: ['transport', 'operation', 'outcome'],
-      buckets: LATENCY_BUCKETS,
-      registers: [registry],
-    });
-    const transport = source.transport;
-    source.metrics.observer = (operation, ok, seconds) =>
-      histogram.observe({ transport, operation, outcome: ok ? 'success' : 'error' }, seconds);
+    const histogram = new LatencyHistogram(
+      'parley_request_duration_seconds',
+      'Duration of served requests, by operation and outcome.',
+      LATENCY_BUCKETS,
+      source.transport,
+    );
+    // The registry takes any metric that answers get() as prom-client's do.
+    registry.registerMetric(histogram as unknown as PromClient.Metric);
+    source.metrics.observer = (operation, ok, seconds) => histogram.observe(operation, ok, seconds);
     return new PrometheusMetrics(registry, source);
   }
 
