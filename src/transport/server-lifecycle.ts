@@ -53,6 +53,8 @@ export interface ServerLifecycleOptions {
 export abstract class ServerLifecycle {
   private transportInstance: Transport | null;
   private running = false;
+  /** The stop under way; null when none is. */
+  private stopping: Promise<void> | null = null;
   private starting: Promise<void> | null = null;
   private metricsExposure: MetricsExposure | null = null;
 
@@ -161,8 +163,17 @@ export abstract class ServerLifecycle {
     this.started();
   }
 
-  async stop(): Promise<void> {
-    if (!this.running) return;
+  stop(): Promise<void> {
+    if (!this.running) return Promise.resolve();
+    // A stop called while one is under way (a signal handler and a test's cleanup, say) waits
+    // for that one: the registry is left, the transport drained and the stores closed once.
+    this.stopping ??= this.stopSteps().finally(() => {
+      this.stopping = null;
+    });
+    return this.stopping;
+  }
+
+  private async stopSteps(): Promise<void> {
     // Readiness off first, in this turn: probes must not see `ready` while the server leaves
     // its registry (which may take a while) or drains.
     this.transport.withdraw();

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { registryOperations } from '../../generated/operations/registry.js';
 import { AgentServer } from '../../src/agent/agent-server.js';
@@ -236,6 +237,39 @@ for (const kind of TRANSPORTS) {
       assert.notEqual(await registry.getEntry(agent.url), undefined, 'still listed: the leave has not finished');
       openGate();
       await stopped;
+      assert.equal(await registry.getEntry(agent.url), undefined, 'unregistered at stop');
+    });
+
+    test('two stops at once leave the registry once, and both return when the server has stopped', async (t) => {
+      let openGate = (): void => {};
+      const gate = new Promise<void>((resolve) => (openGate = resolve));
+      const store: RegistryStore = new MemoryRegistryStore();
+      const removeNow = store.remove.bind(store);
+      let removals = 0;
+      store.remove = (url) => {
+        removals++;
+        return gate.then(() => removeNow(url));
+      };
+      const registry = new RegistryServer({ transport: kind, url: listenUrl(kind), store });
+      await registry.start();
+      t.after(() => registry.stop());
+      const agent = new AgentServer({
+        name: 'twice',
+        transport: kind,
+        url: listenUrl(kind),
+        registry: { url: registry.url, client: { transport: kind } },
+      });
+      await agent.start();
+      t.after(() => agent.stop());
+      assert.deepEqual(await agent.whenRegistered(), { status: REGISTRY_STATUS.registered });
+      const first = agent.stop();
+      const second = agent.stop();
+      // The second stop waits for the first: it has not returned while the leave hangs.
+      const early = await Promise.race([second.then(() => 'returned'), sleep(50).then(() => 'waiting')]);
+      assert.equal(early, 'waiting');
+      openGate();
+      await Promise.all([first, second]);
+      assert.equal(removals, 1, 'one unregister call reached the registry');
       assert.equal(await registry.getEntry(agent.url), undefined, 'unregistered at stop');
     });
 
