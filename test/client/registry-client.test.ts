@@ -3,7 +3,7 @@
 // while discover raises; register is never retried and the idempotent calls are. And an agent
 // that joins a registry: it registers at start, heartbeats, registers again when forgotten,
 // unregisters at stop, and keeps serving when the registry is down.
-import { describe, test } from 'node:test';
+import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -202,18 +202,25 @@ for (const kind of TRANSPORTS) {
       assert.equal(await registry.getEntry(agent.url), undefined, 'unregistered at stop');
     });
 
-    test('readiness turns off as stop begins, while the agent is still leaving the registry', async (t) => {
-      // A store whose removals wait for the test: the agent's leave hangs until it opens the gate.
+    /**
+     * A registry whose store holds every removal until the test opens the gate (so the agent's
+     * leave hangs), and an agent registered with it; both stopped after the test.
+     */
+    async function leavingAgent(t: TestContext, name: string) {
       let openGate = (): void => {};
       const gate = new Promise<void>((resolve) => (openGate = resolve));
       const store: RegistryStore = new MemoryRegistryStore();
       const removeNow = store.remove.bind(store);
-      store.remove = (url) => gate.then(() => removeNow(url));
+      const removals: string[] = [];
+      store.remove = (url) => {
+        removals.push(url);
+        return gate.then(() => removeNow(url));
+      };
       const registry = new RegistryServer({ transport: kind, url: listenUrl(kind), store });
       await registry.start();
       t.after(() => registry.stop());
       const agent = new AgentServer({
-        name: 'leaver',
+        name,
         transport: kind,
         url: listenUrl(kind),
         registry: { url: registry.url, client: { transport: kind } },
@@ -221,6 +228,11 @@ for (const kind of TRANSPORTS) {
       await agent.start();
       t.after(() => agent.stop());
       assert.deepEqual(await agent.whenRegistered(), { status: REGISTRY_STATUS.registered });
+      return { registry, agent, openGate, removals };
+    }
+
+    test('readiness turns off as stop begins, while the agent is still leaving the registry', async (t) => {
+      const { registry, agent, openGate } = await leavingAgent(t, 'leaver');
       assert.equal(agent.readyz().ready, true);
       const stopped = agent.stop();
       // In the same turn, and over the wire while the unregister call waits.
@@ -241,27 +253,7 @@ for (const kind of TRANSPORTS) {
     });
 
     test('two stops at once leave the registry once, and both return when the server has stopped', async (t) => {
-      let openGate = (): void => {};
-      const gate = new Promise<void>((resolve) => (openGate = resolve));
-      const store: RegistryStore = new MemoryRegistryStore();
-      const removeNow = store.remove.bind(store);
-      let removals = 0;
-      store.remove = (url) => {
-        removals++;
-        return gate.then(() => removeNow(url));
-      };
-      const registry = new RegistryServer({ transport: kind, url: listenUrl(kind), store });
-      await registry.start();
-      t.after(() => registry.stop());
-      const agent = new AgentServer({
-        name: 'twice',
-        transport: kind,
-        url: listenUrl(kind),
-        registry: { url: registry.url, client: { transport: kind } },
-      });
-      await agent.start();
-      t.after(() => agent.stop());
-      assert.deepEqual(await agent.whenRegistered(), { status: REGISTRY_STATUS.registered });
+      const { registry, agent, openGate, removals } = await leavingAgent(t, 'twice');
       const first = agent.stop();
       const second = agent.stop();
       // The second stop waits for the first: it has not returned while the leave hangs.
@@ -269,7 +261,7 @@ for (const kind of TRANSPORTS) {
       assert.equal(early, 'waiting');
       openGate();
       await Promise.all([first, second]);
-      assert.equal(removals, 1, 'one unregister call reached the registry');
+      assert.deepEqual(removals, [agent.url], 'one unregister call reached the registry');
       assert.equal(await registry.getEntry(agent.url), undefined, 'unregistered at stop');
     });
 
