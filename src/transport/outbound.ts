@@ -157,7 +157,19 @@ export class Outbound {
       const bodyValue = body ? (request ?? null) : undefined;
       const params = queryFor(spec, request, options);
       const trace = span?.trace ?? null;
-      const fields = { spec, body, bodyValue, params, requestId, idempotencyKey: null, attempt: 1, headers, url, trace, timeoutMs: null };
+      const fields = {
+        spec,
+        body,
+        bodyValue,
+        params,
+        requestId,
+        idempotencyKey: null,
+        attempt: 1,
+        headers,
+        url,
+        trace,
+        timeoutMs: null,
+      };
       const call = new Attempt(fields, deadline.cancellation);
       metrics.sent(body?.bytes ?? 0);
       try {
