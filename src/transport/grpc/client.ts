@@ -27,7 +27,7 @@ import { remoteErrorFrom } from '../wire-errors.js';
 import { ConnectionFailure, channelCredentials } from './channel-credentials.js';
 import { type GrpcCodec, readAnswer, requestMessage } from './client-envelopes.js';
 import { METADATA } from './codec.js';
-import { errorFromCall, GrpcStatus } from './errors.js';
+import { errorFromCall, GrpcStatus, type ReceiveLimit } from './errors.js';
 import { type GrpcJsModule, loadGrpcJs } from './load.js';
 import { MAX_MESSAGE_BYTES, type WireOptions, wireOptions } from './options.js';
 import { INVOKE_PATH, STREAM_PATH } from './transport-service.js';
@@ -44,6 +44,8 @@ interface GrpcChannel {
   readonly invokePath: string;
   readonly streamPath: string;
   readonly failure: ConnectionFailure;
+  /** The channel's `grpc.max_receive_message_length` (-1: none), to tell grpc-js's own size refusal. */
+  readonly receiveLimit: number;
 }
 
 /** Headers that belong to HTTP/2 or gRPC itself and are never sent as call metadata. */
@@ -91,7 +93,7 @@ export class GrpcClient implements TransportClient {
         (error: ServiceError | null, value?: Buffer) => {
           stopListening();
           this.inFlight.delete(pending);
-          if (error) reject(this.failureOf(error, call, channel));
+          if (error) reject(this.failureOf(error, call, channel, 'response'));
           else resolve(value as Buffer);
         },
       );
@@ -134,7 +136,7 @@ export class GrpcClient implements TransportClient {
           next = await messages.next();
         } catch (error) {
           ended = true;
-          throw this.failureOf(error, call, channel);
+          throw this.failureOf(error, call, channel, 'event');
         }
         if (next.done) {
           ended = true;
@@ -181,15 +183,16 @@ export class GrpcClient implements TransportClient {
    * failure as its cause (channel-credentials.ts), which errors.ts sorts. Any other status is
    * the server's answer, and the channel's last failure may be an older connection's: it is
    * left out there, or a NOT_FOUND would read as a dropped connection (retried) and any
-   * answer after a stale TLS failure as a refused certificate.
+   * answer after a stale TLS failure as a refused certificate. `kind` is what the call receives,
+   * for the limit error when grpc-js refused it as over the channel's receive limit.
    */
-  private failureOf(error: unknown, call: OutboundCall, channel: GrpcChannel): unknown {
+  private failureOf(error: unknown, call: OutboundCall, channel: GrpcChannel, kind: ReceiveLimit['kind']): unknown {
     if (this.closed && !call.cancellation.aborted) return closedBefore(call, 'the answer was complete');
     const failure = channel.failure.last;
     if (failure && (error as Partial<ServiceError>).code === GrpcStatus.UNAVAILABLE && error instanceof Error) {
       error.cause ??= failure;
     }
-    return errorFromCall(error, call);
+    return errorFromCall(error, call, { bytes: channel.receiveLimit, kind });
   }
 
   /** The channel for the call's peer; control-plane calls use their own. */
@@ -212,10 +215,12 @@ export class GrpcClient implements TransportClient {
     const failure = new ConnectionFailure();
     const target = `${parsed.hostname}:${parsed.port || (secure ? 443 : 80)}`;
     const credentials = channelCredentials(grpc, parsed.hostname, secure ? config.tls : false, failure);
-    const client = new grpc.Client(target, credentials, channelOptions(config.grpc.channelOptions, wireOptions(config)));
+    const options = channelOptions(config.grpc.channelOptions, wireOptions(config));
+    const client = new grpc.Client(target, credentials, options);
     if (this.closed) client.close();
     const prefix = parsed.pathname.replace(/\/$/, '');
-    return { grpc, client, invokePath: prefix + INVOKE_PATH, streamPath: prefix + STREAM_PATH, failure };
+    const receiveLimit = options['grpc.max_receive_message_length'] as number;
+    return { grpc, client, invokePath: prefix + INVOKE_PATH, streamPath: prefix + STREAM_PATH, failure, receiveLimit };
   }
 }
 

@@ -5,8 +5,10 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer as createHttp2Server } from 'node:http2';
 import { createServer as createNetServer, type Socket } from 'node:net';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { describe, it } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import { createClient } from '@connectrpc/connect';
@@ -28,7 +30,15 @@ import { Outbound } from '../../../src/transport/outbound.js';
 import { createTransport } from '../../../src/transport/factory.js';
 import type { TransportOptions } from '../../../src/transport/transport.js';
 import { client, gate, instantRetry, rejection, stream, table, unary, waitFor } from '../../support/transport-fixtures.js';
-import { agentEndpoints, aborted, keyAuthenticator, ops, passThroughService, serveGrpc } from '../../support/grpc-peers.js';
+import {
+  agentEndpoints,
+  aborted,
+  INVOKE_PATH,
+  keyAuthenticator,
+  ops,
+  passThroughService,
+  serveGrpc,
+} from '../../support/grpc-peers.js';
 import { collect } from '../../support/async.js';
 
 describe('parley client <-> parley server', () => {
@@ -681,5 +691,138 @@ describe('parley client against a grpc-js pass-through JSON server', () => {
     assert.equal(error.code, 'busy');
     assert.equal(error.statusCode, 503);
     assert.equal(error.retryable, true);
+  });
+});
+
+// grpc-js refuses an answer over the channel's own receive limit (grpc.max_receive_message_length)
+// with a RESOURCE_EXHAUSTED of its own making. The same answer would be refused on every attempt,
+// so that is a limit error like an http answer over max_response_bytes, never retried; a
+// RESOURCE_EXHAUSTED the server sent stays the spec's retryable remote error.
+describe("an answer over the client's own receive limit", () => {
+  const small = { maxRequestBytes: 1024, maxResponseBytes: 1024, maxEventBytes: 1024 };
+  // What options.ts derives from `small`: the largest limit times six, plus 64 KiB of envelope room.
+  const receiveLimit = 1024 * 6 + 64 * 1024;
+
+  it('is a response_too_large limit error, and the handler runs once even with retries', async (t) => {
+    let calls = 0;
+    const endpoints = table(
+      unary(ops.sendTask, (task) => {
+        calls++;
+        return { ...task, state: 'completed', pad: 'x'.repeat(100_000) };
+      }),
+    );
+    const server = await serveGrpc(t, endpoints);
+    const transport = await client(t, 'grpc', server.url, { limits: small, retry: instantRetry(3) });
+    const error = await rejection(transport.unary(ops.sendTask, { id: 'big' }));
+    assert.ok(error instanceof TransportLimitError, String(error));
+    assert.equal(error.code, 'response_too_large');
+    assert.equal(error.statusCode, 500);
+    assert.equal(error.retryable, false);
+    assert.equal(error.kind, 'response');
+    assert.equal(error.limit, receiveLimit);
+    assert.ok(error.size > receiveLimit, `size ${error.size}`);
+    assert.match(error.message, new RegExp(`${error.size} bytes .*${receiveLimit}-byte receive limit`));
+    assert.ok(error.requestId);
+    // The server's idempotency cache would answer a retry without the handler: the calls that
+    // reached the server are counted too.
+    assert.equal(calls, 1);
+    assert.equal(server.health().metrics.requests_started, 1);
+    assert.equal(transport.metrics.snapshot().retries, 0);
+  });
+
+  it('is not retried against a grpc-js server either (every call reaches its handler)', async (t) => {
+    const peer = await jsonPeer(t, (request) => ({
+      envelope: { id: request.id, ok: true, result: { pad: 'x'.repeat(100_000) }, final: true },
+    }));
+    const transport = await client(t, 'grpc', peer.url, { limits: small, retry: instantRetry(3) });
+    const error = await rejection(transport.unary(ops.sendTask, { id: 'big' }));
+    assert.ok(error instanceof TransportLimitError, String(error));
+    assert.equal(error.code, 'response_too_large');
+    assert.equal(error.retryable, false);
+    assert.equal(error.limit, receiveLimit);
+    assert.equal(peer.received.length, 1);
+    assert.equal(transport.metrics.snapshot().retries, 0);
+  });
+
+  it('a compressed answer that inflates past the limit is a limit error too', async (t) => {
+    // grpc-js servers do not compress answers: a bare HTTP/2 server sends one gzip message, a
+    // few hundred bytes on the wire (under the limit) that inflate to 100 KB (over it).
+    const paths: unknown[] = [];
+    const server = createHttp2Server();
+    server.on('stream', (stream, headers) => {
+      paths.push(headers[':path']);
+      let body = '';
+      stream.on('data', (chunk: Buffer) => (body += chunk.subarray(body ? 0 : 5).toString('utf8')));
+      stream.on('end', () => {
+        const { id } = JSON.parse(body) as { id: string };
+        const payload = gzipSync(JSON.stringify({ id, ok: true, result: { pad: 'x'.repeat(100_000) }, final: true }));
+        const prefix = Buffer.alloc(5);
+        prefix.writeUInt8(1, 0);
+        prefix.writeUInt32BE(payload.length, 1);
+        stream.respond(
+          { ':status': 200, 'content-type': 'application/grpc', 'grpc-encoding': 'gzip' },
+          { waitForTrailers: true },
+        );
+        stream.on('wantTrailers', () => stream.sendTrailers({ 'grpc-status': '0' }));
+        stream.end(Buffer.concat([prefix, payload]));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    t.after(() => server.close());
+    const { port } = server.address() as { port: number };
+    const transport = await client(t, 'grpc', `grpc://127.0.0.1:${port}`, { limits: small, retry: instantRetry(3) });
+    const error = await rejection(transport.unary(ops.sendTask, { id: 'zipped' }));
+    assert.ok(error instanceof TransportLimitError, String(error));
+    assert.equal(error.code, 'response_too_large');
+    assert.equal(error.retryable, false);
+    assert.equal(error.limit, receiveLimit);
+    assert.match(error.message, /more than 71680 bytes once decompressed/);
+    assert.deepEqual(paths, [INVOKE_PATH]);
+  });
+
+  it('a stream event over an explicit grpc.max_receive_message_length is a limit error too', async (t) => {
+    let calls = 0;
+    const endpoints = table(
+      stream(ops.streamTask, async function* () {
+        calls++;
+        yield { result: { n: 1 }, final: false };
+        yield { result: { pad: 'x'.repeat(10_000) }, final: true };
+      }),
+    );
+    const server = await serveGrpc(t, endpoints);
+    const transport = await client(t, 'grpc', server.url, {
+      retry: instantRetry(3),
+      grpc: { channelOptions: { 'grpc.max_receive_message_length': 4096 } },
+    });
+    const seen: unknown[] = [];
+    const error = await rejection(
+      (async () => {
+        for await (const event of transport.stream(ops.streamTask, { id: 's' })) seen.push(event);
+      })(),
+    );
+    assert.ok(error instanceof TransportLimitError, String(error));
+    assert.equal(error.code, 'response_too_large');
+    assert.equal(error.retryable, false);
+    assert.equal(error.kind, 'event');
+    assert.equal(error.limit, 4096);
+    assert.ok(error.size > 4096, `size ${error.size}`);
+    assert.deepEqual(seen, [{ n: 1 }]);
+    assert.equal(calls, 1);
+  });
+
+  it("a RESOURCE_EXHAUSTED the server sent stays retryable, even in grpc-js's own words with this client's limit", async (t) => {
+    // What a grpc-js server answers when our request is over its receive limit, here naming
+    // exactly the client's own limit: the server's status, so the spec's retryable remote error.
+    const details = `Received message larger than max (${receiveLimit + 10} vs ${receiveLimit})`;
+    const peer = await jsonPeer(t, () => ({ error: { code: grpc.status.RESOURCE_EXHAUSTED, details } }));
+    const transport = await client(t, 'grpc', peer.url, { limits: small, retry: instantRetry(3) });
+    const error = await rejection(transport.unary(ops.sendTask, { id: 'busy' }));
+    assert.ok(error instanceof TransportRemoteError, String(error));
+    assert.ok(!(error instanceof TransportLimitError));
+    assert.equal(error.statusCode, 'RESOURCE_EXHAUSTED');
+    assert.equal(error.code, 'resource_exhausted');
+    assert.equal(error.retryable, true);
+    assert.equal(peer.received.length, 3);
+    assert.equal(transport.metrics.snapshot().retries, 2);
   });
 });
