@@ -41,6 +41,19 @@ import {
 } from '../../support/grpc-peers.js';
 import { collect } from '../../support/async.js';
 
+/** The shared client pipeline over `grpcClient`, to `url`, without credentials or tracing. */
+function outboundOver(url: string, config: ResolvedConfig, grpcClient: GrpcClient): Outbound {
+  return new Outbound({
+    name: 'grpc',
+    url: () => url,
+    config,
+    metrics: new TransportMetrics(true),
+    client: () => grpcClient,
+    authHeaders: async () => ({}),
+    tracing: () => null,
+  });
+}
+
 describe('parley client <-> parley server', () => {
   it('unary and stream with the default (JSON) codec', async (t) => {
     const server = await serveGrpc(t, agentEndpoints().endpoints);
@@ -65,15 +78,7 @@ describe('parley client <-> parley server', () => {
     const config = new ResolvedConfig();
     const grpcClient = new GrpcClient({ name: 'grpc', config, metrics: new TransportMetrics(true) }, { codec: 'proto' });
     t.after(() => grpcClient.close());
-    const outbound = new Outbound({
-      name: 'grpc',
-      url: () => server.url,
-      config,
-      metrics: new TransportMetrics(true),
-      client: () => grpcClient,
-      authHeaders: async () => ({}),
-      tracing: () => null,
-    });
+    const outbound = outboundOver(server.url, config, grpcClient);
     assert.deepEqual(await outbound.unary(ops.sendTask, { id: 'p1' }), { id: 'p1', state: 'completed' });
     const events = await collect(outbound.stream(ops.streamTask, { id: 'p2' }));
     assert.equal(events.length, 3);
@@ -349,15 +354,7 @@ describe('lifecycle', () => {
     const server = await serveGrpc(t, agentEndpoints().endpoints);
     const config = new ResolvedConfig();
     const grpcClient = new GrpcClient({ name: 'grpc', config, metrics: new TransportMetrics(true) });
-    const outbound = new Outbound({
-      name: 'grpc',
-      url: () => server.url,
-      config,
-      metrics: new TransportMetrics(true),
-      client: () => grpcClient,
-      authHeaders: async () => ({}),
-      tracing: () => null,
-    });
+    const outbound = outboundOver(server.url, config, grpcClient);
     assert.deepEqual(await outbound.unary(ops.sendTask, { id: 'before' }), { id: 'before', state: 'completed' });
     await grpcClient.close();
     const error = await rejection(outbound.unary(ops.sendTask, { id: 'after' }));
