@@ -84,7 +84,7 @@ export {
   type GrpcOptions,
   type TransportConfigOptions,
 } from './transport/config.js';
-export type { OutboundOptions } from './transport/outbound.js';
+export type { CallSpans, OutboundOptions } from './transport/outbound.js';
 export {
   type PayloadKind,
   TransportConnectionError,
@@ -95,7 +95,7 @@ export {
   TransportTimeoutError,
 } from './transport/errors.js';
 export { ConfigError, InvalidArgumentError, MissingDependencyError, StateError } from './core/errors.js';
-export type { Endpoint, EndpointTable, RequestContext, StreamItem } from './transport/endpoint.js';
+export type { Endpoint, EndpointTable, RequestContext, SpanHandle, SpanStart, StreamItem } from './transport/endpoint.js';
 export { EndpointError, type ApplicationErrorOptions } from './transport/endpoint-error.js';
 export { ERROR_STATUS } from '../generated/errors/error-status.js';
 export { TASK_STATES, TERMINAL_STATES, canTransition, isTerminal } from './core/task-state.js';

@@ -23,6 +23,7 @@ import { nowIso } from '../core/clock.js';
 import { prepareTask, transition } from '../agent/task-record.js';
 import { createTransport } from '../transport/factory.js';
 import type { Transport, TransportOptions } from '../transport/transport.js';
+import { A2A_CALL_SPANS } from './a2a-spans.js';
 import { A2A_PROTOCOL_VERSION, JSONRPC_BINDING } from './agent-card.js';
 import { BoundedCache } from './bounded-cache.js';
 import { A2aClientError } from './errors.js';
@@ -189,7 +190,7 @@ export class A2aPeer {
     const answer = (await endpoint.transport.unary(
       endpoint.spec,
       { jsonrpc: '2.0', id, method, params },
-      { ...options, headers },
+      { ...options, headers, spans: A2A_CALL_SPANS },
     )) as Record<string, unknown>;
     if (!answer || typeof answer !== 'object' || answer.jsonrpc !== '2.0') {
       throw new A2aClientError('a2a_invalid_response', `${method} answered something that is not a JSON-RPC 2.0 response`);

@@ -10,6 +10,7 @@ import type { Authenticator } from '../auth/authenticator.js';
 import type { CardIdentity } from '../agent/agent-card.js';
 import { routeKey, type Endpoint } from '../transport/endpoint.js';
 import type { RawHttpBody } from '../transport/http/raw-body.js';
+import { A2A_SPAN_START } from './a2a-spans.js';
 import { buildA2aCard } from './agent-card.js';
 import { A2aRpcError } from './errors.js';
 import type { A2aAdapter } from './json-rpc-adapter.js';
@@ -41,6 +42,8 @@ export function buildA2aEndpoints(options: A2aEndpointOptions): Map<string, Endp
     rawBody: true,
     unary: (data, context) => options.adapter.handle(data as RawHttpBody, context),
     errorBody: refusalBody,
+    // Named `parley a2a` until the adapter has read the JSON-RPC method.
+    spanStart: A2A_SPAN_START,
   };
   return new Map([
     [routeKey(cardSpec.method, cardSpec.path), cardEndpoint],

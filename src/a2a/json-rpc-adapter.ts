@@ -25,9 +25,10 @@ import { newId } from '../core/ids.js';
 import { isTerminal } from '../core/task-state.js';
 import { transition } from '../agent/task-record.js';
 import type { TaskEngine } from '../agent/task-engine.js';
-import type { RequestContext } from '../transport/endpoint.js';
+import type { RequestContext, SpanHandle } from '../transport/endpoint.js';
 import { EndpointError } from '../transport/endpoint-error.js';
 import type { RawHttpBody } from '../transport/http/raw-body.js';
+import { describeServedAnswer, describeServedCall, describeUnreadCall } from './a2a-spans.js';
 import { A2aRpcError, invalidParams } from './errors.js';
 import {
   encodeRpc,
@@ -114,43 +115,61 @@ export class A2aAdapter {
     ]);
   }
 
-  /** Answers one `POST /`: a response, a batch of them, or nothing (notifications only). */
+  /**
+   * Answers one `POST /`: a response, a batch of them, or nothing (notifications only). When
+   * its span records, a single call names it after its method (a batch leaves it as it is).
+   */
   async handle(body: RawHttpBody, context: RequestContext): Promise<PreEncoded> {
+    const span = context.span ?? null;
     let parsed: unknown;
     try {
       checkMediaType(body.header('content-type'));
       parsed = parseRpcBody(body.text);
     } catch (error) {
-      return encodeRpc(rpcFailure(null, asRpcError(error)));
+      return encodeRpc(answered(span, rpcFailure(null, asRpcError(error))));
     }
     const version = body.header('a2a-version');
     if (!Array.isArray(parsed)) {
-      const answer = await this.one(parsed, version, context);
+      const answer = await this.one(parsed, version, context, span);
       return answer ? encodeRpc(answer) : NO_RESPONSE;
     }
     if (parsed.length === 0)
-      return encodeRpc(rpcFailure(null, new A2aRpcError('invalidRequest', 'a batch must hold at least one request')));
-    const answers = await Promise.all(parsed.map((item) => this.one(item, version, context)));
+      return encodeRpc(
+        answered(span, rpcFailure(null, new A2aRpcError('invalidRequest', 'a batch must hold at least one request'))),
+      );
+    const answers = await Promise.all(parsed.map((item) => this.one(item, version, context, null)));
     const sent = answers.filter((answer): answer is RpcResponse => answer !== undefined);
     return sent.length > 0 ? encodeRpc(sent) : NO_RESPONSE;
   }
 
-  /** One request object; undefined for a notification, which is run but not answered. */
-  private async one(value: unknown, version: string | undefined, context: RequestContext): Promise<RpcResponse | undefined> {
+  /**
+   * One request object; undefined for a notification, which is run but not answered. `span`:
+   * the request's span when it records and the request holds this call alone.
+   */
+  private async one(
+    value: unknown,
+    version: string | undefined,
+    context: RequestContext,
+    span: SpanHandle | null,
+  ): Promise<RpcResponse | undefined> {
     let notification = false;
     let id = usableId(value);
+    let read = false;
     try {
       const call = readRpcCall(value);
+      read = true;
       notification = call.notification;
       id = call.id;
       const method = this.methods.get(call.method);
+      if (span) describeServedCall(span, call, method !== undefined);
       if (!method) throw new A2aRpcError('methodNotFound', `unknown method ${JSON.stringify(call.method)}`);
       const request = decodeParams(method.schema, call.params);
       checkVersion(version);
       const result = await method.run(request as never, context);
       return notification ? undefined : rpcResult(id, result);
     } catch (error) {
-      return notification ? undefined : rpcFailure(id, asRpcError(error));
+      if (span && !read) describeUnreadCall(span, id);
+      return notification ? undefined : answered(span, rpcFailure(id, asRpcError(error)));
     }
   }
 
@@ -283,6 +302,12 @@ export class A2aAdapter {
     if (!entry.active) await this.index.update(entry);
     return taskToA2aJson(answer, { contextId: entry.contextId, includeArtifacts: true });
   }
+}
+
+/** `response`, recorded on the span when there is one. */
+function answered(span: SpanHandle | null, response: RpcResponse): RpcResponse {
+  if (span) describeServedAnswer(span, response);
+  return response;
 }
 
 function unsupported(message: string): Promise<never> {

@@ -9,8 +9,9 @@ import { importOptional } from '../core/errors.js';
 import { lazyLoader } from '../core/lazy-import.js';
 import type { TransportName } from '../transport/capabilities.js';
 import type { StreamFrame, UnaryOutcome } from '../transport/dispatcher.js';
-import type { InboundRequest } from '../transport/endpoint.js';
+import type { Endpoint, InboundRequest, SpanHandle } from '../transport/endpoint.js';
 import { toEndpointError } from '../transport/endpoint-error.js';
+import type { CallSpans } from '../transport/outbound.js';
 import type { TraceHeaders } from '../transport/trace-headers.js';
 import { TRACEPARENT_HEADER } from '../transport/wire-names.js';
 
@@ -44,19 +45,22 @@ export class Tracing {
     this.tracer = api.trace.getTracer('parley');
   }
 
-  /** Serves a unary request inside a SERVER span; the handler sees the span as the active context. */
+  /**
+   * Serves a unary request inside a SERVER span; the handler sees the span as the active
+   * context, and `serve` is handed the span to refine when it records (else null).
+   */
   serveUnary(
     request: InboundRequest,
-    operation: string | null,
+    endpoint: Endpoint | undefined,
     transport: TransportName,
-    serve: () => Promise<UnaryOutcome>,
+    serve: (span: SpanHandle | null) => Promise<UnaryOutcome>,
   ): Promise<UnaryOutcome> {
-    const { span, parent } = this.startServer(request, operation, transport);
-    if (this.idle(span)) return serve();
+    const { span, parent } = this.startServer(request, endpoint, transport);
+    if (this.idle(span)) return serve(null);
     const active = this.api.trace.setSpan(parent, span);
     // Nothing to record (no SDK, or sampled out): only the context to pass on.
-    if (!span.isRecording()) return this.api.context.with(active, serve);
-    return this.api.context.with(active, serve).then(
+    if (!span.isRecording()) return this.api.context.with(active, serve, undefined, null);
+    return this.api.context.with(active, serve, undefined, new RecordingSpan(span, this)).then(
       (outcome) => {
         if (outcome.kind === 'json' && outcome.replayed) span.setAttribute('parley.replayed', true);
         span.end();
@@ -76,16 +80,17 @@ export class Tracing {
    */
   async serveStream(
     request: InboundRequest,
-    operation: string | null,
+    endpoint: Endpoint | undefined,
     transport: TransportName,
-    open: () => Promise<Frames>,
+    open: (span: SpanHandle | null) => Promise<Frames>,
   ): Promise<Frames> {
-    const { span, parent } = this.startServer(request, operation, transport);
-    if (this.idle(span)) return open();
+    const { span, parent } = this.startServer(request, endpoint, transport);
+    if (this.idle(span)) return open(null);
     const active = this.api.trace.setSpan(parent, span);
+    const handle = span.isRecording() ? new RecordingSpan(span, this) : null;
     let frames: Frames;
     try {
-      frames = await this.api.context.with(active, open);
+      frames = await this.api.context.with(active, open, undefined, handle);
     } catch (error) {
       this.serverFailed(span, error);
       span.end();
@@ -96,24 +101,31 @@ export class Tracing {
 
   /**
    * Starts the CLIENT span of an outbound call, a child of the caller's active context; null
-   * when there is nothing to record and no trace to pass on (no SDK, no trace active).
+   * when there is nothing to record and no trace to pass on (no SDK, no trace active). `spans`
+   * names and describes the call from its `request` instead of the operation (A2A's JSON-RPC).
    */
-  startClient(operation: string, transport: TransportName, url: string, requestId: string): ClientSpan | null {
+  startClient(
+    operation: string,
+    transport: TransportName,
+    url: string,
+    requestId: string,
+    spans?: CallSpans,
+    request?: unknown,
+  ): ClientSpan | null {
     const { api } = this;
     const parent = api.context.active();
-    const span = this.tracer.startSpan(
-      `parley ${operation}`,
-      {
-        kind: api.SpanKind.CLIENT,
-        attributes: {
-          'rpc.system': 'parley',
-          'rpc.method': operation,
-          'parley.transport': transport,
-          'parley.request_id': requestId,
-        },
-      },
-      parent,
-    );
+    let name: string;
+    let attributes: OtelApi.Attributes;
+    if (spans) {
+      name = spans.name(request);
+      attributes = spans.attributes(request);
+    } else {
+      name = `parley ${operation}`;
+      attributes = { 'rpc.system': 'parley', 'rpc.method': operation };
+    }
+    attributes['parley.transport'] = transport;
+    attributes['parley.request_id'] = requestId;
+    const span = this.tracer.startSpan(name, { kind: api.SpanKind.CLIENT, attributes }, parent);
     if (this.idle(span)) return null;
     if (span.isRecording()) peerAttributes(span, url);
     const active = api.trace.setSpan(parent, span);
@@ -141,23 +153,25 @@ export class Tracing {
     if (error) span.setStatus({ code: this.api.SpanStatusCode.ERROR, message });
   }
 
-  private startServer(request: InboundRequest, operation: string | null, transport: TransportName) {
+  private startServer(request: InboundRequest, endpoint: Endpoint | undefined, transport: TransportName) {
     const { api } = this;
     // The caller's context and nothing else: whatever this process had active when the bytes
     // arrived is unrelated to the request (and a missing or malformed traceparent starts a trace).
     const parent = request.trace ? this.extract(request.trace) : api.ROOT_CONTEXT;
-    const attributes: OtelApi.Attributes = {
-      'rpc.system': 'parley',
-      'parley.transport': transport,
-      'parley.request_id': request.requestId,
-    };
-    // A request no route matched is named by its method alone, so span names stay few.
-    if (operation !== null) attributes['rpc.method'] = operation;
-    const span = this.tracer.startSpan(
-      `parley ${operation ?? request.method}`,
-      { kind: api.SpanKind.SERVER, attributes },
-      parent,
-    );
+    const start = endpoint?.spanStart;
+    let name: string;
+    let attributes: OtelApi.Attributes;
+    if (start) {
+      // A protocol of its own on the route: its handler names the call once it has read it.
+      name = start.name;
+      attributes = { ...start.attributes, 'parley.transport': transport, 'parley.request_id': request.requestId };
+    } else {
+      attributes = { 'rpc.system': 'parley', 'parley.transport': transport, 'parley.request_id': request.requestId };
+      // A request no route matched is named by its method alone, so span names stay few.
+      if (endpoint) attributes['rpc.method'] = endpoint.spec.name;
+      name = `parley ${endpoint?.spec.name ?? request.method}`;
+    }
+    const span = this.tracer.startSpan(name, { kind: api.SpanKind.SERVER, attributes }, parent);
     return { span, parent };
   }
 
@@ -230,15 +244,42 @@ function peerAttributes(span: OtelApi.Span, url: string): void {
   }
 }
 
-/** The CLIENT span of one outbound call and the trace context it sends. */
-export class ClientSpan {
+/** A span as a handler or a protocol's client may refine it (RequestContext.span, CallSpans). */
+class RecordingSpan implements SpanHandle {
   constructor(
-    private readonly span: OtelApi.Span,
+    protected readonly span: OtelApi.Span,
+    protected readonly tracing: Tracing,
+  ) {}
+
+  updateName(name: string): void {
+    this.span.updateName(name);
+  }
+
+  setAttribute(key: string, value: string | number | boolean): void {
+    this.span.setAttribute(key, value);
+  }
+
+  fail(code: string, message: string, error: boolean): void {
+    this.tracing.failed(this.span, code, message, error);
+  }
+}
+
+/** The CLIENT span of one outbound call and the trace context it sends. */
+export class ClientSpan extends RecordingSpan {
+  constructor(
+    span: OtelApi.Span,
     private readonly active: OtelApi.Context,
     /** What the call carries on the wire: this span as the parent of the peer's. */
     readonly trace: TraceHeaders | null,
-    private readonly tracing: Tracing,
-  ) {}
+    tracing: Tracing,
+  ) {
+    super(span, tracing);
+  }
+
+  /** Lets `spans` read the call's answer before the span ends, when the span records. */
+  answered(spans: CallSpans, result: unknown): void {
+    if (this.span.isRecording()) spans.answered(this, result);
+  }
 
   /** Runs the call's attempts with this span active, so instrumentation below nests under it. */
   within<T>(work: () => T): T {

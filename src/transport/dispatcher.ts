@@ -16,6 +16,7 @@ import {
   type InboundRequest,
   type QueryParams,
   type RequestContext,
+  type SpanHandle,
   type StreamItem,
 } from './endpoint.js';
 import { EndpointError, toEndpointError, type ErrorObject } from './endpoint-error.js';
@@ -236,8 +237,8 @@ export class Dispatcher {
     if (!tracing) return this.serveUnary(request, endpoint);
     // Looked up once, for the span's name and for serving (an unknown route is refused there).
     const found = this.lookUp(request, endpoint);
-    const serve = () => this.serveUnary(request, found);
-    return tracing.serveUnary(request, found?.spec.name ?? null, this.options.name, serve);
+    const serve = (span: SpanHandle | null) => this.serveUnary(request, found, span);
+    return tracing.serveUnary(request, found, this.options.name, serve);
   }
 
   /**
@@ -255,8 +256,8 @@ export class Dispatcher {
     const { tracing } = this.options;
     if (!tracing) return this.serveStream(request, endpoint, options);
     const found = this.lookUp(request, endpoint);
-    const open = () => this.serveStream(request, found, options);
-    return tracing.serveStream(request, found?.spec.name ?? null, this.options.name, open);
+    const open = (span: SpanHandle | null) => this.serveStream(request, found, options, span);
+    return tracing.serveStream(request, found, this.options.name, open);
   }
 
   /** The endpoint a request names, or undefined when no route matches (route() then refuses it). */
@@ -264,7 +265,8 @@ export class Dispatcher {
     return endpoint ?? this.endpoints.get(routeKey(request.method, request.path));
   }
 
-  private async serveUnary(request: InboundRequest, endpoint?: Endpoint): Promise<UnaryOutcome> {
+  /** `span`: the request's SERVER span, for the handler to refine, when it records. */
+  private async serveUnary(request: InboundRequest, endpoint?: Endpoint, span: SpanHandle | null = null): Promise<UnaryOutcome> {
     const started = performance.now();
     const { metrics } = this.options;
     this.inFlight++;
@@ -278,7 +280,7 @@ export class Dispatcher {
       if (target.spec.streaming || !target.unary) {
         throw new EndpointError('invalid_request', `${target.spec.method} ${target.spec.path} is a stream; open it as one`);
       }
-      const prepared = this.prepare(target, request);
+      const prepared = this.prepare(target, request, span);
       // Without an authenticator there is nothing to wait for: skip the extra turn.
       const { input, context } = prepared instanceof Promise ? await prepared : prepared;
       security = context.security;
@@ -328,6 +330,7 @@ export class Dispatcher {
     request: InboundRequest,
     endpoint: Endpoint | undefined,
     options: { holdSlot?: boolean },
+    span: SpanHandle | null = null,
   ): Promise<AsyncGenerator<StreamFrame, void, undefined>> {
     const { metrics, config } = this.options;
     const log = this.log;
@@ -342,7 +345,7 @@ export class Dispatcher {
       if (!target.spec.streaming || !target.stream) {
         throw new EndpointError('invalid_request', `${target.spec.method} ${target.spec.path} is not a stream`);
       }
-      const { input, context } = await this.prepare(target, request);
+      const { input, context } = await this.prepare(target, request, span);
       security = context.security;
       if (options.holdSlot !== false) release = await this.streams.acquire(request.signal);
       source = target.stream(input, context);
@@ -405,17 +408,22 @@ export class Dispatcher {
   }
 
   /** Authenticates, checks size and schema, and says what the handler receives. */
-  private prepare(endpoint: Endpoint, request: InboundRequest): Prepared | Promise<Prepared> {
+  private prepare(endpoint: Endpoint, request: InboundRequest, span: SpanHandle | null): Prepared | Promise<Prepared> {
     const needsAuthenticator = this.options.authenticator !== null && !endpoint.spec.public;
-    if (!needsAuthenticator) return this.admit(endpoint, request, null);
-    if (request.authenticated !== undefined) return this.admit(endpoint, request, request.authenticated);
+    if (!needsAuthenticator) return this.admit(endpoint, request, null, span);
+    if (request.authenticated !== undefined) return this.admit(endpoint, request, request.authenticated, span);
     const security = this.authenticate(endpoint, request.credentials);
     // An authenticator that answered at once adds no turn (API keys, a JWT verified before).
-    if (security instanceof Promise) return security.then((context) => this.admit(endpoint, request, context));
-    return this.admit(endpoint, request, security);
+    if (security instanceof Promise) return security.then((context) => this.admit(endpoint, request, context, span));
+    return this.admit(endpoint, request, security, span);
   }
 
-  private admit(endpoint: Endpoint, request: InboundRequest, security: SecurityContext | null): Prepared {
+  private admit(
+    endpoint: Endpoint,
+    request: InboundRequest,
+    security: SecurityContext | null,
+    span: SpanHandle | null,
+  ): Prepared {
     assertWithin('request', request.receivedBytes, this.options.config.limits.maxRequestBytes, request);
     const { spec } = endpoint;
     // Body operations get the body; query operations (registry discovery) get the parameters.
@@ -425,7 +433,7 @@ export class Dispatcher {
       const checked = validate(schema, input);
       if (!checked.valid) throw EndpointError.invalidRequest(spec.request ? 'request body' : 'query', checked.errors);
     }
-    return { input, context: new HandlerContext(request, security, this.options.name, this.options.url()) };
+    return { input, context: new HandlerContext(request, security, this.options.name, this.options.url(), span) };
   }
 }
 
@@ -473,6 +481,7 @@ class HandlerContext implements RequestContext {
     readonly security: SecurityContext | null,
     readonly transport: TransportName,
     readonly url: string,
+    readonly span: SpanHandle | null,
   ) {
     this.requestId = request.requestId;
     this.idempotencyKey = request.idempotencyKey;

@@ -89,6 +89,40 @@ export interface RequestContext {
   readonly signal: AbortSignal;
   readonly transport: TransportName;
   readonly url: string;
+  /**
+   * The SERVER span the request is served in, when tracing is on and the span records; null or
+   * absent otherwise (so a handler that refines its span costs nothing without a recording SDK).
+   */
+  readonly span?: SpanHandle | null;
+}
+
+/**
+ * A recording span as a handler (or a protocol's client) may refine it once it knows what the
+ * operation carries: A2A's JSON-RPC names the call by its method. Attributes as OpenTelemetry
+ * takes them.
+ */
+export interface SpanHandle {
+  /** Replaces the span's name (keep names few: never a string a caller chose). */
+  updateName(name: string): void;
+  setAttribute(key: string, value: string | number | boolean): void;
+  /**
+   * Marks the span failed: `error.type` is `code`, and the status is ERROR when `error` (a
+   * server marks only its own faults so; a client every failed call).
+   */
+  fail(code: string, message: string, error: boolean): void;
+}
+
+/**
+ * How the SERVER span of an endpoint starts when its protocol names its calls itself (A2A's
+ * JSON-RPC, one route for every method): `name` and `attributes` in place of `parley <operation>`,
+ * rpc.system 'parley' and rpc.method, which the handler may set once it knows the method
+ * (through `RequestContext.span`).
+ */
+export interface SpanStart {
+  /** The whole span name; a constant, so span names stay few. */
+  readonly name: string;
+  /** The span's first attributes (rpc.system among them); parley.transport and parley.request_id are added. */
+  readonly attributes: Readonly<Record<string, string>>;
 }
 
 export interface Endpoint {
@@ -117,6 +151,8 @@ export interface Endpoint {
    * oversize or overdue body), in the endpoint's own protocol; undefined keeps the native body.
    */
   readonly errorBody?: (error: { readonly status: number; readonly message: string }) => unknown;
+  /** How its SERVER span starts, when not as `parley <operation>` (see SpanStart). */
+  readonly spanStart?: SpanStart;
 }
 
 /** One event of a stream as a handler produces it. */

@@ -11,6 +11,7 @@ import type { ClientSpan, Tracing } from '../observability/tracing.js';
 import type { InboundEvent, OutboundCall, TransportClient } from './binding.js';
 import type { TransportName } from './capabilities.js';
 import type { ResolvedConfig } from './config.js';
+import type { SpanHandle } from './endpoint.js';
 import { resultBytes } from './envelope.js';
 import { TransportLimitError, TransportProtocolError, TransportTimeoutError } from './errors.js';
 import { idempotencyKeyFor } from './idempotency-key.js';
@@ -28,6 +29,27 @@ export interface OutboundOptions extends CallOptions {
    * (an agent's registry heartbeats, which would otherwise be a new trace every interval).
    */
   readonly tracing?: false;
+  /**
+   * How the call's CLIENT span is named and described when the operation carries a protocol
+   * of its own (A2A's JSON-RPC); default `parley <operation>`.
+   */
+  readonly spans?: CallSpans;
+}
+
+/**
+ * The CLIENT spans of calls that carry a protocol of their own, one operation for all its
+ * methods (A2A's JSON-RPC). Asked only when a span is made; a constant serves every call.
+ */
+export interface CallSpans {
+  /** The span's name for `request`: one of a few constants, never a string a caller chose. */
+  name(request: unknown): string;
+  /**
+   * A fresh object of the span's attributes for `request`, in place of rpc.system 'parley'
+   * and rpc.method; parley.transport and parley.request_id are added to it.
+   */
+  attributes(request: unknown): Record<string, string | number | boolean>;
+  /** Reads a unary call's answer before its span ends, when the span records (an error inside the answer). */
+  answered(span: SpanHandle, result: unknown): void;
 }
 
 export interface OutboundContext {
@@ -56,7 +78,7 @@ export class Outbound {
     const requestId = newId();
     const body = encodeBody(spec, request, config.limits.maxRequestBytes, url, requestId);
     const idempotencyKey = spec.idempotent ? (options.idempotencyKey ?? idempotencyKeyFor(spec, request, requestId)) : null;
-    const pendingSpan = this.span(spec, url, requestId, options);
+    const pendingSpan = this.span(spec, request, url, requestId, options);
     const span = pendingSpan instanceof Promise ? await pendingSpan : pendingSpan;
     const trace = span?.trace ?? null;
     const started = performance.now();
@@ -97,6 +119,7 @@ export class Outbound {
       // Control-plane calls (cancellation) never wait behind the work they control.
       const run = spec.controlPlane ? attempts : () => this.requests.run(attempts, options.signal);
       const result = span ? await span.within(run) : await run();
+      if (span && options.spans) span.answered(options.spans, result);
       ok = true;
       return result;
     } catch (error) {
@@ -115,13 +138,14 @@ export class Outbound {
    */
   private span(
     spec: OperationSpec,
+    request: unknown,
     url: string,
     requestId: string,
     options: OutboundOptions,
   ): ClientSpan | Promise<ClientSpan | null> | null {
     const tracing = options.tracing === false ? null : this.context.tracing();
     if (tracing === null) return null;
-    const start = (loaded: Tracing) => loaded.startClient(spec.name, this.context.name, url, requestId);
+    const start = (loaded: Tracing) => loaded.startClient(spec.name, this.context.name, url, requestId, options.spans, request);
     return tracing instanceof Promise ? tracing.then(start) : start(tracing);
   }
 
@@ -138,7 +162,7 @@ export class Outbound {
     const url = this.context.url();
     const requestId = newId();
     const body = encodeBody(spec, request, config.limits.maxRequestBytes, url, requestId);
-    const pendingSpan = this.span(spec, url, requestId, options);
+    const pendingSpan = this.span(spec, request, url, requestId, options);
     const span = pendingSpan instanceof Promise ? await pendingSpan : pendingSpan;
     let release: () => void;
     try {

@@ -28,7 +28,7 @@ const PARENT_ID = '00f067aa0ba902b7';
 const TRACEPARENT = `00-${TRACE_ID}-${PARENT_ID}-01`;
 
 const CARD = 'parley getA2ACard';
-const RPC = 'parley a2aJsonRpc';
+const RPC = 'parley a2a/SendMessage';
 
 /** The texts of an A2A (protobuf-es) message's or artifact's parts. */
 function textsOf(parts: any[] | undefined): string[] {
@@ -89,7 +89,7 @@ describe('A2A inbound: the @a2a-js/sdk client sends a traceparent', () => {
       assert.equal(span.spanContext().traceState?.get('vendor'), 'sdk');
       assert.equal(span.attributes['parley.transport'], 'http');
     }
-    assert.equal(servedRpc.attributes['rpc.method'], 'a2aJsonRpc');
+    assert.equal(servedRpc.attributes['rpc.method'], 'SendMessage');
     // The handler ran inside A's JSON-RPC span: its calls to B (card, SendMessage) are children of it.
     const callsToB = childrenOf(SpanKind.CLIENT, servedRpc);
     assert.deepEqual(callsToB.map((span) => span.name).sort(), [RPC, CARD].sort());
@@ -151,7 +151,7 @@ describe('A2A outbound: an AgentClient with protocol a2a', () => {
     assert.equal(cancelled.state, 'canceled');
     const app = only(spansOf(SpanKind.INTERNAL, 'app work'), 'app span');
     const call = only(childrenOf(SpanKind.CLIENT, app), 'the CancelTask call');
-    assert.equal(call.name, RPC);
+    assert.equal(call.name, 'parley a2a/CancelTask');
     assertChild(only(childrenOf(SpanKind.SERVER, call), 'its SERVER span'), call, 'the served CancelTask');
   });
 });

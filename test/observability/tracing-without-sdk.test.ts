@@ -10,6 +10,10 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { AgentServer } from '../../src/agent/agent-server.js';
 import { AgentClient } from '../../src/client/agent-client.js';
+import { loadTracing } from '../../src/observability/tracing.js';
+import type { SpanHandle } from '../../src/transport/endpoint.js';
+import { Inbound } from '../../src/transport/endpoint.js';
+import { call, startA2aAgent, userMessage } from '../a2a/support.js';
 import { type Closer, headerCatcher } from '../support/header-catcher.js';
 
 after(() => {
@@ -81,4 +85,27 @@ test('a context manager and the W3C propagator, still no tracer provider: the sa
   assert.equal(await send({ traceparent: TRACEPARENT, tracestate: 'vendor=kept' }), 200);
   assert.equal(peer.seen[0]?.traceparent, TRACEPARENT);
   assert.equal(peer.seen[0]?.tracestate, 'vendor=kept');
+});
+
+test('nothing recording: a handler is handed no span to refine, whether or not there is a trace to pass on', async () => {
+  const tracing = await loadTracing();
+  const handed: (SpanHandle | null)[] = [];
+  for (const trace of [undefined, { traceparent: TRACEPARENT }]) {
+    const fields = { method: 'POST', path: '/', data: undefined, params: {}, requestId: 'r-1', idempotencyKey: null };
+    const request = new Inbound({ ...fields, credentials: null, receivedBytes: 0, trace }, new AbortController());
+    await tracing.serveUnary(request, undefined, 'http', (span) => {
+      handed.push(span);
+      return Promise.resolve({ kind: 'text', text: '', contentType: 'text/plain' });
+    });
+  }
+  assert.deepEqual(handed, [null, null]);
+});
+
+test('the A2A boundary with tracing on and nothing registered: JSON-RPC calls are answered as ever', async (t) => {
+  const { url } = await startA2aAgent(t, { tracing: true, handler: ({ input }) => `echo: ${input}` });
+  const sent = await call(url, 'SendMessage', { message: userMessage('hi') });
+  assert.equal(sent.result.task.status.state, 'TASK_STATE_COMPLETED');
+  const fetched = await call(url, 'GetTask', { id: sent.result.task.id }, 2);
+  assert.equal(fetched.result.id, sent.result.task.id);
+  assert.equal((await call(url, 'GetTask', { id: 'no-such-task' }, 3)).error.code, -32001);
 });
