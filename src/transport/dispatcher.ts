@@ -438,18 +438,29 @@ export class Dispatcher {
 }
 
 /**
- * What an authenticator accepted, which must be a security context (the schema's: an object
- * with `principal_id` and `token` strings): an answer without one (undefined from a forgotten
- * return, null, an array, a context missing its token) refuses the request rather than admit a
- * caller nobody named.
+ * What an authenticator accepted, which must be a security context: an object with
+ * `principal_id` and `token` strings. An answer without one (undefined from a forgotten return,
+ * null, an array, a context missing its token) refuses the request rather than admit a caller
+ * nobody named. Only those two fields are checked on every request (the full schema's
+ * date-time formats cost more than the API key check itself; the expiry check reads
+ * `expires_at` with its own errors); the schema describes what is wrong with a refused one.
  */
 function contextOrRefusal(answer: unknown): SecurityContext {
+  const context = answer as Partial<SecurityContext> | null;
+  if (
+    typeof context === 'object' &&
+    context !== null &&
+    !Array.isArray(context) &&
+    typeof context.principal_id === 'string' &&
+    typeof context.token === 'string'
+  ) {
+    return context as SecurityContext;
+  }
   const checked = validateSecurityContext(answer);
-  if (checked.valid) return checked.value;
-  const reasons = checked.errors.map((issue) => `${issue.pointer || '(the answer)'} ${issue.message}`).join('; ');
+  const reasons = checked.valid ? [] : checked.errors.map((issue) => `${issue.pointer || '(the answer)'} ${issue.message}`);
   throw new EndpointError(
     'unauthenticated',
-    `the authenticator accepted the credentials without a security context (${reasons})`,
+    `the authenticator accepted the credentials without a security context (${reasons.join('; ')})`,
   );
 }
 
