@@ -1,5 +1,12 @@
 // Helpers for the A2A tests: a parley agent with the A2A boundary on, and a raw JSON-RPC poster
 // that controls every header (the official SDK's client always sends well-formed requests).
+import {
+  type Client,
+  ClientFactory,
+  ClientFactoryOptions,
+  DefaultAgentCardResolver,
+  JsonRpcTransportFactory,
+} from '@a2a-js/sdk/client';
 import { AgentServer, type AgentServerOptions } from '../../src/agent/agent-server.js';
 import type { AgentHandler } from '../../src/agent/handler.js';
 
@@ -56,4 +63,18 @@ export async function call(
 
 export function userMessage(text: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { messageId: `m-${Math.random().toString(36).slice(2)}`, role: 'ROLE_USER', parts: [{ text }], ...extra };
+}
+
+/**
+ * The @a2a-js/sdk client for the agent at `url`, fetching the card and every JSON-RPC call
+ * through `fetchImpl` (to add headers an application's instrumentation would, say).
+ */
+export function sdkClientVia(url: string, fetchImpl: typeof fetch): Promise<Client> {
+  const factory = new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new JsonRpcTransportFactory({ fetchImpl })],
+      cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
+    }),
+  );
+  return factory.createFromUrl(url);
 }

@@ -5,12 +5,11 @@
 // `parley a2a` and no rpc.method, whatever the caller wrote.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { needsInput } from '../../src/agent/handler.js';
 import { AgentClient } from '../../src/client/agent-client.js';
-import { call, postRpc, startA2aAgent, userMessage } from '../a2a/support.js';
+import { call, postRpc, sdkClientVia, startA2aAgent, userMessage } from '../a2a/support.js';
 import { assertChild, childrenOf, exporter, inAppSpan, only, spansOf, useTracingSdk } from '../support/tracing-sdk.js';
 
 useTracingSdk();
@@ -100,13 +99,7 @@ describe('the @a2a-js/sdk client to a parley agent', () => {
       if (typeof init?.body === 'string') ids.push(String(JSON.parse(init.body).id));
       return fetch(input, { ...init, headers });
     };
-    const factory = new ClientFactory(
-      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-        transports: [new JsonRpcTransportFactory({ fetchImpl })],
-        cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
-      }),
-    );
-    const sdk = await factory.createFromUrl(agent.url);
+    const sdk = await sdkClientVia(agent.url, fetchImpl);
     const sent: any = await sdk.sendMessage({
       message: { messageId: 'm-1', role: 1, parts: [{ content: { $case: 'text', value: 'hello' } }] },
     } as any);

@@ -6,7 +6,6 @@
 // (register and unregister, not the heartbeats) and when told otherwise.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { AgentServer } from '../../src/agent/agent-server.js';
@@ -14,7 +13,7 @@ import { type AgentHandler, needsInput } from '../../src/agent/handler.js';
 import type { AgentRegistrationOptions } from '../../src/agent/agent-registration.js';
 import { AgentClient } from '../../src/client/agent-client.js';
 import { RegistryServer } from '../../src/registry/registry-server.js';
-import { startA2aAgent } from '../a2a/support.js';
+import { sdkClientVia, startA2aAgent } from '../a2a/support.js';
 import { listenUrl, TRANSPORTS } from '../support/cross-transport.js';
 import type { Closer } from '../support/header-catcher.js';
 import { card, startRegistry } from '../support/registry-harness.js';
@@ -66,13 +65,7 @@ describe('A2A inbound: the @a2a-js/sdk client sends a traceparent', () => {
       headers.set('tracestate', 'vendor=sdk');
       return fetch(input, { ...init, headers });
     };
-    const factory = new ClientFactory(
-      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-        transports: [new JsonRpcTransportFactory({ fetchImpl })],
-        cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
-      }),
-    );
-    const sdk = await factory.createFromUrl(a.url);
+    const sdk = await sdkClientVia(a.url, fetchImpl);
     const result: any = await sdk.sendMessage({
       message: { messageId: 'm-1', role: 1, parts: [{ content: { $case: 'text', value: 'hello' } }] },
     } as any);
