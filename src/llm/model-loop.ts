@@ -79,8 +79,8 @@ export interface ModelLoopOptions {
  * Default textWindowMs: at most 20 text events a second per stream. A reader cannot follow text
  * faster than that, and each event costs a write and the client's wake-up: at 12 ms (about 80
  * events a second) the agent spent 1.3 times the CPU per token of the provider's SDK reading
- * the stream alone, at 50 ms 1.02-1.12 (bench/llm, paced). The first chunk after a pause leaves
- * at once; only a steady stream waits, up to the window.
+ * the stream alone, at 50 ms 1.02-1.25 over four runs (bench/llm, paced). The first chunk
+ * after a pause leaves at once; only a steady stream waits, up to the window.
  * Keep it above the sse and websocket transports' default stream flush interval (10 ms) plus a
  * timer's jitter: with equal spacings the two clocks lock out of phase (the transport writes an
  * event a few ms after this loop hands it over, so the next one, a window later, is again
