@@ -12,14 +12,15 @@ import type { CancelRequest, Task, TaskState } from '../../generated/types/index
 import { AsyncQueue } from '../core/async-queue.js';
 import { nowIso } from '../core/clock.js';
 import { isTerminal } from '../core/task-state.js';
-import { normalizeJson, PreEncoded, type EncodedJson } from '../core/json.js';
+import { DeferredJson } from '../core/deferred-json.js';
+import { encodeNormalizedJson, normalizeJson, PreEncoded, type EncodedJson } from '../core/json.js';
 import type { RequestContext, StreamItem } from '../transport/endpoint.js';
 import { EndpointError } from '../transport/endpoint-error.js';
 import type { AgentEvent, AgentHandler, HandlerOutput, TaskContext, TaskOutcome } from './handler.js';
 import type { ModelSetup } from './model-setup.js';
 import { RunContext, type EventSink, type Run } from './task-context.js';
 import { taskCompletedEvent } from './task-completed-event.js';
-import { encodeFinishedTask, prepareTask, transition } from './task-record.js';
+import { prepareTask, settleFinishedTask, transition } from './task-record.js';
 import type { SessionStore } from './sessions.js';
 
 /** How many tasks the engine knows of, by state: the active ones and the recently finished ones. */
@@ -239,16 +240,20 @@ export class TaskEngine {
 
   /**
    * Finished tasks are never changed again, so the caller can have the record itself, with
-   * its JSON (made here once, for the recent list, and reused as the answer on the wire).
-   * The record is plain JSON by construction (decoded or normalized input, handler output
-   * normalized as it is attached), so it is serialized without another walk; see
-   * encodeFinishedTask for a handler that wrote into it anyway.
+   * its JSON, written once when someone reads it: a network transport writes it as the answer,
+   * an in-process caller only measures it and copies the record. The record is plain JSON by
+   * construction (decoded or normalized input, handler output normalized as it is attached);
+   * see settleFinishedTask for a handler that wrote into it anyway.
    */
   private finish(run: EngineRun): PreEncoded {
     const task = run.task;
     this.active.delete(task.id);
-    const encoded = encodeFinishedTask(task);
-    this.remember(task.id, { state: task.state!, owner: run.owner, encoded: task.state === 'input-required' ? encoded : null });
+    settleFinishedTask(task);
+    // A task waiting for input keeps its text in the recent list, for a cancel; written now,
+    // before the caller that gets the record could change it.
+    const waiting = task.state === 'input-required';
+    const encoded = waiting ? encodeNormalizedJson(task) : new DeferredJson(task);
+    this.remember(task.id, { state: task.state!, owner: run.owner, encoded: waiting ? encoded : null });
     return new PreEncoded(task, encoded);
   }
 

@@ -2,7 +2,7 @@
 import type { Artifact, Message, Task, TaskState } from '../../generated/types/index.js';
 import { nowIso } from '../core/clock.js';
 import { newId } from '../core/ids.js';
-import { encodeNormalizedJson, normalizeJson, type EncodedJson } from '../core/json.js';
+import { isPlainJson, normalizeJson } from '../core/json.js';
 import { merge } from '../core/objects.js';
 import type { ArtifactInput, MessageInput } from './handler.js';
 
@@ -86,18 +86,15 @@ export function buildArtifact(input: ArtifactInput, now?: string): Artifact {
 }
 
 /**
- * The finished task's JSON text. The record is plain JSON unless a handler wrote into
- * `context.task` (documented as read-only) something JSON.stringify refuses. Then the task
- * gets the rules handler output gets: a bigint becomes a string and the like, and a value
- * with no JSON form (a cycle) is dropped. A task that lost something that way ends `failed`
- * instead of its outcome, saying what was dropped; nobody has seen the outcome yet.
+ * Makes a finished task plain JSON, in place. The record is plain JSON unless a handler wrote
+ * into `context.task` (documented as read-only) something that is not. Then the task gets the
+ * rules handler output gets: a Date becomes its ISO string, a bigint a string and the like,
+ * and a value with no JSON form (a cycle) is dropped. A task that lost something that way ends
+ * `failed` instead of its outcome, saying what was dropped; nobody has seen the outcome yet.
  */
-export function encodeFinishedTask(task: Task): EncodedJson {
-  try {
-    return encodeNormalizedJson(task);
-  } catch {
-    // Repaired below; the common case pays nothing for the check.
-  }
+export function settleFinishedTask(task: Task): void {
+  // One walk over the record, with no string scanned; the common case ends here.
+  if (isPlainJson(task)) return;
   const dropped = makePlain(task as unknown as Record<string, unknown>);
   if (dropped.length > 0 && (task.state === 'completed' || task.state === 'input-required')) {
     const reason = `the task held values with no JSON form, dropped: ${dropped.join(', ')}`;
@@ -108,7 +105,6 @@ export function encodeFinishedTask(task: Task): EncodedJson {
     history.splice(history.length - 1, 1, { state: 'failed', timestamp, reason });
     metadata.error = { name: 'TypeError', message: reason };
   }
-  return encodeNormalizedJson(task);
 }
 
 /** Normalizes every member in place; one that cannot be is dropped, item by item for lists and objects. */

@@ -7,10 +7,15 @@
  * they are, so the common case allocates nothing.
  */
 export function normalizeJson(value: unknown): unknown {
-  return isPlainJson(value, 0) ? value : convert(value, new Set());
+  return plainAt(value, 0) ? value : convert(value, new Set());
 }
 
-function isPlainJson(value: unknown, depth: number): boolean {
+/** Whether `value` is plain JSON already, which normalizeJson would return as it is. */
+export function isPlainJson(value: unknown): boolean {
+  return plainAt(value, 0);
+}
+
+function plainAt(value: unknown, depth: number): boolean {
   if (value === null) return true;
   switch (typeof value) {
     case 'string':
@@ -21,14 +26,14 @@ function isPlainJson(value: unknown, depth: number): boolean {
     case 'object': {
       if (depth > 64) return false;
       if (Array.isArray(value)) {
-        for (let i = 0; i < value.length; i++) if (!isPlainJson(value[i], depth + 1)) return false;
+        for (let i = 0; i < value.length; i++) if (!plainAt(value[i], depth + 1)) return false;
         return true;
       }
       const proto = Object.getPrototypeOf(value);
       if (proto !== Object.prototype && proto !== null) return false;
       for (const key in value) {
         const item = (value as Record<string, unknown>)[key];
-        if (item === undefined || !isPlainJson(item, depth + 1)) return false;
+        if (item === undefined || !plainAt(item, depth + 1)) return false;
       }
       return true;
     }
@@ -86,9 +91,10 @@ export interface EncodedJson {
 }
 
 /**
- * A value handed over together with the encoding its producer already made (the task engine
- * serializes every finished task once, to keep it compactly): encodeJson takes that text as
- * it is. `encoded` holds no reference to `value`, so it can be kept without the object graph.
+ * A value handed over together with its encoding (the task engine's finished tasks, whose text
+ * is written when first read, and A2A answers): encodeJson takes that encoding as it is. Once
+ * its text is written, `encoded` holds no reference to `value`, so it can be kept without the
+ * object graph.
  */
 export class PreEncoded {
   constructor(
@@ -108,45 +114,103 @@ export function encodeNormalizedJson(value: unknown): EncodedJson {
   return { text, bytes: Buffer.byteLength(text, 'utf8') };
 }
 
-// Characters JSON.stringify writes as escapes: quote, backslash, controls, lone surrogates.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what this looks for.
-const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+// Printable ASCII other than the quote and the backslash: JSON writes a string of only these as
+// it is, one byte a character. Anything else is measured the slow way.
+const PLAIN_ASCII = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
 /**
  * The UTF-8 byte length of JSON.stringify(value) for normalized JSON, counted without building
  * the text: for a payload that arrived in another form (a protobuf Value) and is only measured.
  */
 export function jsonByteLength(value: unknown): number {
-  if (value === null) return 4;
+  const counted = plainJsonByteLength(value);
+  return counted >= 0 ? counted : Buffer.byteLength(JSON.stringify(value) ?? 'null', 'utf8');
+}
+
+/**
+ * The UTF-8 byte length of JSON.stringify(value) when `value` is plain JSON, counted without
+ * writing the text: plain objects (members that are undefined left out, as JSON.stringify
+ * leaves them out) and arrays, strings, finite numbers, booleans and null, nested at most
+ * `maxDepth` levels. For anything else, -1: its text may differ from what the walk would count
+ * (a Date has a toJSON, a class instance or a hole reads differently, a cycle never ends).
+ */
+export function plainJsonByteLength(value: unknown, maxDepth = 64): number {
+  depthLimit = maxDepth;
+  return countBytes(value, 1);
+}
+
+// The limit of the count under way (counts never overlap: they are synchronous).
+let depthLimit = 64;
+
+function countBytes(value: unknown, level: number): number {
   switch (typeof value) {
     case 'string':
       return stringBytes(value);
     case 'boolean':
       return value ? 4 : 5;
     case 'number':
-      return Number.isFinite(value) ? String(value).length : 4;
-    case 'object': {
-      if (Array.isArray(value)) {
-        let bytes = 2 + Math.max(0, value.length - 1);
-        for (let i = 0; i < value.length; i++) bytes += jsonByteLength(value[i] ?? null);
-        return bytes;
-      }
-      let bytes = 2;
-      let members = 0;
-      for (const key in value) {
-        const item = (value as Record<string, unknown>)[key];
-        if (item === undefined) continue;
-        bytes += stringBytes(key) + 1 + jsonByteLength(item);
-        members++;
-      }
-      return bytes + Math.max(0, members - 1);
-    }
+      return Number.isFinite(value) ? String(value).length : -1;
+    case 'object':
+      break;
     default:
-      return Buffer.byteLength(JSON.stringify(value) ?? 'null', 'utf8');
+      return -1;
   }
+  if (value === null) return 4;
+  if (level > depthLimit) return -1;
+  if (Array.isArray(value)) {
+    let bytes = 1 + Math.max(1, value.length);
+    for (let i = 0; i < value.length; i++) {
+      const item = value[i];
+      const counted = item === undefined ? -1 : countBytes(item, level + 1);
+      if (counted < 0) return -1;
+      bytes += counted;
+    }
+    return bytes;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return -1;
+  let bytes = 1;
+  let members = 0;
+  for (const key in value) {
+    const item = (value as Record<string, unknown>)[key];
+    if (item === undefined) continue;
+    const counted = countBytes(item, level + 1);
+    if (counted < 0) return -1;
+    // The key, its colon, and the comma or closing brace after the member.
+    bytes += stringBytes(key) + counted + 2;
+    members++;
+  }
+  return members === 0 ? 2 : bytes;
 }
 
+// A task repeats its own text: the answer carries the messages of the request, and agents quote
+// them in their replies and artifacts. The last few long strings measured are remembered, so the
+// same text is scanned once. A string equal to a remembered one has the same size, whether it is
+// the same string or a copy, so the match is plain equality.
+const LONG_STRING = 256;
+const REMEMBERED_MAX_LENGTH = 65_536;
+const remembered: string[] = ['', '', '', ''];
+const rememberedBytes: number[] = [0, 0, 0, 0];
+let nextSlot = 0;
+
 function stringBytes(text: string): number {
+  if (text.length < LONG_STRING) return PLAIN_ASCII.test(text) ? text.length + 2 : escapedBytes(text);
+  for (let i = 0; i < remembered.length; i++) if (remembered[i] === text) return rememberedBytes[i]!;
+  const bytes = PLAIN_ASCII.test(text) ? text.length + 2 : escapedBytes(text);
+  if (text.length <= REMEMBERED_MAX_LENGTH) {
+    remembered[nextSlot] = text;
+    rememberedBytes[nextSlot] = bytes;
+    nextSlot = (nextSlot + 1) % remembered.length;
+  }
+  return bytes;
+}
+
+// Characters JSON.stringify writes as escapes: quote, backslash, controls, lone surrogates.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what this looks for.
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** A string with something other than printable ASCII: UTF-8, and escapes where JSON needs them. */
+function escapedBytes(text: string): number {
   if (!NEEDS_ESCAPE.test(text)) return Buffer.byteLength(text, 'utf8') + 2;
   return Buffer.byteLength(JSON.stringify(text), 'utf8');
 }

@@ -83,6 +83,11 @@ export interface TransportServer {
 }
 
 export interface TransportClient {
+  /**
+   * The client hands a body's value over in-process (the target copies it) rather than send
+   * its text: the body is measured for the limits, and written as text only if read.
+   */
+  readonly inProcess?: boolean;
   /** One attempt of a unary call. Throws the taxonomy's errors. */
   send(call: OutboundCall): Promise<InboundReply>;
   /** Opens a stream and yields its envelopes until the final one. */

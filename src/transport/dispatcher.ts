@@ -22,7 +22,7 @@ import {
 import { EndpointError, toEndpointError, type ErrorObject } from './endpoint-error.js';
 import { IdempotencyCache } from './idempotency-cache.js';
 import type { IdempotencyRunner, IdempotencyStore } from './idempotency-store.js';
-import { assertWithin, encodeWithin } from './limits.js';
+import { assertWithin, encodeWithin, measureWithin } from './limits.js';
 import type { TransportMetrics } from './metrics.js';
 import { Slots } from './slots.js';
 import { CLIENT_CLOSED, RequestLog, type Refusal, type RequestEnding } from '../observability/request-log.js';
@@ -58,7 +58,8 @@ export type UnaryOutcome =
       /**
        * The normalized value `encoded` was made from, when the endpoint handed one over with
        * its text (PreEncoded) and this caller's run made it: for in-process callers, which copy
-       * it instead of parsing the text. Never kept in the idempotency cache.
+       * it instead of parsing the text. Not kept in the idempotency cache (`encoded` of an
+       * in-process answer holds it until its text is written, if ever).
        */
       readonly value?: unknown;
     }
@@ -293,7 +294,8 @@ export class Dispatcher {
         if (textType) return { kind: 'text', text: String(result), contentType: textType };
         replayable = target.replayable?.(result) ?? true;
         if (result instanceof PreEncoded) made = result.value;
-        const encoded = encodeWithin('response', result, this.options.config.limits.maxResponseBytes, {
+        const encode = request.inProcess ? measureWithin : encodeWithin;
+        const encoded = encode('response', result, this.options.config.limits.maxResponseBytes, {
           requestId: request.requestId,
         });
         return { kind: 'json', encoded, replayed: false };

@@ -33,6 +33,11 @@ export interface InboundRequest {
   readonly receivedBytes: number;
   /** The caller's W3C trace context, as it came (unparsed); undefined when it sent none. */
   readonly trace?: TraceHeaders;
+  /**
+   * Set by the in-process transport, whose caller copies the answer's value rather than parse
+   * its text: the answer is measured for the limits, and written as text only if read.
+   */
+  readonly inProcess?: boolean;
 }
 
 /** Whatever hands out a request's AbortSignal on demand (a LazyAbort, an outbound call). */
@@ -56,6 +61,7 @@ export class Inbound implements InboundRequest {
   readonly receivedBytes: number;
   readonly authenticated?: SecurityContext | null;
   readonly trace?: TraceHeaders;
+  readonly inProcess?: boolean;
 
   /** `fields`: the request as decoded; `abort`: where its signal comes from, when one is asked for. */
   constructor(
@@ -72,6 +78,7 @@ export class Inbound implements InboundRequest {
     this.receivedBytes = fields.receivedBytes;
     if (fields.authenticated !== undefined) this.authenticated = fields.authenticated;
     if (fields.trace !== undefined) this.trace = fields.trace;
+    if (fields.inProcess) this.inProcess = true;
   }
 
   get signal(): AbortSignal {

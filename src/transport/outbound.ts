@@ -4,6 +4,7 @@
 import type { CallOptions, OperationSpec } from '../../generated/operations/spec.js';
 import { sleep } from '../core/clock.js';
 import { newId } from '../core/ids.js';
+import { DeferredJson } from '../core/deferred-json.js';
 import type { EncodedJson } from '../core/json.js';
 import { LazyAbort } from '../core/lazy-abort.js';
 import { merge } from '../core/objects.js';
@@ -15,7 +16,7 @@ import type { SpanHandle } from './endpoint.js';
 import { resultBytes } from './envelope.js';
 import { TransportLimitError, TransportProtocolError, TransportTimeoutError } from './errors.js';
 import { idempotencyKeyFor } from './idempotency-key.js';
-import { assertWithin, encodeWithin } from './limits.js';
+import { assertWithin, encodeWithin, measureWithin } from './limits.js';
 import type { TransportMetrics } from './metrics.js';
 import { backoffSeconds, shouldRetry } from './retry.js';
 import { Slots } from './slots.js';
@@ -76,7 +77,7 @@ export class Outbound {
     const { config, metrics } = this.context;
     const url = this.context.url();
     const requestId = newId();
-    const body = encodeBody(spec, request, config.limits.maxRequestBytes, url, requestId);
+    const body = this.encodeBody(spec, request, url, requestId);
     const idempotencyKey = spec.idempotent ? (options.idempotencyKey ?? idempotencyKeyFor(spec, request, requestId)) : null;
     const pendingSpan = this.span(spec, request, url, requestId, options);
     const span = pendingSpan instanceof Promise ? await pendingSpan : pendingSpan;
@@ -105,6 +106,9 @@ export class Outbound {
           } catch (raw) {
             const error = deadline.translate(raw, url, requestId);
             if (attempt < config.retry.maxAttempts && shouldRetry(config.retry, spec, error)) {
+              // Retries send the request's text; an in-process body has it written now, so they
+              // all send the same whatever the caller does with its object meanwhile.
+              if (body instanceof DeferredJson) body.writeNow();
               metrics.retried();
               span?.retried(attempt, error);
               await sleep(backoffSeconds(config.retry, attempt) * 1000, options.signal);
@@ -149,6 +153,13 @@ export class Outbound {
     return tracing instanceof Promise ? tracing.then(start) : start(tracing);
   }
 
+  /** The request body, checked against the size limit: measured only for a client that hands values over. */
+  private encodeBody(spec: OperationSpec, request: unknown, url: string, requestId: string): EncodedJson | null {
+    if (!spec.request) return null;
+    const encode = this.context.client().inProcess ? measureWithin : encodeWithin;
+    return encode('request', request ?? null, this.context.config.limits.maxRequestBytes, { url, requestId });
+  }
+
   /** The caller's headers plus the credential headers, which win on a clash. */
   private headers(options: OutboundOptions): Readonly<Record<string, string>> | Promise<Readonly<Record<string, string>>> {
     const auth = this.context.authHeaders();
@@ -161,7 +172,7 @@ export class Outbound {
     const { config, metrics } = this.context;
     const url = this.context.url();
     const requestId = newId();
-    const body = encodeBody(spec, request, config.limits.maxRequestBytes, url, requestId);
+    const body = this.encodeBody(spec, request, url, requestId);
     const pendingSpan = this.span(spec, request, url, requestId, options);
     const span = pendingSpan instanceof Promise ? await pendingSpan : pendingSpan;
     let release: () => void;
@@ -225,11 +236,6 @@ export class Outbound {
       span?.end(ok, failure);
     }
   }
-}
-
-function encodeBody(spec: OperationSpec, request: unknown, limit: number, url: string, requestId: string): EncodedJson | null {
-  if (!spec.request) return null;
-  return encodeWithin('request', request ?? null, limit, { url, requestId });
 }
 
 /** Query parameters: explicit ones, or the request itself for query operations (discovery). */

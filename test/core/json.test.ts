@@ -1,7 +1,7 @@
 // src/core/json.ts: normalization to plain JSON, and the UTF-8 byte size every limit uses.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { encodeJson, jsonByteLength, normalizeJson } from '../../src/core/json.js';
+import { encodeJson, jsonByteLength, normalizeJson, plainJsonByteLength } from '../../src/core/json.js';
 
 class Point {
   constructor(
@@ -113,10 +113,63 @@ const measured: Array<[string, unknown]> = [
     { id: 't1', messages: [{ role: 'user', parts: [{ type: 'text', content: 'hi ✓' }] }], metadata: { n: [1, null, 'x'] } },
   ],
   ['nested lists', [[[]], [[1, [2, [3]]]]]],
+  ['an undefined member, left out', { a: 1, gone: undefined, b: 2 }],
+  ['an object with only undefined members', { gone: undefined }],
+  ['long plain text', 'a'.repeat(300)],
+  ['long text that needs escapes', `${'"'.repeat(150)}\n${'é'.repeat(150)}`],
 ];
 
 for (const [name, value] of measured) {
   test(`jsonByteLength matches the UTF-8 size of JSON.stringify: ${name}`, () => {
     assert.equal(jsonByteLength(value), Buffer.byteLength(JSON.stringify(value), 'utf8'));
   });
+  test(`plainJsonByteLength counts it the same: ${name}`, () => {
+    assert.equal(plainJsonByteLength(value), Buffer.byteLength(JSON.stringify(value), 'utf8'));
+  });
 }
+
+// Long strings are remembered once measured; an equal string reuses the size, a different one
+// of the same length (other bytes) must not.
+test('plainJsonByteLength: long strings of one length but different bytes are each counted right', () => {
+  const rows = ['a'.repeat(400), 'é'.repeat(400), '"'.repeat(400), '\u0001'.repeat(400), '😀'.repeat(200), 'a'.repeat(400)];
+  for (let round = 0; round < 3; round++) {
+    for (const text of rows) {
+      const value = { content: text, again: text, copy: `${text.slice(0, 200)}${text.slice(200)}` };
+      assert.equal(
+        plainJsonByteLength(value),
+        Buffer.byteLength(JSON.stringify(value), 'utf8'),
+        JSON.stringify(text.slice(0, 8)),
+      );
+    }
+  }
+});
+
+// Anything JSON.stringify would write differently from what the walk sees is not plain.
+const notPlain: Array<[string, unknown]> = [
+  ['a Date', { at: new Date(0) }],
+  ['a bigint', { n: 1n }],
+  ['NaN and Infinity', [Number.NaN, Number.POSITIVE_INFINITY]],
+  ['an undefined array item', [1, undefined]],
+  ['a function member', { run: () => 1 }],
+  ['a Map', new Map([['a', 1]])],
+  [
+    'a class instance',
+    new (class Point {
+      x = 1;
+    })(),
+  ],
+  ['an object with toJSON', { toJSON: () => 'x' }],
+];
+for (const [name, value] of notPlain) {
+  test(`plainJsonByteLength is -1 for what is not plain JSON: ${name}`, () => {
+    assert.equal(plainJsonByteLength(value), -1);
+  });
+}
+
+test('plainJsonByteLength: a cycle, or nesting past the limit, is -1 rather than a stack overflow', () => {
+  const loop: Record<string, unknown> = {};
+  loop.self = loop;
+  assert.equal(plainJsonByteLength(loop), -1);
+  assert.equal(plainJsonByteLength([[[]]], 2), -1);
+  assert.equal(plainJsonByteLength([[[]]], 3), 6);
+});

@@ -37,6 +37,8 @@ function untilAborted<T>(work: Promise<T>, cancellation: LazyAbort): Promise<T> 
 }
 
 export class RuntimeClient implements TransportClient {
+  readonly inProcess = true;
+
   async send(call: OutboundCall): Promise<InboundReply> {
     const target = this.target(call);
     this.assertRoute(target, call);
@@ -172,6 +174,7 @@ export class RuntimeClient implements TransportClient {
       credentials: credentialsOf(call),
       receivedBytes: call.body?.bytes ?? 0,
       trace: call.trace ?? undefined,
+      inProcess: true,
     };
     return new Inbound(fields, call);
   }

@@ -8,6 +8,7 @@ import { AgentOperationsClient } from '../../../generated/clients/agent.js';
 import { validate } from '../../../generated/validators/index.js';
 import { TransportConnectionError, TransportRemoteError, TransportTimeoutError } from '../../../src/transport/errors.js';
 import { createTransport } from '../../../src/transport/factory.js';
+import { EndpointError } from '../../../src/transport/endpoint-error.js';
 import { AgentServer } from '../../../src/agent/agent-server.js';
 import { AgentClient } from '../../../src/client/agent-client.js';
 import type { RequestContext } from '../../../src/transport/endpoint.js';
@@ -262,6 +263,61 @@ test("runtime: an agent's finished task reaches the caller as its own copy, equa
   answer.messages[0].parts[0].content = 'changed-by-caller';
   assert.deepEqual(targetTask.artifacts.at(-1).metadata.list, [1, 2], "the caller's change did not reach the target's task");
   assert.equal(targetTask.messages[0].parts[0].content, 'q');
+});
+
+test("runtime: an agent's round trip writes no JSON text, yet both sides count the bytes a wire would carry", async (t) => {
+  const url = runtimeUrl('rt-measured');
+  const served = await createTransport('runtime', url);
+  const agent = new AgentServer({ name: 'measured', transport: served });
+  await agent.start();
+  t.after(() => agent.stop());
+  const caller = await client(t, 'runtime', url);
+  const request = { id: 'measured-1', messages: [{ role: 'user', parts: [{ type: 'text', content: 'naïve "quoted" ✓' }] }] };
+  await caller.unary(ops.sendTask, { id: 'warm-up', messages: request.messages });
+  const before = { sent: caller.health().metrics.bytes_sent, received: served.health().metrics.bytes_received };
+  const answeredBefore = { sent: served.health().metrics.bytes_sent, received: caller.health().metrics.bytes_received };
+  // What is written as JSON during the call itself: no document, only the odd string whose
+  // escapes are counted that way.
+  const stringify = t.mock.method(JSON, 'stringify');
+  const answer = await caller.unary(ops.sendTask, request);
+  const written = stringify.mock.calls.filter((call) => typeof call.arguments[0] !== 'string');
+  stringify.mock.restore();
+  assert.deepEqual(written, [], 'no JSON text was written for the request or the answer');
+  assert.equal((answer as { state: string }).state, 'completed');
+  assert.equal(caller.health().metrics.bytes_sent - before.sent, bytesOf(request));
+  assert.equal(served.health().metrics.bytes_received - before.received, bytesOf(request));
+  assert.equal(served.health().metrics.bytes_sent - answeredBefore.sent, bytesOf(answer));
+  assert.equal(caller.health().metrics.bytes_received - answeredBefore.received, bytesOf(answer));
+});
+
+test('runtime: a retry hands the target the request as it was when the first attempt failed', async (t) => {
+  const url = runtimeUrl('rt-retry-body');
+  const received: unknown[] = [];
+  const request = { id: 'retried', metadata: { note: 'as sent' } };
+  await serve(
+    t,
+    'runtime',
+    url,
+    table(
+      unary(ops.sendTask, (task) => {
+        received.push(structuredClone(task));
+        if (received.length > 1) return task;
+        // The caller's code changes its object while the retry waits for its backoff.
+        setImmediate(() => {
+          request.metadata.note = 'changed during the backoff';
+        });
+        throw new EndpointError('unavailable', 'try again');
+      }),
+    ),
+  );
+  const transport = await client(t, 'runtime', url, {
+    retry: { maxAttempts: 2, initialBackoff: 0.02, maxBackoff: 0.02, jitter: 0 },
+  });
+  const answer = (await transport.unary(ops.sendTask, request)) as typeof request;
+  assert.equal(received.length, 2, 'the first attempt failed and was retried');
+  assert.equal(request.metadata.note, 'changed during the backoff');
+  assert.deepEqual(received[1], received[0]);
+  assert.equal(answer.metadata.note, 'as sent');
 });
 
 test('runtime: a request that is not plain JSON reaches the target as its JSON text reads', async (t) => {
