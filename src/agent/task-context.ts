@@ -25,6 +25,8 @@ export interface Run {
   canceled: boolean;
   /** Why the run was cancelled; the handler's signal carries it even if made afterwards. */
   cancelReason: unknown;
+  /** The handler read `context.task`, so it may have written into the record (see settleFinishedTask). */
+  exposed: boolean;
   /** For a stream: null while its queue has room, else a promise for when it has. */
   readonly room: (() => Promise<void> | null) | null;
 }
@@ -58,6 +60,7 @@ export class RunContext implements TaskContext {
 
   /** The task as submitted, defaults filled in. Treat it as read-only. */
   get task(): Task {
+    this.run.exposed = true;
     return this.run.task;
   }
 

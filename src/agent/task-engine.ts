@@ -13,14 +13,14 @@ import { AsyncQueue } from '../core/async-queue.js';
 import { nowIso } from '../core/clock.js';
 import { isTerminal } from '../core/task-state.js';
 import { DeferredJson } from '../core/deferred-json.js';
-import { encodeNormalizedJson, normalizeJson, PreEncoded, type EncodedJson } from '../core/json.js';
+import { normalizeJson, PreEncoded, type EncodedJson } from '../core/json.js';
 import type { RequestContext, StreamItem } from '../transport/endpoint.js';
 import { EndpointError } from '../transport/endpoint-error.js';
 import type { AgentEvent, AgentHandler, HandlerOutput, TaskContext, TaskOutcome } from './handler.js';
 import type { ModelSetup } from './model-setup.js';
 import { RunContext, type EventSink, type Run } from './task-context.js';
 import { taskCompletedEvent } from './task-completed-event.js';
-import { prepareTask, settleFinishedTask, transition } from './task-record.js';
+import { prepareTask, settleFinishedTask, transition, writeFinishedTask } from './task-record.js';
 import type { SessionStore } from './sessions.js';
 
 /** How many tasks the engine knows of, by state: the active ones and the recently finished ones. */
@@ -197,7 +197,17 @@ export class TaskEngine {
       throw new EndpointError('conflict', `task ${task.id} is already ${task.state}; submit a new task id`);
     }
     const owner = request.security?.principal_id ?? null;
-    const run: EngineRun = { task, sink, room, controller: null, canceled: false, cancelReason: undefined, cancel: null, owner };
+    const run: EngineRun = {
+      task,
+      sink,
+      room,
+      controller: null,
+      canceled: false,
+      cancelReason: undefined,
+      exposed: false,
+      cancel: null,
+      owner,
+    };
     this.active.set(task.id, run);
     if (task.metadata!.state_history!.length === 0) transition(task, 'submitted', null, now);
     transition(task, 'working', null, now);
@@ -243,16 +253,18 @@ export class TaskEngine {
    * its JSON, written once when someone reads it: a network transport writes it as the answer,
    * an in-process caller only measures it and copies the record. The record is plain JSON by
    * construction (decoded or normalized input, handler output normalized as it is attached);
-   * see settleFinishedTask for a handler that wrote into it anyway.
+   * a handler that read `context.task` may have written into it anyway, so its record is
+   * checked here (settleFinishedTask), and writing the text repairs what slipped past.
    */
   private finish(run: EngineRun): PreEncoded {
     const task = run.task;
     this.active.delete(task.id);
-    settleFinishedTask(task);
+    if (run.exposed) settleFinishedTask(task);
     // A task waiting for input keeps its text in the recent list, for a cancel; written now,
     // before the caller that gets the record could change it.
     const waiting = task.state === 'input-required';
-    const encoded = waiting ? encodeNormalizedJson(task) : new DeferredJson(task);
+    const encoded = new DeferredJson(task, writeFinishedTask);
+    if (waiting) encoded.writeNow();
     this.remember(task.id, { state: task.state!, owner: run.owner, encoded: waiting ? encoded : null });
     return new PreEncoded(task, encoded);
   }

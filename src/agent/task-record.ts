@@ -107,6 +107,21 @@ export function settleFinishedTask(task: Task): void {
   }
 }
 
+/**
+ * A finished task's JSON text. A record JSON.stringify refuses (a handler kept an object it had
+ * attached and later put a bigint or a cycle into it) is repaired first, as settleFinishedTask
+ * repairs it.
+ */
+export function writeFinishedTask(task: unknown): string {
+  try {
+    return JSON.stringify(task);
+  } catch {
+    // Repaired below; the common case pays nothing for the check.
+  }
+  settleFinishedTask(task as Task);
+  return JSON.stringify(task);
+}
+
 /** Normalizes every member in place; one that cannot be is dropped, item by item for lists and objects. */
 function makePlain(record: Record<string, unknown>): string[] {
   const dropped: string[] = [];

@@ -267,6 +267,31 @@ for (const kind of TRANSPORTS) {
       assert.equal((await h.client.sendTask(userTask(uniqueId(), 'fine'))).state, 'completed');
     });
 
+    test('a handler that changes an object after attaching it: a bigint becomes a string, a cycle fails the task', async (t) => {
+      const h = await startAgent(kind, {
+        // Never reads context.task: it reaches the record through what it attached.
+        handler: async (context) => {
+          const metadata: Record<string, unknown> = { kept: true };
+          context.artifact({ text: 'made', metadata });
+          await Promise.resolve();
+          if (context.input === 'bigint') metadata.count = 12345678901234567890n;
+          if (context.input === 'cycle') metadata.self = metadata;
+          return { text: context.input };
+        },
+      });
+      t.after(() => h.close());
+      const big = await h.client.sendTask(userTask(uniqueId(), 'bigint'));
+      assertValid('task', big);
+      assert.equal(big.state, 'completed');
+      assert.deepEqual(big.artifacts![0]!.metadata, { kept: true, count: '12345678901234567890' });
+
+      const looped = await h.client.sendTask(userTask(uniqueId(), 'cycle'));
+      assertValid('task', looped);
+      assert.equal(looped.state, 'failed');
+      assert.match(looped.metadata!.state_history!.at(-1)!.reason!, /artifacts\[0\]/);
+      assert.equal((await h.client.sendTask(userTask(uniqueId(), 'fine'))).state, 'completed');
+    });
+
     test('an async handler that rejects, and one that throws a non-Error, fail the task too', async (t) => {
       const h = await startAgent(kind, {
         handler: async ({ input }) => {
