@@ -1,7 +1,9 @@
-// Calls go straight to the target's dispatcher in this process. Payloads are encoded as JSON
-// text as on any wire, so the size checks match the network transports, but each side gets its
-// own copy of the other's value (json-copy.ts: plain JSON copied, strings shared; the text is
-// parsed when the value is not plain JSON): caller and target never share an object. Query parameters are discarded, except for an operation whose request is its query
+// Calls go straight to the target's dispatcher in this process. Payloads are measured as their
+// JSON would be (deferred-json.ts), so the size checks and byte counts match the network
+// transports, but no text is written unless read: each side gets its own copy of the other's
+// value (json-copy.ts: plain JSON copied, strings shared; the text is written and parsed when
+// the value is not plain JSON), and caller and target never share an object. Query parameters
+// are discarded, except for an operation whose request is its query
 // (registry discovery): there they are the request itself. A stream to a target without that
 // stream endpoint goes to the unary operation its spec names as `fallback`, when the target's
 // endpoint for it says how its answer becomes the final event.
