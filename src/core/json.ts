@@ -186,7 +186,8 @@ function countBytes(value: unknown, level: number): number {
 // A task repeats its own text: the answer carries the messages of the request, and agents quote
 // them in their replies and artifacts. The last few long strings measured are remembered, so the
 // same text is scanned once. A string equal to a remembered one has the same size, whether it is
-// the same string or a copy, so the match is plain equality.
+// the same string or a copy, so the match is plain equality. A remembered string stays alive
+// (with any larger string it was sliced from) until four newer long strings replace it.
 const LONG_STRING = 256;
 const REMEMBERED_MAX_LENGTH = 65_536;
 const remembered: string[] = ['', '', '', ''];
