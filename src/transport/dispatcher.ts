@@ -4,6 +4,7 @@
 // key, checks the response size and counts it. A transport knows framing, not business.
 import type { SecurityContext } from '../../generated/types/index.js';
 import { validate, isSchemaName, validateSecurityContext } from '../../generated/validators/index.js';
+import { DeferredJson, measureJson } from '../core/deferred-json.js';
 import { encodeNormalizedJson, normalizeJson, PreEncoded, type EncodedJson } from '../core/json.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { Tracing } from '../observability/tracing.js';
@@ -382,8 +383,9 @@ export class Dispatcher {
       try {
         for await (const item of source) {
           const value = item.encoded ? item.result : normalizeJson(item.result);
-          const encoded = item.encoded ?? encodeNormalizedJson(value);
-          assertWithin('event', encoded.bytes, config.limits.maxEventBytes, request);
+          // An in-process reader copies the value: the event is measured, its text left unwritten.
+          const encoded = item.encoded ?? (request.inProcess ? new DeferredJson(value) : encodeNormalizedJson(value));
+          assertWithin('event', measureJson(encoded), config.limits.maxEventBytes, request);
           metrics.sent(encoded.bytes);
           // Marked before the yield: a consumer may stop reading once it has the final frame.
           if (item.final) ok = true;

@@ -17,6 +17,7 @@ import { remoteErrorFrom } from '../wire-errors.js';
 import { findTarget } from './registry.js';
 import { copyJson, NOT_PLAIN } from './json-copy.js';
 import { extractCredentials } from '../../auth/credentials.js';
+import type { EncodedJson } from '../../core/json.js';
 import type { LazyAbort } from '../../core/lazy-abort.js';
 import { jsonValueTooDeep, MAX_JSON_DEPTH } from '../../core/json-depth.js';
 
@@ -83,7 +84,7 @@ export class RuntimeClient implements TransportClient {
       if (step.done) return { value: undefined, done: true };
       const frame = step.value;
       const event: InboundEvent = frame.ok
-        ? { id: call.requestId, ok: true, result: JSON.parse(frame.encoded.text), final: frame.final, bytes: frame.encoded.bytes }
+        ? { id: call.requestId, ok: true, result: ownCopy(frame), final: frame.final, bytes: frame.encoded.bytes }
         : { id: call.requestId, ok: false, error: frame.error, final: true, bytes: 0 };
       return { value: event, done: false };
     };
@@ -215,6 +216,12 @@ function callHeader(headers: Readonly<Record<string, string>>, name: string): st
 
 function noQuery(): undefined {
   return undefined;
+}
+
+/** The caller's copy of an event: of the value its text was made from, else of the text. */
+function ownCopy(frame: { readonly encoded: EncodedJson; readonly value: unknown }): unknown {
+  const copied = copyJson(frame.value);
+  return copied === NOT_PLAIN ? JSON.parse(frame.encoded.text) : copied;
 }
 
 function ignore(): void {}

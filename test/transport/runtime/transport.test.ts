@@ -201,6 +201,35 @@ test('runtime: a target with a stream endpoint streams its events in order, endi
   ]);
 });
 
+test('runtime: stream events reach the caller as its own copies, and no event is written as JSON text', async (t) => {
+  const url = runtimeUrl('rt-stream-copy');
+  const kept = { type: 'task_artifact', artifact: { id: 'a1', parts: [{ type: 'text', content: 'naïve "quoted"' }] } };
+  await serve(
+    t,
+    'runtime',
+    url,
+    table(
+      echoTask(),
+      stream(ops.streamTask, async function* (task) {
+        yield { result: kept, final: false };
+        yield { result: { type: 'task_completed', task_id: task.id }, final: true };
+      }),
+    ),
+  );
+  const transport = await client(t, 'runtime', url);
+  const stringify = t.mock.method(JSON, 'stringify');
+  const events: any[] = await drain(new AgentOperationsClient(transport).streamTask({ id: 'sc' }));
+  const written = stringify.mock.calls.filter((call) => typeof call.arguments[0] !== 'string');
+  stringify.mock.restore();
+  assert.deepEqual(written, [], 'the events were measured, not written');
+  assert.deepEqual(events[0], kept);
+  assert.notEqual(events[0], kept);
+  events[0].artifact.parts[0].content = 'changed-by-caller';
+  assert.equal(kept.artifact.parts[0]!.content, 'naïve "quoted"', "the caller's change did not reach the target's event");
+  assert.deepEqual(events[1], { type: 'task_completed', task_id: 'sc' });
+  assert.equal(transport.health().metrics.bytes_received, bytesOf(kept) + bytesOf(events[1]));
+});
+
 test('runtime: payloads are copies in both directions', async (t) => {
   const url = runtimeUrl('rt-copy');
   const kept = { id: 'kept', state: 'completed', messages: [{ role: 'agent', parts: [{ type: 'text', content: 'hi' }] }] };
