@@ -49,10 +49,9 @@ export class RuntimeClient implements TransportClient {
     try {
       const outcome = await untilAborted(target.unary(request), call.cancellation);
       if (outcome.kind === 'text') return { value: outcome.text, bytes: Buffer.byteLength(outcome.text) };
-      // Our own copy of the answer: of the value the text was made from when the target handed
-      // it over (cheaper than parsing the text), else of the text.
-      const copied = outcome.value === undefined ? NOT_PLAIN : copyJson(outcome.value);
-      return { value: copied === NOT_PLAIN ? JSON.parse(outcome.encoded.text) : copied, bytes: outcome.encoded.bytes };
+      // Our own copy of the answer: of the value when the target handed it over (a replay
+      // from the idempotency cache has only the text).
+      return { value: ownCopy(outcome), bytes: outcome.encoded.bytes };
     } catch (error) {
       throw this.remote(error, call);
     }
@@ -218,10 +217,13 @@ function noQuery(): undefined {
   return undefined;
 }
 
-/** The caller's copy of an event: of the value its text was made from, else of the text. */
-function ownCopy(frame: { readonly encoded: EncodedJson; readonly value: unknown }): unknown {
-  const copied = copyJson(frame.value);
-  return copied === NOT_PLAIN ? JSON.parse(frame.encoded.text) : copied;
+/**
+ * The caller's copy of an answer or an event: of the value its text stands for (cheaper than
+ * parsing the text) when there is one and it is plain JSON, else of the text.
+ */
+function ownCopy(payload: { readonly encoded: EncodedJson; readonly value?: unknown }): unknown {
+  const copied = payload.value === undefined ? NOT_PLAIN : copyJson(payload.value);
+  return copied === NOT_PLAIN ? JSON.parse(payload.encoded.text) : copied;
 }
 
 function ignore(): void {}
