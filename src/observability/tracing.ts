@@ -40,9 +40,13 @@ const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(
 export class Tracing {
   private readonly tracer: OtelApi.Tracer;
 
+  // The API's no-op provider, which its global proxy delegates to until an SDK registers one.
+  private readonly noProvider: OtelApi.TracerProvider;
+
   constructor(private readonly api: Api) {
     // A proxy: an SDK registered later still receives the spans.
     this.tracer = api.trace.getTracer('parley');
+    this.noProvider = new api.ProxyTracerProvider().getDelegate();
   }
 
   /**
@@ -55,6 +59,7 @@ export class Tracing {
     transport: TransportName,
     serve: (span: SpanHandle | null) => Promise<UnaryOutcome>,
   ): Promise<UnaryOutcome> {
+    if (!request.trace && this.noSdk()) return serve(null);
     const { span, parent } = this.startServer(request, endpoint, transport);
     if (this.idle(span)) return serve(null);
     const active = this.api.trace.setSpan(parent, span);
@@ -84,6 +89,7 @@ export class Tracing {
     transport: TransportName,
     open: (span: SpanHandle | null) => Promise<Frames>,
   ): Promise<Frames> {
+    if (!request.trace && this.noSdk()) return open(null);
     const { span, parent } = this.startServer(request, endpoint, transport);
     if (this.idle(span)) return open(null);
     const active = this.api.trace.setSpan(parent, span);
@@ -114,6 +120,7 @@ export class Tracing {
   ): ClientSpan | null {
     const { api } = this;
     const parent = api.context.active();
+    if (this.noSdk() && api.trace.getSpan(parent) === undefined) return null;
     let name: string;
     let attributes: OtelApi.Attributes;
     if (spans) {
@@ -135,6 +142,15 @@ export class Tracing {
   /** Runs `work` with `active` as the current context. */
   within<T>(active: OtelApi.Context, work: () => T): T {
     return this.api.context.with(active, work);
+  }
+
+  /**
+   * No SDK registered (checked on every call: one may register later). With no trace to
+   * continue either, a span would be a no-op one with nothing to pass on, so none is made.
+   */
+  private noSdk(): boolean {
+    const provider = this.api.trace.getTracerProvider();
+    return provider instanceof this.api.ProxyTracerProvider && provider.getDelegate() === this.noProvider;
   }
 
   /**
