@@ -177,10 +177,25 @@ function countBytes(value: unknown, level: number): number {
     const counted = countBytes(item, level + 1);
     if (counted < 0) return -1;
     // The key, its colon, and the comma or closing brace after the member.
-    bytes += stringBytes(key) + counted + 2;
+    bytes += keyBytes(key) + counted + 2;
     members++;
   }
   return members === 0 ? 2 : bytes;
+}
+
+// Member names repeat from object to object (a task uses a few dozen), so their sizes are
+// remembered: a map lookup costs less than measuring the name again. Bounded in count and in
+// length, so arbitrary names (metadata keys) cannot grow it without limit.
+const KEY_SIZES_MAX = 4_096;
+const KEY_MAX_LENGTH = 64;
+const keySizes = new Map<string, number>();
+
+function keyBytes(key: string): number {
+  const known = keySizes.get(key);
+  if (known !== undefined) return known;
+  const bytes = stringBytes(key);
+  if (key.length <= KEY_MAX_LENGTH && keySizes.size < KEY_SIZES_MAX) keySizes.set(key, bytes);
+  return bytes;
 }
 
 // A task repeats its own text: the answer carries the messages of the request, and agents quote

@@ -144,6 +144,20 @@ test('plainJsonByteLength: long strings of one length but different bytes are ea
   }
 });
 
+// Member names' sizes are remembered; a name counted again, from memory, must count the same,
+// and names past the memory's bounds (many, or long) are still counted right.
+test('plainJsonByteLength: member names counted again, and past the remembered bounds, count the same', () => {
+  const names = { 'quote"name': 1, 'new\nline': 2, ünï: 3, plain: 4, ['é'.repeat(100)]: 5 };
+  for (let round = 0; round < 3; round++) {
+    assert.equal(plainJsonByteLength(names), Buffer.byteLength(JSON.stringify(names), 'utf8'));
+  }
+  const many: Record<string, number> = {};
+  for (let i = 0; i < 5_000; i++) many[`name-${i}-${'ß'.repeat(i % 3)}`] = i;
+  for (let round = 0; round < 2; round++) {
+    assert.equal(plainJsonByteLength(many), Buffer.byteLength(JSON.stringify(many), 'utf8'));
+  }
+});
+
 // Anything JSON.stringify would write differently from what the walk sees is not plain.
 const notPlain: Array<[string, unknown]> = [
   ['a Date', { at: new Date(0) }],
