@@ -32,7 +32,7 @@ export class DeferredJson implements EncodedJson {
 
   /** Writes the text now, from the value as it is now. */
   writeNow(): void {
-    this.text;
+    void this.text;
   }
 
   /** The UTF-8 size of the text; writes it, unless measure() counted it first. */
