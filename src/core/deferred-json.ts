@@ -3,6 +3,7 @@
 // counts as a network wire: writing a 3.5 KB task as text just to count its bytes costs more
 // than the rest of the call. So the size can be counted from the value, and the text is left
 // unwritten unless a reader asks for it (a network transport, a replay that parses it).
+import { copyJson, NOT_PLAIN } from './json-copy.js';
 import { plainJsonByteLength, type EncodedJson } from './json.js';
 
 export class DeferredJson implements EncodedJson {
@@ -52,6 +53,24 @@ export class DeferredJson implements EncodedJson {
     }
     return this.size;
   }
+
+  /** See handOver. */
+  copy(): unknown {
+    if (this.written !== null) return NOT_PLAIN;
+    const copied = copyJson(this.value);
+    if (copied === NOT_PLAIN) return NOT_PLAIN;
+    this.size = copied.bytes;
+    return copied.value;
+  }
+}
+
+/**
+ * A copy of the value for a receiver in this process (json-copy.ts), with the size counted in
+ * the same walk when it was not counted yet; NOT_PLAIN when the text is written already or the
+ * value is not plain JSON (the receiver then parses the text).
+ */
+export function handOver(encoded: EncodedJson): unknown {
+  return encoded instanceof DeferredJson ? encoded.copy() : NOT_PLAIN;
 }
 
 /** The size of `encoded`, counted without writing its text where it is deferred. */

@@ -145,7 +145,7 @@ let depthLimit = 64;
 function countBytes(value: unknown, level: number): number {
   switch (typeof value) {
     case 'string':
-      return stringBytes(value);
+      return jsonStringBytes(value);
     case 'boolean':
       return value ? 4 : 5;
     case 'number':
@@ -177,7 +177,7 @@ function countBytes(value: unknown, level: number): number {
     const counted = countBytes(item, level + 1);
     if (counted < 0) return -1;
     // The key, its colon, and the comma or closing brace after the member.
-    bytes += keyBytes(key) + counted + 2;
+    bytes += jsonKeyBytes(key) + counted + 2;
     members++;
   }
   return members === 0 ? 2 : bytes;
@@ -190,10 +190,11 @@ const KEY_SIZES_MAX = 4_096;
 const KEY_MAX_LENGTH = 64;
 const keySizes = new Map<string, number>();
 
-function keyBytes(key: string): number {
+/** The UTF-8 size of `key` written as a JSON string, quotes included; sizes of short names are remembered. */
+export function jsonKeyBytes(key: string): number {
   const known = keySizes.get(key);
   if (known !== undefined) return known;
-  const bytes = stringBytes(key);
+  const bytes = jsonStringBytes(key);
   if (key.length <= KEY_MAX_LENGTH && keySizes.size < KEY_SIZES_MAX) keySizes.set(key, bytes);
   return bytes;
 }
@@ -209,7 +210,8 @@ const remembered: string[] = ['', '', '', ''];
 const rememberedBytes: number[] = [0, 0, 0, 0];
 let nextSlot = 0;
 
-function stringBytes(text: string): number {
+/** The UTF-8 size of `text` written as a JSON string, quotes and escapes included. */
+export function jsonStringBytes(text: string): number {
   if (text.length < SHORT_STRING) return plainAsciiShort(text) ? text.length + 2 : escapedBytes(text);
   if (text.length < LONG_STRING) return PLAIN_ASCII.test(text) ? text.length + 2 : escapedBytes(text);
   for (let i = 0; i < remembered.length; i++) if (remembered[i] === text) return rememberedBytes[i]!;

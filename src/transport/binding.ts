@@ -17,9 +17,10 @@ export interface OutboundCall {
   /** The encoded JSON body, or null for operations without one. */
   readonly body: EncodedJson | null;
   /**
-   * The value `body` was encoded from, as the caller passed it, on a first attempt: an
-   * in-process binding may copy it instead of parsing `body` (runtime/json-copy.ts gives up on
-   * anything that is not plain JSON). Undefined on retries and for operations without a body.
+   * For an in-process binding, on a first attempt: the target's own copy of the body (plain
+   * JSON, made when the call began, in the walk that measured it; core/json-copy.ts), handed
+   * over instead of `body`'s text. Undefined otherwise: on retries, for network bindings, for
+   * operations without a body, and for a body that is not plain JSON (its text is parsed).
    */
   readonly bodyValue?: unknown;
   readonly params: QueryParams;

@@ -4,7 +4,8 @@
 // key, checks the response size and counts it. A transport knows framing, not business.
 import type { SecurityContext } from '../../generated/types/index.js';
 import { validate, isSchemaName, validateSecurityContext } from '../../generated/validators/index.js';
-import { DeferredJson, measureJson } from '../core/deferred-json.js';
+import { DeferredJson } from '../core/deferred-json.js';
+import { NOT_PLAIN } from '../core/json-copy.js';
 import { encodeNormalizedJson, normalizeJson, PreEncoded, type EncodedJson } from '../core/json.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { Tracing } from '../observability/tracing.js';
@@ -23,7 +24,7 @@ import {
 import { EndpointError, toEndpointError, type ErrorObject } from './endpoint-error.js';
 import { IdempotencyCache } from './idempotency-cache.js';
 import type { IdempotencyRunner, IdempotencyStore } from './idempotency-store.js';
-import { assertWithin, encodeWithin, measureWithin } from './limits.js';
+import { assertWithin, encodeWithin, handOverWithin } from './limits.js';
 import type { TransportMetrics } from './metrics.js';
 import { Slots } from './slots.js';
 import { CLIENT_CLOSED, RequestLog, type Refusal, type RequestEnding } from '../observability/request-log.js';
@@ -57,10 +58,9 @@ export type UnaryOutcome =
       readonly encoded: EncodedJson;
       readonly replayed: boolean;
       /**
-       * The normalized value `encoded` was made from, when the endpoint handed one over with
-       * its text (PreEncoded) and this caller's run made it: for in-process callers, which copy
-       * it instead of parsing the text. Not kept in the idempotency cache (`encoded` of an
-       * in-process answer holds it until its text is written, if ever).
+       * An in-process caller's own copy of the answer, made while the answer was measured,
+       * when this caller's run made the answer and it is plain JSON; otherwise the caller
+       * parses the text. Never kept in the idempotency cache: a replay parses the text.
        */
       readonly value?: unknown;
     }
@@ -80,6 +80,11 @@ export type StreamFrame =
       /** The normalized result the text was made from, for wires that do not send JSON text. */
       readonly value: unknown;
       readonly final: boolean;
+      /**
+       * An in-process reader's own copy of `value`, made while the event was measured;
+       * NOT_PLAIN or absent otherwise (the reader parses the text).
+       */
+      readonly copy?: unknown;
     }
   | { readonly ok: false; readonly error: ErrorObject; readonly final: true };
 
@@ -288,18 +293,20 @@ export class Dispatcher {
       security = context.security;
       const run = target.unary;
       let replayable = true;
-      let made: unknown = NOT_MADE;
+      let copy: unknown = NOT_PLAIN;
       const invoke = async (): Promise<UnaryOutcome> => {
         const result = await run(input, context);
         const textType = TEXT_CONTENT_TYPES[target.spec.responseContentType];
         if (textType) return { kind: 'text', text: String(result), contentType: textType };
         replayable = target.replayable?.(result) ?? true;
-        if (result instanceof PreEncoded) made = result.value;
-        const encode = request.inProcess ? measureWithin : encodeWithin;
-        const encoded = encode('response', result, this.options.config.limits.maxResponseBytes, {
-          requestId: request.requestId,
-        });
-        return { kind: 'json', encoded, replayed: false };
+        const limit = this.options.config.limits.maxResponseBytes;
+        if (!request.inProcess) {
+          return { kind: 'json', encoded: encodeWithin('response', result, limit, request), replayed: false };
+        }
+        // This caller's own copy, made in the walk that measures the answer.
+        const handed = handOverWithin('response', result, limit, request);
+        copy = handed.copy;
+        return { kind: 'json', encoded: handed.encoded, replayed: false };
       };
       // Control-plane calls never wait behind the work they control.
       const slotted = target.spec.controlPlane ? invoke : () => this.inbound.run(invoke, () => request.signal);
@@ -315,8 +322,8 @@ export class Dispatcher {
       metrics.sent(outcomeBytes(outcome));
       metrics.requestFinished(true, started, operation);
       this.log?.unary(request, operation, started, security, null);
-      if (made !== NOT_MADE && outcome.kind === 'json' && !outcome.replayed) {
-        return { kind: 'json', encoded: outcome.encoded, replayed: false, value: made };
+      if (copy !== NOT_PLAIN && outcome.kind === 'json' && !outcome.replayed) {
+        return { kind: 'json', encoded: outcome.encoded, replayed: false, value: copy };
       }
       return outcome;
     } catch (error) {
@@ -377,20 +384,33 @@ export class Dispatcher {
       this.settle();
       log?.stream(request, operation, started, security, completed ? null : (failure ?? CLIENT_CLOSED), events);
     };
+    const limit = config.limits.maxEventBytes;
     const frames = async function* (): AsyncGenerator<StreamFrame, void, undefined> {
       let ok = false;
       let failure: ErrorObject | null = null;
       try {
         for await (const item of source) {
           const value = item.encoded ? item.result : normalizeJson(item.result);
-          // An in-process reader copies the value: the event is measured, its text left unwritten.
-          const encoded = item.encoded ?? (request.inProcess ? new DeferredJson(value) : encodeNormalizedJson(value));
-          assertWithin('event', measureJson(encoded), config.limits.maxEventBytes, request);
-          metrics.sent(encoded.bytes);
+          let frame: StreamFrame;
+          if (request.inProcess) {
+            // The reader's own copy, made in the walk that measures the event; its text is left unwritten.
+            const handed = handOverWithin(
+              'event',
+              new PreEncoded(value, item.encoded ?? new DeferredJson(value)),
+              limit,
+              request,
+            );
+            frame = { ok: true, encoded: handed.encoded, value, final: item.final, copy: handed.copy };
+          } else {
+            const encoded = item.encoded ?? encodeNormalizedJson(value);
+            assertWithin('event', encoded.bytes, limit, request);
+            frame = { ok: true, encoded, value, final: item.final };
+          }
+          metrics.sent(frame.encoded.bytes);
           // Marked before the yield: a consumer may stop reading once it has the final frame.
           if (item.final) ok = true;
           events++;
-          yield { ok: true, encoded, value, final: item.final };
+          yield frame;
           if (item.final) return;
         }
         failure = new EndpointError('internal', 'the stream handler ended without a final event').toObject(request.requestId);
@@ -467,9 +487,6 @@ function contextOrRefusal(answer: unknown): SecurityContext {
     `the authenticator accepted the credentials without a security context (${reasons.join('; ')})`,
   );
 }
-
-/** No value handed over with the answer's text (undefined is not a JSON value, but stay clear of it). */
-const NOT_MADE: unique symbol = Symbol('not made');
 
 /** What a stored answer weighs in the idempotency cache: the bytes it is sent as. */
 function outcomeBytes(outcome: UnaryOutcome): number {

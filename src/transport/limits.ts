@@ -1,6 +1,7 @@
 // Byte limits, measured as the UTF-8 length of the normalized JSON, and the one place that
 // encodes a payload so it is serialized once per hop.
-import { DeferredJson, measureJson } from '../core/deferred-json.js';
+import { DeferredJson, handOver, measureJson } from '../core/deferred-json.js';
+import { copyJson, NOT_PLAIN } from '../core/json-copy.js';
 import { encodeJson, normalizeJson, PreEncoded, type EncodedJson } from '../core/json.js';
 import { TransportLimitError, type PayloadKind } from './errors.js';
 
@@ -19,14 +20,34 @@ export function encodeWithin(kind: PayloadKind, value: unknown, limit: number, c
 }
 
 /**
- * encodeWithin for a payload handed over in-process: the same size and the same check, with
- * the size counted from the value and the text written only if someone reads it. `value`
- * must not change until then.
+ * encodeWithin for a payload handed over in-process: the same size and the same check, and the
+ * receiver's own copy (json-copy.ts), both from one walk of the value; the text is written only
+ * if someone reads it, so `value` must not change until then. `copy` is NOT_PLAIN for a value
+ * that is not plain JSON: it is normalized and measured, and the receiver parses its text.
  */
-export function measureWithin(kind: PayloadKind, value: unknown, limit: number, context: LimitContext = {}): EncodedJson {
-  const encoded = value instanceof PreEncoded ? value.encoded : new DeferredJson(normalizeJson(value));
+export function handOverWithin(
+  kind: PayloadKind,
+  value: unknown,
+  limit: number,
+  context: LimitContext = {},
+): { readonly encoded: EncodedJson; readonly copy: unknown } {
+  let encoded: EncodedJson;
+  let copy: unknown;
+  if (value instanceof PreEncoded) {
+    encoded = value.encoded;
+    copy = handOver(encoded);
+    // Text written already (A2A's answers): its value is copied on its own.
+    if (copy === NOT_PLAIN) {
+      const copied = copyJson(value.value);
+      if (copied !== NOT_PLAIN) copy = copied.value;
+    }
+  } else {
+    const plain = new DeferredJson(value);
+    copy = plain.copy();
+    encoded = copy === NOT_PLAIN ? new DeferredJson(normalizeJson(value)) : plain;
+  }
   assertWithin(kind, measureJson(encoded), limit, context);
-  return encoded;
+  return { encoded, copy };
 }
 
 export function assertWithin(kind: PayloadKind, bytes: number, limit: number, context: LimitContext = {}): void {

@@ -6,8 +6,10 @@ import { sleep } from '../core/clock.js';
 import { newId } from '../core/ids.js';
 import { DeferredJson } from '../core/deferred-json.js';
 import type { EncodedJson } from '../core/json.js';
+import { NOT_PLAIN } from '../core/json-copy.js';
 import { LazyAbort } from '../core/lazy-abort.js';
 import { merge } from '../core/objects.js';
+import { sharedTimeout, type SharedTimeout } from '../core/shared-timers.js';
 import type { ClientSpan, Tracing } from '../observability/tracing.js';
 import type { InboundEvent, OutboundCall, TransportClient } from './binding.js';
 import type { TransportName } from './capabilities.js';
@@ -16,7 +18,7 @@ import type { SpanHandle } from './endpoint.js';
 import { resultBytes } from './envelope.js';
 import { TransportLimitError, TransportProtocolError, TransportTimeoutError } from './errors.js';
 import { idempotencyKeyFor } from './idempotency-key.js';
-import { assertWithin, encodeWithin, measureWithin } from './limits.js';
+import { assertWithin, encodeWithin, handOverWithin } from './limits.js';
 import type { TransportMetrics } from './metrics.js';
 import { backoffSeconds, shouldRetry } from './retry.js';
 import { Slots } from './slots.js';
@@ -77,7 +79,7 @@ export class Outbound {
     const { config, metrics } = this.context;
     const url = this.context.url();
     const requestId = newId();
-    const body = this.encodeBody(spec, request, url, requestId);
+    const { body, copy } = this.encodeBody(spec, request, url, requestId);
     const idempotencyKey = spec.idempotent ? (options.idempotencyKey ?? idempotencyKeyFor(spec, request, requestId)) : null;
     const pendingSpan = this.span(spec, request, url, requestId, options);
     const span = pendingSpan instanceof Promise ? await pendingSpan : pendingSpan;
@@ -92,7 +94,7 @@ export class Outbound {
       const attempts = async () => {
         for (let attempt = 1; ; attempt++) {
           const deadline = new Deadline(options, config);
-          const bodyValue = attempt === 1 && body ? (request ?? null) : undefined;
+          const bodyValue = attempt === 1 ? copy : undefined;
           const params = queryFor(spec, request, options);
           const timeoutMs = deadline.ms;
           const fields = { spec, body, bodyValue, params, requestId, idempotencyKey, attempt, headers, url, trace, timeoutMs };
@@ -153,11 +155,18 @@ export class Outbound {
     return tracing instanceof Promise ? tracing.then(start) : start(tracing);
   }
 
-  /** The request body, checked against the size limit: measured only for a client that hands values over. */
-  private encodeBody(spec: OperationSpec, request: unknown, url: string, requestId: string): EncodedJson | null {
-    if (!spec.request) return null;
-    const encode = this.context.client().inProcess ? measureWithin : encodeWithin;
-    return encode('request', request ?? null, this.context.config.limits.maxRequestBytes, { url, requestId });
+  /**
+   * The request body, checked against the size limit. For a client that hands values over, it
+   * is measured and not written, and `copy` is the target's own copy, made in the same walk
+   * when the request is plain JSON; otherwise undefined.
+   */
+  private encodeBody(spec: OperationSpec, request: unknown, url: string, requestId: string): RequestBody {
+    if (!spec.request) return NO_BODY;
+    const limit = this.context.config.limits.maxRequestBytes;
+    if (!this.context.client().inProcess)
+      return { body: encodeWithin('request', request ?? null, limit, { url, requestId }), copy: undefined };
+    const handed = handOverWithin('request', request ?? null, limit, { url, requestId });
+    return { body: handed.encoded, copy: handed.copy === NOT_PLAIN ? undefined : handed.copy };
   }
 
   /** The caller's headers plus the credential headers, which win on a clash. */
@@ -172,7 +181,7 @@ export class Outbound {
     const { config, metrics } = this.context;
     const url = this.context.url();
     const requestId = newId();
-    const body = this.encodeBody(spec, request, url, requestId);
+    const { body, copy } = this.encodeBody(spec, request, url, requestId);
     const pendingSpan = this.span(spec, request, url, requestId, options);
     const span = pendingSpan instanceof Promise ? await pendingSpan : pendingSpan;
     let release: () => void;
@@ -189,13 +198,12 @@ export class Outbound {
     try {
       const pending = this.headers(options);
       const headers = pending instanceof Promise ? await pending : pending;
-      const bodyValue = body ? (request ?? null) : undefined;
       const params = queryFor(spec, request, options);
       const trace = span?.trace ?? null;
       const fields = {
         spec,
         body,
-        bodyValue,
+        bodyValue: copy,
         params,
         requestId,
         idempotencyKey: null,
@@ -237,6 +245,14 @@ export class Outbound {
     }
   }
 }
+
+interface RequestBody {
+  readonly body: EncodedJson | null;
+  /** The target's own copy of the body, for an in-process client (OutboundCall.bodyValue). */
+  readonly copy: unknown;
+}
+
+const NO_BODY: RequestBody = { body: null, copy: undefined };
 
 /** Query parameters: explicit ones, or the request itself for query operations (discovery). */
 function queryFor(
@@ -307,17 +323,17 @@ class Deadline {
   readonly cancellation = new LazyAbort();
   /** How long the call (or the wait for a stream's next event) may take. */
   readonly ms: number;
-  private readonly handle: NodeJS.Timeout;
+  private readonly timeout: SharedTimeout;
   private timedOut = false;
   private readonly callerSignal: AbortSignal | undefined;
   private readonly onCallerAbort: (() => void) | null = null;
 
   constructor(options: OutboundOptions, config: ResolvedConfig) {
     this.ms = options.timeoutMs ?? config.timeout * 1000;
-    this.handle = setTimeout(() => {
+    this.timeout = sharedTimeout(this.ms, () => {
       this.timedOut = true;
       this.cancellation.abort(new DeadlineExceeded(this.ms));
-    }, this.ms);
+    });
     const caller = (this.callerSignal = options.signal);
     if (!caller) return;
     if (caller.aborted) {
@@ -338,11 +354,11 @@ class Deadline {
 
   /** Starts the deadline over: streams wait at most `timeout` between two events. */
   reset(): void {
-    this.handle.refresh();
+    this.timeout.restart();
   }
 
   dispose(): void {
-    clearTimeout(this.handle);
+    this.timeout.cancel();
     if (this.onCallerAbort) this.callerSignal!.removeEventListener('abort', this.onCallerAbort);
   }
 }

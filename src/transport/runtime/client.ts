@@ -1,8 +1,9 @@
 // Calls go straight to the target's dispatcher in this process. Payloads are measured as their
 // JSON would be (deferred-json.ts), so the size checks and byte counts match the network
 // transports, but no text is written unless read: each side gets its own copy of the other's
-// value (json-copy.ts: plain JSON copied, strings shared; the text is written and parsed when
-// the value is not plain JSON), and caller and target never share an object. Query parameters
+// value, made by the sender in the walk that measures it (core/json-copy.ts: plain JSON copied,
+// strings shared; the text is written and parsed when the value is not plain JSON), and caller
+// and target never share an object. Query parameters
 // are discarded, except for an operation whose request is its query
 // (registry discovery): there they are the request itself. A stream to a target without that
 // stream endpoint goes to the unary operation its spec names as `fallback`, when the target's
@@ -15,9 +16,9 @@ import { EndpointError } from '../endpoint-error.js';
 import { TransportConnectionError } from '../errors.js';
 import { remoteErrorFrom } from '../wire-errors.js';
 import { findTarget } from './registry.js';
-import { copyJson, NOT_PLAIN } from './json-copy.js';
 import { extractCredentials } from '../../auth/credentials.js';
 import type { EncodedJson } from '../../core/json.js';
+import { NOT_PLAIN } from '../../core/json-copy.js';
 import type { LazyAbort } from '../../core/lazy-abort.js';
 import { jsonValueTooDeep, MAX_JSON_DEPTH } from '../../core/json-depth.js';
 
@@ -49,9 +50,8 @@ export class RuntimeClient implements TransportClient {
     try {
       const outcome = await untilAborted(target.unary(request), call.cancellation);
       if (outcome.kind === 'text') return { value: outcome.text, bytes: Buffer.byteLength(outcome.text) };
-      // Our own copy of the answer: of the value when the target handed it over (a replay
-      // from the idempotency cache has only the text).
-      return { value: ownCopy(outcome), bytes: outcome.encoded.bytes };
+      // The copy the target made for this caller (a replay from the idempotency cache has only the text).
+      return { value: ownCopy(outcome.value, outcome.encoded), bytes: outcome.encoded.bytes };
     } catch (error) {
       throw this.remote(error, call);
     }
@@ -83,7 +83,13 @@ export class RuntimeClient implements TransportClient {
       if (step.done) return { value: undefined, done: true };
       const frame = step.value;
       const event: InboundEvent = frame.ok
-        ? { id: call.requestId, ok: true, result: ownCopy(frame), final: frame.final, bytes: frame.encoded.bytes }
+        ? {
+            id: call.requestId,
+            ok: true,
+            result: ownCopy(frame.copy, frame.encoded),
+            final: frame.final,
+            bytes: frame.encoded.bytes,
+          }
         : { id: call.requestId, ok: false, error: frame.error, final: true, bytes: 0 };
       return { value: event, done: false };
     };
@@ -124,7 +130,7 @@ export class RuntimeClient implements TransportClient {
     } catch (error) {
       throw this.remote(error, call);
     }
-    const answer = outcome.kind === 'json' ? JSON.parse(outcome.encoded.text) : outcome.text;
+    const answer = outcome.kind === 'json' ? ownCopy(outcome.value, outcome.encoded) : outcome.text;
     const bytes = outcome.kind === 'json' ? outcome.encoded.bytes : Buffer.byteLength(outcome.text);
     yield { id: call.requestId, ok: true, result: finalEvent(answer), final: true, bytes };
   }
@@ -158,10 +164,11 @@ export class RuntimeClient implements TransportClient {
    * to is refused the same way here, and counted on the target as a refused request.
    */
   private inbound(target: Dispatcher, call: OutboundCall, method = call.spec.method, path = call.spec.path): InboundRequest {
-    const copied = call.body && call.bodyValue !== undefined ? copyJson(call.bodyValue) : NOT_PLAIN;
-    // A copy is within the depth limit by construction; parsed text is checked here.
-    const data = copied !== NOT_PLAIN ? copied : call.body ? JSON.parse(call.body.text) : undefined;
-    if (copied === NOT_PLAIN && jsonValueTooDeep(data)) {
+    // The copy the caller made for the target on a first attempt, within the depth limit by
+    // construction; parsed text is checked here.
+    const copied = call.body !== null && call.bodyValue !== undefined;
+    const data = copied ? call.bodyValue : call.body ? JSON.parse(call.body.text) : undefined;
+    if (!copied && jsonValueTooDeep(data)) {
       const refused = EndpointError.tooDeep('request body', MAX_JSON_DEPTH);
       this.refuse(target, call, refused);
       throw this.remote(refused, call);
@@ -217,13 +224,9 @@ function noQuery(): undefined {
   return undefined;
 }
 
-/**
- * The caller's copy of an answer or an event: of the value its text stands for (cheaper than
- * parsing the text) when there is one and it is plain JSON, else of the text.
- */
-function ownCopy(payload: { readonly encoded: EncodedJson; readonly value?: unknown }): unknown {
-  const copied = payload.value === undefined ? NOT_PLAIN : copyJson(payload.value);
-  return copied === NOT_PLAIN ? JSON.parse(payload.encoded.text) : copied;
+/** The caller's copy of an answer or an event: the one the target made, else its text parsed. */
+function ownCopy(copy: unknown, encoded: EncodedJson): unknown {
+  return copy === undefined || copy === NOT_PLAIN ? JSON.parse(encoded.text) : copy;
 }
 
 function ignore(): void {}
