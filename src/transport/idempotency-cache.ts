@@ -4,10 +4,13 @@
 // Stored results are bounded twice: by count, and by the total of their weights (the dispatcher
 // weighs an answer by its encoded bytes), so a few large answers cannot exhaust the heap.
 
-interface Stored {
-  readonly value: unknown;
-  readonly expiresAt: number;
-  readonly weight: number;
+/** A key's record: its run while it runs, then its stored result. */
+interface Entry {
+  /** The owner's run, until it settles. */
+  running: Promise<unknown> | null;
+  value: unknown;
+  expiresAt: number;
+  weight: number;
 }
 
 export interface IdempotencyCacheLimits {
@@ -18,8 +21,11 @@ export interface IdempotencyCacheLimits {
 }
 
 export class IdempotencyCache {
-  private readonly done = new Map<string, Stored>();
-  private readonly running = new Map<string, Promise<unknown>>();
+  // One map for runs and results: a key is looked up, added and evicted once each, and a run
+  // that ends becomes its result in place. Insertion order is the order runs began, so the
+  // first stored entry is the oldest.
+  private readonly entries = new Map<string, Entry>();
+  private storedCount = 0;
   private storedWeight = 0;
 
   /**
@@ -33,7 +39,7 @@ export class IdempotencyCache {
   ) {}
 
   get size(): number {
-    return this.done.size;
+    return this.storedCount;
   }
 
   /** The total weight of the stored results. */
@@ -63,18 +69,17 @@ export class IdempotencyCache {
     storable: (value: T) => boolean = () => true,
     weigh: (value: T) => number = () => 0,
   ): Promise<{ value: T; replayed: boolean }> {
-    const stored = this.done.get(key);
-    if (stored) {
-      if (stored.expiresAt > this.now()) return Promise.resolve({ value: stored.value as T, replayed: true });
-      this.evict(key, stored);
-    }
-    const inFlight = this.running.get(key);
-    if (inFlight) {
-      return inFlight.then(
-        (value) => ({ value: value as T, replayed: true }),
-        // The owner failed and released the key; this duplicate runs it afresh.
-        () => this.run(key, operation, storable, weigh),
-      );
+    const found = this.entries.get(key);
+    if (found) {
+      if (found.running) {
+        return found.running.then(
+          (value) => ({ value: value as T, replayed: true }),
+          // The owner failed and released the key; this duplicate runs it afresh.
+          () => this.run(key, operation, storable, weigh),
+        );
+      }
+      if (found.expiresAt > this.now()) return Promise.resolve({ value: found.value as T, replayed: true });
+      this.evict(key, found);
     }
     let owned: Promise<T>;
     try {
@@ -82,35 +87,46 @@ export class IdempotencyCache {
     } catch (error) {
       return Promise.reject(error);
     }
-    this.running.set(key, owned);
+    const entry: Entry = { running: owned, value: undefined, expiresAt: 0, weight: 0 };
+    this.entries.set(key, entry);
     return owned.then(
       (value) => {
-        this.running.delete(key);
-        if (storable(value)) this.store(key, value, weigh(value));
+        const weight = storable(value) ? weigh(value) : Number.POSITIVE_INFINITY;
+        if (weight <= this.limits.maxWeight) this.store(entry, value, weight);
+        else this.release(key, entry);
         return { value, replayed: false };
       },
       (error: unknown) => {
-        this.running.delete(key);
+        this.release(key, entry);
         throw error;
       },
     );
   }
 
-  private store(key: string, value: unknown, weight: number): void {
-    const previous = this.done.get(key);
-    if (previous) this.evict(key, previous);
-    if (weight > this.limits.maxWeight) return;
-    this.done.set(key, { value, expiresAt: this.now() + this.ttlSeconds * 1000, weight });
+  private store(entry: Entry, value: unknown, weight: number): void {
+    entry.running = null;
+    entry.value = value;
+    entry.expiresAt = this.now() + this.ttlSeconds * 1000;
+    entry.weight = weight;
+    this.storedCount++;
     this.storedWeight += weight;
-    // Maps iterate in insertion order, so the first entry is the oldest.
-    while (this.done.size > this.limits.maxEntries || this.storedWeight > this.limits.maxWeight) {
-      const [oldestKey, oldest] = this.done.entries().next().value!;
-      this.evict(oldestKey, oldest);
+    const { maxEntries, maxWeight } = this.limits;
+    if (this.storedCount <= maxEntries && this.storedWeight <= maxWeight) return;
+    // The oldest results go first; runs still going are passed over.
+    for (const [oldestKey, oldest] of this.entries) {
+      if (!oldest.running) this.evict(oldestKey, oldest);
+      if (this.storedCount <= maxEntries && this.storedWeight <= maxWeight) return;
     }
   }
 
-  private evict(key: string, stored: Stored): void {
-    this.done.delete(key);
+  /** Forgets a run that ended without a result to keep, unless the key has moved on to another run. */
+  private release(key: string, entry: Entry): void {
+    if (this.entries.get(key) === entry) this.entries.delete(key);
+  }
+
+  private evict(key: string, stored: Entry): void {
+    this.entries.delete(key);
+    this.storedCount--;
     this.storedWeight -= stored.weight;
   }
 }
