@@ -70,10 +70,22 @@ test('sleep that finishes detaches from the signal (a later abort changes nothin
 
 // ---- ids ---------------------------------------------------------------------------------
 
-test('newId gives distinct UUIDs', () => {
-  const ids = new Set(Array.from({ length: 100 }, () => newId()));
-  assert.equal(ids.size, 100);
+test('newId gives distinct version 4 UUIDs, across several draws of random bytes', () => {
+  const first = newId();
+  const copy = `${first}`;
+  const ids = new Set(Array.from({ length: 2_000 }, () => newId()));
+  assert.equal(ids.size, 2_000);
+  assert.ok(!ids.has(first));
+  // Each id is a string of its own: later ids do not change an earlier one.
+  assert.equal(first, copy);
   for (const id of ids) assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  // Every digit that is not fixed takes all sixteen values over 2,000 ids (the variant digit its four).
+  const list = [...ids];
+  for (let at = 0; at < 36; at++) {
+    if ([8, 13, 14, 18, 23].includes(at)) continue;
+    const seen = new Set(list.map((id) => id[at]));
+    assert.equal(seen.size, at === 19 ? 4 : 16, `position ${at}`);
+  }
 });
 
 // ---- task states -------------------------------------------------------------------------
