@@ -46,9 +46,7 @@ class Entry implements SharedTimeout {
   }
 
   restart(): void {
-    if (!this.pending) return;
-    this.lane.remove(this);
-    this.lane.append(this);
+    if (this.pending) this.lane.restart(this);
   }
 }
 
@@ -64,11 +62,7 @@ class Lane {
   append(entry: Entry): void {
     entry.due = performance.now() + this.ms;
     entry.pending = true;
-    entry.previous = this.last;
-    entry.next = null;
-    if (this.last) this.last.next = entry;
-    else this.first = entry;
-    this.last = entry;
+    this.link(entry);
     if (!this.timer) this.arm(this.ms);
     // The lane was empty, its timer left armed but not holding the process open.
     else if (entry === this.first) this.timer.ref();
@@ -76,13 +70,33 @@ class Lane {
 
   remove(entry: Entry): void {
     entry.pending = false;
+    this.unlink(entry);
+    // Left armed for the next call, but no longer holding the process open.
+    if (!this.first) this.timer?.unref();
+  }
+
+  /** Moves a pending entry to the end with a new due time; the lane stays as busy as it was. */
+  restart(entry: Entry): void {
+    entry.due = performance.now() + this.ms;
+    if (entry === this.last) return;
+    this.unlink(entry);
+    this.link(entry);
+  }
+
+  private link(entry: Entry): void {
+    entry.previous = this.last;
+    entry.next = null;
+    if (this.last) this.last.next = entry;
+    else this.first = entry;
+    this.last = entry;
+  }
+
+  private unlink(entry: Entry): void {
     if (entry.previous) entry.previous.next = entry.next;
     else this.first = entry.next;
     if (entry.next) entry.next.previous = entry.previous;
     else this.last = entry.previous;
     entry.previous = entry.next = null;
-    // Left armed for the next call, but no longer holding the process open.
-    if (!this.first) this.timer?.unref();
   }
 
   private arm(wait: number): void {

@@ -75,6 +75,20 @@ test('sharedTimeout: a restart counts the whole duration again', async () => {
   assert.ok(elapsed >= restartedAt + 40, `fired at ${elapsed} ms, restarted at ${restartedAt} ms`);
 });
 
+test('sharedTimeout: restarting the earlier of two moves it behind the later one', async () => {
+  const order: string[] = [];
+  const started = performance.now();
+  const first = sharedTimeout(40, () => order.push('first'));
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  const second = firedAt(40);
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  first.restart();
+  const restartedAt = performance.now() - started;
+  await second.fired.then(() => order.push('second'));
+  await new Promise((resolve) => setTimeout(resolve, restartedAt + 60 - (performance.now() - started)));
+  assert.deepEqual(order, ['second', 'first']);
+});
+
 test('sharedTimeout: cancel and restart after firing do nothing', async () => {
   const { fired, timeout } = firedAt(5);
   await fired;
