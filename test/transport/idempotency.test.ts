@@ -169,6 +169,27 @@ test('cache: later duplicates are replayed until the TTL runs out, then run agai
   assert.equal(runs, 2);
 });
 
+test('cache: over many turnovers, and with results expired out of turn, the newest stay and the oldest go', async () => {
+  let now = 1_000_000;
+  const cache = new IdempotencyCache(10, { maxEntries: 5, maxWeight: 1_000 }, () => now);
+  const runs = new Map<string, number>();
+  const op = (key: string) => async () => {
+    runs.set(key, (runs.get(key) ?? 0) + 1);
+    return key;
+  };
+  for (let i = 0; i < 40; i++) await cache.run(`early${i}`, op(`early${i}`));
+  // The last five expire and are evicted as they are asked for again (and run again).
+  now += 10_000;
+  for (let i = 35; i < 40; i++) assert.equal((await cache.run(`early${i}`, op(`early${i}`))).replayed, false);
+  for (let i = 0; i < 1_000; i++) await cache.run(`k${i}`, op(`k${i}`));
+  assert.equal(cache.size, 5);
+  for (let i = 995; i < 1_000; i++) assert.equal((await cache.run(`k${i}`, op(`k${i}`))).replayed, true, `k${i}`);
+  assert.equal((await cache.run('k994', op('k994'))).replayed, false);
+  assert.equal((await cache.run('early39', op('early39'))).replayed, false);
+  assert.equal(runs.get('k994'), 2);
+  assert.equal(runs.get('k995'), 1);
+});
+
 test('cache: a failed operation is released, not stored; waiting duplicates run it again', async () => {
   const cache = new IdempotencyCache(300, { maxEntries: 10, maxWeight: 1_000 });
   const hold = gate();
