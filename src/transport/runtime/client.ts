@@ -45,10 +45,10 @@ export class RuntimeClient implements TransportClient {
 
   async send(call: OutboundCall): Promise<InboundReply> {
     const target = this.target(call);
-    this.assertRoute(target, call);
+    const endpoint = this.endpoint(target, call);
     const request = this.inbound(target, call);
     try {
-      const outcome = await untilAborted(target.unary(request), call.cancellation);
+      const outcome = await untilAborted(target.unary(request, endpoint), call.cancellation);
       if (outcome.kind === 'text') return { value: outcome.text, bytes: Buffer.byteLength(outcome.text) };
       // The copy the target made for this caller (a replay from the idempotency cache has only the text).
       return { value: ownCopy(outcome.value, outcome.encoded), bytes: outcome.encoded.bytes };
@@ -64,7 +64,7 @@ export class RuntimeClient implements TransportClient {
       const submit = target.endpoints.get(routeKey(fallback.method, fallback.path));
       if (submit?.finalEvent) return this.synthesized(target, call, fallback, submit, submit.finalEvent);
     }
-    this.assertRoute(target, call);
+    const endpoint = this.endpoint(target, call);
     // A plain iterator mapping the target's frames, opened at the first read: one
     // async-generator layer less per event.
     let frames: Promise<AsyncGenerator<StreamFrame, void, undefined>> | null = null;
@@ -72,7 +72,7 @@ export class RuntimeClient implements TransportClient {
     // Opened inside a promise, so a refused body rejects the first read instead of throwing.
     const open = () =>
       (frames ??= Promise.resolve()
-        .then(() => target.openStream(this.inbound(target, call), undefined, { holdSlot: false }))
+        .then(() => target.openStream(this.inbound(target, call), endpoint, { holdSlot: false }))
         .then(
           (generator) => (opened = generator),
           (error: unknown) => {
@@ -150,10 +150,12 @@ export class RuntimeClient implements TransportClient {
    * Methods are an HTTP idea: in-process, a route that is not in the table is simply unknown
    * (404), even where another method exists on the same path. The target's dispatcher never
    * sees the call, so it is counted on the target here, as a network server counts the
-   * requests it refuses.
+   * requests it refuses. Found here, the endpoint is handed to the dispatcher, which then
+   * need not look it up again.
    */
-  private assertRoute(target: Dispatcher, call: OutboundCall): void {
-    if (target.endpoints.has(routeKey(call.spec.method, call.spec.path))) return;
+  private endpoint(target: Dispatcher, call: OutboundCall): Endpoint {
+    const endpoint = target.endpoints.get(routeKey(call.spec.method, call.spec.path));
+    if (endpoint) return endpoint;
     const refused = new EndpointError('not_found', `no endpoint for ${call.spec.method} ${call.spec.path}`);
     this.refuse(target, call, refused);
     throw this.remote(refused, call);
