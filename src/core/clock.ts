@@ -28,6 +28,15 @@ export function nowIso(): string {
   return lastIso;
 }
 
+/**
+ * The string nowIso handed out last ('' before the first). A task carries the same timestamp in
+ * every entry made within one millisecond, and it is plain ASCII by construction, so counting
+ * a task's size checks for it before scanning a string (json.ts).
+ */
+export function lastIsoString(): string {
+  return lastIso;
+}
+
 /** Seconds since the Unix epoch, with fractions. */
 export function nowSeconds(): number {
   return Date.now() / 1000;

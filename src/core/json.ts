@@ -1,4 +1,5 @@
 // Normalization to plain JSON, and the byte size every limit is measured in.
+import { lastIsoString } from './clock.js';
 
 /**
  * Recursively turns a value into plain JSON data: Dates become ISO strings, Maps and class
@@ -212,6 +213,9 @@ let nextSlot = 0;
 
 /** The UTF-8 size of `text` written as a JSON string, quotes and escapes included. */
 export function jsonStringBytes(text: string): number {
+  // The clock's current timestamp, which a task repeats in most of its entries: an equal string
+  // (the same one, nearly always, so the check costs next to nothing) needs no scan.
+  if (text === lastIsoString()) return text.length + 2;
   if (text.length < SHORT_STRING) return plainAsciiShort(text) ? text.length + 2 : escapedBytes(text);
   if (text.length < LONG_STRING) return PLAIN_ASCII.test(text) ? text.length + 2 : escapedBytes(text);
   for (let i = 0; i < remembered.length; i++) if (remembered[i] === text) return rememberedBytes[i]!;

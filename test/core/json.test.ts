@@ -1,5 +1,6 @@
 // src/core/json.ts: normalization to plain JSON, and the UTF-8 byte size every limit uses.
 import { test } from 'node:test';
+import { nowIso } from '../../src/core/clock.js';
 import assert from 'node:assert/strict';
 import { encodeJson, jsonByteLength, normalizeJson, plainJsonByteLength } from '../../src/core/json.js';
 
@@ -186,4 +187,12 @@ test('plainJsonByteLength: a cycle, or nesting past the limit, is -1 rather than
   assert.equal(plainJsonByteLength(loop), -1);
   assert.equal(plainJsonByteLength([[[]]], 2), -1);
   assert.equal(plainJsonByteLength([[[]]], 3), 6);
+});
+
+test("plainJsonByteLength: the clock's current timestamp, the same string or an equal one, counts as its text", () => {
+  const stamp = nowIso();
+  const equal = `${stamp.slice(0, 10)}${stamp.slice(10)}`;
+  for (const value of [stamp, equal, { at: stamp, again: [stamp, equal] }, '']) {
+    assert.equal(plainJsonByteLength(value), Buffer.byteLength(JSON.stringify(value), 'utf8'));
+  }
 });
