@@ -136,6 +136,8 @@ export class IdempotencyCache {
 
   private evict(entry: Entry): void {
     if (this.entries.get(entry.key) === entry) this.entries.delete(entry.key);
+    // The list may hold the entry a while longer (evicted out of turn); its result goes now.
+    entry.value = undefined;
     entry.stored = false;
     this.storedCount--;
     this.storedWeight -= entry.weight;
