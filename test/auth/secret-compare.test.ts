@@ -65,3 +65,24 @@ test('calls one after another do not see each other: the scratch space is rewrit
   assert.equal(set.find(KEY), 'live');
   assert.equal(set.find(''), undefined);
 });
+
+test('what a longer value left behind never completes a shorter one, written either way', () => {
+  const short = new SecretSet([
+    ['abc', 'ascii'],
+    ['ab', 'two'],
+  ]);
+  // Each pair: a longer value first, then a prefix of it that is not a secret, then a secret.
+  for (const [longer, prefix] of [
+    ['abcdef', 'abcd'],
+    ['abcé', 'a'],
+    ['abcx', 'a'],
+    ['abcdefé', 'abcdé'],
+    ['a'.repeat(200), 'aa'],
+  ] as const) {
+    assert.equal(short.find(longer), undefined, longer);
+    assert.equal(short.find(prefix), undefined, `${prefix} after ${longer}`);
+    assert.equal(short.find('abc'), 'ascii');
+    assert.equal(short.find(longer), undefined, longer);
+    assert.equal(short.find('ab'), 'two', `ab after ${longer}`);
+  }
+});
