@@ -54,7 +54,16 @@ export class DeferredJson implements EncodedJson {
     return this.size;
   }
 
-  /** See handOver. */
+  /** Whether the text is written (the value is let go then). */
+  get hasText(): boolean {
+    return this.written !== null;
+  }
+
+  /**
+   * A copy of the value for a receiver in this process (json-copy.ts), with the size counted in
+   * the same walk; NOT_PLAIN when the text is written already or the value is not plain JSON
+   * (the receiver then parses the text).
+   */
   copy(): unknown {
     if (this.written !== null) return NOT_PLAIN;
     const copied = copyJson(this.value);
@@ -62,15 +71,6 @@ export class DeferredJson implements EncodedJson {
     this.size = copied.bytes;
     return copied.value;
   }
-}
-
-/**
- * A copy of the value for a receiver in this process (json-copy.ts), with the size counted in
- * the same walk when it was not counted yet; NOT_PLAIN when the text is written already or the
- * value is not plain JSON (the receiver then parses the text).
- */
-export function handOver(encoded: EncodedJson): unknown {
-  return encoded instanceof DeferredJson ? encoded.copy() : NOT_PLAIN;
 }
 
 /** The size of `encoded`, counted without writing its text where it is deferred. */

@@ -5,7 +5,6 @@
 import type { SecurityContext } from '../../generated/types/index.js';
 import { validate, isSchemaName, validateSecurityContext } from '../../generated/validators/index.js';
 import { DeferredJson } from '../core/deferred-json.js';
-import { NOT_PLAIN } from '../core/json-copy.js';
 import { encodeNormalizedJson, normalizeJson, PreEncoded, type EncodedJson } from '../core/json.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { Tracing } from '../observability/tracing.js';
@@ -82,7 +81,7 @@ export type StreamFrame =
       readonly final: boolean;
       /**
        * An in-process reader's own copy of `value`, made while the event was measured;
-       * NOT_PLAIN or absent otherwise (the reader parses the text).
+       * absent otherwise (the reader parses the text).
        */
       readonly copy?: unknown;
     }
@@ -293,7 +292,7 @@ export class Dispatcher {
       security = context.security;
       const run = target.unary;
       let replayable = true;
-      let copy: unknown = NOT_PLAIN;
+      let copy: unknown;
       const invoke = async (): Promise<UnaryOutcome> => {
         const result = await run(input, context);
         const textType = TEXT_CONTENT_TYPES[target.spec.responseContentType];
@@ -322,7 +321,7 @@ export class Dispatcher {
       metrics.sent(outcomeBytes(outcome));
       metrics.requestFinished(true, started, operation);
       this.log?.unary(request, operation, started, security, null);
-      if (copy !== NOT_PLAIN && outcome.kind === 'json' && !outcome.replayed) {
+      if (copy !== undefined && outcome.kind === 'json' && !outcome.replayed) {
         return { kind: 'json', encoded: outcome.encoded, replayed: false, value: copy };
       }
       return outcome;

@@ -129,13 +129,13 @@ export class IdempotencyCache {
     this.compact();
   }
 
-  /** Forgets a run that ended without a result to keep. */
+  /** Forgets the key's entry, unless the key has moved on to another. */
   private release(entry: Entry): void {
     if (this.entries.get(entry.key) === entry) this.entries.delete(entry.key);
   }
 
   private evict(entry: Entry): void {
-    if (this.entries.get(entry.key) === entry) this.entries.delete(entry.key);
+    this.release(entry);
     // The list may hold the entry a while longer (evicted out of turn); its result goes now.
     entry.value = undefined;
     entry.stored = false;

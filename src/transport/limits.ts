@@ -1,6 +1,6 @@
 // Byte limits, measured as the UTF-8 length of the normalized JSON, and the one place that
 // encodes a payload so it is serialized once per hop.
-import { DeferredJson, handOver, measureJson } from '../core/deferred-json.js';
+import { DeferredJson, measureJson } from '../core/deferred-json.js';
 import { copyJson, NOT_PLAIN } from '../core/json-copy.js';
 import { encodeJson, normalizeJson, PreEncoded, type EncodedJson } from '../core/json.js';
 import { TransportLimitError, type PayloadKind } from './errors.js';
@@ -22,7 +22,7 @@ export function encodeWithin(kind: PayloadKind, value: unknown, limit: number, c
 /**
  * encodeWithin for a payload handed over in-process: the same size and the same check, and the
  * receiver's own copy (json-copy.ts), both from one walk of the value; the text is written only
- * if someone reads it, so `value` must not change until then. `copy` is NOT_PLAIN for a value
+ * if someone reads it, so `value` must not change until then. `copy` is undefined for a value
  * that is not plain JSON: it is normalized and measured, and the receiver parses its text.
  */
 export function handOverWithin(
@@ -35,11 +35,12 @@ export function handOverWithin(
   let copy: unknown;
   if (value instanceof PreEncoded) {
     encoded = value.encoded;
-    copy = handOver(encoded);
-    // Text written already (A2A's answers): its value is copied on its own.
-    if (copy === NOT_PLAIN) {
+    // Text not written yet is copied and counted in one walk; a text written already (A2A's
+    // answers, a task waiting for input) leaves its value to be copied on its own.
+    if (encoded instanceof DeferredJson && !encoded.hasText) copy = encoded.copy();
+    else {
       const copied = copyJson(value.value);
-      if (copied !== NOT_PLAIN) copy = copied.value;
+      copy = copied === NOT_PLAIN ? NOT_PLAIN : copied.value;
     }
   } else {
     const plain = new DeferredJson(value);
@@ -47,7 +48,7 @@ export function handOverWithin(
     encoded = copy === NOT_PLAIN ? new DeferredJson(normalizeJson(value)) : plain;
   }
   assertWithin(kind, measureJson(encoded), limit, context);
-  return { encoded, copy };
+  return { encoded, copy: copy === NOT_PLAIN ? undefined : copy };
 }
 
 export function assertWithin(kind: PayloadKind, bytes: number, limit: number, context: LimitContext = {}): void {

@@ -6,7 +6,6 @@ import { sleep } from '../core/clock.js';
 import { newId } from '../core/ids.js';
 import { DeferredJson } from '../core/deferred-json.js';
 import type { EncodedJson } from '../core/json.js';
-import { NOT_PLAIN } from '../core/json-copy.js';
 import { LazyAbort } from '../core/lazy-abort.js';
 import { merge } from '../core/objects.js';
 import { sharedTimeout, type SharedTimeout } from '../core/shared-timers.js';
@@ -166,7 +165,7 @@ export class Outbound {
     if (!this.context.client().inProcess)
       return { body: encodeWithin('request', request ?? null, limit, { url, requestId }), copy: undefined };
     const handed = handOverWithin('request', request ?? null, limit, { url, requestId });
-    return { body: handed.encoded, copy: handed.copy === NOT_PLAIN ? undefined : handed.copy };
+    return { body: handed.encoded, copy: handed.copy };
   }
 
   /** The caller's headers plus the credential headers, which win on a clash. */

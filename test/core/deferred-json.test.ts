@@ -2,7 +2,7 @@
 // written once, only when read.
 import assert from 'node:assert/strict';
 import test from 'node:test';
-import { DeferredJson, handOver, measureJson } from '../../src/core/deferred-json.js';
+import { DeferredJson, measureJson } from '../../src/core/deferred-json.js';
 import { NOT_PLAIN } from '../../src/core/json-copy.js';
 
 const task = { id: 't1', state: 'completed', messages: [{ role: 'user', parts: [{ type: 'text', content: 'héllo "world"' }] }] };
@@ -72,25 +72,24 @@ test('measureJson: a deferred encoding is counted, an encoding already made give
   assert.equal(measureJson({ text: '[1,2]', bytes: 5 }), 5);
 });
 
-test('handOver() copies the value and counts its size in the same walk, writing no text', () => {
+test('copy() copies the value and counts its size in the same walk, writing no text', () => {
   const { write, calls } = counting();
   const deferred = new DeferredJson(task, write);
-  const copy = handOver(deferred) as typeof task;
+  const copy = deferred.copy() as typeof task;
   assert.deepEqual(copy, task);
   assert.notEqual(copy, task);
   assert.notEqual(copy.messages[0], task.messages[0]);
   assert.equal(deferred.measure(), Buffer.byteLength(JSON.stringify(task)));
   assert.equal(calls(), 0);
   // Each receiver gets a copy of its own.
-  assert.notEqual(handOver(deferred), copy);
+  assert.notEqual(deferred.copy(), copy);
 });
 
-test('handOver() gives NOT_PLAIN once the text is written, for a value that is not plain JSON, and for text made already', () => {
+test('copy() gives NOT_PLAIN once the text is written, and for a value that is not plain JSON', () => {
   const written = new DeferredJson(task);
   written.writeNow();
-  assert.equal(handOver(written), NOT_PLAIN);
+  assert.equal(written.copy(), NOT_PLAIN);
   const dated = new DeferredJson({ at: new Date(0) });
-  assert.equal(handOver(dated), NOT_PLAIN);
+  assert.equal(dated.copy(), NOT_PLAIN);
   assert.equal(dated.measure(), Buffer.byteLength(JSON.stringify({ at: new Date(0) })));
-  assert.equal(handOver({ text: '{}', bytes: 2 }), NOT_PLAIN);
 });

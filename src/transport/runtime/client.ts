@@ -18,7 +18,6 @@ import { remoteErrorFrom } from '../wire-errors.js';
 import { findTarget } from './registry.js';
 import { extractCredentials } from '../../auth/credentials.js';
 import type { EncodedJson } from '../../core/json.js';
-import { NOT_PLAIN } from '../../core/json-copy.js';
 import type { LazyAbort } from '../../core/lazy-abort.js';
 import { jsonValueTooDeep, MAX_JSON_DEPTH } from '../../core/json-depth.js';
 
@@ -228,7 +227,7 @@ function noQuery(): undefined {
 
 /** The caller's copy of an answer or an event: the one the target made, else its text parsed. */
 function ownCopy(copy: unknown, encoded: EncodedJson): unknown {
-  return copy === undefined || copy === NOT_PLAIN ? JSON.parse(encoded.text) : copy;
+  return copy === undefined ? JSON.parse(encoded.text) : copy;
 }
 
 function ignore(): void {}
