@@ -79,8 +79,9 @@ export interface ModelLoopOptions {
  * Default textWindowMs: at most 20 text events a second per stream. A reader cannot follow text
  * faster than that, and each event costs a write and the client's wake-up: at 12 ms (about 80
  * events a second) the agent spent 1.3 times the CPU per token of the provider's SDK reading
- * the stream alone, at 50 ms 1.02-1.25 over four runs (bench/llm, paced). The first chunk
- * after a pause leaves at once; only a steady stream waits, up to the window.
+ * the stream alone, at 50 ms 1.02-1.25 over four runs (bench/llm, paced), and 0.83-0.96 once
+ * the loop also stopped reading while a chunk waits (ChunkBatch). The first chunk after a
+ * pause leaves at once; only a steady stream waits, up to the window.
  * Keep it above the sse and websocket transports' default stream flush interval (10 ms) plus a
  * timer's jitter: with equal spacings the two clocks lock out of phase (the transport writes an
  * event a few ms after this loop hands it over, so the next one, a window later, is again
@@ -216,11 +217,16 @@ async function runStep(
     const chunks = observer ? new ChunkBatch(observer, messageId, name, step, textWindowMs) : null;
     try {
       for await (const event of model.step({ turns, tools, signal })) {
+        if (chunks) chunks.received++;
         if (event.type === 'text') {
           if (event.delta === '') continue;
           text += event.delta;
           if (chunks) {
             chunks.add(event.delta);
+            // While the chunk waits for its window, reading on would only add to it: the model's
+            // next chunks wait in the connection and are read together when the window closes.
+            const closing = chunks.closing(signal);
+            if (closing) await closing;
             // A slow stream reader holds the model's stream back (TCP does the rest) instead of piling up chunks.
             const wait = observer!.room?.();
             if (wait) await wait;
@@ -260,6 +266,9 @@ async function runStep(
   return { messageId, text, calls, usage };
 }
 
+/** Turns a ChunkBatch watches after a chunk leaves for one in which nothing came from the model. */
+const PROBES = 3;
+
 /**
  * Text chunks of one step on their way to the stream. A chunk goes out at the end of the event
  * loop turn it arrived in (one read from the model's connection), merged with the others of
@@ -269,6 +278,16 @@ async function runStep(
  * turn it arrives; a burst (a fast local model, a reader catching up) costs one event per
  * window, not one per token, all the way to the client. The concatenated deltas are the same
  * either way; what a chunk can wait is bounded by the window.
+ *
+ * When the loop has caught up with the model (a whole turn of the event loop passed after a
+ * chunk left without the model sending anything more), it reads nothing while the next chunk
+ * waits for its window (see closing()): the model's chunks of that window stay in the
+ * connection's buffers, and the loop reads them all in one go when the window closes, just
+ * before the chunk leaves. Nothing leaves later for it, and a model that sends a token a
+ * millisecond costs one pass through the SDK's stream parser and the loop per window instead
+ * of one per token. The end of the step (the finish chunk, a tool call) is read at most one
+ * window late, as the text is. A model that has not been caught up with (a burst, a fast
+ * local model) is read on without a pause, so nothing slows it down.
  */
 class ChunkBatch {
   private pending = '';
@@ -276,10 +295,41 @@ class ChunkBatch {
   private timer: NodeJS.Timeout | null = null;
   /** performance.now() when the last text event left; -Infinity before the first. */
   private lastSent = Number.NEGATIVE_INFINITY;
+  /** The loop's wait for the window to close, while it waits; see closing(). */
+  private closed: { readonly promise: Promise<void>; readonly release: () => void } | null = null;
+  /** Events read from the model so far; the loop counts them. */
+  received = 0;
+  /** Whether, since the last chunk left, a whole turn of the event loop read nothing from the model. */
+  private caughtUp = false;
+  /** `received` at the last probe, and the probes left after the last chunk left. */
+  private receivedAtProbe = 0;
+  private probesLeft = 0;
   private readonly flushLater = () => {
     this.scheduled = false;
     this.timer = null;
     this.flush();
+    // The next few turns tell whether more is waiting in the connection (each polls it).
+    // Another event of the agent may let a chunk in before the first probe, so one turn
+    // that reads something does not yet make a burst.
+    this.caughtUp = false;
+    this.receivedAtProbe = this.received;
+    this.probesLeft = PROBES;
+    setImmediate(this.probe);
+  };
+  private readonly probe = () => {
+    if (this.received === this.receivedAtProbe) {
+      this.caughtUp = true;
+      return;
+    }
+    this.receivedAtProbe = this.received;
+    if (--this.probesLeft > 0) setImmediate(this.probe);
+  };
+  private readonly windowClosed = () => {
+    this.timer = null;
+    // The loop reads what arrived during the window first; the chunk leaves at the end of
+    // that turn, with all of it.
+    setImmediate(this.flushLater);
+    this.closed?.release();
   };
 
   constructor(
@@ -295,8 +345,29 @@ class ChunkBatch {
     if (this.scheduled) return;
     this.scheduled = true;
     const wait = this.windowMs > 0 ? this.lastSent + this.windowMs - performance.now() : 0;
-    if (wait > 0) this.timer = setTimeout(this.flushLater, wait);
+    if (wait > 0) this.timer = setTimeout(this.windowClosed, wait);
     else setImmediate(this.flushLater);
+  }
+
+  /**
+   * Null unless a chunk waits for its window and the loop had caught up with the model; then a
+   * promise that settles when the window closes or `signal` aborts, whichever comes first (it
+   * never rejects: the model's stream reports the abort on the next read).
+   */
+  closing(signal: AbortSignal): Promise<void> | null {
+    if (this.timer === null || !this.caughtUp || signal.aborted) return null;
+    if (this.closed) return this.closed.promise;
+    let release!: () => void;
+    const promise = new Promise<void>((resolve) => {
+      release = () => {
+        this.closed = null;
+        signal.removeEventListener('abort', release);
+        resolve();
+      };
+    });
+    signal.addEventListener('abort', release, { once: true });
+    this.closed = { promise, release };
+    return promise;
   }
 
   /** Sends what is pending now (before any other event of the step). */
