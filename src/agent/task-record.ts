@@ -3,6 +3,7 @@ import type { Artifact, Message, Task, TaskState } from '../../generated/types/i
 import { nowIso } from '../core/clock.js';
 import { newId } from '../core/ids.js';
 import { isPlainJson, normalizeJson } from '../core/json.js';
+import { WRITE_APART_LENGTH, stringifyWithLongStrings, type LongStringSpot, type WrittenJson } from '../core/json-long-strings.js';
 import { merge } from '../core/objects.js';
 import type { ArtifactInput, MessageInput } from './handler.js';
 
@@ -108,18 +109,39 @@ export function settleFinishedTask(task: Task): void {
 }
 
 /**
- * A finished task's JSON text. A record JSON.stringify refuses (a handler kept an object it had
- * attached and later put a bigint or a cycle into it) is repaired first, as settleFinishedTask
- * repairs it.
+ * A finished task's JSON text; with its size too when the task carries long text parts, which
+ * are written apart (json-long-strings.ts). A record JSON.stringify refuses (a handler kept an
+ * object it had attached and later put a bigint or a cycle into it) is repaired first, as
+ * settleFinishedTask repairs it.
  */
-export function writeFinishedTask(task: unknown): string {
+export function writeFinishedTask(task: unknown): string | WrittenJson {
   try {
-    return JSON.stringify(task);
+    return writeTask(task as Task);
   } catch {
     // Repaired below; the common case pays nothing for the check.
   }
   settleFinishedTask(task as Task);
-  return JSON.stringify(task);
+  return writeTask(task as Task);
+}
+
+function writeTask(task: Task): string | WrittenJson {
+  const spots = longTextParts(task);
+  return spots === null ? JSON.stringify(task) : stringifyWithLongStrings(task, spots);
+}
+
+/** The text parts of the task's messages and artifacts at least WRITE_APART_LENGTH long; null for none. */
+function longTextParts(task: Task): LongStringSpot[] | null {
+  let spots: LongStringSpot[] | null = null;
+  const scan = (parts: unknown) => {
+    if (!Array.isArray(parts)) return;
+    for (const part of parts as Array<Record<string, unknown> | null>) {
+      const content = part?.content;
+      if (typeof content === 'string' && content.length >= WRITE_APART_LENGTH) (spots ??= []).push({ holder: part!, key: 'content' });
+    }
+  };
+  if (Array.isArray(task.messages)) for (const message of task.messages) scan(message?.parts);
+  if (Array.isArray(task.artifacts)) for (const artifact of task.artifacts) scan(artifact?.parts);
+  return spots;
 }
 
 /** Normalizes every member in place; one that cannot be is dropped, item by item for lists and objects. */

@@ -4,6 +4,7 @@
 // than the rest of the call. So the size can be counted from the value, and the text is left
 // unwritten unless a reader asks for it (a network transport, a replay that parses it).
 import { copyJson, NOT_PLAIN } from './json-copy.js';
+import type { WrittenJson } from './json-long-strings.js';
 import { plainJsonByteLength, type EncodedJson } from './json.js';
 
 export class DeferredJson implements EncodedJson {
@@ -13,19 +14,26 @@ export class DeferredJson implements EncodedJson {
 
   /**
    * `value`: normalized JSON, which must not change until the text is written (a finished task,
-   * a request the caller handed over). `write`: how the text is made; the default is
-   * JSON.stringify. Once written, the value is let go and only the text is kept.
+   * a request the caller handed over). `write`: how the text is made, with its UTF-8 size when
+   * that comes cheaply; the default is JSON.stringify. Once written, the value is let go and
+   * only the text is kept.
    */
   constructor(
     value: unknown,
-    private readonly write: (value: unknown) => string = stringify,
+    private readonly write: (value: unknown) => string | WrittenJson = stringify,
   ) {
     this.value = value;
   }
 
   get text(): string {
     if (this.written === null) {
-      this.written = this.write(this.value);
+      const written = this.write(this.value);
+      if (typeof written === 'string') {
+        this.written = written;
+      } else {
+        this.written = written.text;
+        this.size = written.bytes;
+      }
       this.value = undefined;
     }
     return this.written;
@@ -38,7 +46,7 @@ export class DeferredJson implements EncodedJson {
 
   /** The UTF-8 size of the text; writes it, unless measure() counted it first. */
   get bytes(): number {
-    if (this.size < 0) this.size = Buffer.byteLength(this.text, 'utf8');
+    if (this.size < 0) this.size = this.writtenSize();
     return this.size;
   }
 
@@ -49,9 +57,15 @@ export class DeferredJson implements EncodedJson {
   measure(): number {
     if (this.size < 0) {
       const counted = this.written === null ? plainJsonByteLength(this.value) : -1;
-      this.size = counted >= 0 ? counted : Buffer.byteLength(this.text, 'utf8');
+      this.size = counted >= 0 ? counted : this.writtenSize();
     }
     return this.size;
+  }
+
+  /** The size of the text, writing it first; the writer may have told it. */
+  private writtenSize(): number {
+    const text = this.text;
+    return this.size >= 0 ? this.size : Buffer.byteLength(text, 'utf8');
   }
 
   /** Whether the text is written (the value is let go then). */

@@ -246,6 +246,18 @@ function plainAsciiShort(text: string): boolean {
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what this looks for.
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
+/**
+ * `text` as a JSON string, with its UTF-8 size. For a long string this is cheaper than
+ * JSON.stringify, which checks every character for escaping itself (about four times slower
+ * than these regular expressions); the text is the same.
+ */
+export function writeJsonString(text: string): { text: string; bytes: number } {
+  if (PLAIN_ASCII.test(text)) return { text: `"${text}"`, bytes: text.length + 2 };
+  if (!NEEDS_ESCAPE.test(text)) return { text: `"${text}"`, bytes: Buffer.byteLength(text, 'utf8') + 2 };
+  const json = JSON.stringify(text);
+  return { text: json, bytes: Buffer.byteLength(json, 'utf8') };
+}
+
 /** A string with something other than printable ASCII: UTF-8, and escapes where JSON needs them. */
 function escapedBytes(text: string): number {
   if (!NEEDS_ESCAPE.test(text)) return Buffer.byteLength(text, 'utf8') + 2;
