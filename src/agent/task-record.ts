@@ -3,7 +3,12 @@ import type { Artifact, Message, Task, TaskState } from '../../generated/types/i
 import { nowIso } from '../core/clock.js';
 import { newId } from '../core/ids.js';
 import { isPlainJson, normalizeJson } from '../core/json.js';
-import { WRITE_APART_LENGTH, stringifyWithLongStrings, type LongStringSpot, type WrittenJson } from '../core/json-long-strings.js';
+import {
+  WRITE_APART_LENGTH,
+  stringifyWithLongStrings,
+  type LongStringSpot,
+  type WrittenJson,
+} from '../core/json-long-strings.js';
 import { merge } from '../core/objects.js';
 import type { ArtifactInput, MessageInput } from './handler.js';
 
@@ -136,7 +141,9 @@ function longTextParts(task: Task): LongStringSpot[] | null {
     if (!Array.isArray(parts)) return;
     for (const part of parts as Array<Record<string, unknown> | null>) {
       const content = part?.content;
-      if (typeof content === 'string' && content.length >= WRITE_APART_LENGTH) (spots ??= []).push({ holder: part!, key: 'content' });
+      if (typeof content === 'string' && content.length >= WRITE_APART_LENGTH) {
+        (spots ??= []).push({ holder: part!, key: 'content' });
+      }
     }
   };
   if (Array.isArray(task.messages)) for (const message of task.messages) scan(message?.parts);
