@@ -29,10 +29,12 @@ const MARK = `\u0000parley-${randomBytes(8).toString('hex')}-`;
 const WRITTEN_MARK = new RegExp(`"\\\\u0000${MARK.slice(1)}(\\d+)"`, 'g');
 
 /**
- * JSON.stringify(value) and its UTF-8 size, the strings at `spots` written apart. Throws what
+ * JSON.stringify(value) and its UTF-8 size, the strings at `spots` written apart. A spot that
+ * cannot be written in place (a frozen holder, a getter) is left to JSON.stringify. Throws what
  * JSON.stringify throws; `value` is as it was after either.
  */
-export function stringifyWithLongStrings(value: unknown, spots: readonly LongStringSpot[]): WrittenJson {
+export function stringifyWithLongStrings(value: unknown, allSpots: readonly LongStringSpot[]): WrittenJson {
+  const spots = allSpots.filter(({ holder, key }) => Object.getOwnPropertyDescriptor(holder, key)?.writable === true);
   // All read before any is replaced: one holder met twice gets its own string back.
   const strings = spots.map(({ holder, key }) => holder[key] as string);
   let skeleton: string;

@@ -88,6 +88,24 @@ for (const kind of TRANSPORTS) {
       assert.equal(given.messages![0]!.timestamp, '2024-05-06T07:08:09.000Z');
     });
 
+    test('long texts come back whole: one needing escapes, one in other scripts, one in a frozen part', async (t) => {
+      // Long text parts are written apart from the rest of the task (core/json-long-strings.ts).
+      const quoted = 'say "hi" \\ then\nnext line; '.repeat(4_000);
+      const other = 'こんにちは, wörld 👍 '.repeat(5_000);
+      const frozen = Object.freeze({ type: 'text', content: 'a frozen part. '.repeat(6_000) });
+      const handler: AgentHandler = ({ input }) => ({
+        text: input,
+        artifacts: [{ kind: 'diagnostic', parts: [{ type: 'text', content: other }, frozen] }],
+      });
+      const h = await startAgent(kind, { handler });
+      t.after(() => h.close());
+      const done = await h.client.sendTask(userTask(uniqueId(), quoted));
+      assertValid('task', done);
+      assert.deepEqual(texts(done.messages![0]!.parts), [quoted]);
+      assert.deepEqual(texts(done.messages![1]!.parts), [quoted]);
+      assert.deepEqual(texts(done.artifacts![1]!.parts), [other, frozen.content]);
+    });
+
     test('a handler outcome attaches its messages and artifacts and merges metadata', async (t) => {
       const handler: AgentHandler = (ctx) => {
         ctx.message('thinking out loud');

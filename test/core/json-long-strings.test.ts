@@ -54,6 +54,25 @@ test('one string in several places, and one holder listed twice, come out whole'
   assert.equal(shared.content, text);
 });
 
+test('a frozen part and a part with a getter are left to JSON.stringify, and come out whole', () => {
+  const text = long('frozen ');
+  const frozen = Object.freeze({ type: 'text', content: text });
+  const getter = {
+    type: 'text',
+    get content() {
+      return text;
+    },
+  };
+  const open = { type: 'text', content: text };
+  const value = { parts: [frozen, getter, open] };
+  const spots: LongStringSpot[] = [frozen, getter, open].map((holder) => ({ holder, key: 'content' }));
+  const written = stringifyWithLongStrings(value, spots);
+  const expected = JSON.stringify(value);
+  assert.ok(written.text === expected);
+  assert.equal(written.bytes, Buffer.byteLength(expected, 'utf8'));
+  assert.equal(open.content, text);
+});
+
 test('what JSON.stringify throws is thrown, and the long strings are put back first', () => {
   const text = long('abc ');
   const part = { type: 'text', content: text };
