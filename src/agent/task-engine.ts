@@ -20,7 +20,7 @@ import type { AgentEvent, AgentHandler, HandlerOutput, TaskContext, TaskOutcome 
 import type { ModelSetup } from './model-setup.js';
 import { RunContext, type EventSink, type Run } from './task-context.js';
 import { taskCompletedEvent } from './task-completed-event.js';
-import { prepareTask, settleFinishedTask, transition, writeFinishedTask } from './task-record.js';
+import { prepareTask, settleFinishedTask, transition, writeFinishedTask, writeHoldingTask } from './task-record.js';
 import type { SessionStore } from './sessions.js';
 
 /** How many tasks the engine knows of, by state: the active ones and the recently finished ones. */
@@ -89,7 +89,9 @@ export class TaskEngine {
         (finished) => {
           settled();
           const final = finished.value as Task;
-          queue.push({ result: taskCompletedEvent(final), final: true });
+          const event = taskCompletedEvent(final);
+          // Written as the task is (long text parts apart), with the same repair.
+          queue.push({ result: event, final: true, encoded: new DeferredJson(event, (value) => writeHoldingTask(value, final)) });
           queue.end();
         },
         (error: unknown) => {

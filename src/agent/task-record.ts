@@ -120,18 +120,23 @@ export function settleFinishedTask(task: Task): void {
  * settleFinishedTask repairs it.
  */
 export function writeFinishedTask(task: unknown): string | WrittenJson {
+  return writeHoldingTask(task, task as Task);
+}
+
+/** writeFinishedTask for a value that holds the finished `task` (the event that closes its stream). */
+export function writeHoldingTask(value: unknown, task: Task): string | WrittenJson {
   try {
-    return writeTask(task as Task);
+    return writeWithTask(value, task);
   } catch {
     // Repaired below; the common case pays nothing for the check.
   }
-  settleFinishedTask(task as Task);
-  return writeTask(task as Task);
+  settleFinishedTask(task);
+  return writeWithTask(value, task);
 }
 
-function writeTask(task: Task): string | WrittenJson {
+function writeWithTask(value: unknown, task: Task): string | WrittenJson {
   const spots = longTextParts(task);
-  return spots === null ? JSON.stringify(task) : stringifyWithLongStrings(task, spots);
+  return spots === null ? JSON.stringify(value) : stringifyWithLongStrings(value, spots);
 }
 
 /** The text parts of the task's messages and artifacts at least WRITE_APART_LENGTH long; null for none. */

@@ -107,6 +107,36 @@ const scenarios: Scenario[] = [
   },
 
   {
+    name: 'long texts come back whole, answered and streamed: escapes, other scripts, a frozen part',
+    async run(f) {
+      // Long text parts are written apart from the rest of the task (core/json-long-strings.ts).
+      const quoted = 'say "hi" \\ then\nnext line; '.repeat(4_000);
+      const other = `${TEXT} 👍 `.repeat(5_000);
+      const frozen = Object.freeze({ type: 'text', content: 'a frozen part. '.repeat(6_000) });
+      const handler: AgentHandler = ({ input }) => ({
+        text: input,
+        artifacts: [{ kind: 'diagnostic', parts: [{ type: 'text', content: other }, frozen] }],
+      });
+      const agent = await f.agent({ handler });
+      const client = f.client(agent.url);
+      const answered = await client.sendTask(userTask(uniqueId(), quoted));
+      const finished = [answered];
+      if (f.kind !== 'http') {
+        const events = await collect<StreamEvent>(client.streamTask(userTask(uniqueId(), quoted)));
+        const completed = events.at(-1)!;
+        assert.equal(completed.type, 'task_completed');
+        finished.push((completed as Extract<StreamEvent, { type: 'task_completed' }>).task);
+      }
+      for (const task of finished) {
+        assertValid('task', task);
+        assert.deepEqual(texts(task.messages![0]!.parts), [quoted]);
+        assert.deepEqual(texts(task.messages![1]!.parts), [quoted]);
+        assert.deepEqual(texts(task.artifacts![1]!.parts), [other, frozen.content]);
+      }
+    },
+  },
+
+  {
     name: 'stream: events validate as stream-event and the stream ends with the final task_completed',
     async run(f) {
       let calls = 0;
