@@ -2,13 +2,8 @@
 import type { Artifact, Message, Task, TaskState } from '../../generated/types/index.js';
 import { nowIso } from '../core/clock.js';
 import { newId } from '../core/ids.js';
-import { isPlainJson, normalizeJson } from '../core/json.js';
-import {
-  WRITE_APART_LENGTH,
-  stringifyWithLongStrings,
-  type LongStringSpot,
-  type WrittenJson,
-} from '../core/json-long-strings.js';
+import { isPlainJson, normalizeJson, type EncodedJson } from '../core/json.js';
+import { WRITE_APART_LENGTH, stringifyWithLongStrings, type LongStringSpot } from '../core/json-long-strings.js';
 import { merge } from '../core/objects.js';
 import type { ArtifactInput, MessageInput } from './handler.js';
 
@@ -119,12 +114,12 @@ export function settleFinishedTask(task: Task): void {
  * object it had attached and later put a bigint or a cycle into it) is repaired first, as
  * settleFinishedTask repairs it.
  */
-export function writeFinishedTask(task: unknown): string | WrittenJson {
+export function writeFinishedTask(task: unknown): string | EncodedJson {
   return writeHoldingTask(task, task as Task);
 }
 
 /** writeFinishedTask for a value that holds the finished `task` (the event that closes its stream). */
-export function writeHoldingTask(value: unknown, task: Task): string | WrittenJson {
+export function writeHoldingTask(value: unknown, task: Task): string | EncodedJson {
   try {
     return writeWithTask(value, task);
   } catch {
@@ -134,7 +129,7 @@ export function writeHoldingTask(value: unknown, task: Task): string | WrittenJs
   return writeWithTask(value, task);
 }
 
-function writeWithTask(value: unknown, task: Task): string | WrittenJson {
+function writeWithTask(value: unknown, task: Task): string | EncodedJson {
   const spots = longTextParts(task);
   return spots === null ? JSON.stringify(value) : stringifyWithLongStrings(value, spots);
 }

@@ -4,7 +4,6 @@
 // than the rest of the call. So the size can be counted from the value, and the text is left
 // unwritten unless a reader asks for it (a network transport, a replay that parses it).
 import { copyJson, NOT_PLAIN } from './json-copy.js';
-import type { WrittenJson } from './json-long-strings.js';
 import { plainJsonByteLength, type EncodedJson } from './json.js';
 
 export class DeferredJson implements EncodedJson {
@@ -20,7 +19,7 @@ export class DeferredJson implements EncodedJson {
    */
   constructor(
     value: unknown,
-    private readonly write: (value: unknown) => string | WrittenJson = stringify,
+    private readonly write: (value: unknown) => string | EncodedJson = stringify,
   ) {
     this.value = value;
   }

@@ -6,18 +6,12 @@
 // still goes through JSON.stringify. The text is the same either way, and its UTF-8 size comes
 // out of the same pass instead of another scan of the whole text.
 import { randomBytes } from 'node:crypto';
-import { writeJsonString } from './json.js';
+import { writeJsonString, type EncodedJson } from './json.js';
 
 /** Where a long string sits: `holder[key]`. */
 export interface LongStringSpot {
   readonly holder: Record<string, unknown>;
   readonly key: string;
-}
-
-/** JSON text and its UTF-8 size. */
-export interface WrittenJson {
-  readonly text: string;
-  readonly bytes: number;
 }
 
 /** Strings at least this long are worth writing apart (below it JSON.stringify takes under half a millisecond). */
@@ -33,7 +27,7 @@ const WRITTEN_MARK = new RegExp(`"\\\\u0000${MARK.slice(1)}(\\d+)"`, 'g');
  * cannot be written in place (a frozen holder, a getter) is left to JSON.stringify. Throws what
  * JSON.stringify throws; `value` is as it was after either.
  */
-export function stringifyWithLongStrings(value: unknown, allSpots: readonly LongStringSpot[]): WrittenJson {
+export function stringifyWithLongStrings(value: unknown, allSpots: readonly LongStringSpot[]): EncodedJson {
   const spots = allSpots.filter(({ holder, key }) => Object.getOwnPropertyDescriptor(holder, key)?.writable === true);
   // All read before any is replaced: one holder met twice gets its own string back.
   const strings = spots.map(({ holder, key }) => holder[key] as string);
@@ -48,7 +42,7 @@ export function stringifyWithLongStrings(value: unknown, allSpots: readonly Long
       holder[key] = strings[index];
     });
   }
-  const written = new Map<string, WrittenJson>();
+  const written = new Map<string, EncodedJson>();
   let bytes = Buffer.byteLength(skeleton, 'utf8');
   const text = skeleton.replace(WRITTEN_MARK, (mark: string, index: string) => {
     const string = strings[Number(index)]!;

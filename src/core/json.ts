@@ -251,7 +251,7 @@ const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
  * JSON.stringify, which checks every character for escaping itself (about four times slower
  * than these regular expressions); the text is the same.
  */
-export function writeJsonString(text: string): { text: string; bytes: number } {
+export function writeJsonString(text: string): EncodedJson {
   if (PLAIN_ASCII.test(text)) return { text: `"${text}"`, bytes: text.length + 2 };
   if (!NEEDS_ESCAPE.test(text)) return { text: `"${text}"`, bytes: Buffer.byteLength(text, 'utf8') + 2 };
   const json = JSON.stringify(text);

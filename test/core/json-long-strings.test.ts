@@ -9,6 +9,14 @@ import { WRITE_APART_LENGTH, stringifyWithLongStrings, type LongStringSpot } fro
 import { DeferredJson } from '../../src/core/deferred-json.js';
 import { writeFinishedTask } from '../../src/agent/task-record.js';
 
+/** Writes `value` with `spots` apart and checks the text and size against JSON.stringify's. */
+function assertWrittenAsStringify(value: unknown, spots: readonly LongStringSpot[]): void {
+  const expected = JSON.stringify(value);
+  const written = stringifyWithLongStrings(value, spots);
+  assert.ok(written.text === expected, 'same text as JSON.stringify');
+  assert.equal(written.bytes, Buffer.byteLength(expected, 'utf8'));
+}
+
 const long = (unit: string): string => unit.repeat(Math.ceil(WRITE_APART_LENGTH / unit.length) + 1);
 
 const kinds: ReadonlyArray<readonly [string, string]> = [
@@ -27,10 +35,7 @@ for (const [name, text] of kinds) {
   test(`a long string of ${name} is written as JSON.stringify writes it, and counted`, () => {
     const part = { type: 'text', content: text };
     const value = { id: 'a "quoted" id', parts: [part, { type: 'text', content: 'short' }], n: 1.5 };
-    const expected = JSON.stringify(value);
-    const written = stringifyWithLongStrings(value, [{ holder: part, key: 'content' }]);
-    assert.ok(written.text === expected, 'same text as JSON.stringify');
-    assert.equal(written.bytes, Buffer.byteLength(expected, 'utf8'));
+    assertWrittenAsStringify(value, [{ holder: part, key: 'content' }]);
     assert.equal(part.content, text, 'the value is left as it was');
   });
 }
@@ -47,10 +52,7 @@ test('one string in several places, and one holder listed twice, come out whole'
     { holder: value.messages[1]!.parts[0]!, key: 'content' },
     { holder: shared, key: 'content' },
   ];
-  const written = stringifyWithLongStrings(value, spots);
-  const expected = JSON.stringify(value);
-  assert.ok(written.text === expected);
-  assert.equal(written.bytes, Buffer.byteLength(expected, 'utf8'));
+  assertWrittenAsStringify(value, spots);
   assert.equal(shared.content, text);
 });
 
@@ -66,10 +68,7 @@ test('a frozen part and a part with a getter are left to JSON.stringify, and com
   const open = { type: 'text', content: text };
   const value = { parts: [frozen, getter, open] };
   const spots: LongStringSpot[] = [frozen, getter, open].map((holder) => ({ holder, key: 'content' }));
-  const written = stringifyWithLongStrings(value, spots);
-  const expected = JSON.stringify(value);
-  assert.ok(written.text === expected);
-  assert.equal(written.bytes, Buffer.byteLength(expected, 'utf8'));
+  assertWrittenAsStringify(value, spots);
   assert.equal(open.content, text);
 });
 
