@@ -56,6 +56,15 @@ const PREFIX = 'Token authentication failed: ';
 type Jose = typeof import('jose');
 const loadJose = lazyLoader(() => importOptional<Jose>('jose', 'the JWT authenticator'));
 
+/** Whether `part` is base64url as RFC 7515 writes it: not empty, no padding, and the one spelling of its bytes. */
+function isStrictBase64url(part: string): boolean {
+  // Re-encoding the decoded bytes gives the one canonical text; anything else (padding,
+  // `+` or `/`, whitespace, nonzero unused bits, a dangling character) differs from it.
+  return part !== '' && BASE64URL.test(part) && Buffer.from(part, 'base64url').toString('base64url') === part;
+}
+
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
 function isoFromSeconds(seconds: unknown): string | null {
   return typeof seconds === 'number' && Number.isFinite(seconds) ? new Date(seconds * 1000).toISOString() : null;
 }
@@ -137,7 +146,10 @@ export class JwtAuthenticator implements Authenticator {
     let payload: Record<string, unknown>;
     try {
       // A compact JWS has exactly three segments; jose would also try other serializations' errors.
-      if (token.split('.').length !== 3) throw new Error('a compact JWT has three dot-separated segments');
+      const parts = token.split('.');
+      if (parts.length !== 3) throw new Error('a compact JWT has three dot-separated segments');
+      // jose's decoder reads `=`, whitespace and stray low bits alike: one token, one spelling.
+      if (!parts.every(isStrictBase64url)) throw new Error('each segment must be unpadded base64url (RFC 7515)');
       ({ payload } = await jose.jwtVerify(token, this.key, {
         algorithms: [this.algorithm],
         ...(this.issuer !== null && { issuer: this.issuer }),

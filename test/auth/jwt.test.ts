@@ -133,6 +133,31 @@ describe('JwtAuthenticator: leeway boundaries (rule 4)', () => {
   }
 });
 
+/** The token with its `index`th dot-separated part rewritten. */
+function withPart(token: string, index: number, rewrite: (part: string) => string): string {
+  const parts = token.split('.');
+  parts[index] = rewrite(parts[index]!);
+  return parts.join('.');
+}
+
+/** A hand-made token whose signature holds a character matching `wanted` (tried over a few subjects). */
+function forgeWith(wanted: RegExp): string {
+  for (let i = 0; ; i++) {
+    const token = forge({ alg: 'HS256', typ: 'JWT' }, { sub: `user-${i}` });
+    if (wanted.test(token.split('.')[2]!)) return token;
+  }
+}
+
+/**
+ * The same bytes spelled otherwise: a 32-byte HS256 signature is 43 characters, the last one
+ * carrying 4 bits and 2 unused ones, which a lenient decoder ignores.
+ */
+function strayBits(part: string): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+  const last = alphabet.indexOf(part.at(-1)!);
+  return part.slice(0, -1) + alphabet[last ^ 1]!;
+}
+
 describe('JwtAuthenticator: attacks are refused (rules 2, 3, 6)', () => {
   const header = { alg: 'HS256', typ: 'JWT' };
   const rows: Array<[string, () => Promise<string> | string, Partial<ConstructorParameters<typeof JwtAuthenticator>[0]>?]> = [
@@ -166,6 +191,25 @@ describe('JwtAuthenticator: attacks are refused (rules 2, 3, 6)', () => {
     ['whitespace only', () => '   '],
     ['exp that is not a number', () => forge(header, { sub: 'a', exp: 'tomorrow' })],
     ['iat that is not a number', () => forge(header, { sub: 'a', iat: 'now' })],
+    // One token, one spelling (RFC 7515: base64url without padding): jose's decoder reads
+    // these alike, so without the pre-check each would pass as the signed token.
+    ['the signature with = padding appended', async () => `${await sign({ sub: 'a' })}=`],
+    ['the signature with == padding appended', async () => `${await sign({ sub: 'a' })}==`],
+    ['the header with = padding appended', async () => (await sign({ sub: 'a' })).replace('.', '=.')],
+    ['the payload with = padding appended', async () => withPart(await sign({ sub: 'a' }), 1, (part) => `${part}=`)],
+    [
+      '+ in place of - in the signature',
+      () => withPart(forgeWith(/[-_]/), 2, (part) => part.replace('-', '+').replace('_', '/')),
+    ],
+    [
+      'a space inside the signature',
+      async () => withPart(await sign({ sub: 'a' }), 2, (part) => `${part.slice(0, 5)} ${part.slice(5)}`),
+    ],
+    ['a newline at the end of the signature', async () => `${await sign({ sub: 'a' })}\n`],
+    ['an empty header part', async () => withPart(await sign({ sub: 'a' }), 0, () => '')],
+    ['an empty payload part', async () => withPart(await sign({ sub: 'a' }), 1, () => '')],
+    ['an empty signature part', async () => withPart(await sign({ sub: 'a' }), 2, () => '')],
+    ['a signature whose last character has stray low bits', async () => withPart(await sign({ sub: 'a' }), 2, strayBits)],
   ];
   for (const [name, token, options] of rows) {
     it(name, async () => {
