@@ -67,3 +67,19 @@ export function isExpired(context: Pick<SecurityContext, 'expires_at'>, now: Dat
   }
   return now.getTime() > parseZonedTimestamp(expiresAt);
 }
+
+/**
+ * Milliseconds since the epoch at which a context's credential stops counting, for servers
+ * that keep a context beyond its authentication (a websocket connection, a stream): null when
+ * there is no expiry, or when `expires_at` is no absolute zoned timestamp (OAuth delegation
+ * copies `expires_in`, relative seconds, as it stands), so nothing can be enforced.
+ */
+export function expiryTime(context: Pick<SecurityContext, 'expires_at'>): number | null {
+  const expiresAt = context.expires_at;
+  if (typeof expiresAt !== 'string') return null;
+  try {
+    return parseZonedTimestamp(expiresAt);
+  } catch {
+    return null;
+  }
+}

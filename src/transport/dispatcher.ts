@@ -21,6 +21,7 @@ import {
   type StreamItem,
 } from './endpoint.js';
 import { EndpointError, toEndpointError, type ErrorObject } from './endpoint-error.js';
+import { assertNotExpired, expiryOf, hasExpired, credentialsExpired, untilExpired } from './credential-expiry.js';
 import { IdempotencyCache } from './idempotency-cache.js';
 import type { IdempotencyRunner, IdempotencyStore } from './idempotency-store.js';
 import { assertWithin, encodeWithin, handOverWithin } from './limits.js';
@@ -356,8 +357,13 @@ export class Dispatcher {
       }
       const { input, context } = await this.prepare(target, request, span);
       security = context.security;
+      // A stream is served no longer than its credentials count: one opened after that is
+      // refused, one open then ends with the refusal as its last event (credential-expiry.ts).
+      const expiresAt = expiryOf(security);
+      if (hasExpired(expiresAt)) throw credentialsExpired();
       if (options.holdSlot !== false) release = await this.streams.acquire(request.signal);
       source = target.stream(input, context);
+      if (expiresAt !== null) source = untilExpired(source, expiresAt);
     } catch (error) {
       // A stream refused before its first event still counts, as a failed one, and gives its
       // slot back if it had one (an endpoint may refuse synchronously, after the slot).
@@ -434,7 +440,11 @@ export class Dispatcher {
   private prepare(endpoint: Endpoint, request: InboundRequest, span: SpanHandle | null): Prepared | Promise<Prepared> {
     const needsAuthenticator = this.options.authenticator !== null && !endpoint.spec.public;
     if (!needsAuthenticator) return this.admit(endpoint, request, null, span);
-    if (request.authenticated !== undefined) return this.admit(endpoint, request, request.authenticated, span);
+    if (request.authenticated !== undefined) {
+      // A context kept from a connection's handshake serves each request only until it expires.
+      assertNotExpired(request.authenticated);
+      return this.admit(endpoint, request, request.authenticated, span);
+    }
     const security = this.authenticate(endpoint, request.credentials);
     // An authenticator that answered at once adds no turn (API keys, a JWT verified before).
     if (security instanceof Promise) return security.then((context) => this.admit(endpoint, request, context, span));

@@ -16,6 +16,7 @@ import { mapSocketError } from '../node-failures.js';
 import { errorFromResponse, remoteErrorFrom } from '../wire-errors.js';
 import { Slots } from '../slots.js';
 import { closeWithin } from '../close-within.js';
+import { CLOSE_CREDENTIALS_EXPIRED } from './close-codes.js';
 import { decodeResponseFrame, maxFrameBytes, requestFrame, TEXT_FRAME, type RawData } from './codec.js';
 import { startPings } from './keepalive.js';
 import { loadWs } from './load.js';
@@ -225,6 +226,10 @@ export class ClientConnection {
             size: 0,
           }),
         );
+      } else if (code === CLOSE_CREDENTIALS_EXPIRED) {
+        // As the server's refusal of a request would say it; a retry with the same token cannot help.
+        const message = reason.length > 0 ? reason.toString('utf8') : 'the credentials expired';
+        exchange.fail(remoteErrorFrom({ status: 401, code: 'unauthenticated', message }, url, exchange.requestId));
       } else {
         const why = reason.length > 0 ? `${code}: ${reason.toString('utf8')}` : String(code);
         exchange.fail(connectionLost(url, exchange.requestId, `closed before the answer was complete (code ${why})`));

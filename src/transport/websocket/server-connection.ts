@@ -2,7 +2,9 @@
 // bound; beyond it they wait in a short queue and the socket stops being read, so a client
 // that pipelines faster than the handlers run is slowed down instead of buffered without
 // end. Every request of the connection carries the credentials of its handshake, and all of
-// them are aborted when the connection goes away (which releases their stream slots).
+// them are aborted when the connection goes away (which releases their stream slots). The
+// handshake's credentials count until they expire: then the connection is closed with 4401,
+// and a frame that arrives first is refused as unauthenticated before the close.
 import type { SecurityContext } from '../../../generated/types/index.js';
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
@@ -15,6 +17,8 @@ import { decodeRequestFrame, errorFrame, okFrame, TEXT_FRAME, type RawData } fro
 import { startPings } from './keepalive.js';
 import { StreamCork } from '../stream-cork.js';
 import { closeWithin } from '../close-within.js';
+import { CREDENTIALS_EXPIRED, expiryOf, whenExpired } from '../credential-expiry.js';
+import { CLOSE_CREDENTIALS_EXPIRED } from './close-codes.js';
 
 /** Above this many bytes waiting in the socket, senders wait for it to drain. */
 const SEND_HIGH_WATER = 1024 * 1024;
@@ -54,8 +58,11 @@ export class ServerConnection {
     // connection with the matching close code; the close is all this side sends. The frame is
     // still a refused request: counted, without a size, which ws does not report.
     socket.on('error', () => dispatcher.countRefused(0, 0));
+    const expiresAt = expiryOf(authenticated);
+    const stopWaiting = expiresAt === null ? null : whenExpired(expiresAt, () => this.expire());
     this.closed = new Promise((resolve) => {
       socket.once('close', () => {
+        stopWaiting?.();
         this.waiting.length = 0;
         this.gone.abort(new Error('websocket connection closed'));
         resolve();
@@ -76,6 +83,12 @@ export class ServerConnection {
     this.cork.flush();
     this.socket.close(code, reason);
     await closeWithin(this.closed, timeoutMs, () => this.socket.terminate());
+  }
+
+  /** The handshake's credentials expired: nothing more is served on this connection. */
+  private expire(): void {
+    this.waiting.length = 0;
+    void this.close(this.config.shutdownTimeout * 1000, CLOSE_CREDENTIALS_EXPIRED, CREDENTIALS_EXPIRED);
   }
 
   /**
@@ -140,7 +153,11 @@ export class ServerConnection {
       else await this.serveUnary(endpoint, request);
     } catch (error) {
       // The dispatcher has counted this one already.
-      await this.send(errorFrame(frame.id, toEndpointError(error).toObject(frame.id)));
+      const failure = toEndpointError(error);
+      await this.send(errorFrame(frame.id, failure.toObject(frame.id)));
+      // Refused for the handshake's credentials (expired before the timer said so): the
+      // connection has nothing left to serve.
+      if (failure.code === 'unauthenticated' && this.authenticated) this.expire();
     }
   }
 

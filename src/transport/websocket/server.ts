@@ -19,6 +19,7 @@ import { serverTlsOptions } from '../../tls/node-tls-options.js';
 import type { BindingContext, TransportServer } from '../binding.js';
 import type { Dispatcher } from '../dispatcher.js';
 import type { Endpoint } from '../endpoint.js';
+import { assertNotExpired } from '../credential-expiry.js';
 import { EndpointError, toEndpointError } from '../endpoint-error.js';
 import { bindServer, closeServer, deadlineCheckMs, listenUrl, watchConnections } from '../listen.js';
 import { maxFrameBytes } from './codec.js';
@@ -101,6 +102,8 @@ export class WebSocketServer implements TransportServer {
       const arrived = dispatcher.logging ? performance.now() : 0;
       try {
         authenticated = await dispatcher.authenticate(gate, credentials);
+        // The connection would be closed as soon as it opened: refuse it as an expired token.
+        assertNotExpired(authenticated);
       } catch (error) {
         socket.off('error', onError);
         const refused = toEndpointError(error);
