@@ -9,6 +9,7 @@ import type { Task } from '../../generated/types/index.js';
 import { PreEncoded } from '../core/json.js';
 import { isTerminal } from '../core/task-state.js';
 import { routeKey, type Endpoint, type RequestContext } from '../transport/endpoint.js';
+import { EndpointError } from '../transport/endpoint-error.js';
 import type { Transport } from '../transport/transport.js';
 import { taskCompletedEvent } from './task-completed-event.js';
 import type { TaskEngine } from './task-engine.js';
@@ -58,13 +59,14 @@ export function buildAgentEndpoints(
         finalEvent: (answer) => taskCompletedEvent(answer as Task),
       };
     } else if (spec.name === 'cancelTask') {
-      // The answer describes the task as it is at that moment, and a task waiting for input
-      // can run again after it: a later cancel must act on it, not replay an older answer.
-      // Concurrent duplicates still share one answer; canceling twice is harmless.
+      // A retry of a cancel whose answer was lost gets that answer again. But the answer
+      // describes the task at that moment, and a task canceled while waiting for input can run
+      // again when the user answers: a later cancel with the same key acts first, and only
+      // when nothing is active any more (404) is the kept answer replayed.
       endpoint = {
         spec,
         unary: (data, context) => settled(() => handlers.cancelTask(data as never, context)),
-        replayable: never,
+        replayWhen: isNotFound,
       };
     } else if (spec.request || spec.query) {
       const method = handlers[name] as (request: unknown, context: RequestContext) => unknown;
@@ -78,8 +80,9 @@ export function buildAgentEndpoints(
   return table;
 }
 
-function never(): boolean {
-  return false;
+/** A cancel that found nothing active to act on. */
+function isNotFound(error: unknown): boolean {
+  return error instanceof EndpointError && error.code === 'not_found';
 }
 
 function isFinishedTask(result: unknown): boolean {

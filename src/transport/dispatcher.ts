@@ -314,7 +314,7 @@ export class Dispatcher {
       if (target.spec.idempotent && request.idempotencyKey) {
         const principal = context.security?.principal_id ?? null;
         const key = IdempotencyCache.key(target.spec.method, target.spec.path, request.idempotencyKey, principal);
-        const { value, replayed } = await this.idempotency.run(key, slotted, () => replayable, outcomeBytes);
+        const { value, replayed } = await this.idempotency.run(key, slotted, () => replayable, outcomeBytes, target.replayWhen);
         outcome = replayed && value.kind === 'json' ? { ...value, replayed } : value;
       } else {
         outcome = await slotted();

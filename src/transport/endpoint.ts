@@ -142,6 +142,13 @@ export interface Endpoint {
    */
   readonly replayable?: (result: unknown) => boolean;
   /**
+   * Idempotent operations whose effect depends on the moment (cancel): a request whose key has
+   * a stored answer runs again first, and the stored answer is replayed only when that run
+   * fails as this accepts (the task is no longer active); a new answer replaces it. Default:
+   * a stored answer is replayed without running.
+   */
+  readonly replayWhen?: (error: unknown) => boolean;
+  /**
    * Unary operations a stream falls back to (the stream spec's `fallback`): makes that stream's
    * one final event from this endpoint's answer. Without it a target offers no such fallback.
    */

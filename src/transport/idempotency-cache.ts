@@ -3,6 +3,9 @@
 // TTL runs out. A failed or cancelled operation is released, not stored, so a retry runs again.
 // Stored results are bounded twice: by count, and by the total of their weights (the dispatcher
 // weighs an answer by its encoded bytes), so a few large answers cannot exhaust the heap.
+// An operation whose effect depends on the moment (cancel) may ask to act first (`replayWhen`):
+// a later duplicate runs it again, and the stored result is replayed only when that run fails
+// as `replayWhen` accepts (nothing left to act on); a result of the new run replaces it.
 
 /** A key's record: its run while it runs, then its stored result. */
 interface Entry {
@@ -69,25 +72,29 @@ export class IdempotencyCache {
    * Runs `operation` once per key: concurrently or later within the TTL, callers with the same
    * key share the first caller's result. `replayed` says whether this caller's answer came
    * from someone else's run. A result `storable` rejects, or one weighing more than the whole
-   * budget, is shared with concurrent duplicates but not kept for later ones.
+   * budget, is shared with concurrent duplicates but not kept for later ones. With
+   * `replayWhen`, a later duplicate acts first (see the top of this file).
    */
   run<T>(
     key: string,
     operation: () => Promise<T>,
     storable: (value: T) => boolean = () => true,
     weigh: (value: T) => number = () => 0,
+    replayWhen?: (error: unknown) => boolean,
   ): Promise<{ value: T; replayed: boolean }> {
     const found = this.entries.get(key);
+    let previous: Entry | null = null;
     if (found) {
       if (found.running) {
         return found.running.then(
           (value) => ({ value: value as T, replayed: true }),
           // The owner failed and released the key; this duplicate runs it afresh.
-          () => this.run(key, operation, storable, weigh),
+          () => this.run(key, operation, storable, weigh, replayWhen),
         );
       }
-      if (found.expiresAt > this.now()) return Promise.resolve({ value: found.value as T, replayed: true });
-      this.evict(found);
+      if (found.expiresAt <= this.now()) this.evict(found);
+      else if (!replayWhen) return Promise.resolve({ value: found.value as T, replayed: true });
+      else previous = found;
     }
     let owned: Promise<T>;
     try {
@@ -95,10 +102,13 @@ export class IdempotencyCache {
     } catch (error) {
       return Promise.reject(error);
     }
+    // Acting first, the stored result stays counted, but out of the map: duplicates that come
+    // meanwhile share this run.
     const entry: Entry = { key, running: owned, value: undefined, expiresAt: 0, weight: 0, stored: false };
     this.entries.set(key, entry);
     return owned.then(
       (value) => {
+        if (previous?.stored) this.evict(previous);
         const weight = storable(value) ? weigh(value) : Number.POSITIVE_INFINITY;
         if (weight <= this.limits.maxWeight) this.store(entry, value, weight);
         else this.release(entry);
@@ -106,6 +116,11 @@ export class IdempotencyCache {
       },
       (error: unknown) => {
         this.release(entry);
+        // The stored result is the key's again (unless it was evicted or ran out meanwhile).
+        const kept = previous?.stored && previous.expiresAt > this.now() ? previous : null;
+        if (previous?.stored && !kept) this.evict(previous);
+        if (kept && !this.entries.has(key)) this.entries.set(key, kept);
+        if (kept && replayWhen!(error)) return { value: kept.value as T, replayed: true };
         throw error;
       },
     );

@@ -14,13 +14,17 @@ export interface IdempotencyBounds {
 export interface IdempotencyRunner {
   /**
    * Runs `operation` once per key; duplicates share the first run's answer, and `replayed` says
-   * whether this caller's answer came from another run. A failed run releases the key.
+   * whether this caller's answer came from another run. A failed run releases the key. With
+   * `replayWhen`, a duplicate that finds a stored answer runs the operation again first: its
+   * answer replaces the stored one, and a failure `replayWhen` accepts is answered with the
+   * stored one, replayed (an operation whose effect depends on the moment: cancel).
    */
   run(
     key: string,
     operation: () => Promise<UnaryOutcome>,
     storable: (value: UnaryOutcome) => boolean,
     weigh: (value: UnaryOutcome) => number,
+    replayWhen?: (error: unknown) => boolean,
   ): Promise<{ value: UnaryOutcome; replayed: boolean }>;
 }
 

@@ -267,6 +267,19 @@ describe('A2A JSON-RPC: methods', () => {
     assertRpcError(await postRpc(url, send('x', { message: userMessage('x', { taskId: 'no-such-task' }) })), -32001);
   });
 
+  test('a retried CancelTask (the first answer lost) is -32002 and changes nothing; GetTask shows the canceled task', async (t) => {
+    const { url } = await startA2aAgent(t, { handler: () => needsInput('which city?') });
+    const asked = (await postRpc(url, send('book a trip'))).json.result.task;
+    const cancel = { jsonrpc: '2.0', id: 1, method: 'CancelTask', params: { id: asked.id, metadata: { reason: 'never mind' } } };
+    const canceled = (await postRpc(url, cancel)).json.result;
+    assert.equal(canceled.status.state, 'TASK_STATE_CANCELED');
+    const retried = await postRpc(url, cancel);
+    assertRpcError(retried, -32002);
+    assert.match(retried.json.error.message, /already canceled/);
+    const now = (await call(url, 'GetTask', { id: asked.id })).result;
+    assert.deepEqual(now.status, canceled.status);
+  });
+
   test('a terminal task cannot be canceled (-32002) nor continued (-32004)', async (t) => {
     const { url } = await startA2aAgent(t);
     const done = (await postRpc(url, send('hi'))).json.result.task;

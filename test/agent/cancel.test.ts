@@ -3,7 +3,8 @@
 // work it controls. The spec's cancel row: the endpoint "controls active execution only and is
 // not a task-lookup API", so an id that is not active (unknown, finished, or with an
 // authenticator, submitted by another principal) gets one and the same 404, which reveals
-// neither the task nor whether it exists. Repeating a cancel changes nothing.
+// neither the task nor whether it exists. Repeating a cancel changes nothing; a retry under the
+// same idempotency key gets the first answer again, yet a later run of the task is still canceled.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { needsInput, type AgentHandler } from '../../src/agent/handler.js';
@@ -203,7 +204,7 @@ for (const kind of TRANSPORTS) {
       await rejectsWithStatus(failing.client.cancelTask({ id: failed.id }), 404, 'not_found');
     });
 
-    test('cancel is idempotent: a repeated cancel changes nothing, and once the task has ended it is 404', async (t) => {
+    test('cancel is idempotent: a retry (same key) gets the same answer; another key, once the task has ended, 404', async (t) => {
       const work = blockingHandler();
       const h = await startAgent(kind, { handler: work.handler });
       t.after(() => h.close());
@@ -213,8 +214,10 @@ for (const kind of TRANSPORTS) {
       const first = await h.client.cancelTask({ id, metadata: { reason: 'first' } });
       assert.equal(first.state, 'canceled');
       const submitted = await pending;
-      // The task ended canceled: a repeat, under the same key or another, finds nothing active.
-      await rejectsWithStatus(h.client.cancelTask({ id, metadata: { reason: 'second' } }), 404, 'not_found');
+      // The task ended canceled. A retry under the same key (the client derives it from the id),
+      // as after a lost answer, gets that answer again and changes nothing; another key finds
+      // nothing active.
+      assert.deepEqual(await h.client.cancelTask({ id, metadata: { reason: 'second' } }), first);
       await rejectsWithStatus(
         h.clientTransport.unary(
           agentOperations.cancelTask,
@@ -239,8 +242,14 @@ for (const kind of TRANSPORTS) {
       assert.equal(canceled.state, 'canceled');
       assert.deepEqual(historyStates(canceled), ['submitted', 'working', 'input-required', 'canceled']);
       assert.equal(canceled.metadata!.state_history!.at(-1)!.reason, 'never mind');
-      // Canceled is the end: a second cancel finds nothing active and changes nothing.
-      await rejectsWithStatus(h.client.cancelTask({ id, metadata: { reason: 'again' } }), 404, 'not_found');
+      // Canceled is the end: a retry gets the same answer, a cancel under another key finds
+      // nothing active; neither changes anything.
+      assert.deepEqual(await h.client.cancelTask({ id, metadata: { reason: 'again' } }), canceled);
+      await rejectsWithStatus(
+        h.clientTransport.unary(agentOperations.cancelTask, { id, metadata: { reason: 'again' } }, { idempotencyKey: 'another' }),
+        404,
+        'not_found',
+      );
     });
 
     test('a later cancel acts on the task as it is now, not on an earlier answer: a follow-up run is canceled too', async (t) => {

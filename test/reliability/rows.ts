@@ -60,11 +60,12 @@ const postTask = (data: string, extra: { key?: string; idempotencyKey?: string }
   data,
   ...extra,
 });
-const cancelCall = (id: string, key: string) => ({
+const cancelCall = (id: string, key: string, idempotencyKey?: string) => ({
   method: 'POST',
   path: '/tasks/cancel',
   data: JSON.stringify({ id, metadata: {} }),
   key,
+  ...(idempotencyKey !== undefined && { idempotencyKey }),
 });
 
 /** A task of about `bytes` whose text is `text` padded with spaces, so answers can be told apart. */
@@ -423,6 +424,40 @@ export const ROWS: readonly Row[] = [
         const canceled = assertAccepted(await send(server, cancelCall(id, ALICE)));
         assert.equal(canceled.state, 'canceled');
         await held;
+      } finally {
+        await alice.close();
+      }
+    },
+  },
+
+  // --- issue 28: cancel is idempotent and retryable, so its retry is answered as it was
+  {
+    defect: '28 cancel',
+    name: 'a retried cancel (same idempotency key, answer lost) gets the same answer again, to its principal only',
+    transports: SERVED,
+    async run(server) {
+      const id = `task-${randomUUID()}`;
+      const alice = clientAs(server, ALICE);
+      try {
+        const held = alice.sendTask(userTask('hold', id)).catch((error: unknown) => error);
+        await server.line(new RegExp(`^active (${id})$`, 'm'));
+        // The key a client derives for a cancel: the task id.
+        const first = await send(server, cancelCall(id, ALICE, id));
+        const canceled = assertAccepted(first);
+        assert.equal(canceled.state, 'canceled');
+        await held;
+        // The answer was lost on the way; the retry, after the task has ended, gets it again.
+        const retried = await send(server, cancelCall(id, ALICE, id));
+        assert.deepEqual(assertAccepted(retried), canceled);
+        // Not a lookup: another key, or another principal with the same key, finds nothing active.
+        for (const [key, idempotencyKey] of [
+          [ALICE, `other-${id}`],
+          [BOB, id],
+        ] as const) {
+          const refused = await send(server, cancelCall(id, key, idempotencyKey));
+          assertRefused(refused, 404);
+          assert.equal(refused.kind === 'error' && refused.code, 'not_found');
+        }
       } finally {
         await alice.close();
       }

@@ -184,6 +184,39 @@ describe('RedisIdempotency', { skip: redisInstalled ? false : 'redis-server is n
     assert.deepEqual([textOf(later.value), later.replayed], ['2', false]);
   });
 
+  test('acting first (replayWhen): a retry on another replica runs again; a new answer replaces the stored one, a refusal replays it', async () => {
+    const { a, b } = await replicas();
+    const gone = new Error('nothing to act on');
+    const refused = (error: unknown) => error === gone;
+    let active = true;
+    let runs = 0;
+    const cancel = async () => {
+      runs++;
+      if (!active) throw gone;
+      active = false;
+      return outcome(`{"run":${runs}}`);
+    };
+    const answer = async (replica: RedisIdempotency) => {
+      const { value, replayed } = await replica.run('k', cancel, always, bytes, refused);
+      return [textOf(value), replayed];
+    };
+    assert.deepEqual(await answer(a), ['{"run":1}', false]);
+    assert.deepEqual(await answer(b), ['{"run":1}', true]);
+    active = true;
+    assert.deepEqual(await answer(b), ['{"run":3}', false]);
+    assert.deepEqual(await answer(a), ['{"run":3}', true]);
+    assert.equal(runs, 4);
+    // Without replayWhen the stored answer is replayed without running.
+    assert.deepEqual(textOf((await a.run('k', cancel, always, bytes)).value), '{"run":3}');
+    assert.equal(runs, 4);
+    // Another failure is the caller's, and the stored answer stays.
+    const broken = async (): Promise<UnaryOutcome> => {
+      throw new Error('broken');
+    };
+    await assert.rejects(a.run('k', broken, always, bytes, refused), /broken/);
+    assert.deepEqual(await answer(b), ['{"run":3}', true]);
+  });
+
   test('Redis unreachable: a RedisStoreError before anything runs', async () => {
     const own = await startRedis();
     const client = await connectRedis(parseRedisUrl(own.url));

@@ -102,7 +102,7 @@ describe('a websocket connection outlives no token', () => {
     // The context the handshake kept is checked on every call. Its expiry is moved into the
     // past after the handshake (as a revocation would), so the connection's close timer,
     // set for the original expiry, cannot be what refuses the call.
-    let kept: { expires_at: string | null } | null = null;
+    let kept: SecurityContext | null = null;
     const authenticator: Authenticator = {
       scheme: { type: 'apiKey', scheme: null, description: 'test', metadata: {} },
       authenticate: async (credentials) => {
@@ -126,8 +126,9 @@ describe('a websocket connection outlives no token', () => {
     const card = { method: 'GET', path: '/.well-known/agent.json', data: null, params: {} };
     const [first] = await peer.call({ id: 'r-1', ...card });
     assert.equal(first.ok, true, JSON.stringify(first));
-    assert.ok(kept, 'the handshake kept no context');
-    (kept as { expires_at: string | null }).expires_at = new Date(Date.now() - 1000).toISOString();
+    const context = kept as SecurityContext | null;
+    assert.ok(context, 'the handshake kept no context');
+    context.expires_at = new Date(Date.now() - 1000).toISOString();
     const [refused] = await peer.call({ id: 'r-2', ...card });
     assert.equal(refused.ok, false, JSON.stringify(refused));
     assert.equal(refused.id, 'r-2');

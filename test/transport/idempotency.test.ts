@@ -211,6 +211,62 @@ test('cache: a failed operation is released, not stored; waiting duplicates run 
   assert.equal(runs, 2);
 });
 
+test('cache: acting first (replayWhen), a later duplicate runs again; its new result replaces the stored one, a refusal replays it', async () => {
+  let now = 1_000_000;
+  const cache = new IdempotencyCache(10, { maxEntries: 10, maxWeight: 1_000 }, () => now);
+  const gone = new Error('nothing to act on');
+  const refused = (error: unknown) => error === gone;
+  let active = true;
+  let runs = 0;
+  // A cancel: answers while there is something to cancel, refuses once there is not.
+  const cancel = async () => {
+    runs++;
+    if (!active) throw gone;
+    active = false;
+    return `canceled by run ${runs}`;
+  };
+  assert.deepEqual(await cache.run('k', cancel, undefined, undefined, refused), { value: 'canceled by run 1', replayed: false });
+  // A retry: nothing left to act on, so the stored answer.
+  assert.deepEqual(await cache.run('k', cancel, undefined, undefined, refused), { value: 'canceled by run 1', replayed: true });
+  // The work came back (a task that runs again): the retry acts on it, and its answer is kept.
+  active = true;
+  assert.deepEqual(await cache.run('k', cancel, undefined, undefined, refused), { value: 'canceled by run 3', replayed: false });
+  assert.deepEqual(await cache.run('k', cancel, undefined, undefined, refused), { value: 'canceled by run 3', replayed: true });
+  assert.equal(cache.size, 1);
+  // Any other failure is the caller's, and leaves the stored answer in place.
+  const broken = async () => {
+    throw new Error('broken');
+  };
+  await assert.rejects(cache.run('k', broken, undefined, undefined, refused), /broken/);
+  assert.deepEqual(await cache.run('k', cancel, undefined, undefined, refused), { value: 'canceled by run 3', replayed: true });
+  // Past the TTL there is nothing to replay: the refusal is the answer.
+  now += 10_000;
+  await assert.rejects(cache.run('k', cancel, undefined, undefined, refused), /nothing to act on/);
+  assert.equal(cache.size, 0);
+});
+
+test('cache: acting first, duplicates that come during the run share it', async () => {
+  const cache = new IdempotencyCache(300, { maxEntries: 10, maxWeight: 1_000 });
+  const refused = () => true;
+  assert.equal((await cache.run('k', async () => 'first', undefined, undefined, refused)).value, 'first');
+  const hold = gate();
+  let runs = 0;
+  const operation = async () => {
+    runs++;
+    await hold.promise;
+    return 'second';
+  };
+  const owner = cache.run('k', operation, undefined, undefined, refused);
+  const duplicate = cache.run('k', operation, undefined, undefined, refused);
+  hold.open();
+  assert.deepEqual(await Promise.all([owner, duplicate]), [
+    { value: 'second', replayed: false },
+    { value: 'second', replayed: true },
+  ]);
+  assert.equal(runs, 1);
+  assert.equal(cache.size, 1);
+});
+
 test('cache: bounded by total weight; the oldest entries are evicted until the new one fits', async () => {
   const cache = new IdempotencyCache(300, { maxEntries: 100, maxWeight: 10 });
   const runs: string[] = [];

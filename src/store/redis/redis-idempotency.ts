@@ -19,15 +19,23 @@ import { redisFailure } from './redis-connection.js';
 import type { RedisClient } from './redis-module.js';
 
 /**
- * ARGV: prefix, key, token, lease ms, the token of the run this caller waits on ('' if none).
- * Nil when claimed; else the key's value. An answer left for the duplicates of one run (`S`)
- * is that run's waiters' only; anyone else claims over it.
+ * ARGV: prefix, key, token, lease ms, the token of the run this caller waits on ('' if none),
+ * '1' to act first. Nil when claimed; else the key's value. An answer left for the duplicates
+ * of one run (`S`) is that run's waiters' only; anyone else claims over it. Acting first, a
+ * caller that waited on no run claims over a stored answer (`D`) too, and gets it back after a
+ * `C`, to put back if acting fails.
  */
 const CLAIM = `
 local k = ARGV[1]..'idem:'..ARGV[2]
 local v = redis.call('GET', k)
+local first = ARGV[6] == '1' and ARGV[5] == ''
 if v then
-  if string.sub(v, 1, 1) ~= 'S' then return v end
+  local kind = string.sub(v, 1, 1)
+  if kind == 'D' and first then
+    redis.call('SET', k, 'R'..ARGV[3], 'PX', ARGV[4])
+    return 'C'..v
+  end
+  if kind ~= 'S' then return v end
   if ARGV[5] ~= '' and string.sub(v, 2, 1 + #ARGV[5]) == ARGV[5] then return v end
 end
 redis.call('SET', k, 'R'..ARGV[3], 'PX', ARGV[4])
@@ -153,14 +161,19 @@ export class RedisIdempotency implements IdempotencyRunner {
     operation: () => Promise<UnaryOutcome>,
     storable: (value: UnaryOutcome) => boolean,
     weigh: (value: UnaryOutcome) => number,
+    replayWhen?: (error: unknown) => boolean,
   ): Promise<{ value: UnaryOutcome; replayed: boolean }> {
     // Keys hold a principal and a client's key of any length: a digest keeps Redis keys short.
     const id = createHash('sha256').update(key).digest('base64url');
     const token = randomBytes(TOKEN_BYTES).toString('base64url');
+    const first = replayWhen ? '1' : '';
     let waitingOn = '';
     for (let pause = 2; ; pause = Math.min(pause * 2, POLL_MAX_MS)) {
-      const found = await this.call(() => this.client.idemClaim(this.prefix, id, token, String(this.leaseMs), waitingOn));
+      const found = await this.call(() => this.client.idemClaim(this.prefix, id, token, String(this.leaseMs), waitingOn, first));
       if (found === null) return this.own(id, token, operation, storable, weigh);
+      // Acting first over a stored answer (`C` then the `D` record), kept to be put back.
+      if (found.startsWith('C'))
+        return this.own(id, token, operation, storable, weigh, { stored: found.slice(2), replayWhen: replayWhen! });
       if (found.startsWith('D')) return { value: decodeOutcome(found.slice(1)), replayed: true };
       if (found.startsWith('S')) return { value: decodeOutcome(found.slice(1 + waitingOn.length)), replayed: true };
       // Another run holds the key: look again shortly (it is answered, released, or its lease runs out).
@@ -169,12 +182,14 @@ export class RedisIdempotency implements IdempotencyRunner {
     }
   }
 
+  /** `previous`: the stored answer this run claimed over, acting first. */
   private async own(
     id: string,
     token: string,
     operation: () => Promise<UnaryOutcome>,
     storable: (value: UnaryOutcome) => boolean,
     weigh: (value: UnaryOutcome) => number,
+    previous: { readonly stored: string; readonly replayWhen: (error: unknown) => boolean } | null = null,
   ): Promise<{ value: UnaryOutcome; replayed: boolean }> {
     const lease = String(this.leaseMs);
     const renewal = setInterval(() => {
@@ -186,6 +201,13 @@ export class RedisIdempotency implements IdempotencyRunner {
       value = await operation();
     } catch (error) {
       clearInterval(renewal);
+      if (previous) {
+        // The stored answer goes back (for a new TTL), and answers a failure that asks for it.
+        const kept = decodeOutcome(previous.stored);
+        await this.keep(id, token, kept, weigh(kept)).catch(() => undefined);
+        if (previous.replayWhen(error)) return { value: kept, replayed: true };
+        throw error;
+      }
       // Best effort: if Redis is gone too, the lease frees the key.
       await this.client.idemRelease(this.prefix, id, token).catch(() => undefined);
       throw error;
@@ -197,14 +219,19 @@ export class RedisIdempotency implements IdempotencyRunner {
         // Not kept: the duplicates waiting now get it, the next request with this key runs again.
         await this.client.idemShare(this.prefix, id, token, encodeOutcome(value), String(SHARE_MS));
       } else {
-        const ttlMs = String(Math.round(this.bounds.ttlSeconds * 1000));
-        const args = [String(weight), String(this.bounds.maxEntries), String(this.bounds.maxWeight)];
-        await this.client.idemStore(this.prefix, id, token, `D${encodeOutcome(value)}`, ttlMs, ...args);
+        await this.keep(id, token, value, weight);
       }
     } catch {
       // The operation ran and its answer is this caller's; only its replay to others is lost.
     }
     return { value, replayed: false };
+  }
+
+  /** Stores an answer under the key this run owns, for the TTL. */
+  private async keep(id: string, token: string, value: UnaryOutcome, weight: number): Promise<void> {
+    const ttlMs = String(Math.round(this.bounds.ttlSeconds * 1000));
+    const args = [String(weight), String(this.bounds.maxEntries), String(this.bounds.maxWeight)];
+    await this.client.idemStore(this.prefix, id, token, `D${encodeOutcome(value)}`, ttlMs, ...args);
   }
 
   private async call<T>(run: () => Promise<T>): Promise<T> {
