@@ -242,7 +242,8 @@ export class A2aAdapter {
   }
 
   private async listTasks(request: MessageShape<typeof ListTasksRequestSchema>, context: RequestContext): Promise<unknown> {
-    const pageSize = request.pageSize === undefined || request.pageSize === 0 ? DEFAULT_PAGE_SIZE : request.pageSize;
+    // Unset is the default; a 0 written out is below A2A's minimum of 1, as the official SDK holds too.
+    const pageSize = request.pageSize ?? DEFAULT_PAGE_SIZE;
     if (pageSize < 1 || pageSize > MAX_PAGE_SIZE) throw invalidParams('/pageSize', `must be from 1 to ${MAX_PAGE_SIZE}`);
     const historyLength = checkHistoryLength(request.historyLength, '/historyLength');
     const after = request.pageToken ? this.tokens.decode(request.pageToken) : undefined;

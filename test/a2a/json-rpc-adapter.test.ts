@@ -107,6 +107,8 @@ describe('A2A JSON-RPC: bad input', () => {
     ['negative historyLength', 'GetTask', { id: 'x', historyLength: -1 }, '/params/historyLength'],
     ['negative pageSize', 'ListTasks', { pageSize: -5 }, '/params/pageSize'],
     ['absurd pageSize', 'ListTasks', { pageSize: 100000 }, '/params/pageSize'],
+    ['pageSize 0 (the minimum is 1)', 'ListTasks', { pageSize: 0 }, '/params/pageSize'],
+    ['pageSize 101 (the maximum is 100)', 'ListTasks', { pageSize: 101 }, '/params/pageSize'],
     ['forged pageToken', 'ListTasks', { pageToken: 'MTIzLmFiYw.AAAAAAAAAAAAAAAAAAAAAA' }, '/params/pageToken'],
     ['missing message', 'SendMessage', {}, '/params/message'],
     ['empty parts', 'SendMessage', { message: { ...userMessage('x'), parts: [] } }, '/params/message/parts'],
