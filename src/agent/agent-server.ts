@@ -176,6 +176,7 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
         index: this.options.a2aTaskIndex ?? shared?.taskIndex,
         pageTokenKey: shared?.pageTokenKey,
         cancelElsewhere: shared ? (id, principal, metadata) => shared.cancelBus.cancel(id, principal, metadata) : undefined,
+        maxResponseBytes: transport.config.limits.maxResponseBytes,
       });
       const a2a = buildA2aEndpoints({
         adapter,
