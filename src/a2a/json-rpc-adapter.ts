@@ -48,7 +48,7 @@ import { decodeParams } from './params.js';
 import { checkMediaType, checkVersion } from './service-parameters.js';
 import { stateFromA2a } from './task-states.js';
 import { INBOUND_KEY, statusTime, taskToA2aJson, type InboundRecord } from './tasks.js';
-import { TaskIndexFullError, type IndexedTask, type TaskIndex, type TaskScope } from './task-index.js';
+import { TaskIndexFullError, TaskQuotaError, type IndexedTask, type TaskIndex, type TaskScope } from './task-index.js';
 import type { PreEncoded } from '../core/json.js';
 import { RedisStoreError } from '../store/redis/redis-error.js';
 
@@ -348,8 +348,10 @@ function checkHistoryLength(value: number | undefined, pointer: string): number 
 
 function asRpcError(error: unknown): A2aRpcError {
   if (error instanceof A2aRpcError) return error;
+  // A2A files a refusal for load (rate limits among its examples) under system errors: -32603.
   if (error instanceof TaskIndexFullError)
     return new A2aRpcError('internalError', error.message, { capacity: String(error.capacity) });
+  if (error instanceof TaskQuotaError) return new A2aRpcError('internalError', error.message, { quota: String(error.quota) });
   if (error instanceof EndpointError && error.code === 'conflict') return new A2aRpcError('unsupportedOperation', error.message);
   // The shared store (Redis) is unreachable: nothing ran; the client may retry.
   if (error instanceof RedisStoreError)

@@ -355,6 +355,28 @@ describe('A2A JSON-RPC: a full task index', () => {
   });
 });
 
+describe("A2A JSON-RPC: each caller's share of the task index", () => {
+  test('a principal holding its share of running tasks is refused (-32603, metadata quota); another is served', async (t) => {
+    const releases: (() => void)[] = [];
+    const handler: AgentHandler = ({ input }) =>
+      input === 'hold' ? new Promise((resolve) => releases.push(() => resolve('held'))) : input;
+    const authenticator = new ApiKeyAuthenticator({ validKeys: { 'alice-key-0001': [], 'bob-key-00000001': [] } });
+    const index = new MemoryTaskIndex({ maxTasks: 8, maxTasksPerCaller: 2 });
+    const { url } = await startA2aAgent(t, { handler, authenticator, a2aTaskIndex: index });
+    const alice = { 'x-api-key': 'alice-key-0001' };
+    const bob = { 'x-api-key': 'bob-key-00000001' };
+    const hold = send('hold', { configuration: { returnImmediately: true } });
+    const bobDone = (await postRpc(url, send('finished'), bob)).json.result.task;
+    for (let i = 0; i < 2; i++) assert.ok((await postRpc(url, hold, alice)).json.result.task);
+    const refused = assertRpcError(await postRpc(url, hold, alice), -32603);
+    assert.deepEqual(refused.data[0].metadata, { quota: '2' });
+    assert.match(refused.message, /share of the A2A task index/);
+    assert.equal((await postRpc(url, send('mine'), bob)).json.result.task.status.state, 'TASK_STATE_COMPLETED');
+    assert.equal((await call(url, 'GetTask', { id: bobDone.id }, 1, bob)).result.id, bobDone.id, "bob's finished task is kept");
+    for (const release of releases) release();
+  });
+});
+
 describe('A2A JSON-RPC: task scoping', () => {
   test("one principal never sees, lists nor cancels another's task, and is told only that it is not found", async (t) => {
     let release: () => void = () => undefined;
