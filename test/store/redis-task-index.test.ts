@@ -41,6 +41,8 @@ describe('RedisTaskIndex', { skip: redisInstalled ? false : 'redis-server is not
   before(async () => {
     redis = await startRedis();
     client = new Redis(redis.url);
+    // Every index made below listens for the client's 'ready': more than Node's default of ten.
+    client.setMaxListeners(50);
     defineTaskIndexScripts(client);
   });
   after(async () => {

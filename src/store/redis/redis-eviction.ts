@@ -12,7 +12,7 @@ import type { RedisClient } from './redis-module.js';
 import type { RedisTarget } from './redis-connection.js';
 
 /** The keys a store needs kept: every one, or only those it sets no TTL on. */
-export type KeptKeys = 'all' | 'without-ttl';
+type KeptKeys = 'all' | 'without-ttl';
 
 /** What the refusal tells the operator to do about it. */
 const OVERRIDE = '--store-allow-eviction (option allowStoreEviction)';
