@@ -29,6 +29,7 @@ import type { RequestContext, SpanHandle } from '../transport/endpoint.js';
 import { EndpointError } from '../transport/endpoint-error.js';
 import type { RawHttpBody } from '../transport/http/raw-body.js';
 import { describeServedAnswer, describeServedCall, describeUnreadCall } from './a2a-spans.js';
+import { encodeAnswerWithin, encodeBatchWithin } from './answer-limit.js';
 import { A2aRpcError, invalidParams } from './errors.js';
 import {
   encodeRpc,
@@ -47,7 +48,7 @@ import { decodeParams } from './params.js';
 import { checkMediaType, checkVersion } from './service-parameters.js';
 import { stateFromA2a } from './task-states.js';
 import { INBOUND_KEY, statusTime, taskToA2aJson, type InboundRecord } from './tasks.js';
-import { TaskIndexFullError, type IndexedTask, type TaskIndex, type TaskScope } from './task-index.js';
+import { TaskIndexFullError, TaskQuotaError, type IndexedTask, type TaskIndex, type TaskScope } from './task-index.js';
 import type { PreEncoded } from '../core/json.js';
 import { RedisStoreError } from '../store/redis/redis-error.js';
 
@@ -62,7 +63,14 @@ export interface A2aAdapterOptions {
    * or undefined when no replica runs it.
    */
   readonly cancelElsewhere?: (id: string, principal: string | null, metadata: JsonObject) => Promise<NativeTask | undefined>;
+  /** The most requests one batch may hold; default 100. */
+  readonly maxBatchRequests?: number;
+  /** The transport's `max_response_bytes`: a larger result is answered as -32603. Default: no limit of the adapter's own. */
+  readonly maxResponseBytes?: number;
 }
+
+/** Batch size when the options set none: JSON-RPC sets no bound, and an unbounded batch runs without end. */
+const DEFAULT_MAX_BATCH_REQUESTS = 100;
 
 /** ListTasks page size when the request sets none, and the largest it may ask for. */
 const DEFAULT_PAGE_SIZE = 50;
@@ -79,9 +87,13 @@ export class A2aAdapter {
   private readonly tokens: PageTokens;
   private readonly methods: ReadonlyMap<string, Method>;
   private readonly cancelElsewhere: A2aAdapterOptions['cancelElsewhere'];
+  private readonly maxBatchRequests: number;
+  private readonly maxResponseBytes: number;
 
   constructor(options: A2aAdapterOptions) {
     this.engine = options.engine;
+    this.maxBatchRequests = options.maxBatchRequests ?? DEFAULT_MAX_BATCH_REQUESTS;
+    this.maxResponseBytes = options.maxResponseBytes ?? Number.POSITIVE_INFINITY;
     this.tokens = new PageTokens(options.pageTokenKey);
     this.cancelElsewhere = options.cancelElsewhere;
     this.index = options.index ?? new MemoryTaskIndex();
@@ -131,15 +143,24 @@ export class A2aAdapter {
     const version = body.header('a2a-version');
     if (!Array.isArray(parsed)) {
       const answer = await this.one(parsed, version, context, span);
-      return answer ? encodeRpc(answer) : NO_RESPONSE;
+      if (!answer) return NO_RESPONSE;
+      const sent = encodeAnswerWithin(answer, this.maxResponseBytes);
+      if (sent.value !== answer) answered(span, sent.value as RpcResponse);
+      return sent;
     }
     if (parsed.length === 0)
       return encodeRpc(
         answered(span, rpcFailure(null, new A2aRpcError('invalidRequest', 'a batch must hold at least one request'))),
       );
+    // Refused before any member runs: a bound on the work one body can ask for.
+    if (parsed.length > this.maxBatchRequests) {
+      const message = `a batch of ${parsed.length} requests is over this agent's limit: at most ${this.maxBatchRequests}`;
+      const limit = { limit: String(this.maxBatchRequests) };
+      return encodeRpc(answered(span, rpcFailure(null, new A2aRpcError('invalidRequest', message, limit))));
+    }
     const answers = await Promise.all(parsed.map((item) => this.one(item, version, context, null)));
     const sent = answers.filter((answer): answer is RpcResponse => answer !== undefined);
-    return sent.length > 0 ? encodeRpc(sent) : NO_RESPONSE;
+    return sent.length > 0 ? encodeBatchWithin(sent, this.maxResponseBytes) : NO_RESPONSE;
   }
 
   /**
@@ -242,7 +263,8 @@ export class A2aAdapter {
   }
 
   private async listTasks(request: MessageShape<typeof ListTasksRequestSchema>, context: RequestContext): Promise<unknown> {
-    const pageSize = request.pageSize === undefined || request.pageSize === 0 ? DEFAULT_PAGE_SIZE : request.pageSize;
+    // Unset is the default; a 0 written out is below A2A's minimum of 1, as the official SDK holds too.
+    const pageSize = request.pageSize ?? DEFAULT_PAGE_SIZE;
     if (pageSize < 1 || pageSize > MAX_PAGE_SIZE) throw invalidParams('/pageSize', `must be from 1 to ${MAX_PAGE_SIZE}`);
     const historyLength = checkHistoryLength(request.historyLength, '/historyLength');
     const after = request.pageToken ? this.tokens.decode(request.pageToken) : undefined;
@@ -326,8 +348,10 @@ function checkHistoryLength(value: number | undefined, pointer: string): number 
 
 function asRpcError(error: unknown): A2aRpcError {
   if (error instanceof A2aRpcError) return error;
+  // A2A files a refusal for load (rate limits among its examples) under system errors: -32603.
   if (error instanceof TaskIndexFullError)
     return new A2aRpcError('internalError', error.message, { capacity: String(error.capacity) });
+  if (error instanceof TaskQuotaError) return new A2aRpcError('internalError', error.message, { quota: String(error.quota) });
   if (error instanceof EndpointError && error.code === 'conflict') return new A2aRpcError('unsupportedOperation', error.message);
   // The shared store (Redis) is unreachable: nothing ran; the client may retry.
   if (error instanceof RedisStoreError)

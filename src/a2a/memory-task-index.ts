@@ -1,10 +1,16 @@
 // The in-process A2A task index: at most `maxTasks` (1,024) tasks, each kept `ttlMs` (one hour)
-// after its last change. When a new task needs room, expired tasks go first, then the inactive
-// task changed longest ago; active tasks are never evicted, so a full index of active tasks
-// refuses the new one. Lost on restart, like every per-process cache.
+// after its last change, and at most `maxTasksPerCaller` (256) of one caller (task-index.ts,
+// shareOf). When a new task needs room, expired tasks go first; then a caller at its share
+// gives up its own inactive task changed longest ago, and a full index the largest share's, so
+// a light caller keeps its tasks. Active tasks are never evicted: a share of active tasks
+// refuses its caller's new task, a full index of them everyone's. Lost on restart, like every
+// per-process cache.
 import { statusTime } from './tasks.js';
 import {
+  DEFAULT_MAX_TASKS_PER_CALLER,
+  shareOf,
   TaskIndexFullError,
+  TaskQuotaError,
   type IndexedTask,
   type TaskIndex,
   type TaskListPage,
@@ -14,6 +20,7 @@ import {
 
 export interface MemoryTaskIndexOptions {
   readonly maxTasks?: number;
+  readonly maxTasksPerCaller?: number;
   readonly ttlMs?: number;
   /** The clock, in ms (tests move it instead of waiting). */
   readonly now?: () => number;
@@ -21,18 +28,24 @@ export interface MemoryTaskIndexOptions {
 
 interface Slot {
   readonly entry: IndexedTask;
+  /** shareOf the entry's tenant and owner (neither changes). */
+  readonly share: string;
   touched: number;
 }
 
 export class MemoryTaskIndex implements TaskIndex {
   readonly maxTasks: number;
+  readonly maxTasksPerCaller: number;
   readonly ttlMs: number;
   private readonly now: () => number;
   /** Least recently changed first: a change moves the slot to the end. */
   private readonly slots = new Map<string, Slot>();
+  /** How many slots each share holds. */
+  private readonly held = new Map<string, number>();
 
   constructor(options: MemoryTaskIndexOptions = {}) {
     this.maxTasks = options.maxTasks ?? 1024;
+    this.maxTasksPerCaller = options.maxTasksPerCaller ?? DEFAULT_MAX_TASKS_PER_CALLER;
     this.ttlMs = options.ttlMs ?? 3_600_000;
     this.now = options.now ?? Date.now;
   }
@@ -42,15 +55,15 @@ export class MemoryTaskIndex implements TaskIndex {
   }
 
   add(entry: IndexedTask): Promise<void> {
-    if (!this.slots.has(entry.id) && this.slots.size >= this.maxTasks) {
+    const share = shareOf(entry.tenant, entry.owner);
+    if (!this.slots.has(entry.id) && (this.heldBy(share) >= this.maxTasksPerCaller || this.slots.size >= this.maxTasks)) {
       try {
-        this.makeRoom();
+        this.makeRoom(share);
       } catch (error) {
         return Promise.reject(error);
       }
     }
-    this.slots.delete(entry.id);
-    this.slots.set(entry.id, { entry, touched: this.now() });
+    this.put(entry, share);
     return Promise.resolve();
   }
 
@@ -58,7 +71,7 @@ export class MemoryTaskIndex implements TaskIndex {
     const slot = this.slots.get(id);
     if (!slot || !visible(slot.entry, scope)) return Promise.resolve(undefined);
     if (this.expired(slot, this.now())) {
-      this.slots.delete(id);
+      this.remove(id);
       return Promise.resolve(undefined);
     }
     return Promise.resolve(slot.entry);
@@ -71,7 +84,7 @@ export class MemoryTaskIndex implements TaskIndex {
       slot.touched = this.now();
       this.slots.set(entry.id, slot);
     } else {
-      this.slots.set(entry.id, { entry, touched: this.now() });
+      this.put(entry, shareOf(entry.tenant, entry.owner));
     }
     return Promise.resolve();
   }
@@ -81,7 +94,7 @@ export class MemoryTaskIndex implements TaskIndex {
     const matching: { entry: IndexedTask; time: number }[] = [];
     for (const [id, slot] of this.slots) {
       if (this.expired(slot, now)) {
-        this.slots.delete(id);
+        this.remove(id);
         continue;
       }
       const { entry } = slot;
@@ -107,17 +120,53 @@ export class MemoryTaskIndex implements TaskIndex {
     return !slot.entry.active && now - slot.touched > this.ttlMs;
   }
 
-  /** Frees one slot: expired tasks first (all of them), else the inactive one changed longest ago. */
-  private makeRoom(): void {
+  /**
+   * Frees a slot for a new task of `share`: expired tasks first (all of them); then, when the
+   * share is at its bound, its own inactive task changed longest ago; else, when the index is
+   * full, the largest share's (the oldest of them on a tie).
+   */
+  private makeRoom(share: string): void {
     const now = this.now();
-    let oldestInactive: string | null = null;
-    for (const [id, slot] of this.slots) {
-      if (this.expired(slot, now)) this.slots.delete(id);
-      else if (oldestInactive === null && !slot.entry.active) oldestInactive = id;
+    for (const [id, slot] of this.slots) if (this.expired(slot, now)) this.remove(id);
+    let victim: string | null = null;
+    if (this.heldBy(share) >= this.maxTasksPerCaller) {
+      for (const [id, slot] of this.slots) {
+        if (slot.share === share && !slot.entry.active) {
+          victim = id;
+          break;
+        }
+      }
+      if (victim === null) throw new TaskQuotaError(this.maxTasksPerCaller);
+    } else if (this.slots.size >= this.maxTasks) {
+      let largest = 0;
+      for (const [id, slot] of this.slots) {
+        if (slot.entry.active || this.heldBy(slot.share) <= largest) continue;
+        victim = id;
+        largest = this.heldBy(slot.share);
+      }
+      if (victim === null) throw new TaskIndexFullError(this.maxTasks);
     }
-    if (this.slots.size < this.maxTasks) return;
-    if (oldestInactive === null) throw new TaskIndexFullError(this.maxTasks);
-    this.slots.delete(oldestInactive);
+    if (victim !== null) this.remove(victim);
+  }
+
+  private heldBy(share: string): number {
+    return this.held.get(share) ?? 0;
+  }
+
+  /** Stores the entry as the most recently changed, counting it in its share when it is new. */
+  private put(entry: IndexedTask, share: string): void {
+    const known = this.slots.delete(entry.id);
+    this.slots.set(entry.id, { entry, share, touched: this.now() });
+    if (!known) this.held.set(share, this.heldBy(share) + 1);
+  }
+
+  private remove(id: string): void {
+    const slot = this.slots.get(id);
+    if (!slot) return;
+    this.slots.delete(id);
+    const left = this.heldBy(slot.share) - 1;
+    if (left > 0) this.held.set(slot.share, left);
+    else this.held.delete(slot.share);
   }
 }
 

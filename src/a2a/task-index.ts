@@ -1,7 +1,8 @@
 // The A2A task index: the tasks the inbound adapter knows, so GetTask, ListTasks, CancelTask
 // and follow-up messages find them. A small store interface, async so a shared backend (Redis)
 // can implement it; memory-task-index.ts is the default. Every lookup is scoped: a task is
-// visible only to the tenant and principal that created it.
+// visible only to the tenant and principal that created it. Every caller has its own share of
+// the index (shareOf), so one caller cannot take the room every other caller needs.
 import type { Task as NativeTask, TaskState } from '../../generated/types/index.js';
 
 /** Who is asking: the request's tenant, and its authenticated principal (null without an authenticator). */
@@ -45,8 +46,23 @@ export interface TaskListPage {
   readonly more: boolean;
 }
 
+/** How many tasks one caller may hold in an index unless told otherwise: a quarter of the default 1,024. */
+export const DEFAULT_MAX_TASKS_PER_CALLER = 256;
+
+/**
+ * The share of the index a task counts against: its principal's, over every tenant (a tenant is
+ * the caller's to name, so naming many must not buy more room); without a principal (no
+ * authenticator), its tenant's, the only thing that tells anonymous callers apart.
+ */
+export function shareOf(tenant: string, owner: string | null): string {
+  return JSON.stringify(owner !== null ? ['principal', owner] : ['tenant', tenant]);
+}
+
 export interface TaskIndex {
-  /** Adds a new task; rejects with TaskIndexFullError when every slot holds an active task. */
+  /**
+   * Adds a new task; rejects with TaskQuotaError when its caller's share holds only active
+   * tasks, and with TaskIndexFullError when every slot does.
+   */
   add(entry: IndexedTask): Promise<void>;
   /** The task with this id in this scope; undefined when absent, expired or someone else's. */
   get(scope: TaskScope, id: string): Promise<IndexedTask | undefined>;
@@ -62,5 +78,14 @@ export class TaskIndexFullError extends Error {
   constructor(readonly capacity: number) {
     super(`the A2A task index holds ${capacity} active tasks; try again once some finish`);
     this.name = 'TaskIndexFullError';
+  }
+}
+
+/** The caller already holds its share of the index, every task of it active: it alone is refused. */
+export class TaskQuotaError extends Error {
+  readonly code = 'task_quota_exceeded';
+  constructor(readonly quota: number) {
+    super(`this caller already has ${quota} running tasks, its share of the A2A task index; try again once some finish`);
+    this.name = 'TaskQuotaError';
   }
 }

@@ -103,6 +103,11 @@ export interface AgentServerOptions extends CardIdentity, ServerLifecycleOptions
    * to the replica running the task (docs/replicas.md). Default `memory`: all in this process.
    */
   readonly store?: string;
+  /**
+   * Start on a Redis `store` even when it may evict keys (its maxmemory-policy is not
+   * noeviction, or cannot be read): acknowledged writes can then be lost. Default false: refused.
+   */
+  readonly allowStoreEviction?: boolean;
 }
 
 export class AgentServer extends ServerLifecycle implements AgentHandlers<RequestContext> {
@@ -154,7 +159,12 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
 
   protected async openStores(): Promise<void> {
     const store = this.options.store;
-    this.shared = store && store !== 'memory' ? await RedisAgentState.open(store, (...args) => this.cancelHere(...args)) : null;
+    this.shared =
+      store && store !== 'memory'
+        ? await RedisAgentState.open(store, (...args) => this.cancelHere(...args), {
+            allowEviction: this.options.allowStoreEviction ?? false,
+          })
+        : null;
   }
 
   protected async closeStores(): Promise<void> {
@@ -176,6 +186,7 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
         index: this.options.a2aTaskIndex ?? shared?.taskIndex,
         pageTokenKey: shared?.pageTokenKey,
         cancelElsewhere: shared ? (id, principal, metadata) => shared.cancelBus.cancel(id, principal, metadata) : undefined,
+        maxResponseBytes: transport.config.limits.maxResponseBytes,
       });
       const a2a = buildA2aEndpoints({
         adapter,

@@ -27,13 +27,14 @@ const OPTIONS: OptionSpecs = {
   url: { type: 'string' },
   db: { type: 'string' },
   store: { type: 'string' },
+  'store-allow-eviction': { type: 'boolean' },
   ttl: { type: 'string' },
   ...LOG_OPTIONS,
   tracing: { type: 'boolean' },
 };
 
 export const SERVE_REGISTRY_USAGE = `Usage: parley serve registry [--transport http|sse|websocket|grpc] [--url URL] [--db FILE] [--ttl SECONDS]
-                             [--store redis://HOST:PORT] [--log-level LEVEL] [--tracing]
+                             [--store redis://HOST:PORT [--store-allow-eviction]] [--log-level LEVEL] [--tracing]
 
 Starts a registry, where agents register their cards and find each other, and prints
 "ready <url>" once it accepts requests. Ctrl-C (or SIGTERM) stops it: it prints "stopped"
@@ -48,7 +49,11 @@ Options:
                     the current directory; created when missing). :memory: keeps them in
                     memory only, lost at exit
   --store URL       keep the entries in Redis instead (redis://host:port[/db][?prefix=NAME]),
-                    shared by every registry replica given the same URL (docs/replicas.md)
+                    shared by every registry replica given the same URL (docs/replicas.md).
+                    A Redis that may evict keys (maxmemory-policy other than noeviction
+                    or volatile-*) is refused at start
+  --store-allow-eviction
+                    start on such a Redis anyway, accepting that registrations can be lost
   --ttl SECONDS     forget an agent this long after its last registration or heartbeat
                     (default: never)
   --tracing         OpenTelemetry spans for every request, with W3C trace context read
@@ -65,7 +70,12 @@ export async function runServeRegistry(
   if (positionals.length > 0) {
     throw new UsageError(`serve registry: unexpected argument ${JSON.stringify(positionals[0])} (see parley serve --help)`);
   }
-  const { tracing, ...flags } = options as {
+  const {
+    tracing,
+    'store-allow-eviction': allowEviction,
+    ...flags
+  } = options as {
+    'store-allow-eviction'?: boolean;
     transport?: string;
     url?: string;
     db?: string;
@@ -89,7 +99,10 @@ export async function runServeRegistry(
   if (flags.store !== undefined && !/^rediss?:\/\//.test(flags.store)) {
     throw new UsageError(`serve registry: --store takes a redis:// URL (got ${JSON.stringify(flags.store)})`);
   }
-  const store = flags.store ? new RedisRegistryStore(flags.store) : new SqliteRegistryStore(flags.db ?? DEFAULT_DATABASE);
+  if (allowEviction && flags.store === undefined) throw new UsageError('serve registry: --store-allow-eviction needs --store');
+  const store = flags.store
+    ? new RedisRegistryStore(flags.store, { allowEviction: allowEviction === true })
+    : new SqliteRegistryStore(flags.db ?? DEFAULT_DATABASE);
   const registry = new RegistryServer({
     transport,
     url: flags.url ?? DEFAULT_URLS[transport],

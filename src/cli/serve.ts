@@ -32,6 +32,7 @@ const SERVE_OPTIONS: OptionSpecs = {
   config: { type: 'string' },
   registry: { type: 'string' },
   store: { type: 'string' },
+  'store-allow-eviction': { type: 'boolean' },
   a2a: { type: 'boolean' },
   tracing: { type: 'boolean' },
   ...SECURITY_OPTIONS,
@@ -40,7 +41,7 @@ const SERVE_OPTIONS: OptionSpecs = {
 };
 
 export const SERVE_USAGE = `Usage: parley serve agent [--transport ${SERVED.join('|')}] [--url URL] [--name NAME] [--registry URL] [--a2a]
-                         [--store redis://HOST:PORT] [--config FILE] [--log-level LEVEL] [--tracing]
+                         [--store redis://HOST:PORT [--store-allow-eviction]] [--config FILE] [--log-level LEVEL] [--tracing]
                          [authentication and TLS options]
        parley serve registry [--transport ${SERVED.join('|')}] [--url URL] [--db FILE] [--ttl SECONDS]
 
@@ -61,7 +62,10 @@ Options:
   --registry URL    register with this registry once serving, heartbeat every 30 s and
                     unregister at exit; a registry that is down does not stop the agent
   --store URL       share idempotency records, A2A tasks and cancels with the agent's other
-                    replicas through Redis: redis://host:port[/db] (docs/replicas.md)
+                    replicas through Redis: redis://host:port[/db] (docs/replicas.md). A
+                    Redis whose maxmemory-policy is not noeviction is refused at start
+  --store-allow-eviction
+                    start on such a Redis anyway, accepting that shared state can be lost
   --config FILE     read these settings, the transport configuration and auth from a
                     JSON file (see docs/cli.md); flags override it
   --a2a             also speak A2A 1.0 (http only): the public A2A card at
@@ -100,7 +104,13 @@ export async function runServe(args: string[]): Promise<number> {
   if (positionals.length > 0) {
     throw new UsageError(`serve agent: unexpected argument ${JSON.stringify(positionals[0])} (see parley serve --help)`);
   }
-  const { a2a, tracing, ...flags } = options as {
+  const {
+    a2a,
+    tracing,
+    'store-allow-eviction': allowStoreEviction,
+    ...flags
+  } = options as {
+    'store-allow-eviction'?: boolean;
     transport?: string;
     url?: string;
     name?: string;
@@ -117,6 +127,7 @@ export async function runServe(args: string[]): Promise<number> {
     if (value === '' || (Array.isArray(value) && value.includes('')))
       throw new UsageError(`serve agent: --${name} needs a value`);
   }
+  if (allowStoreEviction && flags.store === undefined) throw new UsageError('serve agent: --store-allow-eviction needs --store');
   const logger = logOptions('serve agent', flags['log-level']);
   const file = flags.config === undefined ? null : await readServeConfig(flags.config);
   const transport = servedTransport(flags.transport ?? file?.transport ?? 'http');
@@ -141,6 +152,7 @@ export async function runServe(args: string[]): Promise<number> {
     tracing: tracing === true,
     llm,
     store: flags.store,
+    allowStoreEviction: allowStoreEviction === true,
     logger,
   });
   try {

@@ -25,10 +25,10 @@ import { isRedisUrl } from '../store/redis/redis-connection.js';
 import { RedisRegistryStore } from '../store/redis/redis-registry-store.js';
 
 /** The store a `store` option names. */
-function storeFor(store: RegistryStore | string): RegistryStore {
+function storeFor(store: RegistryStore | string, allowEviction: boolean): RegistryStore {
   if (typeof store !== 'string') return store;
   if (store === 'memory') return new MemoryRegistryStore();
-  if (isRedisUrl(store)) return new RedisRegistryStore(store);
+  if (isRedisUrl(store)) return new RedisRegistryStore(store, { allowEviction });
   throw new InvalidArgumentError(`store must be a RegistryStore, 'memory' or a redis:// URL (got ${JSON.stringify(store)})`);
 }
 
@@ -42,6 +42,12 @@ export interface RegistryServerOptions extends ServerLifecycleOptions {
    * server opens it at start and closes it at stop.
    */
   readonly store?: RegistryStore | string;
+  /**
+   * Start on a Redis `store` URL even when Redis may evict keys (a maxmemory-policy other than
+   * noeviction or volatile-*, or one that cannot be read): registrations can then be lost.
+   * Default false: refused. A RedisRegistryStore built by hand takes `allowEviction` instead.
+   */
+  readonly allowStoreEviction?: boolean;
   /**
    * Seconds an entry stays live after its last registration or heartbeat (spec
    * `entry_ttl_seconds`). Unset or null: no expiry. Zero or negative expires any entry with
@@ -72,7 +78,7 @@ export class RegistryServer extends ServerLifecycle implements RegistryHandlers<
       throw new InvalidArgumentError(`maxCardBytes must be a positive integer (got ${String(maxCardBytes)})`);
     }
     this.maxCardBytes = maxCardBytes;
-    this.store = storeFor(options.store ?? 'memory');
+    this.store = storeFor(options.store ?? 'memory', options.allowStoreEviction ?? false);
     this.clock = options.clock ?? nowSeconds;
   }
 

@@ -107,6 +107,8 @@ describe('A2A JSON-RPC: bad input', () => {
     ['negative historyLength', 'GetTask', { id: 'x', historyLength: -1 }, '/params/historyLength'],
     ['negative pageSize', 'ListTasks', { pageSize: -5 }, '/params/pageSize'],
     ['absurd pageSize', 'ListTasks', { pageSize: 100000 }, '/params/pageSize'],
+    ['pageSize 0 (the minimum is 1)', 'ListTasks', { pageSize: 0 }, '/params/pageSize'],
+    ['pageSize 101 (the maximum is 100)', 'ListTasks', { pageSize: 101 }, '/params/pageSize'],
     ['forged pageToken', 'ListTasks', { pageToken: 'MTIzLmFiYw.AAAAAAAAAAAAAAAAAAAAAA' }, '/params/pageToken'],
     ['missing message', 'SendMessage', {}, '/params/message'],
     ['empty parts', 'SendMessage', { message: { ...userMessage('x'), parts: [] } }, '/params/message/parts'],
@@ -172,6 +174,69 @@ describe('A2A JSON-RPC: bad input', () => {
     const answer = await postRpc(url, { jsonrpc: '2.0', method: 'GetTask', params: { id: 'x' } });
     assert.equal(answer.status, 204);
     assert.equal(answer.text, '');
+  });
+});
+
+describe('A2A JSON-RPC: batch and answer bounds', () => {
+  const getTask = (id: number) => ({ jsonrpc: '2.0', id, method: 'GetTask', params: { id: `t${id}` } });
+
+  test('a batch over 100 requests is one -32600 before any of them runs', async (t) => {
+    const { url } = await startA2aAgent(t);
+    const batch = Array.from({ length: 101 }, (_, i) => ({
+      jsonrpc: '2.0',
+      id: i,
+      method: 'SendMessage',
+      params: { message: userMessage(`n${i}`) },
+    }));
+    const error = assertRpcError(await postRpc(url, batch), -32600, null);
+    assert.match(error.message, /101 requests.*at most 100/);
+    assert.equal(error.data[0].metadata.limit, '100');
+    assert.equal((await call(url, 'ListTasks', {})).result.totalSize, 0, 'nothing ran');
+    const full = await postRpc(
+      url,
+      Array.from({ length: 100 }, (_, i) => getTask(i)),
+    );
+    assert.equal(full.json.length, 100, 'exactly 100 is served');
+  });
+
+  test('100,000 tiny elements (200 KB) are refused up front with -32600, not run and answered 500', async (t) => {
+    const { url } = await startA2aAgent(t);
+    const answer = await postRpc(url, `[${'0,'.repeat(99_999)}0]`);
+    assertRpcError(answer, -32600, null);
+    assert.ok(answer.text.length < 1000, `a short answer (${answer.text.length} bytes)`);
+  });
+
+  test('a batch whose answer is over max_response_bytes: its largest results become -32603, the rest are answered', async (t) => {
+    const limit = 4096;
+    const { url } = await startA2aAgent(t, { handler: () => 'ok', transportOptions: { limits: { maxResponseBytes: limit } } });
+    const big = (id: string) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'SendMessage',
+      params: { message: userMessage('x'.repeat(1200)) },
+    });
+    const answer = await postRpc(url, [big('a'), big('b'), big('c'), getTask(1)]);
+    assert.equal(answer.status, 200, answer.text.slice(0, 200));
+    assert.ok(Buffer.byteLength(answer.text) <= limit);
+    const byId = new Map((answer.json as any[]).map((item) => [item.id, item]));
+    assert.equal(byId.size, 4);
+    assert.equal(byId.get(1).error.code, -32001, 'a small answer is kept as it is');
+    const tooLarge = ['a', 'b', 'c'].map((id) => byId.get(id)).filter((item) => item.error);
+    assert.ok(tooLarge.length >= 1 && tooLarge.length < 3, 'as few results dropped as fit the limit');
+    for (const item of tooLarge) {
+      assert.equal(item.error.code, -32603);
+      assert.equal(item.error.data[0].metadata.limit, String(limit));
+    }
+    assert.equal((await call(url, 'ListTasks', { historyLength: 0 })).result.totalSize, 3, 'the requests themselves ran');
+  });
+
+  test('a single answer over max_response_bytes is -32603 with its id, not HTTP 500', async (t) => {
+    const limit = 4096;
+    const { url } = await startA2aAgent(t, { handler: () => 'ok', transportOptions: { limits: { maxResponseBytes: limit } } });
+    const error = assertRpcError(await postRpc(url, send('y'.repeat(5000))), -32603);
+    assert.match(error.message, /over the 4096-byte response limit/);
+    const ran = (await call(url, 'ListTasks', { historyLength: 0 })).result;
+    assert.equal(ran.totalSize, 1, 'the task ran; a smaller view of it can be asked for');
   });
 });
 
@@ -300,6 +365,28 @@ describe('A2A JSON-RPC: a full task index', () => {
     await new Promise((resolve) => setImmediate(resolve));
     assert.equal((await call(url, 'GetTask', { id: held.id })).result.status.state, 'TASK_STATE_COMPLETED');
     assert.equal((await postRpc(url, send('more'))).json.result.task.status.state, 'TASK_STATE_COMPLETED');
+  });
+});
+
+describe("A2A JSON-RPC: each caller's share of the task index", () => {
+  test('a principal holding its share of running tasks is refused (-32603, metadata quota); another is served', async (t) => {
+    const releases: (() => void)[] = [];
+    const handler: AgentHandler = ({ input }) =>
+      input === 'hold' ? new Promise((resolve) => releases.push(() => resolve('held'))) : input;
+    const authenticator = new ApiKeyAuthenticator({ validKeys: { 'alice-key-0001': [], 'bob-key-00000001': [] } });
+    const index = new MemoryTaskIndex({ maxTasks: 8, maxTasksPerCaller: 2 });
+    const { url } = await startA2aAgent(t, { handler, authenticator, a2aTaskIndex: index });
+    const alice = { 'x-api-key': 'alice-key-0001' };
+    const bob = { 'x-api-key': 'bob-key-00000001' };
+    const hold = send('hold', { configuration: { returnImmediately: true } });
+    const bobDone = (await postRpc(url, send('finished'), bob)).json.result.task;
+    for (let i = 0; i < 2; i++) assert.ok((await postRpc(url, hold, alice)).json.result.task);
+    const refused = assertRpcError(await postRpc(url, hold, alice), -32603);
+    assert.deepEqual(refused.data[0].metadata, { quota: '2' });
+    assert.match(refused.message, /share of the A2A task index/);
+    assert.equal((await postRpc(url, send('mine'), bob)).json.result.task.status.state, 'TASK_STATE_COMPLETED');
+    assert.equal((await call(url, 'GetTask', { id: bobDone.id }, 1, bob)).result.id, bobDone.id, "bob's finished task is kept");
+    for (const release of releases) release();
   });
 });
 

@@ -6,6 +6,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MemoryTaskIndex } from '../../src/a2a/memory-task-index.js';
 import { TaskIndexFullError, type IndexedTask, type TaskScope } from '../../src/a2a/task-index.js';
+import { shareTests } from '../support/task-index-shares.js';
 
 const scope: TaskScope = { tenant: '', principal: null };
 
@@ -112,5 +113,12 @@ describe('MemoryTaskIndex', () => {
     );
     assert.equal(rest.more, false);
     assert.equal(rest.total, 3);
+  });
+});
+
+describe("MemoryTaskIndex: the callers' shares", () => {
+  shareTests((options) => {
+    const time = clock();
+    return { index: new MemoryTaskIndex({ ...options, now: time.now }), advance: time.advance };
   });
 });

@@ -14,6 +14,7 @@ import { RedisStoreError } from '../../src/store/redis/redis-error.js';
 import { defineTaskIndexScripts, RedisTaskIndex } from '../../src/store/redis/redis-task-index.js';
 import { EndpointError } from '../../src/transport/endpoint-error.js';
 import { redisInstalled, startRedis, type RedisServer } from '../support/redis-server.js';
+import { shareTests, type ShareOptions } from '../support/task-index-shares.js';
 
 const scope: TaskScope = { tenant: '', principal: null };
 
@@ -40,6 +41,8 @@ describe('RedisTaskIndex', { skip: redisInstalled ? false : 'redis-server is not
   before(async () => {
     redis = await startRedis();
     client = new Redis(redis.url);
+    // Every index made below listens for the client's 'ready': more than Node's default of ten.
+    client.setMaxListeners(50);
     defineTaskIndexScripts(client);
   });
   after(async () => {
@@ -47,11 +50,13 @@ describe('RedisTaskIndex', { skip: redisInstalled ? false : 'redis-server is not
     await redis?.dispose();
   });
 
-  function index(options: { maxTasks?: number } = {}) {
+  function index(options: ShareOptions = {}) {
     let now = 1_000_000;
     const made = new RedisTaskIndex(client, `ti${++prefixes}:`, redis.url, options, () => now);
     return { index: made, advance: (ms: number) => (now += ms) };
   }
+
+  describe("the callers' shares", () => shareTests(index));
 
   test('a task expires an hour after its last change, an active one never', async () => {
     const { index: tasks, advance } = index();

@@ -35,13 +35,14 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export async function startRedis(): Promise<RedisServer> {
+/** `extraArgs`: more redis-server options (`--maxmemory-policy allkeys-lru`, `--rename-command CONFIG ''`). */
+export async function startRedis(extraArgs: readonly string[] = []): Promise<RedisServer> {
   const dir = mkdtempSync(join(tmpdir(), 'parley-redis-'));
   const port = await freePort();
   let child: ChildProcess | null = null;
   const launch = async () => {
     const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes'];
-    args.push('--appendfsync', 'always', '--dir', dir, '--daemonize', 'no', '--loglevel', 'notice');
+    args.push('--appendfsync', 'always', '--dir', dir, '--daemonize', 'no', '--loglevel', 'notice', ...extraArgs);
     const started = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     await new Promise<void>((resolve, reject) => {

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { IdempotencyStore } from '../../transport/idempotency-store.js';
 import { RedisCancelBus, type LocalCancel } from './redis-cancel-bus.js';
 import { connectRedis, parseRedisUrl, redisFailure, type RedisConnectOptions } from './redis-connection.js';
+import { refuseEvictingRedis } from './redis-eviction.js';
 import { defineIdempotencyScripts, RedisIdempotency } from './redis-idempotency.js';
 import type { RedisClient } from './redis-module.js';
 import { defineTaskIndexScripts, RedisTaskIndex } from './redis-task-index.js';
@@ -26,12 +27,17 @@ export class RedisAgentState {
     this.idempotencyStore = (bounds) => new RedisIdempotency(client, prefix, location, bounds);
   }
 
-  /** Connects (a RedisStoreError `redis_unreachable` when Redis cannot be reached) and starts listening for cancels. */
+  /**
+   * Connects (a RedisStoreError `redis_unreachable` when Redis cannot be reached, or
+   * `redis_eviction_policy` when it may evict keys) and starts listening for cancels.
+   */
   static async open(url: string, local: LocalCancel, options: RedisConnectOptions = {}): Promise<RedisAgentState> {
     const target = parseRedisUrl(url);
     const client = await connectRedis(target, options);
     let subscriber: RedisClient | null = null;
     try {
+      // Idempotency records carry a TTL and must last it: only noeviction keeps every key.
+      await refuseEvictingRedis(client, target, 'all', options.allowEviction ?? false);
       subscriber = await connectRedis(target, options);
       defineIdempotencyScripts(client);
       defineTaskIndexScripts(client);

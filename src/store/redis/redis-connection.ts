@@ -22,6 +22,12 @@ export interface RedisConnectOptions {
   readonly commandTimeoutMs?: number;
   /** How long connecting may take. Default 2000 ms. */
   readonly connectTimeoutMs?: number;
+  /**
+   * Open the store even when Redis may evict its keys (a maxmemory-policy other than
+   * noeviction, or one that cannot be read): for a Redis used as a cache that accepts loss.
+   * Default false: such a Redis is refused at start (redis-eviction.ts).
+   */
+  readonly allowEviction?: boolean;
 }
 
 /** Whether a store option names Redis. */

@@ -9,6 +9,7 @@
 import type { AgentCard, RegistryEntry } from '../../../generated/types/index.js';
 import type { IndexKeys, RegistryStore } from '../../registry/registry-store.js';
 import { connectRedis, parseRedisUrl, redisFailure, type RedisConnectOptions, type RedisTarget } from './redis-connection.js';
+import { refuseEvictingRedis } from './redis-eviction.js';
 import type { RedisClient } from './redis-module.js';
 
 /** Removes the URL from the indexes its `reg:keys` record names. Shared by the scripts below. */
@@ -124,6 +125,13 @@ export class RedisRegistryStore implements RegistryStore {
   async open(): Promise<void> {
     if (this.client) return;
     const client = await connectRedis(this.target, this.options);
+    try {
+      // The registry sets no TTL on its keys: a volatile-* policy cannot evict them.
+      await refuseEvictingRedis(client, this.target, 'without-ttl', this.options.allowEviction ?? false);
+    } catch (error) {
+      client.disconnect();
+      throw redisFailure(error, this.target.location);
+    }
     const define = (name: keyof Scripts, lua: string) => client.defineCommand(name, { numberOfKeys: 0, lua });
     define('regPut', PUT);
     define('regRemove', REMOVE);

@@ -3,17 +3,23 @@
 // with when it last changed), `a2a:touched` (sorted set, ID by last change: expiry and eviction
 // order), `a2a:active` (set of the IDs some replica is running: never evicted) and one sorted
 // set per tenant and principal, ID by status time (the listing order; Redis orders equal times
-// by ID, descending when read in reverse, as the memory index does). The rules are the memory
-// index's: `maxTasks` tasks, each kept `ttlMs` after its last change; room is made by dropping
-// expired tasks, then the inactive task changed longest ago; a full index of active tasks
-// refuses the new one. One rule more, because two replicas can race: a follow-up message may
+// by ID, descending when read in reverse, as the memory index does), and one sorted set per
+// caller's share (task-index.ts, shareOf), ID by last change. The rules are the memory index's:
+// `maxTasks` tasks, at most `maxTasksPerCaller` of one share, each kept `ttlMs` after its last
+// change; room is made by dropping expired tasks, then (a share at its bound) the share's own
+// inactive task changed longest ago, or (a full index) the largest share's; a share of active
+// tasks refuses its caller's new task, a full index of them everyone's. One rule more, because
+// two replicas can race: a follow-up message may
 // start a task only if no replica is running it (the activation is one atomic check). A task
 // that finishes while Redis is away is written once Redis is back, so it does not stay marked
 // as running (and unevictable) for ever.
 import { EndpointError } from '../../transport/endpoint-error.js';
 import { statusTime } from '../../a2a/tasks.js';
 import {
+  DEFAULT_MAX_TASKS_PER_CALLER,
+  shareOf,
   TaskIndexFullError,
+  TaskQuotaError,
   type IndexedTask,
   type TaskIndex,
   type TaskListPage,
@@ -26,6 +32,7 @@ import type { RedisClient } from './redis-module.js';
 
 export interface RedisTaskIndexOptions {
   readonly maxTasks?: number;
+  readonly maxTasksPerCaller?: number;
   readonly ttlMs?: number;
 }
 
@@ -34,7 +41,10 @@ const FORGET = `
 local function forget(p, id)
   local scope = redis.call('HGET', p..'a2a:scope-of', id)
   if scope then redis.call('ZREM', scope, id) end
+  local share = redis.call('HGET', p..'a2a:share-of', id)
+  if share then redis.call('ZREM', share, id) end
   redis.call('HDEL', p..'a2a:scope-of', id)
+  redis.call('HDEL', p..'a2a:share-of', id)
   redis.call('DEL', p..'a2a:task:'..id)
   redis.call('ZREM', p..'a2a:touched', id)
 end
@@ -43,38 +53,61 @@ local function expire(p, now, ttl)
     if redis.call('SISMEMBER', p..'a2a:active', id) == 0 then forget(p, id) end
   end
 end
-local function write(p, id, json, active, now, scope, time)
+local function write(p, id, json, active, now, scope, time, share)
   redis.call('SET', p..'a2a:task:'..id, json)
   redis.call('ZADD', p..'a2a:touched', now, id)
   if active == '1' then redis.call('SADD', p..'a2a:active', id) else redis.call('SREM', p..'a2a:active', id) end
   redis.call('HSET', p..'a2a:scope-of', id, scope)
   redis.call('ZADD', scope, time, id)
+  redis.call('HSET', p..'a2a:share-of', id, share)
+  redis.call('ZADD', share, now, id)
 end
 `;
 
-/** ARGV: prefix, id, json, active, now, scope key, status time, max tasks, ttl ms. 'full' when no room. */
+/**
+ * ARGV: prefix, id, json, active, now, scope key, status time, share key, max tasks, ttl ms,
+ * max tasks per caller. 'quota' when the share holds only active tasks, 'full' when the index does.
+ */
 const ADD = `${FORGET}
-local p, id, now = ARGV[1], ARGV[2], tonumber(ARGV[5])
-if redis.call('EXISTS', p..'a2a:task:'..id) == 0 and redis.call('ZCARD', p..'a2a:touched') >= tonumber(ARGV[8]) then
-  expire(p, now, tonumber(ARGV[9]))
-  if redis.call('ZCARD', p..'a2a:touched') >= tonumber(ARGV[8]) then
-    local oldest = nil
-    for _, candidate in ipairs(redis.call('ZRANGE', p..'a2a:touched', 0, -1)) do
-      if redis.call('SISMEMBER', p..'a2a:active', candidate) == 0 then oldest = candidate break end
+local p, id, now, share = ARGV[1], ARGV[2], tonumber(ARGV[5]), ARGV[8]
+local max, ttl, quota = tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11])
+local touched = p..'a2a:touched'
+local function inactive(candidate) return redis.call('SISMEMBER', p..'a2a:active', candidate) == 0 end
+if redis.call('EXISTS', p..'a2a:task:'..id) == 0
+  and (redis.call('ZCARD', share) >= quota or redis.call('ZCARD', touched) >= max) then
+  expire(p, now, ttl)
+  local victim = nil
+  if redis.call('ZCARD', share) >= quota then
+    for _, candidate in ipairs(redis.call('ZRANGE', share, 0, -1)) do
+      if inactive(candidate) then victim = candidate break end
     end
-    if not oldest then return 'full' end
-    forget(p, oldest)
+    if not victim then return 'quota' end
+  elseif redis.call('ZCARD', touched) >= max then
+    local sizes, largest = {}, 0
+    for _, candidate in ipairs(redis.call('ZRANGE', touched, 0, -1)) do
+      if inactive(candidate) then
+        local of = redis.call('HGET', p..'a2a:share-of', candidate)
+        local size = 0
+        if of then
+          size = sizes[of] or redis.call('ZCARD', of)
+          sizes[of] = size
+        end
+        if size > largest or not victim then victim, largest = candidate, size end
+      end
+    end
+    if not victim then return 'full' end
   end
+  if victim then forget(p, victim) end
 end
-write(p, id, ARGV[3], ARGV[4], now, ARGV[6], ARGV[7])
+write(p, id, ARGV[3], ARGV[4], now, ARGV[6], ARGV[7], share)
 return 'ok'
 `;
 
-/** ARGV: as ADD's first seven. 'busy' when activating a task another run already holds. */
+/** ARGV: as ADD's first eight. 'busy' when activating a task another run already holds. */
 const UPDATE = `${FORGET}
 local p, id = ARGV[1], ARGV[2]
 if ARGV[4] == '1' and redis.call('SISMEMBER', p..'a2a:active', id) == 1 then return 'busy' end
-write(p, id, ARGV[3], ARGV[4], tonumber(ARGV[5]), ARGV[6], ARGV[7])
+write(p, id, ARGV[3], ARGV[4], tonumber(ARGV[5]), ARGV[6], ARGV[7], ARGV[8])
 return 'ok'
 `;
 
@@ -110,6 +143,7 @@ export function defineTaskIndexScripts(client: RedisClient): void {
 
 export class RedisTaskIndex implements TaskIndex {
   readonly maxTasks: number;
+  readonly maxTasksPerCaller: number;
   readonly ttlMs: number;
   private readonly client: RedisClient & Scripts;
   /** Tasks that finished while Redis was away: written when it is back, so none stays active for ever. */
@@ -125,12 +159,15 @@ export class RedisTaskIndex implements TaskIndex {
   ) {
     this.client = client as RedisClient & Scripts;
     this.maxTasks = options.maxTasks ?? 1024;
+    this.maxTasksPerCaller = options.maxTasksPerCaller ?? DEFAULT_MAX_TASKS_PER_CALLER;
     this.ttlMs = options.ttlMs ?? 3_600_000;
     client.on('ready', () => this.saveUnsaved());
   }
 
   async add(entry: IndexedTask): Promise<void> {
-    const answer = await this.call(() => this.client.a2aAdd(...this.writeArgs(entry), String(this.maxTasks), String(this.ttlMs)));
+    const bounds = [String(this.maxTasks), String(this.ttlMs), String(this.maxTasksPerCaller)];
+    const answer = await this.call(() => this.client.a2aAdd(...this.writeArgs(entry), ...bounds));
+    if (answer === 'quota') throw new TaskQuotaError(this.maxTasksPerCaller);
     if (answer === 'full') throw new TaskIndexFullError(this.maxTasks);
   }
 
@@ -194,7 +231,8 @@ export class RedisTaskIndex implements TaskIndex {
     const now = this.now();
     const json = JSON.stringify({ entry, touched: now } satisfies StoredTask);
     const scope = this.scopeKey({ tenant: entry.tenant, principal: entry.owner });
-    return [this.prefix, entry.id, json, entry.active ? '1' : '0', String(now), scope, String(statusTime(entry.task))];
+    const share = `${this.prefix}a2a:share:${shareOf(entry.tenant, entry.owner)}`;
+    return [this.prefix, entry.id, json, entry.active ? '1' : '0', String(now), scope, String(statusTime(entry.task)), share];
   }
 
   /** One sorted set per tenant and principal; JSON keeps any tenant or principal from passing for another. */
