@@ -24,7 +24,8 @@ export class HttpServer implements TransportServer {
     const parsed = listenUrl('http', url);
     const { config } = this.context;
     const checkMs = deadlineCheckMs(Math.min(config.headerTimeout, config.bodyTimeout));
-    const guard = new ConnectionGuard(config, checkMs);
+    const refusal = { requestId: null, method: null, path: null, error: { status: 503, code: 'unavailable' } };
+    const guard = new ConnectionGuard(config, checkMs, (sent) => dispatcher.countRefused(0, sent, refusal));
     const listener = createRequestListener(dispatcher, { ...this.listenerOptions, guard });
     // A null keepalive_interval turns HTTP keep-alive off: every answer is the connection's last.
     const serve =
