@@ -212,11 +212,13 @@ export interface TransportConfig {
    */
   body_timeout?: number;
   /**
-   * Client connections a server keeps open at once. When a new one would pass this, the
-   * connection that has waited longest for its request to finish is closed first.
+   * Client connections a server keeps open at once (http, sse). When a new one would pass this,
+   * the idle or stalled connection that has waited longest is closed first; when every open
+   * connection is busy with an answer, the new one gets 503 with Retry-After instead. 0 (the
+   * default) means three quarters of the process's open-file limit.
    * @asType integer
-   * @minimum 1
-   * @default 512
+   * @minimum 0
+   * @default 0
    */
   max_connections?: number;
   /**
