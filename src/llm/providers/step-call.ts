@@ -163,11 +163,15 @@ export class StepCall {
 
 /** The error of an attempt whose answer did not begin within the first-byte deadline. */
 export function firstByteTimeout(provider: string, ms: number, cause: unknown): ModelError {
-  return new ModelError('model_timeout', `${provider}: the model server did not begin its answer within ${ms} ms (first-byte timeout)`, {
-    provider,
-    retryable: true,
-    cause,
-  });
+  return new ModelError(
+    'model_timeout',
+    `${provider}: the model server did not begin its answer within ${ms} ms (first-byte timeout)`,
+    {
+      provider,
+      retryable: true,
+      cause,
+    },
+  );
 }
 
 /** The end of a stream that never said it was done. */
