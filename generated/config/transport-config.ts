@@ -66,6 +66,14 @@ export interface LimitsOptions {
    * @default 100
    */
   maxConcurrentStreams?: number;
+  /**
+   * Model-backed requests and streams (an agent's POST /chat, and its tasks when its model answers
+   * them) served at once; more wait without holding a request or stream slot, so other work always
+   * finds one. 0 (the default) means half of the smaller of max_concurrent_requests and
+   * max_concurrent_streams, at least 1.
+   * @default 0
+   */
+  maxConcurrentModelRequests?: number;
 }
 
 /**
@@ -97,6 +105,14 @@ export interface Limits {
    * @default 100
    */
   readonly maxConcurrentStreams: number;
+  /**
+   * Model-backed requests and streams (an agent's POST /chat, and its tasks when its model answers
+   * them) served at once; more wait without holding a request or stream slot, so other work always
+   * finds one. 0 (the default) means half of the smaller of max_concurrent_requests and
+   * max_concurrent_streams, at least 1.
+   * @default 0
+   */
+  readonly maxConcurrentModelRequests: number;
 }
 
 /**
@@ -495,6 +511,7 @@ export const TRANSPORT_CONFIG_FIELDS: readonly ConfigEntry[] = [
       { kind: 'field', name: 'maxEventBytes', wire: 'max_event_bytes', type: 'integer', nullable: false, default: 4194304, minimum: 1 },
       { kind: 'field', name: 'maxConcurrentRequests', wire: 'max_concurrent_requests', type: 'integer', nullable: false, default: 100, minimum: 1 },
       { kind: 'field', name: 'maxConcurrentStreams', wire: 'max_concurrent_streams', type: 'integer', nullable: false, default: 100, minimum: 1 },
+      { kind: 'field', name: 'maxConcurrentModelRequests', wire: 'max_concurrent_model_requests', type: 'integer', nullable: false, default: 0, minimum: 0 },
     ],
   },
   {

@@ -212,4 +212,9 @@ export interface TransportLimits {
    * @default 100
    */
   max_concurrent_streams?: number;
+  /**
+   * Model-backed requests and streams (an agent's POST /chat, and its tasks when its model answers them) served at once; more wait without holding a request or stream slot, so other work always finds one. 0 (the default) means half of the smaller of max_concurrent_requests and max_concurrent_streams, at least 1.
+   * @default 0
+   */
+  max_concurrent_model_requests?: number;
 }

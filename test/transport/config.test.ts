@@ -22,6 +22,7 @@ const defaults: Array<[string, (c: ResolvedConfig) => unknown, unknown]> = [
   ['limits.max_event_bytes', (c) => c.limits.maxEventBytes, 4_194_304],
   ['limits.max_concurrent_requests', (c) => c.limits.maxConcurrentRequests, 100],
   ['limits.max_concurrent_streams', (c) => c.limits.maxConcurrentStreams, 100],
+  ['limits.max_concurrent_model_requests (parley: 0, half the slots)', (c) => c.limits.maxConcurrentModelRequests, 50],
   ['retry.max_attempts', (c) => c.retry.maxAttempts, 1],
   ['retry.initial_backoff', (c) => c.retry.initialBackoff, 0.1],
   ['retry.max_backoff', (c) => c.retry.maxBackoff, 2.0],
@@ -59,6 +60,7 @@ test('the serialized defaults are the spec table, in snake_case', () => {
       max_event_bytes: 4_194_304,
       max_concurrent_requests: 100,
       max_concurrent_streams: 100,
+      max_concurrent_model_requests: 50,
     },
     retry: {
       max_attempts: 1,
@@ -375,4 +377,13 @@ test('the resolved limits and retry policy cannot be changed', () => {
   assert.throws(() => {
     (config.retry.retryableMethods as string[]).push('PATCH');
   }, TypeError);
+});
+
+test('limits.max_concurrent_model_requests 0 is half the smaller slot count, at least 1; any other value is kept', () => {
+  const model = (limits: Record<string, number>) => new ResolvedConfig({ limits }).limits.maxConcurrentModelRequests;
+  assert.equal(model({ maxConcurrentRequests: 10, maxConcurrentStreams: 40 }), 5);
+  assert.equal(model({ maxConcurrentRequests: 40, maxConcurrentStreams: 7 }), 3);
+  assert.equal(model({ maxConcurrentRequests: 1 }), 1);
+  assert.equal(model({ maxConcurrentModelRequests: 80 }), 80);
+  assert.throws(() => model({ maxConcurrentModelRequests: -1 }), ConfigError);
 });
