@@ -7,37 +7,44 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AgentServer } from '../../src/agent/agent-server.js';
 import { AgentClient } from '../../src/client/agent-client.js';
-import { OpenAIChatModel } from '../../src/llm/providers/openai-chat.js';
+import { OpenAIChatModel, type OpenAIChatOptions } from '../../src/llm/providers/openai-chat.js';
 import { TRANSPORTS, listenUrl, type TransportKind } from '../support/cross-transport.js';
-import { waitFor } from '../support/transport-fixtures.js';
+import { rejection, waitFor } from '../support/transport-fixtures.js';
 import { startOpenAIServer, type OpenAITurn } from '../llm/fake-openai-server.js';
-import type { ScriptedServer } from '../llm/scripted-server.js';
+import type { HangTurn, ScriptedServer } from '../llm/scripted-server.js';
 
 /** Request slots of the agents under test: few, so filling them is cheap. */
 const SLOTS = 4;
 const TIMEOUT = { timeout: 20_000 };
 
 /** The hung provider as a model: one attempt per step, so a chat holds its slot until it is let go. */
-function hungModel(provider: ScriptedServer<OpenAITurn>): OpenAIChatModel {
+function hungModel(provider: ScriptedServer<OpenAITurn>, deadlines: Partial<OpenAIChatOptions> = {}): OpenAIChatModel {
   return new OpenAIChatModel({
     model: 'hung',
     apiKey: 'sk-test',
     baseUrl: `${provider.baseUrl}/v1`,
     retry: { maxAttempts: 1 },
+    ...deadlines,
   });
 }
 
 /** An agent on `kind` whose model is a provider of its own that hangs on each of `hung` requests. */
-async function start(kind: TransportKind, hung: number, limits: Record<string, number>) {
+async function start(
+  kind: TransportKind,
+  hung: number,
+  limits: Record<string, number>,
+  deadlines: Partial<OpenAIChatOptions> = {},
+  turn: HangTurn = { hang: true, silent: true },
+) {
   // A provider per test: chats a previous test let go of cannot reach this one's.
   const provider = await startOpenAIServer();
-  provider.script(...Array.from({ length: hung }, () => ({ hang: true as const, silent: true })));
+  provider.script(...Array.from({ length: hung }, () => turn));
   const pages = kind === 'http' || kind === 'sse';
   const agent = new AgentServer({
     name: 'capacity',
     transport: kind,
     url: listenUrl(kind),
-    llm: hungModel(provider),
+    llm: hungModel(provider, deadlines),
     // A handler of the author's that never calls the model: its tasks are not model-backed.
     handler: ({ input }) => input,
     transportOptions: { limits: { maxConcurrentRequests: SLOTS, ...limits }, shutdownTimeout: 1 },
@@ -107,5 +114,23 @@ for (const kind of TRANSPORTS) {
       assert.equal(task.state, 'completed');
       assert.equal(provider.requests.length, SLOTS / 2, 'the chats over the bound never reached the provider');
     });
+
+    test(
+      'a chat to a provider that never answers, or stalls mid-answer, ends at its deadline with 502 model_timeout',
+      TIMEOUT,
+      async (t) => {
+        const silent = await start(kind, 1, {}, { firstByteTimeoutMs: 50 });
+        t.after(() => silent.close());
+        const first = await rejection(silent.client.chat('anyone there?'));
+        assert.equal(first.code, 'model_timeout', first.message);
+        assert.equal(first.statusCode, 502);
+        assert.match(first.message, /first-byte timeout/);
+        const stalled = await start(kind, 1, {}, { idleTimeoutMs: 50 }, { hang: true, before: ['half an'] });
+        t.after(() => stalled.close());
+        const idle = await rejection(stalled.client.chat('go on'));
+        assert.equal(idle.code, 'model_timeout', idle.message);
+        assert.match(idle.message, /idle timeout/);
+      },
+    );
   });
 }
