@@ -6,7 +6,7 @@
 import type { Socket } from 'node:net';
 
 /** Seconds a refused client is asked to wait before it connects again. */
-export const RETRY_AFTER_SECONDS = 1;
+const RETRY_AFTER_SECONDS = 1;
 
 /** How long what the client still sends is read and dropped before the socket is destroyed. */
 const LINGER_MS = 1000;
