@@ -69,7 +69,12 @@ export {
 export { tool, type Tool, type ToolRunContext, type ToolSpec } from './llm/tool.js';
 export { OpenAIChatModel, type OpenAIChatOptions } from './llm/providers/openai-chat.js';
 export { AnthropicMessagesModel, type AnthropicMessagesOptions } from './llm/providers/anthropic-messages.js';
-export { DEFAULT_MODEL_RETRY, DEFAULT_STEP_TIMEOUT_MS } from './llm/providers/step-call.js';
+export {
+  DEFAULT_FIRST_BYTE_TIMEOUT_MS,
+  DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_MODEL_RETRY,
+  DEFAULT_STEP_TIMEOUT_MS,
+} from './llm/providers/step-call.js';
 export { Transport, type TransportOptions } from './transport/transport.js';
 export { createTransport, resolveTransportName, TRANSPORT_NAMES } from './transport/factory.js';
 export { createMountedTransport, type MountedAgentTransport } from './transport/http/express-adapter.js';

@@ -66,6 +66,14 @@ export interface LimitsOptions {
    * @default 100
    */
   maxConcurrentStreams?: number;
+  /**
+   * Model-backed requests and streams (an agent's POST /chat, and its tasks when its model answers
+   * them) served at once; more wait without holding a request or stream slot, so other work always
+   * finds one. 0 (the default) means half of the smaller of max_concurrent_requests and
+   * max_concurrent_streams, at least 1.
+   * @default 0
+   */
+  maxConcurrentModelRequests?: number;
 }
 
 /**
@@ -97,6 +105,14 @@ export interface Limits {
    * @default 100
    */
   readonly maxConcurrentStreams: number;
+  /**
+   * Model-backed requests and streams (an agent's POST /chat, and its tasks when its model answers
+   * them) served at once; more wait without holding a request or stream slot, so other work always
+   * finds one. 0 (the default) means half of the smaller of max_concurrent_requests and
+   * max_concurrent_streams, at least 1.
+   * @default 0
+   */
+  readonly maxConcurrentModelRequests: number;
 }
 
 /**
@@ -356,9 +372,11 @@ export interface TransportConfigOptions {
    */
   bodyTimeout?: number;
   /**
-   * Client connections a server keeps open at once. When a new one would pass this, the connection
-   * that has waited longest for its request to finish is closed first.
-   * @default 512
+   * Client connections a server keeps open at once (http, sse). When a new one would pass this, the
+   * idle or stalled connection that has waited longest is closed first; when every open connection is
+   * busy with an answer, the new one gets 503 with Retry-After instead. 0 (the default) means three
+   * quarters of the process's open-file limit.
+   * @default 0
    */
   maxConnections?: number;
   /**
@@ -446,9 +464,11 @@ export interface ResolvedConfigFields {
    */
   readonly bodyTimeout: number;
   /**
-   * Client connections a server keeps open at once. When a new one would pass this, the connection
-   * that has waited longest for its request to finish is closed first.
-   * @default 512
+   * Client connections a server keeps open at once (http, sse). When a new one would pass this, the
+   * idle or stalled connection that has waited longest is closed first; when every open connection is
+   * busy with an answer, the new one gets 503 with Retry-After instead. 0 (the default) means three
+   * quarters of the process's open-file limit.
+   * @default 0
    */
   readonly maxConnections: number;
   /**
@@ -491,6 +511,7 @@ export const TRANSPORT_CONFIG_FIELDS: readonly ConfigEntry[] = [
       { kind: 'field', name: 'maxEventBytes', wire: 'max_event_bytes', type: 'integer', nullable: false, default: 4194304, minimum: 1 },
       { kind: 'field', name: 'maxConcurrentRequests', wire: 'max_concurrent_requests', type: 'integer', nullable: false, default: 100, minimum: 1 },
       { kind: 'field', name: 'maxConcurrentStreams', wire: 'max_concurrent_streams', type: 'integer', nullable: false, default: 100, minimum: 1 },
+      { kind: 'field', name: 'maxConcurrentModelRequests', wire: 'max_concurrent_model_requests', type: 'integer', nullable: false, default: 0, minimum: 0 },
     ],
   },
   {
@@ -511,7 +532,7 @@ export const TRANSPORT_CONFIG_FIELDS: readonly ConfigEntry[] = [
   { kind: 'field', name: 'idempotencyCacheBytes', wire: 'idempotency_cache_bytes', type: 'integer', nullable: false, default: 67108864, minimum: 1 },
   { kind: 'field', name: 'headerTimeout', wire: 'header_timeout', type: 'number', nullable: false, default: 20, exclusiveMinimum: 0 },
   { kind: 'field', name: 'bodyTimeout', wire: 'body_timeout', type: 'number', nullable: false, default: 60, exclusiveMinimum: 0 },
-  { kind: 'field', name: 'maxConnections', wire: 'max_connections', type: 'integer', nullable: false, default: 512, minimum: 1 },
+  { kind: 'field', name: 'maxConnections', wire: 'max_connections', type: 'integer', nullable: false, default: 0, minimum: 0 },
   { kind: 'field', name: 'streamFlushInterval', wire: 'stream_flush_interval', type: 'number', nullable: false, default: 0.01, minimum: 0 },
   { kind: 'field', name: 'collectMetrics', wire: 'collect_metrics', type: 'boolean', nullable: false, default: true },
   { kind: 'field', name: 'timeout', wire: 'timeout', type: 'number', nullable: false, default: 360, exclusiveMinimum: 0 },

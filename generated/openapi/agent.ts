@@ -567,7 +567,7 @@ export const agentOpenApi = {
       "get": {
         "operationId": "getMetrics",
         "summary": "Prometheus metrics of the agent in the text exposition format.",
-        "description": "Prometheus metrics of the agent in the text exposition format. Served only when the server's `metrics` option is set; public only when that option says so, otherwise it needs credentials like any protected route.\n\nAvailability: html-transport.",
+        "description": "Prometheus metrics of the agent in the text exposition format. Served only when the server's `metrics` option is set; public only when that option says so, otherwise it needs credentials like any protected route.\n\nAvailability: html-transport. Control plane.",
         "tags": [
           "agent"
         ],
@@ -604,7 +604,7 @@ export const agentOpenApi = {
       "get": {
         "operationId": "healthz",
         "summary": "Health payload of the serving transport.",
-        "description": "Health payload of the serving transport.\n\nAvailability: always.",
+        "description": "Health payload of the serving transport.\n\nAvailability: always. Control plane.",
         "tags": [
           "agent"
         ],
@@ -641,7 +641,7 @@ export const agentOpenApi = {
       "get": {
         "operationId": "readyz",
         "summary": "Readiness payload; same content as healthz.",
-        "description": "Readiness payload; same content as healthz.\n\nAvailability: always.",
+        "description": "Readiness payload; same content as healthz.\n\nAvailability: always. Control plane.",
         "tags": [
           "agent"
         ],

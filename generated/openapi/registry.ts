@@ -300,7 +300,7 @@ export const registryOpenApi = {
       "get": {
         "operationId": "getMetrics",
         "summary": "Prometheus metrics of the registry in the text exposition format.",
-        "description": "Prometheus metrics of the registry in the text exposition format. Served only when the server's `metrics` option is set; public only when that option says so, otherwise it needs credentials like any protected route.\n\nAvailability: html-transport.",
+        "description": "Prometheus metrics of the registry in the text exposition format. Served only when the server's `metrics` option is set; public only when that option says so, otherwise it needs credentials like any protected route.\n\nAvailability: html-transport. Control plane.",
         "tags": [
           "registry"
         ],
@@ -337,7 +337,7 @@ export const registryOpenApi = {
       "get": {
         "operationId": "healthz",
         "summary": "Health payload of the serving transport.",
-        "description": "Health payload of the serving transport.\n\nAvailability: always.",
+        "description": "Health payload of the serving transport.\n\nAvailability: always. Control plane.",
         "tags": [
           "registry"
         ],
@@ -374,7 +374,7 @@ export const registryOpenApi = {
       "get": {
         "operationId": "readyz",
         "summary": "Readiness payload; same content as healthz.",
-        "description": "Readiness payload; same content as healthz.\n\nAvailability: always.",
+        "description": "Readiness payload; same content as healthz.\n\nAvailability: always. Control plane.",
         "tags": [
           "registry"
         ],

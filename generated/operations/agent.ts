@@ -241,7 +241,7 @@ export const agentOperations = {
     "idempotent": false,
     "streaming": false,
     "public": false,
-    "controlPlane": false,
+    "controlPlane": true,
     "availability": "html-transport",
     "idempotencyKeyFrom": []
   },
@@ -259,7 +259,7 @@ export const agentOperations = {
     "idempotent": false,
     "streaming": false,
     "public": true,
-    "controlPlane": false,
+    "controlPlane": true,
     "availability": "always",
     "idempotencyKeyFrom": []
   },
@@ -277,7 +277,7 @@ export const agentOperations = {
     "idempotent": false,
     "streaming": false,
     "public": true,
-    "controlPlane": false,
+    "controlPlane": true,
     "availability": "always",
     "idempotencyKeyFrom": []
   },

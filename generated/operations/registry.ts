@@ -120,7 +120,7 @@ export const registryOperations = {
     "idempotent": false,
     "streaming": false,
     "public": false,
-    "controlPlane": false,
+    "controlPlane": true,
     "availability": "html-transport",
     "idempotencyKeyFrom": []
   },
@@ -138,7 +138,7 @@ export const registryOperations = {
     "idempotent": false,
     "streaming": false,
     "public": true,
-    "controlPlane": false,
+    "controlPlane": true,
     "availability": "always",
     "idempotencyKeyFrom": []
   },
@@ -156,7 +156,7 @@ export const registryOperations = {
     "idempotent": false,
     "streaming": false,
     "public": true,
-    "controlPlane": false,
+    "controlPlane": true,
     "availability": "always",
     "idempotencyKeyFrom": []
   },

@@ -53,8 +53,8 @@ export interface TransportConfig {
    */
   body_timeout?: number;
   /**
-   * Client connections a server keeps open at once. When a new one would pass this, the connection that has waited longest for its request to finish is closed first.
-   * @default 512
+   * Client connections a server keeps open at once (http, sse). When a new one would pass this, the idle or stalled connection that has waited longest is closed first; when every open connection is busy with an answer, the new one gets 503 with Retry-After instead. 0 (the default) means three quarters of the process's open-file limit.
+   * @default 0
    */
   max_connections?: number;
   /**
@@ -212,4 +212,9 @@ export interface TransportLimits {
    * @default 100
    */
   max_concurrent_streams?: number;
+  /**
+   * Model-backed requests and streams (an agent's POST /chat, and its tasks when its model answers them) served at once; more wait without holding a request or stream slot, so other work always finds one. 0 (the default) means half of the smaller of max_concurrent_requests and max_concurrent_streams, at least 1.
+   * @default 0
+   */
+  max_concurrent_model_requests?: number;
 }

@@ -8166,8 +8166,8 @@ return errors === 0;
 validate84.evaluated = {"props":{"networked":true,"streaming":true,"tls":true,"bidirectional":true,"persistent_connections":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validate_transport_config = validate85;
-const schema96 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/transport-config.schema.json","title":"TransportConfig","type":"object","properties":{"limits":{"$ref":"#/$defs/TransportLimits","description":"Byte and concurrency limits."},"retry":{"$ref":"#/$defs/RetryPolicy","description":"Retry policy for idempotent requests."},"keepalive_interval":{"type":["number","null"],"description":"Seconds between keepalive probes (WebSocket ping, HTTP keep-alive expiry, gRPC keepalive); null turns the HTTP and WebSocket keepalive off.","exclusiveMinimum":0,"default":20},"keepalive_timeout":{"type":"number","description":"Seconds to wait for a keepalive answer, and the HTTP idle keep-alive.","exclusiveMinimum":0,"default":20},"shutdown_timeout":{"type":"number","description":"Seconds stop() waits for each connection it owns to close.","exclusiveMinimum":0,"default":5},"idempotency_ttl":{"type":"number","description":"Seconds a completed idempotent response can be replayed.","exclusiveMinimum":0,"default":300},"idempotency_cache_size":{"type":"integer","description":"Most completed idempotent responses kept; the oldest go first.","minimum":1,"default":1024},"idempotency_cache_bytes":{"type":"integer","description":"Most bytes of completed idempotent responses kept, summed over the cache; the oldest go first, and a response larger than this is never stored.","minimum":1,"default":67108864},"header_timeout":{"type":"number","description":"Seconds a server waits for a request's headers (http, sse, and the WebSocket handshake).","exclusiveMinimum":0,"default":20},"body_timeout":{"type":"number","description":"Seconds a server waits for a whole request body once its headers arrived (http, sse).","exclusiveMinimum":0,"default":60},"max_connections":{"type":"integer","description":"Client connections a server keeps open at once. When a new one would pass this, the connection that has waited longest for its request to finish is closed first.","minimum":1,"default":512},"stream_flush_interval":{"type":"number","description":"Seconds a server may hold a stream's events so that they leave in one write with the ones that follow (sse and websocket). A stream's writes are at least this far apart: an event that follows the previous write sooner waits, at most this long; the first event after a quiet spell and a stream's last event leave at once. Events are written whole and in order, never merged. 0 writes at the end of each turn of the event loop.","minimum":0,"default":0.01},"collect_metrics":{"type":"boolean","description":"Count requests, streams, bytes and latency.","default":true},"timeout":{"type":"number","description":"Outbound request deadline in seconds (the receive deadline on WebSocket).","exclusiveMinimum":0,"default":360},"tls":{"anyOf":[{"$ref":"#/$defs/TlsSettings"},{"type":"null"}],"description":"TLS files and checks; used when the URL scheme is a secure one.","default":null},"grpc":{"$ref":"#/$defs/GrpcSettings","description":"grpc-only options."}},"additionalProperties":false,"description":"Serialized transport configuration: limits, retry policy, keepalive, shutdown, idempotency cache, metrics, deadline and TLS files. Generated from schemas/config/transport-config.ts.","examples":[{"limits":{"max_request_bytes":1048576,"max_concurrent_requests":50},"retry":{"max_attempts":3,"initial_backoff":0.1,"max_backoff":2,"jitter":0.1},"keepalive_interval":20,"idempotency_ttl":300,"tls":{"certfile":"server.pem","keyfile":"server.key","cafile":null,"require_client_cert":false}}],"$defs":{"TransportLimits":{"type":"object","properties":{"max_request_bytes":{"type":"integer","description":"Largest request, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":16777216},"max_response_bytes":{"type":"integer","description":"Largest response, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":16777216},"max_event_bytes":{"type":"integer","description":"Largest single stream event, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":4194304},"max_concurrent_requests":{"type":"integer","description":"Unary requests in flight at once; more wait for a slot.","minimum":1,"default":100},"max_concurrent_streams":{"type":"integer","description":"Streams open at once; more wait for a slot.","minimum":1,"default":100}},"additionalProperties":false,"description":"Byte and concurrency limits shared by every transport.","title":"TransportLimits"},"RetryPolicy":{"type":"object","properties":{"max_attempts":{"type":"integer","description":"Total attempts including the first; 1 turns retry off.","minimum":1,"default":1},"initial_backoff":{"type":"number","description":"Delay before the first retry, in seconds; doubles on each further retry.","minimum":0,"default":0.1},"max_backoff":{"type":"number","description":"Ceiling of the doubling delay, in seconds. Must not be below initial_backoff.","minimum":0,"default":2},"jitter":{"type":"number","description":"Largest random delay added to each backoff, in seconds.","minimum":0,"default":0.1},"retryable_methods":{"type":"array","items":{"type":"string"},"description":"HTTP methods that may be retried, matched after upper-casing.","default":["DELETE","GET","POST","PUT"]}},"additionalProperties":false,"description":"When and how often an idempotent request is tried again.","title":"RetryPolicy"},"TlsSettings":{"type":"object","properties":{"certfile":{"type":["string","null"],"description":"PEM certificate chain of a secure server, or of a client doing mutual TLS.","minLength":1,"default":null},"keyfile":{"type":["string","null"],"description":"PEM private key matching certfile; give both or neither.","minLength":1,"default":null},"cafile":{"type":["string","null"],"description":"PEM CA bundle; clients fall back to the system roots when absent.","minLength":1,"default":null},"require_client_cert":{"type":"boolean","description":"Servers demand a client certificate signed by cafile.","default":false},"check_hostname":{"type":"boolean","description":"Clients verify the server's host name. The CA check stays on either way.","default":true}},"additionalProperties":false,"description":"Certificate files and checks. Only paths and flags are ever serialized, never key material.","title":"TlsSettings"},"GrpcSettings":{"type":"object","properties":{"maximum_concurrent_rpcs":{"type":"integer","description":"RPCs served at once; 0 means limits.max_concurrent_requests.","minimum":0,"default":0},"graceful_shutdown_timeout":{"type":"number","description":"Seconds stop() waits for in-flight RPCs.","exclusiveMinimum":0,"default":3},"enable_health":{"type":"boolean","description":"Serve grpc.health.v1.Health.","default":true},"enable_reflection":{"type":"boolean","description":"Serve gRPC server reflection (v1 and v1alpha).","default":true},"codec":{"type":"string","enum":["json","proto"],"description":"How a client encodes messages: `json` (the JSON envelope, `application/grpc+json`) or `proto` (binary protobuf). Servers accept both, and JSON passed through as plain bytes.","default":"json"},"channel_options":{"type":"object","additionalProperties":{"type":["number","string"]},"description":"Raw gRPC channel and server options, by gRPC core's names (`grpc.max_receive_message_length`, `grpc.keepalive_time_ms`, ...); the ones parley knows replace the settings it derives from the limits and keepalive, the others are kept and ignored.","default":{}}},"additionalProperties":false,"description":"Options only the grpc transport reads.","title":"GrpcSettings"}}};
-const schema97 = {"type":"object","properties":{"max_request_bytes":{"type":"integer","description":"Largest request, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":16777216},"max_response_bytes":{"type":"integer","description":"Largest response, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":16777216},"max_event_bytes":{"type":"integer","description":"Largest single stream event, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":4194304},"max_concurrent_requests":{"type":"integer","description":"Unary requests in flight at once; more wait for a slot.","minimum":1,"default":100},"max_concurrent_streams":{"type":"integer","description":"Streams open at once; more wait for a slot.","minimum":1,"default":100}},"additionalProperties":false,"description":"Byte and concurrency limits shared by every transport.","title":"TransportLimits"};
+const schema96 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/transport-config.schema.json","title":"TransportConfig","type":"object","properties":{"limits":{"$ref":"#/$defs/TransportLimits","description":"Byte and concurrency limits."},"retry":{"$ref":"#/$defs/RetryPolicy","description":"Retry policy for idempotent requests."},"keepalive_interval":{"type":["number","null"],"description":"Seconds between keepalive probes (WebSocket ping, HTTP keep-alive expiry, gRPC keepalive); null turns the HTTP and WebSocket keepalive off.","exclusiveMinimum":0,"default":20},"keepalive_timeout":{"type":"number","description":"Seconds to wait for a keepalive answer, and the HTTP idle keep-alive.","exclusiveMinimum":0,"default":20},"shutdown_timeout":{"type":"number","description":"Seconds stop() waits for each connection it owns to close.","exclusiveMinimum":0,"default":5},"idempotency_ttl":{"type":"number","description":"Seconds a completed idempotent response can be replayed.","exclusiveMinimum":0,"default":300},"idempotency_cache_size":{"type":"integer","description":"Most completed idempotent responses kept; the oldest go first.","minimum":1,"default":1024},"idempotency_cache_bytes":{"type":"integer","description":"Most bytes of completed idempotent responses kept, summed over the cache; the oldest go first, and a response larger than this is never stored.","minimum":1,"default":67108864},"header_timeout":{"type":"number","description":"Seconds a server waits for a request's headers (http, sse, and the WebSocket handshake).","exclusiveMinimum":0,"default":20},"body_timeout":{"type":"number","description":"Seconds a server waits for a whole request body once its headers arrived (http, sse).","exclusiveMinimum":0,"default":60},"max_connections":{"type":"integer","description":"Client connections a server keeps open at once (http, sse). When a new one would pass this, the idle or stalled connection that has waited longest is closed first; when every open connection is busy with an answer, the new one gets 503 with Retry-After instead. 0 (the default) means three quarters of the process's open-file limit.","minimum":0,"default":0},"stream_flush_interval":{"type":"number","description":"Seconds a server may hold a stream's events so that they leave in one write with the ones that follow (sse and websocket). A stream's writes are at least this far apart: an event that follows the previous write sooner waits, at most this long; the first event after a quiet spell and a stream's last event leave at once. Events are written whole and in order, never merged. 0 writes at the end of each turn of the event loop.","minimum":0,"default":0.01},"collect_metrics":{"type":"boolean","description":"Count requests, streams, bytes and latency.","default":true},"timeout":{"type":"number","description":"Outbound request deadline in seconds (the receive deadline on WebSocket).","exclusiveMinimum":0,"default":360},"tls":{"anyOf":[{"$ref":"#/$defs/TlsSettings"},{"type":"null"}],"description":"TLS files and checks; used when the URL scheme is a secure one.","default":null},"grpc":{"$ref":"#/$defs/GrpcSettings","description":"grpc-only options."}},"additionalProperties":false,"description":"Serialized transport configuration: limits, retry policy, keepalive, shutdown, idempotency cache, metrics, deadline and TLS files. Generated from schemas/config/transport-config.ts.","examples":[{"limits":{"max_request_bytes":1048576,"max_concurrent_requests":50},"retry":{"max_attempts":3,"initial_backoff":0.1,"max_backoff":2,"jitter":0.1},"keepalive_interval":20,"idempotency_ttl":300,"tls":{"certfile":"server.pem","keyfile":"server.key","cafile":null,"require_client_cert":false}}],"$defs":{"TransportLimits":{"type":"object","properties":{"max_request_bytes":{"type":"integer","description":"Largest request, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":16777216},"max_response_bytes":{"type":"integer","description":"Largest response, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":16777216},"max_event_bytes":{"type":"integer","description":"Largest single stream event, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":4194304},"max_concurrent_requests":{"type":"integer","description":"Unary requests in flight at once; more wait for a slot.","minimum":1,"default":100},"max_concurrent_streams":{"type":"integer","description":"Streams open at once; more wait for a slot.","minimum":1,"default":100},"max_concurrent_model_requests":{"type":"integer","description":"Model-backed requests and streams (an agent's POST /chat, and its tasks when its model answers them) served at once; more wait without holding a request or stream slot, so other work always finds one. 0 (the default) means half of the smaller of max_concurrent_requests and max_concurrent_streams, at least 1.","minimum":0,"default":0}},"additionalProperties":false,"description":"Byte and concurrency limits shared by every transport.","title":"TransportLimits"},"RetryPolicy":{"type":"object","properties":{"max_attempts":{"type":"integer","description":"Total attempts including the first; 1 turns retry off.","minimum":1,"default":1},"initial_backoff":{"type":"number","description":"Delay before the first retry, in seconds; doubles on each further retry.","minimum":0,"default":0.1},"max_backoff":{"type":"number","description":"Ceiling of the doubling delay, in seconds. Must not be below initial_backoff.","minimum":0,"default":2},"jitter":{"type":"number","description":"Largest random delay added to each backoff, in seconds.","minimum":0,"default":0.1},"retryable_methods":{"type":"array","items":{"type":"string"},"description":"HTTP methods that may be retried, matched after upper-casing.","default":["DELETE","GET","POST","PUT"]}},"additionalProperties":false,"description":"When and how often an idempotent request is tried again.","title":"RetryPolicy"},"TlsSettings":{"type":"object","properties":{"certfile":{"type":["string","null"],"description":"PEM certificate chain of a secure server, or of a client doing mutual TLS.","minLength":1,"default":null},"keyfile":{"type":["string","null"],"description":"PEM private key matching certfile; give both or neither.","minLength":1,"default":null},"cafile":{"type":["string","null"],"description":"PEM CA bundle; clients fall back to the system roots when absent.","minLength":1,"default":null},"require_client_cert":{"type":"boolean","description":"Servers demand a client certificate signed by cafile.","default":false},"check_hostname":{"type":"boolean","description":"Clients verify the server's host name. The CA check stays on either way.","default":true}},"additionalProperties":false,"description":"Certificate files and checks. Only paths and flags are ever serialized, never key material.","title":"TlsSettings"},"GrpcSettings":{"type":"object","properties":{"maximum_concurrent_rpcs":{"type":"integer","description":"RPCs served at once; 0 means limits.max_concurrent_requests.","minimum":0,"default":0},"graceful_shutdown_timeout":{"type":"number","description":"Seconds stop() waits for in-flight RPCs.","exclusiveMinimum":0,"default":3},"enable_health":{"type":"boolean","description":"Serve grpc.health.v1.Health.","default":true},"enable_reflection":{"type":"boolean","description":"Serve gRPC server reflection (v1 and v1alpha).","default":true},"codec":{"type":"string","enum":["json","proto"],"description":"How a client encodes messages: `json` (the JSON envelope, `application/grpc+json`) or `proto` (binary protobuf). Servers accept both, and JSON passed through as plain bytes.","default":"json"},"channel_options":{"type":"object","additionalProperties":{"type":["number","string"]},"description":"Raw gRPC channel and server options, by gRPC core's names (`grpc.max_receive_message_length`, `grpc.keepalive_time_ms`, ...); the ones parley knows replace the settings it derives from the limits and keepalive, the others are kept and ignored.","default":{}}},"additionalProperties":false,"description":"Options only the grpc transport reads.","title":"GrpcSettings"}}};
+const schema97 = {"type":"object","properties":{"max_request_bytes":{"type":"integer","description":"Largest request, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":16777216},"max_response_bytes":{"type":"integer","description":"Largest response, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":16777216},"max_event_bytes":{"type":"integer","description":"Largest single stream event, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":4194304},"max_concurrent_requests":{"type":"integer","description":"Unary requests in flight at once; more wait for a slot.","minimum":1,"default":100},"max_concurrent_streams":{"type":"integer","description":"Streams open at once; more wait for a slot.","minimum":1,"default":100},"max_concurrent_model_requests":{"type":"integer","description":"Model-backed requests and streams (an agent's POST /chat, and its tasks when its model answers them) served at once; more wait without holding a request or stream slot, so other work always finds one. 0 (the default) means half of the smaller of max_concurrent_requests and max_concurrent_streams, at least 1.","minimum":0,"default":0}},"additionalProperties":false,"description":"Byte and concurrency limits shared by every transport.","title":"TransportLimits"};
 const schema98 = {"type":"object","properties":{"max_attempts":{"type":"integer","description":"Total attempts including the first; 1 turns retry off.","minimum":1,"default":1},"initial_backoff":{"type":"number","description":"Delay before the first retry, in seconds; doubles on each further retry.","minimum":0,"default":0.1},"max_backoff":{"type":"number","description":"Ceiling of the doubling delay, in seconds. Must not be below initial_backoff.","minimum":0,"default":2},"jitter":{"type":"number","description":"Largest random delay added to each backoff, in seconds.","minimum":0,"default":0.1},"retryable_methods":{"type":"array","items":{"type":"string"},"description":"HTTP methods that may be retried, matched after upper-casing.","default":["DELETE","GET","POST","PUT"]}},"additionalProperties":false,"description":"When and how often an idempotent request is tried again.","title":"RetryPolicy"};
 const schema99 = {"type":"object","properties":{"certfile":{"type":["string","null"],"description":"PEM certificate chain of a secure server, or of a client doing mutual TLS.","minLength":1,"default":null},"keyfile":{"type":["string","null"],"description":"PEM private key matching certfile; give both or neither.","minLength":1,"default":null},"cafile":{"type":["string","null"],"description":"PEM CA bundle; clients fall back to the system roots when absent.","minLength":1,"default":null},"require_client_cert":{"type":"boolean","description":"Servers demand a client certificate signed by cafile.","default":false},"check_hostname":{"type":"boolean","description":"Clients verify the server's host name. The CA check stays on either way.","default":true}},"additionalProperties":false,"description":"Certificate files and checks. Only paths and flags are ever serialized, never key material.","title":"TlsSettings"};
 const schema100 = {"type":"object","properties":{"maximum_concurrent_rpcs":{"type":"integer","description":"RPCs served at once; 0 means limits.max_concurrent_requests.","minimum":0,"default":0},"graceful_shutdown_timeout":{"type":"number","description":"Seconds stop() waits for in-flight RPCs.","exclusiveMinimum":0,"default":3},"enable_health":{"type":"boolean","description":"Serve grpc.health.v1.Health.","default":true},"enable_reflection":{"type":"boolean","description":"Serve gRPC server reflection (v1 and v1alpha).","default":true},"codec":{"type":"string","enum":["json","proto"],"description":"How a client encodes messages: `json` (the JSON envelope, `application/grpc+json`) or `proto` (binary protobuf). Servers accept both, and JSON passed through as plain bytes.","default":"json"},"channel_options":{"type":"object","additionalProperties":{"type":["number","string"]},"description":"Raw gRPC channel and server options, by gRPC core's names (`grpc.max_receive_message_length`, `grpc.keepalive_time_ms`, ...); the ones parley knows replace the settings it derives from the limits and keepalive, the others are kept and ignored.","default":{}}},"additionalProperties":false,"description":"Options only the grpc transport reads.","title":"GrpcSettings"};
@@ -8201,7 +8201,7 @@ if(data.limits !== undefined){
 let data0 = data.limits;
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 for(const key1 in data0){
-if(!(((((key1 === "max_request_bytes") || (key1 === "max_response_bytes")) || (key1 === "max_event_bytes")) || (key1 === "max_concurrent_requests")) || (key1 === "max_concurrent_streams"))){
+if(!((((((key1 === "max_request_bytes") || (key1 === "max_response_bytes")) || (key1 === "max_event_bytes")) || (key1 === "max_concurrent_requests")) || (key1 === "max_concurrent_streams")) || (key1 === "max_concurrent_model_requests"))){
 const err1 = {instancePath:instancePath+"/limits",schemaPath:"#/$defs/TransportLimits/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
@@ -8337,9 +8337,10 @@ errors++;
 }
 }
 }
-}
-else {
-const err12 = {instancePath:instancePath+"/limits",schemaPath:"#/$defs/TransportLimits/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data0.max_concurrent_model_requests !== undefined){
+let data6 = data0.max_concurrent_model_requests;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err12 = {instancePath:instancePath+"/limits/max_concurrent_model_requests",schemaPath:"#/$defs/TransportLimits/properties/max_concurrent_model_requests/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -8348,13 +8349,9 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-if(data.retry !== undefined){
-let data6 = data.retry;
-if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
-for(const key2 in data6){
-if(!(((((key2 === "max_attempts") || (key2 === "initial_backoff")) || (key2 === "max_backoff")) || (key2 === "jitter")) || (key2 === "retryable_methods"))){
-const err13 = {instancePath:instancePath+"/retry",schemaPath:"#/$defs/RetryPolicy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 < 0 || isNaN(data6)){
+const err13 = {instancePath:instancePath+"/limits/max_concurrent_model_requests",schemaPath:"#/$defs/TransportLimits/properties/max_concurrent_model_requests/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -8364,10 +8361,10 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data6.max_attempts !== undefined){
-let data7 = data6.max_attempts;
-if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-const err14 = {instancePath:instancePath+"/retry/max_attempts",schemaPath:"#/$defs/RetryPolicy/properties/max_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/limits",schemaPath:"#/$defs/TransportLimits/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -8376,9 +8373,13 @@ vErrors.push(err14);
 }
 errors++;
 }
-if((typeof data7 == "number") && (isFinite(data7))){
-if(data7 < 1 || isNaN(data7)){
-const err15 = {instancePath:instancePath+"/retry/max_attempts",schemaPath:"#/$defs/RetryPolicy/properties/max_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data.retry !== undefined){
+let data7 = data.retry;
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+for(const key2 in data7){
+if(!(((((key2 === "max_attempts") || (key2 === "initial_backoff")) || (key2 === "max_backoff")) || (key2 === "jitter")) || (key2 === "retryable_methods"))){
+const err15 = {instancePath:instancePath+"/retry",schemaPath:"#/$defs/RetryPolicy/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -8388,12 +8389,10 @@ vErrors.push(err15);
 errors++;
 }
 }
-}
-if(data6.initial_backoff !== undefined){
-let data8 = data6.initial_backoff;
-if((typeof data8 == "number") && (isFinite(data8))){
-if(data8 < 0 || isNaN(data8)){
-const err16 = {instancePath:instancePath+"/retry/initial_backoff",schemaPath:"#/$defs/RetryPolicy/properties/initial_backoff/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data7.max_attempts !== undefined){
+let data8 = data7.max_attempts;
+if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
+const err16 = {instancePath:instancePath+"/retry/max_attempts",schemaPath:"#/$defs/RetryPolicy/properties/max_attempts/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -8402,9 +8401,9 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-else {
-const err17 = {instancePath:instancePath+"/retry/initial_backoff",schemaPath:"#/$defs/RetryPolicy/properties/initial_backoff/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if((typeof data8 == "number") && (isFinite(data8))){
+if(data8 < 1 || isNaN(data8)){
+const err17 = {instancePath:instancePath+"/retry/max_attempts",schemaPath:"#/$defs/RetryPolicy/properties/max_attempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -8414,11 +8413,12 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data6.max_backoff !== undefined){
-let data9 = data6.max_backoff;
+}
+if(data7.initial_backoff !== undefined){
+let data9 = data7.initial_backoff;
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 < 0 || isNaN(data9)){
-const err18 = {instancePath:instancePath+"/retry/max_backoff",schemaPath:"#/$defs/RetryPolicy/properties/max_backoff/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err18 = {instancePath:instancePath+"/retry/initial_backoff",schemaPath:"#/$defs/RetryPolicy/properties/initial_backoff/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -8429,7 +8429,7 @@ errors++;
 }
 }
 else {
-const err19 = {instancePath:instancePath+"/retry/max_backoff",schemaPath:"#/$defs/RetryPolicy/properties/max_backoff/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err19 = {instancePath:instancePath+"/retry/initial_backoff",schemaPath:"#/$defs/RetryPolicy/properties/initial_backoff/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -8439,11 +8439,11 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data6.jitter !== undefined){
-let data10 = data6.jitter;
+if(data7.max_backoff !== undefined){
+let data10 = data7.max_backoff;
 if((typeof data10 == "number") && (isFinite(data10))){
 if(data10 < 0 || isNaN(data10)){
-const err20 = {instancePath:instancePath+"/retry/jitter",schemaPath:"#/$defs/RetryPolicy/properties/jitter/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err20 = {instancePath:instancePath+"/retry/max_backoff",schemaPath:"#/$defs/RetryPolicy/properties/max_backoff/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -8454,7 +8454,7 @@ errors++;
 }
 }
 else {
-const err21 = {instancePath:instancePath+"/retry/jitter",schemaPath:"#/$defs/RetryPolicy/properties/jitter/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err21 = {instancePath:instancePath+"/retry/max_backoff",schemaPath:"#/$defs/RetryPolicy/properties/max_backoff/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -8464,13 +8464,11 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data6.retryable_methods !== undefined){
-let data11 = data6.retryable_methods;
-if(Array.isArray(data11)){
-const len0 = data11.length;
-for(let i0=0; i0<len0; i0++){
-if(typeof data11[i0] !== "string"){
-const err22 = {instancePath:instancePath+"/retry/retryable_methods/" + i0,schemaPath:"#/$defs/RetryPolicy/properties/retryable_methods/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data7.jitter !== undefined){
+let data11 = data7.jitter;
+if((typeof data11 == "number") && (isFinite(data11))){
+if(data11 < 0 || isNaN(data11)){
+const err22 = {instancePath:instancePath+"/retry/jitter",schemaPath:"#/$defs/RetryPolicy/properties/jitter/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -8480,9 +8478,8 @@ vErrors.push(err22);
 errors++;
 }
 }
-}
 else {
-const err23 = {instancePath:instancePath+"/retry/retryable_methods",schemaPath:"#/$defs/RetryPolicy/properties/retryable_methods/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err23 = {instancePath:instancePath+"/retry/jitter",schemaPath:"#/$defs/RetryPolicy/properties/jitter/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -8492,9 +8489,13 @@ vErrors.push(err23);
 errors++;
 }
 }
-}
-else {
-const err24 = {instancePath:instancePath+"/retry",schemaPath:"#/$defs/RetryPolicy/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data7.retryable_methods !== undefined){
+let data12 = data7.retryable_methods;
+if(Array.isArray(data12)){
+const len0 = data12.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data12[i0] !== "string"){
+const err24 = {instancePath:instancePath+"/retry/retryable_methods/" + i0,schemaPath:"#/$defs/RetryPolicy/properties/retryable_methods/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -8504,10 +8505,9 @@ vErrors.push(err24);
 errors++;
 }
 }
-if(data.keepalive_interval !== undefined){
-let data13 = data.keepalive_interval;
-if((!((typeof data13 == "number") && (isFinite(data13)))) && (data13 !== null)){
-const err25 = {instancePath:instancePath+"/keepalive_interval",schemaPath:"#/properties/keepalive_interval/type",keyword:"type",params:{type: schema96.properties.keepalive_interval.type},message:"must be number,null"};
+}
+else {
+const err25 = {instancePath:instancePath+"/retry/retryable_methods",schemaPath:"#/$defs/RetryPolicy/properties/retryable_methods/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -8516,9 +8516,10 @@ vErrors.push(err25);
 }
 errors++;
 }
-if((typeof data13 == "number") && (isFinite(data13))){
-if(data13 <= 0 || isNaN(data13)){
-const err26 = {instancePath:instancePath+"/keepalive_interval",schemaPath:"#/properties/keepalive_interval/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+}
+}
+else {
+const err26 = {instancePath:instancePath+"/retry",schemaPath:"#/$defs/RetryPolicy/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -8528,12 +8529,10 @@ vErrors.push(err26);
 errors++;
 }
 }
-}
-if(data.keepalive_timeout !== undefined){
-let data14 = data.keepalive_timeout;
-if((typeof data14 == "number") && (isFinite(data14))){
-if(data14 <= 0 || isNaN(data14)){
-const err27 = {instancePath:instancePath+"/keepalive_timeout",schemaPath:"#/properties/keepalive_timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(data.keepalive_interval !== undefined){
+let data14 = data.keepalive_interval;
+if((!((typeof data14 == "number") && (isFinite(data14)))) && (data14 !== null)){
+const err27 = {instancePath:instancePath+"/keepalive_interval",schemaPath:"#/properties/keepalive_interval/type",keyword:"type",params:{type: schema96.properties.keepalive_interval.type},message:"must be number,null"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -8542,9 +8541,9 @@ vErrors.push(err27);
 }
 errors++;
 }
-}
-else {
-const err28 = {instancePath:instancePath+"/keepalive_timeout",schemaPath:"#/properties/keepalive_timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if((typeof data14 == "number") && (isFinite(data14))){
+if(data14 <= 0 || isNaN(data14)){
+const err28 = {instancePath:instancePath+"/keepalive_interval",schemaPath:"#/properties/keepalive_interval/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -8554,11 +8553,12 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data.shutdown_timeout !== undefined){
-let data15 = data.shutdown_timeout;
+}
+if(data.keepalive_timeout !== undefined){
+let data15 = data.keepalive_timeout;
 if((typeof data15 == "number") && (isFinite(data15))){
 if(data15 <= 0 || isNaN(data15)){
-const err29 = {instancePath:instancePath+"/shutdown_timeout",schemaPath:"#/properties/shutdown_timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+const err29 = {instancePath:instancePath+"/keepalive_timeout",schemaPath:"#/properties/keepalive_timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -8569,7 +8569,7 @@ errors++;
 }
 }
 else {
-const err30 = {instancePath:instancePath+"/shutdown_timeout",schemaPath:"#/properties/shutdown_timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err30 = {instancePath:instancePath+"/keepalive_timeout",schemaPath:"#/properties/keepalive_timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -8579,11 +8579,11 @@ vErrors.push(err30);
 errors++;
 }
 }
-if(data.idempotency_ttl !== undefined){
-let data16 = data.idempotency_ttl;
+if(data.shutdown_timeout !== undefined){
+let data16 = data.shutdown_timeout;
 if((typeof data16 == "number") && (isFinite(data16))){
 if(data16 <= 0 || isNaN(data16)){
-const err31 = {instancePath:instancePath+"/idempotency_ttl",schemaPath:"#/properties/idempotency_ttl/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+const err31 = {instancePath:instancePath+"/shutdown_timeout",schemaPath:"#/properties/shutdown_timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -8594,7 +8594,7 @@ errors++;
 }
 }
 else {
-const err32 = {instancePath:instancePath+"/idempotency_ttl",schemaPath:"#/properties/idempotency_ttl/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err32 = {instancePath:instancePath+"/shutdown_timeout",schemaPath:"#/properties/shutdown_timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -8604,10 +8604,11 @@ vErrors.push(err32);
 errors++;
 }
 }
-if(data.idempotency_cache_size !== undefined){
-let data17 = data.idempotency_cache_size;
-if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
-const err33 = {instancePath:instancePath+"/idempotency_cache_size",schemaPath:"#/properties/idempotency_cache_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.idempotency_ttl !== undefined){
+let data17 = data.idempotency_ttl;
+if((typeof data17 == "number") && (isFinite(data17))){
+if(data17 <= 0 || isNaN(data17)){
+const err33 = {instancePath:instancePath+"/idempotency_ttl",schemaPath:"#/properties/idempotency_ttl/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -8616,9 +8617,9 @@ vErrors.push(err33);
 }
 errors++;
 }
-if((typeof data17 == "number") && (isFinite(data17))){
-if(data17 < 1 || isNaN(data17)){
-const err34 = {instancePath:instancePath+"/idempotency_cache_size",schemaPath:"#/properties/idempotency_cache_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+else {
+const err34 = {instancePath:instancePath+"/idempotency_ttl",schemaPath:"#/properties/idempotency_ttl/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -8628,11 +8629,10 @@ vErrors.push(err34);
 errors++;
 }
 }
-}
-if(data.idempotency_cache_bytes !== undefined){
-let data18 = data.idempotency_cache_bytes;
+if(data.idempotency_cache_size !== undefined){
+let data18 = data.idempotency_cache_size;
 if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
-const err35 = {instancePath:instancePath+"/idempotency_cache_bytes",schemaPath:"#/properties/idempotency_cache_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err35 = {instancePath:instancePath+"/idempotency_cache_size",schemaPath:"#/properties/idempotency_cache_size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -8643,7 +8643,7 @@ errors++;
 }
 if((typeof data18 == "number") && (isFinite(data18))){
 if(data18 < 1 || isNaN(data18)){
-const err36 = {instancePath:instancePath+"/idempotency_cache_bytes",schemaPath:"#/properties/idempotency_cache_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+const err36 = {instancePath:instancePath+"/idempotency_cache_size",schemaPath:"#/properties/idempotency_cache_size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -8654,11 +8654,10 @@ errors++;
 }
 }
 }
-if(data.header_timeout !== undefined){
-let data19 = data.header_timeout;
-if((typeof data19 == "number") && (isFinite(data19))){
-if(data19 <= 0 || isNaN(data19)){
-const err37 = {instancePath:instancePath+"/header_timeout",schemaPath:"#/properties/header_timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(data.idempotency_cache_bytes !== undefined){
+let data19 = data.idempotency_cache_bytes;
+if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
+const err37 = {instancePath:instancePath+"/idempotency_cache_bytes",schemaPath:"#/properties/idempotency_cache_bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -8667,9 +8666,9 @@ vErrors.push(err37);
 }
 errors++;
 }
-}
-else {
-const err38 = {instancePath:instancePath+"/header_timeout",schemaPath:"#/properties/header_timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if((typeof data19 == "number") && (isFinite(data19))){
+if(data19 < 1 || isNaN(data19)){
+const err38 = {instancePath:instancePath+"/idempotency_cache_bytes",schemaPath:"#/properties/idempotency_cache_bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -8679,11 +8678,12 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(data.body_timeout !== undefined){
-let data20 = data.body_timeout;
+}
+if(data.header_timeout !== undefined){
+let data20 = data.header_timeout;
 if((typeof data20 == "number") && (isFinite(data20))){
 if(data20 <= 0 || isNaN(data20)){
-const err39 = {instancePath:instancePath+"/body_timeout",schemaPath:"#/properties/body_timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+const err39 = {instancePath:instancePath+"/header_timeout",schemaPath:"#/properties/header_timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -8694,7 +8694,7 @@ errors++;
 }
 }
 else {
-const err40 = {instancePath:instancePath+"/body_timeout",schemaPath:"#/properties/body_timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err40 = {instancePath:instancePath+"/header_timeout",schemaPath:"#/properties/header_timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -8704,10 +8704,11 @@ vErrors.push(err40);
 errors++;
 }
 }
-if(data.max_connections !== undefined){
-let data21 = data.max_connections;
-if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
-const err41 = {instancePath:instancePath+"/max_connections",schemaPath:"#/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.body_timeout !== undefined){
+let data21 = data.body_timeout;
+if((typeof data21 == "number") && (isFinite(data21))){
+if(data21 <= 0 || isNaN(data21)){
+const err41 = {instancePath:instancePath+"/body_timeout",schemaPath:"#/properties/body_timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -8716,9 +8717,9 @@ vErrors.push(err41);
 }
 errors++;
 }
-if((typeof data21 == "number") && (isFinite(data21))){
-if(data21 < 1 || isNaN(data21)){
-const err42 = {instancePath:instancePath+"/max_connections",schemaPath:"#/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+else {
+const err42 = {instancePath:instancePath+"/body_timeout",schemaPath:"#/properties/body_timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -8728,12 +8729,10 @@ vErrors.push(err42);
 errors++;
 }
 }
-}
-if(data.stream_flush_interval !== undefined){
-let data22 = data.stream_flush_interval;
-if((typeof data22 == "number") && (isFinite(data22))){
-if(data22 < 0 || isNaN(data22)){
-const err43 = {instancePath:instancePath+"/stream_flush_interval",schemaPath:"#/properties/stream_flush_interval/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data.max_connections !== undefined){
+let data22 = data.max_connections;
+if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
+const err43 = {instancePath:instancePath+"/max_connections",schemaPath:"#/properties/max_connections/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -8742,9 +8741,9 @@ vErrors.push(err43);
 }
 errors++;
 }
-}
-else {
-const err44 = {instancePath:instancePath+"/stream_flush_interval",schemaPath:"#/properties/stream_flush_interval/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if((typeof data22 == "number") && (isFinite(data22))){
+if(data22 < 0 || isNaN(data22)){
+const err44 = {instancePath:instancePath+"/max_connections",schemaPath:"#/properties/max_connections/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -8754,9 +8753,12 @@ vErrors.push(err44);
 errors++;
 }
 }
-if(data.collect_metrics !== undefined){
-if(typeof data.collect_metrics !== "boolean"){
-const err45 = {instancePath:instancePath+"/collect_metrics",schemaPath:"#/properties/collect_metrics/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+if(data.stream_flush_interval !== undefined){
+let data23 = data.stream_flush_interval;
+if((typeof data23 == "number") && (isFinite(data23))){
+if(data23 < 0 || isNaN(data23)){
+const err45 = {instancePath:instancePath+"/stream_flush_interval",schemaPath:"#/properties/stream_flush_interval/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -8766,11 +8768,8 @@ vErrors.push(err45);
 errors++;
 }
 }
-if(data.timeout !== undefined){
-let data24 = data.timeout;
-if((typeof data24 == "number") && (isFinite(data24))){
-if(data24 <= 0 || isNaN(data24)){
-const err46 = {instancePath:instancePath+"/timeout",schemaPath:"#/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+else {
+const err46 = {instancePath:instancePath+"/stream_flush_interval",schemaPath:"#/properties/stream_flush_interval/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -8780,8 +8779,9 @@ vErrors.push(err46);
 errors++;
 }
 }
-else {
-const err47 = {instancePath:instancePath+"/timeout",schemaPath:"#/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data.collect_metrics !== undefined){
+if(typeof data.collect_metrics !== "boolean"){
+const err47 = {instancePath:instancePath+"/collect_metrics",schemaPath:"#/properties/collect_metrics/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -8791,15 +8791,11 @@ vErrors.push(err47);
 errors++;
 }
 }
-if(data.tls !== undefined){
-let data25 = data.tls;
-const _errs57 = errors;
-let valid7 = false;
-const _errs58 = errors;
-if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
-for(const key3 in data25){
-if(!(((((key3 === "certfile") || (key3 === "keyfile")) || (key3 === "cafile")) || (key3 === "require_client_cert")) || (key3 === "check_hostname"))){
-const err48 = {instancePath:instancePath+"/tls",schemaPath:"#/$defs/TlsSettings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+if(data.timeout !== undefined){
+let data25 = data.timeout;
+if((typeof data25 == "number") && (isFinite(data25))){
+if(data25 <= 0 || isNaN(data25)){
+const err48 = {instancePath:instancePath+"/timeout",schemaPath:"#/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -8809,10 +8805,8 @@ vErrors.push(err48);
 errors++;
 }
 }
-if(data25.certfile !== undefined){
-let data26 = data25.certfile;
-if((typeof data26 !== "string") && (data26 !== null)){
-const err49 = {instancePath:instancePath+"/tls/certfile",schemaPath:"#/$defs/TlsSettings/properties/certfile/type",keyword:"type",params:{type: schema99.properties.certfile.type},message:"must be string,null"};
+else {
+const err49 = {instancePath:instancePath+"/timeout",schemaPath:"#/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -8821,9 +8815,16 @@ vErrors.push(err49);
 }
 errors++;
 }
-if(typeof data26 === "string"){
-if(func1(data26) < 1){
-const err50 = {instancePath:instancePath+"/tls/certfile",schemaPath:"#/$defs/TlsSettings/properties/certfile/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.tls !== undefined){
+let data26 = data.tls;
+const _errs59 = errors;
+let valid7 = false;
+const _errs60 = errors;
+if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
+for(const key3 in data26){
+if(!(((((key3 === "certfile") || (key3 === "keyfile")) || (key3 === "cafile")) || (key3 === "require_client_cert")) || (key3 === "check_hostname"))){
+const err50 = {instancePath:instancePath+"/tls",schemaPath:"#/$defs/TlsSettings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -8833,11 +8834,10 @@ vErrors.push(err50);
 errors++;
 }
 }
-}
-if(data25.keyfile !== undefined){
-let data27 = data25.keyfile;
+if(data26.certfile !== undefined){
+let data27 = data26.certfile;
 if((typeof data27 !== "string") && (data27 !== null)){
-const err51 = {instancePath:instancePath+"/tls/keyfile",schemaPath:"#/$defs/TlsSettings/properties/keyfile/type",keyword:"type",params:{type: schema99.properties.keyfile.type},message:"must be string,null"};
+const err51 = {instancePath:instancePath+"/tls/certfile",schemaPath:"#/$defs/TlsSettings/properties/certfile/type",keyword:"type",params:{type: schema99.properties.certfile.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -8848,7 +8848,7 @@ errors++;
 }
 if(typeof data27 === "string"){
 if(func1(data27) < 1){
-const err52 = {instancePath:instancePath+"/tls/keyfile",schemaPath:"#/$defs/TlsSettings/properties/keyfile/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err52 = {instancePath:instancePath+"/tls/certfile",schemaPath:"#/$defs/TlsSettings/properties/certfile/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -8859,10 +8859,10 @@ errors++;
 }
 }
 }
-if(data25.cafile !== undefined){
-let data28 = data25.cafile;
+if(data26.keyfile !== undefined){
+let data28 = data26.keyfile;
 if((typeof data28 !== "string") && (data28 !== null)){
-const err53 = {instancePath:instancePath+"/tls/cafile",schemaPath:"#/$defs/TlsSettings/properties/cafile/type",keyword:"type",params:{type: schema99.properties.cafile.type},message:"must be string,null"};
+const err53 = {instancePath:instancePath+"/tls/keyfile",schemaPath:"#/$defs/TlsSettings/properties/keyfile/type",keyword:"type",params:{type: schema99.properties.keyfile.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -8873,7 +8873,7 @@ errors++;
 }
 if(typeof data28 === "string"){
 if(func1(data28) < 1){
-const err54 = {instancePath:instancePath+"/tls/cafile",schemaPath:"#/$defs/TlsSettings/properties/cafile/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err54 = {instancePath:instancePath+"/tls/keyfile",schemaPath:"#/$defs/TlsSettings/properties/keyfile/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -8884,9 +8884,10 @@ errors++;
 }
 }
 }
-if(data25.require_client_cert !== undefined){
-if(typeof data25.require_client_cert !== "boolean"){
-const err55 = {instancePath:instancePath+"/tls/require_client_cert",schemaPath:"#/$defs/TlsSettings/properties/require_client_cert/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data26.cafile !== undefined){
+let data29 = data26.cafile;
+if((typeof data29 !== "string") && (data29 !== null)){
+const err55 = {instancePath:instancePath+"/tls/cafile",schemaPath:"#/$defs/TlsSettings/properties/cafile/type",keyword:"type",params:{type: schema99.properties.cafile.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -8895,10 +8896,9 @@ vErrors.push(err55);
 }
 errors++;
 }
-}
-if(data25.check_hostname !== undefined){
-if(typeof data25.check_hostname !== "boolean"){
-const err56 = {instancePath:instancePath+"/tls/check_hostname",schemaPath:"#/$defs/TlsSettings/properties/check_hostname/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(typeof data29 === "string"){
+if(func1(data29) < 1){
+const err56 = {instancePath:instancePath+"/tls/cafile",schemaPath:"#/$defs/TlsSettings/properties/cafile/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -8909,8 +8909,9 @@ errors++;
 }
 }
 }
-else {
-const err57 = {instancePath:instancePath+"/tls",schemaPath:"#/$defs/TlsSettings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data26.require_client_cert !== undefined){
+if(typeof data26.require_client_cert !== "boolean"){
+const err57 = {instancePath:instancePath+"/tls/require_client_cert",schemaPath:"#/$defs/TlsSettings/properties/require_client_cert/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -8919,11 +8920,10 @@ vErrors.push(err57);
 }
 errors++;
 }
-var _valid0 = _errs58 === errors;
-valid7 = valid7 || _valid0;
-const _errs72 = errors;
-if(data25 !== null){
-const err58 = {instancePath:instancePath+"/tls",schemaPath:"#/properties/tls/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+}
+if(data26.check_hostname !== undefined){
+if(typeof data26.check_hostname !== "boolean"){
+const err58 = {instancePath:instancePath+"/tls/check_hostname",schemaPath:"#/$defs/TlsSettings/properties/check_hostname/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -8932,10 +8932,10 @@ vErrors.push(err58);
 }
 errors++;
 }
-var _valid0 = _errs72 === errors;
-valid7 = valid7 || _valid0;
-if(!valid7){
-const err59 = {instancePath:instancePath+"/tls",schemaPath:"#/properties/tls/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+}
+else {
+const err59 = {instancePath:instancePath+"/tls",schemaPath:"#/$defs/TlsSettings/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -8944,24 +8944,11 @@ vErrors.push(err59);
 }
 errors++;
 }
-else {
-errors = _errs57;
-if(vErrors !== null){
-if(_errs57){
-vErrors.length = _errs57;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data.grpc !== undefined){
-let data31 = data.grpc;
-if(data31 && typeof data31 == "object" && !Array.isArray(data31)){
-for(const key4 in data31){
-if(!((((((key4 === "maximum_concurrent_rpcs") || (key4 === "graceful_shutdown_timeout")) || (key4 === "enable_health")) || (key4 === "enable_reflection")) || (key4 === "codec")) || (key4 === "channel_options"))){
-const err60 = {instancePath:instancePath+"/grpc",schemaPath:"#/$defs/GrpcSettings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
+var _valid0 = _errs60 === errors;
+valid7 = valid7 || _valid0;
+const _errs74 = errors;
+if(data26 !== null){
+const err60 = {instancePath:instancePath+"/tls",schemaPath:"#/properties/tls/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -8970,11 +8957,10 @@ vErrors.push(err60);
 }
 errors++;
 }
-}
-if(data31.maximum_concurrent_rpcs !== undefined){
-let data32 = data31.maximum_concurrent_rpcs;
-if(!(((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32))) && (isFinite(data32)))){
-const err61 = {instancePath:instancePath+"/grpc/maximum_concurrent_rpcs",schemaPath:"#/$defs/GrpcSettings/properties/maximum_concurrent_rpcs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+var _valid0 = _errs74 === errors;
+valid7 = valid7 || _valid0;
+if(!valid7){
+const err61 = {instancePath:instancePath+"/tls",schemaPath:"#/properties/tls/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -8983,9 +8969,24 @@ vErrors.push(err61);
 }
 errors++;
 }
-if((typeof data32 == "number") && (isFinite(data32))){
-if(data32 < 0 || isNaN(data32)){
-const err62 = {instancePath:instancePath+"/grpc/maximum_concurrent_rpcs",schemaPath:"#/$defs/GrpcSettings/properties/maximum_concurrent_rpcs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+else {
+errors = _errs59;
+if(vErrors !== null){
+if(_errs59){
+vErrors.length = _errs59;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.grpc !== undefined){
+let data32 = data.grpc;
+if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
+for(const key4 in data32){
+if(!((((((key4 === "maximum_concurrent_rpcs") || (key4 === "graceful_shutdown_timeout")) || (key4 === "enable_health")) || (key4 === "enable_reflection")) || (key4 === "codec")) || (key4 === "channel_options"))){
+const err62 = {instancePath:instancePath+"/grpc",schemaPath:"#/$defs/GrpcSettings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -8995,12 +8996,10 @@ vErrors.push(err62);
 errors++;
 }
 }
-}
-if(data31.graceful_shutdown_timeout !== undefined){
-let data33 = data31.graceful_shutdown_timeout;
-if((typeof data33 == "number") && (isFinite(data33))){
-if(data33 <= 0 || isNaN(data33)){
-const err63 = {instancePath:instancePath+"/grpc/graceful_shutdown_timeout",schemaPath:"#/$defs/GrpcSettings/properties/graceful_shutdown_timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(data32.maximum_concurrent_rpcs !== undefined){
+let data33 = data32.maximum_concurrent_rpcs;
+if(!(((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33))) && (isFinite(data33)))){
+const err63 = {instancePath:instancePath+"/grpc/maximum_concurrent_rpcs",schemaPath:"#/$defs/GrpcSettings/properties/maximum_concurrent_rpcs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -9009,9 +9008,9 @@ vErrors.push(err63);
 }
 errors++;
 }
-}
-else {
-const err64 = {instancePath:instancePath+"/grpc/graceful_shutdown_timeout",schemaPath:"#/$defs/GrpcSettings/properties/graceful_shutdown_timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if((typeof data33 == "number") && (isFinite(data33))){
+if(data33 < 0 || isNaN(data33)){
+const err64 = {instancePath:instancePath+"/grpc/maximum_concurrent_rpcs",schemaPath:"#/$defs/GrpcSettings/properties/maximum_concurrent_rpcs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -9021,9 +9020,12 @@ vErrors.push(err64);
 errors++;
 }
 }
-if(data31.enable_health !== undefined){
-if(typeof data31.enable_health !== "boolean"){
-const err65 = {instancePath:instancePath+"/grpc/enable_health",schemaPath:"#/$defs/GrpcSettings/properties/enable_health/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+if(data32.graceful_shutdown_timeout !== undefined){
+let data34 = data32.graceful_shutdown_timeout;
+if((typeof data34 == "number") && (isFinite(data34))){
+if(data34 <= 0 || isNaN(data34)){
+const err65 = {instancePath:instancePath+"/grpc/graceful_shutdown_timeout",schemaPath:"#/$defs/GrpcSettings/properties/graceful_shutdown_timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -9033,9 +9035,8 @@ vErrors.push(err65);
 errors++;
 }
 }
-if(data31.enable_reflection !== undefined){
-if(typeof data31.enable_reflection !== "boolean"){
-const err66 = {instancePath:instancePath+"/grpc/enable_reflection",schemaPath:"#/$defs/GrpcSettings/properties/enable_reflection/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err66 = {instancePath:instancePath+"/grpc/graceful_shutdown_timeout",schemaPath:"#/$defs/GrpcSettings/properties/graceful_shutdown_timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -9045,10 +9046,9 @@ vErrors.push(err66);
 errors++;
 }
 }
-if(data31.codec !== undefined){
-let data36 = data31.codec;
-if(typeof data36 !== "string"){
-const err67 = {instancePath:instancePath+"/grpc/codec",schemaPath:"#/$defs/GrpcSettings/properties/codec/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data32.enable_health !== undefined){
+if(typeof data32.enable_health !== "boolean"){
+const err67 = {instancePath:instancePath+"/grpc/enable_health",schemaPath:"#/$defs/GrpcSettings/properties/enable_health/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -9057,8 +9057,10 @@ vErrors.push(err67);
 }
 errors++;
 }
-if(!((data36 === "json") || (data36 === "proto"))){
-const err68 = {instancePath:instancePath+"/grpc/codec",schemaPath:"#/$defs/GrpcSettings/properties/codec/enum",keyword:"enum",params:{allowedValues: schema100.properties.codec.enum},message:"must be equal to one of the allowed values"};
+}
+if(data32.enable_reflection !== undefined){
+if(typeof data32.enable_reflection !== "boolean"){
+const err68 = {instancePath:instancePath+"/grpc/enable_reflection",schemaPath:"#/$defs/GrpcSettings/properties/enable_reflection/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -9068,13 +9070,10 @@ vErrors.push(err68);
 errors++;
 }
 }
-if(data31.channel_options !== undefined){
-let data37 = data31.channel_options;
-if(data37 && typeof data37 == "object" && !Array.isArray(data37)){
-for(const key5 in data37){
-let data38 = data37[key5];
-if((!((typeof data38 == "number") && (isFinite(data38)))) && (typeof data38 !== "string")){
-const err69 = {instancePath:instancePath+"/grpc/channel_options/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/GrpcSettings/properties/channel_options/additionalProperties/type",keyword:"type",params:{type: schema100.properties.channel_options.additionalProperties.type},message:"must be number,string"};
+if(data32.codec !== undefined){
+let data37 = data32.codec;
+if(typeof data37 !== "string"){
+const err69 = {instancePath:instancePath+"/grpc/codec",schemaPath:"#/$defs/GrpcSettings/properties/codec/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -9083,10 +9082,8 @@ vErrors.push(err69);
 }
 errors++;
 }
-}
-}
-else {
-const err70 = {instancePath:instancePath+"/grpc/channel_options",schemaPath:"#/$defs/GrpcSettings/properties/channel_options/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!((data37 === "json") || (data37 === "proto"))){
+const err70 = {instancePath:instancePath+"/grpc/codec",schemaPath:"#/$defs/GrpcSettings/properties/codec/enum",keyword:"enum",params:{allowedValues: schema100.properties.codec.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -9096,9 +9093,13 @@ vErrors.push(err70);
 errors++;
 }
 }
-}
-else {
-const err71 = {instancePath:instancePath+"/grpc",schemaPath:"#/$defs/GrpcSettings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data32.channel_options !== undefined){
+let data38 = data32.channel_options;
+if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
+for(const key5 in data38){
+let data39 = data38[key5];
+if((!((typeof data39 == "number") && (isFinite(data39)))) && (typeof data39 !== "string")){
+const err71 = {instancePath:instancePath+"/grpc/channel_options/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/GrpcSettings/properties/channel_options/additionalProperties/type",keyword:"type",params:{type: schema100.properties.channel_options.additionalProperties.type},message:"must be number,string"};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -9110,12 +9111,36 @@ errors++;
 }
 }
 else {
-const err72 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err72 = {instancePath:instancePath+"/grpc/channel_options",schemaPath:"#/$defs/GrpcSettings/properties/channel_options/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err72];
 }
 else {
 vErrors.push(err72);
+}
+errors++;
+}
+}
+}
+else {
+const err73 = {instancePath:instancePath+"/grpc",schemaPath:"#/$defs/GrpcSettings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
+}
+errors++;
+}
+}
+}
+else {
+const err74 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
 }
 errors++;
 }

@@ -17,6 +17,8 @@ import type { TaskEngine } from './task-engine.js';
 export interface AvailabilityFacts {
   readonly transport: Transport;
   readonly hasLlm: boolean;
+  /** Tasks are answered by the agent's model (no handler of the author's): they are model-backed. */
+  readonly tasksUseModel?: boolean;
 }
 
 function isAvailable(spec: OperationSpec, facts: AvailabilityFacts): boolean {
@@ -75,10 +77,15 @@ export function buildAgentEndpoints(
       const method = handlers[name] as (context: RequestContext) => unknown;
       endpoint = { spec, unary: (_data, context) => settled(() => method.call(handlers, context)) };
     }
-    table.set(routeKey(spec.method, spec.path), endpoint);
+    // Work that waits on the model gets the model's own bound (Endpoint.modelBacked).
+    const modelBacked = spec.availability === 'llm' || (facts.tasksUseModel === true && TASK_ROUTES.has(spec.name));
+    table.set(routeKey(spec.method, spec.path), modelBacked ? { ...endpoint, modelBacked } : endpoint);
   }
   return table;
 }
+
+/** The operations that run a task through the handler. */
+const TASK_ROUTES: ReadonlySet<string> = new Set(['sendTask', 'streamTask']);
 
 /** A cancel that found nothing active to act on. */
 function isNotFound(error: unknown): boolean {

@@ -179,7 +179,11 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
 
   protected buildEndpoints(transport: Transport): Map<string, Endpoint> {
     const shared = this.shared;
-    const endpoints = buildAgentEndpoints(this, this.engine, { transport, hasLlm: this.llm !== null });
+    const endpoints = buildAgentEndpoints(this, this.engine, {
+      transport,
+      hasLlm: this.llm !== null,
+      tasksUseModel: this.llm !== null && this.options.handler === undefined,
+    });
     if (this.options.a2a) {
       const adapter = new A2aAdapter({
         engine: this.engine,

@@ -46,7 +46,7 @@ export class ResolvedConfig {
     values.retry = Object.freeze(resolveRetry(values.retry as Retry));
     values.tls = values.tls === null ? null : Object.freeze(resolveTls(values.tls as Tls));
     values.grpc = Object.freeze(resolveGrpc(values.grpc as Grpc, values.limits as Limits));
-    values.limits = Object.freeze(values.limits);
+    values.limits = Object.freeze(resolveLimits(values.limits as Limits));
     Object.assign(this, values);
   }
 
@@ -65,6 +65,16 @@ export class ResolvedConfig {
     if (!isPlainObject(config)) throw new ConfigError('transport config', config, 'must be an object');
     return new ResolvedConfig(fromWire(TRANSPORT_CONFIG_FIELDS, config, '') as TransportConfigOptions);
   }
+}
+
+/**
+ * The limits' rule that ties fields together: 0 model-backed requests at once means half of
+ * the smaller slot count, so model work alone never takes every slot.
+ */
+function resolveLimits(limits: Limits): Limits {
+  if (limits.maxConcurrentModelRequests !== 0) return limits;
+  const share = Math.floor(Math.min(limits.maxConcurrentRequests, limits.maxConcurrentStreams) / 2);
+  return { ...limits, maxConcurrentModelRequests: Math.max(1, share) };
 }
 
 /** The retry section's rules beyond single fields: backoff order, and method names normalized. */

@@ -93,6 +93,8 @@ export class Dispatcher {
   private readonly idempotency: IdempotencyRunner;
   private readonly inbound: Slots;
   private readonly streams: Slots;
+  /** Model-backed work waits here first, holding no other slot (Endpoint.modelBacked). */
+  private readonly models: Slots;
   /** Requests and streams being served, counted whatever the metrics setting: shutdown waits for them. */
   private inFlight = 0;
   private idleWaiters: (() => void)[] = [];
@@ -115,6 +117,7 @@ export class Dispatcher {
     this.idempotency = options.idempotencyStore?.(bounds) ?? new IdempotencyCache(bounds.ttlSeconds, bounds);
     this.inbound = new Slots(options.config.limits.maxConcurrentRequests);
     this.streams = new Slots(options.config.limits.maxConcurrentStreams);
+    this.models = new Slots(options.config.limits.maxConcurrentModelRequests);
     this.log = options.logger ? new RequestLog(options.logger, options.name) : null;
   }
 
@@ -308,8 +311,14 @@ export class Dispatcher {
         copy = handed.copy;
         return { kind: 'json', encoded: handed.encoded, replayed: false };
       };
-      // Control-plane calls never wait behind the work they control.
-      const slotted = target.spec.controlPlane ? invoke : () => this.inbound.run(invoke, () => request.signal);
+      // Control-plane calls (and probes) never wait behind the work they control; model-backed
+      // work waits for a model slot before it takes a request slot.
+      const signal = () => request.signal;
+      const slotted = target.spec.controlPlane
+        ? invoke
+        : target.modelBacked
+          ? () => this.models.run(() => this.inbound.run(invoke, signal), signal)
+          : () => this.inbound.run(invoke, signal);
       let outcome: UnaryOutcome;
       if (target.spec.idempotent && request.idempotencyKey) {
         const principal = context.security?.principal_id ?? null;
@@ -361,7 +370,7 @@ export class Dispatcher {
       // refused, one open then ends with the refusal as its last event (credential-expiry.ts).
       const expiresAt = expiryOf(security);
       if (hasExpired(expiresAt)) throw credentialsExpired();
-      if (options.holdSlot !== false) release = await this.streams.acquire(request.signal);
+      if (options.holdSlot !== false) release = await this.streamSlot(target, request.signal);
       source = target.stream(input, context);
       if (expiresAt !== null) source = untilExpired(source, expiresAt);
     } catch (error) {
@@ -434,6 +443,22 @@ export class Dispatcher {
     const close = stream.return.bind(stream);
     stream.return = (value) => close(value).finally(() => finish(false));
     return stream;
+  }
+
+  /** A stream slot, after a model slot for model-backed work; the release frees both. */
+  private async streamSlot(endpoint: Endpoint, signal: AbortSignal): Promise<() => void> {
+    if (!endpoint.modelBacked) return this.streams.acquire(signal);
+    const model = await this.models.acquire(signal);
+    try {
+      const stream = await this.streams.acquire(signal);
+      return () => {
+        stream();
+        model();
+      };
+    } catch (error) {
+      model();
+      throw error;
+    }
   }
 
   /** Authenticates, checks size and schema, and says what the handler receives. */

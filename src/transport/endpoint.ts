@@ -167,6 +167,12 @@ export interface Endpoint {
   readonly errorBody?: (error: { readonly status: number; readonly message: string }) => unknown;
   /** How its SERVER span starts, when not as `parley <operation>` (see SpanStart). */
   readonly spanStart?: SpanStart;
+  /**
+   * The work waits on a language model (an agent's chat, tasks its model answers): it takes a
+   * model slot (limits.max_concurrent_model_requests) before its request or stream slot, so a
+   * hung model provider cannot hold every slot.
+   */
+  readonly modelBacked?: boolean;
 }
 
 /** One event of a stream as a handler produces it. */

@@ -190,6 +190,17 @@ describe('anthropic provider', () => {
     await server.untilClosedEarly(closed + 1);
   });
 
+  test('a silent server fails the step at the first-byte deadline; a stalled answer at the idle one', async () => {
+    server.script({ hang: true, silent: true });
+    const silent = await failureOf(model({ firstByteTimeoutMs: 50, retry: { maxAttempts: 1 } }).complete(hello));
+    assert.equal(silent.code, 'model_timeout');
+    assert.match(silent.message, /within 50 ms \(first-byte timeout\)/);
+    server.script({ hang: true, before: ['hmm'] });
+    const stalled = await failureOf(model({ idleTimeoutMs: 50 }).complete(hello));
+    assert.equal(stalled.code, 'model_timeout');
+    assert.match(stalled.message, /nothing for 50 ms \(idle timeout\)/);
+  });
+
   test('no key is a configuration error naming the variable', () => {
     const saved = process.env.ANTHROPIC_API_KEY;
     delete process.env.ANTHROPIC_API_KEY;

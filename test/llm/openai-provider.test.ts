@@ -239,6 +239,38 @@ describe('openai provider', () => {
     await server.untilClosedEarly(closed + 1);
   });
 
+  test('a server that accepts the request and never answers fails the step at the first-byte deadline', async () => {
+    server.script({ hang: true, silent: true }, { hang: true, silent: true });
+    const closed = server.closedEarly;
+    const retry = { maxAttempts: 2, initialBackoff: 0.001, maxBackoff: 0.001, jitter: 0 };
+    const error = await failureOf(model({ firstByteTimeoutMs: 50, retry }).complete(hello));
+    assert.equal(error.code, 'model_timeout');
+    assert.match(error.message, /did not begin its answer within 50 ms \(first-byte timeout\)/);
+    // Each attempt waited on its own and was given up.
+    await server.untilClosedEarly(closed + 2);
+  });
+
+  test('an answer that stalls mid-stream fails the step at the idle deadline, after the text that came', async () => {
+    server.script({ hang: true, before: ['one ', 'two '] });
+    const closed = server.closedEarly;
+    const seen: string[] = [];
+    const error = await failureOf(
+      (async () => {
+        for await (const delta of model({ idleTimeoutMs: 50 }).stream(hello)) seen.push(delta);
+      })(),
+    );
+    assert.equal(error.code, 'model_timeout');
+    assert.match(error.message, /stalled: nothing for 50 ms \(idle timeout\)/);
+    assert.deepEqual(seen, ['one ', 'two ']);
+    await server.untilClosedEarly(closed + 1);
+  });
+
+  test('the deadlines refuse what is not a positive number of milliseconds', () => {
+    for (const options of [{ firstByteTimeoutMs: 0 }, { idleTimeoutMs: -1 }, { timeoutMs: Number.NaN }]) {
+      assert.throws(() => model(options), ConfigError, JSON.stringify(options));
+    }
+  });
+
   test('no key and no base URL is a configuration error naming the variable', () => {
     const saved = { key: process.env.OPENAI_API_KEY, url: process.env.OPENAI_BASE_URL };
     delete process.env.OPENAI_API_KEY;

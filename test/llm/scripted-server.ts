@@ -17,6 +17,8 @@ export interface HangTurn {
   readonly hang: true;
   /** Text chunks sent before hanging (the stream starts, then stalls). */
   readonly before?: readonly string[];
+  /** Sends nothing at all, not even the response headers: a server that accepted and went quiet. */
+  readonly silent?: boolean;
 }
 
 export interface RecordedRequest {
@@ -74,6 +76,15 @@ export class ScriptedServer<T extends object> {
     });
   }
 
+  /** Resolves once `count` model requests have arrived in all. */
+  untilRequests(count: number): Promise<void> {
+    if (this.requests.length >= count) return Promise.resolve();
+    return new Promise((resolve) => {
+      const check = () => (this.requests.length >= count ? resolve() : this.waiters.push(check));
+      this.waiters.push(check);
+    });
+  }
+
   /** Ends every answer still open (a hang turn) by dropping its connection, as a crashed server would. */
   dropOpen(): void {
     this.server.closeAllConnections();
@@ -90,6 +101,7 @@ export class ScriptedServer<T extends object> {
     const text = Buffer.concat(chunks).toString('utf8');
     const request: RecordedRequest = { path: req.url ?? '', headers: req.headers, body: text ? JSON.parse(text) : null };
     this.requests.push(request);
+    for (const waiter of this.waiters.splice(0)) waiter();
     let finished = false;
     res.on('close', () => {
       if (finished || res.writableFinished) return;
@@ -117,7 +129,7 @@ export class ScriptedServer<T extends object> {
       return;
     }
     if ('hang' in turn) {
-      this.writeHang(turn, res);
+      if (!turn.silent) this.writeHang(turn, res);
       return;
     }
     await this.write(turn as T, res, request);

@@ -6,6 +6,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createGzip } from 'node:zlib';
+import { execFileSync } from 'node:child_process';
+import { CONNECTION_SHARE, openFileLimit } from '../../src/transport/open-file-limit.js';
+import { sendStream } from './stream-peers.js';
 import {
   ALICE,
   BOB,
@@ -28,18 +31,21 @@ import {
   sendGrpcFrame,
   sizedTaskJson,
   userTask,
+  type Answer,
   type ChildServer,
   type ServedKind,
 } from './setup.js';
 
 export interface Row {
-  /** The issue 14 defect the row is about (1-8), or the neighbour it guards. */
+  /** The issue 14 defect the row is about (1-8), or the neighbour it guards; issue 28's as `28.n`. */
   readonly defect: string;
   readonly name: string;
   readonly transports: readonly ServedKind[];
   /** Transport options over the suite's defaults: the row gets a server of its own. */
   readonly transportOptions?: Readonly<Record<string, unknown>>;
   run(server: ChildServer): Promise<void>;
+  /** Why the row cannot run on this machine (too few open files for its connections), or null. */
+  skip?(): string | null;
 }
 
 const HTTP_ONLY: readonly ServedKind[] = ['http', 'sse'];
@@ -50,6 +56,22 @@ const BOMB_MIB = 256;
 
 /** max_connections of the server the cap row gets. */
 const CAP = 8;
+
+/** Streams (or requests) a crowd row keeps in progress at once, each on a connection of its own. */
+const CROWD = 1000;
+
+/** Stalled uploads the lock-out row holds open. */
+const STALLED = 1100;
+
+/**
+ * Limits for a crowd row: a slot for every member, so all of them are in progress at once
+ * (the `gate` task waits for the whole crowd), and deadlines a busy machine cannot miss.
+ */
+const CROWD_OPTIONS = {
+  limits: { maxConcurrentRequests: CROWD, maxConcurrentStreams: CROWD },
+  headerTimeout: 30,
+  bodyTimeout: 30,
+};
 
 /** A few thousand levels: about 10 KB of brackets, deep enough to overflow any recursive walk. */
 const DEEP = 5000;
@@ -315,6 +337,83 @@ export const ROWS: readonly Row[] = [
     },
   },
 
+  // --- 28.11: the connection cap sheds idle and stalled connections, never busy ones
+  {
+    defect: '28.11',
+    name: `${CROWD} concurrent task streams, each on its own connection, all complete (default max_connections)`,
+    transports: ['sse', 'websocket', 'grpc'],
+    transportOptions: CROWD_OPTIONS,
+    skip: () => tooFewOpenFiles(CROWD),
+    async run(server) {
+      const stream = () =>
+        sendStream(server, { method: 'POST', path: '/tasks/stream', data: JSON.stringify(userTask(`gate ${CROWD}`)) });
+      await allComplete(CROWD, stream, (result) => result?.type === 'task_completed' && result.state === 'completed');
+    },
+  },
+  {
+    defect: '28.11',
+    name: `${CROWD} concurrent tasks being worked on, each on its own connection, all complete (default max_connections)`,
+    transports: ['http'],
+    transportOptions: CROWD_OPTIONS,
+    skip: () => tooFewOpenFiles(CROWD),
+    async run(server) {
+      const task = () => send(server, postTask(JSON.stringify(userTask(`gate ${CROWD}`))));
+      await allComplete(CROWD, task, (result) => result?.state === 'completed');
+    },
+  },
+  {
+    defect: '28.11',
+    name: `${STALLED} stalled uploads cannot lock out a new client (default max_connections)`,
+    transports: HTTP_ONLY,
+    // Deadlines far away: only the cap could close the stalled connections.
+    transportOptions: { headerTimeout: 60, bodyTimeout: 60 },
+    skip: () => tooFewOpenFiles(STALLED),
+    async run(server) {
+      const stalled: RawSocket[] = [];
+      try {
+        for (let i = 0; i < STALLED; i++) {
+          const socket = new RawSocket(server.url);
+          stalled.push(socket);
+          await socket.connected();
+          await socket.write(`${requestHead('/tasks/', { 'content-length': '1000' })}{"id":`);
+        }
+        await assertStillServing(server);
+      } finally {
+        for (const socket of stalled) socket.destroy();
+      }
+    },
+  },
+  {
+    defect: '28.11',
+    name: 'at max_connections with every connection streaming, a newcomer gets 503 and no stream is cut',
+    transports: ['sse'],
+    transportOptions: { maxConnections: CAP, headerTimeout: 60, bodyTimeout: 60 },
+    async run(server) {
+      const ids = Array.from({ length: CAP }, () => `task-${randomUUID()}`);
+      const leaving = new AbortController();
+      const streams = ids.map((id, i) =>
+        sendStream(
+          server,
+          { method: 'POST', path: '/tasks/stream', data: JSON.stringify(userTask('hold', id)) },
+          i === 0 ? leaving.signal : undefined,
+        ),
+      );
+      for (const id of ids) await server.line(new RegExp(`^active (${id})$`, 'm'));
+      const refused = await send(server, postTask(JSON.stringify(userTask('newcomer'))));
+      assertRefused(refused, 503);
+      assert.equal(refused.kind === 'error' && refused.code, 'unavailable');
+      // One client leaves; its connection makes room for the cancels that end the others.
+      leaving.abort();
+      await streams[0];
+      // Its task is let go once the server saw the connection close, and so forgot it.
+      await server.line(new RegExp(`^released (${ids[0]})$`, 'm'));
+      for (const id of ids.slice(1)) assertAccepted(await send(server, cancelCall(id, ALICE)));
+      for (const [i, answer] of (await Promise.all(streams.slice(1))).entries()) {
+        assert.equal(answer.kind, 'ok', `stream ${i + 1} was cut: ${answer.kind === 'closed' ? answer.reason : answer.text}`);
+      }
+    },
+  },
+
   // --- 3: the idempotency cache is bounded by bytes
   {
     defect: '3',
@@ -482,6 +581,46 @@ function gzipBomb(): Promise<Buffer> {
     gzip.end(tail!);
   });
   return bomb;
+}
+
+/**
+ * Runs `count` calls at once and resolves once every one completed; the first that did not
+ * fails the row at once (the others, waiting for the whole crowd at the gate, never would).
+ */
+async function allComplete(count: number, call: () => Promise<Answer>, completed: (result: any) => boolean): Promise<void> {
+  let done = 0;
+  await Promise.all(
+    Array.from({ length: count }, () =>
+      call().then((answer) => {
+        if (answer.kind !== 'ok' || !completed(answer.result)) {
+          const why = answer.kind === 'closed' ? `closed: ${answer.reason}` : answer.text.slice(0, 300);
+          throw new Error(`after ${done} of ${count} completed, one did not: ${why}`);
+        }
+        done++;
+      }),
+    ),
+  );
+}
+
+/**
+ * Why a row holding `connections` open at once cannot run here, or null: this process needs a
+ * file for each, and the server (with the same limit) a default cap above them.
+ */
+function tooFewOpenFiles(connections: number): string | null {
+  const limit = openFileLimit() ?? shellOpenFileLimit();
+  const needed = Math.ceil((connections + 64) / CONNECTION_SHARE);
+  if (limit !== null && limit >= needed) return null;
+  return `needs an open-file limit of at least ${needed} for ${connections} connections (ulimit -n is ${limit ?? 'unknown'}); raise it to run this row`;
+}
+
+/** `ulimit -n` of a shell started from this process, where /proc/self/limits is missing. */
+function shellOpenFileLimit(): number | null {
+  try {
+    const limit = Number(execFileSync('/bin/sh', ['-c', 'ulimit -n'], { encoding: 'utf8' }).trim());
+    return Number.isFinite(limit) ? limit : Number.MAX_SAFE_INTEGER;
+  } catch {
+    return null;
+  }
 }
 
 const KEY_NAMES: Readonly<Record<string, string>> = { [ALICE]: 'the submitter', [BOB]: 'another principal' };

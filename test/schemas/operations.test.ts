@@ -77,6 +77,8 @@ const specIdempotent: Record<string, string[]> = {
   registry: ['discover', 'heartbeat', 'unregister'],
 };
 const specControlPlane = ['cancelTask', 'compactHistory', 'describeState', 'resetState', 'compactState'];
+// parley adds the probes (issue 28): a health check or a scrape never waits for a request slot.
+const probes = ['healthz', 'readyz', 'getMetrics'];
 // GET /openapi.json is not in the spec's tables: parley adds it, public so API tools need no key.
 const publicRoutes = ['/.well-known/agent-card.json', '/healthz', '/readyz', '/openapi.json'];
 
@@ -192,7 +194,7 @@ for (const [service, manifest] of Object.entries(manifests)) {
       .filter((op) => op.controlPlane)
       .map((op) => op.name)
       .sort();
-    const expected = service === 'agent' ? [...specControlPlane].sort() : [];
+    const expected = (service === 'agent' ? [...specControlPlane, ...probes] : probes).slice().sort();
     assert.deepEqual(actual, expected);
   });
 }

@@ -22,6 +22,7 @@ const defaults: Array<[string, (c: ResolvedConfig) => unknown, unknown]> = [
   ['limits.max_event_bytes', (c) => c.limits.maxEventBytes, 4_194_304],
   ['limits.max_concurrent_requests', (c) => c.limits.maxConcurrentRequests, 100],
   ['limits.max_concurrent_streams', (c) => c.limits.maxConcurrentStreams, 100],
+  ['limits.max_concurrent_model_requests (parley: 0, half the slots)', (c) => c.limits.maxConcurrentModelRequests, 50],
   ['retry.max_attempts', (c) => c.retry.maxAttempts, 1],
   ['retry.initial_backoff', (c) => c.retry.initialBackoff, 0.1],
   ['retry.max_backoff', (c) => c.retry.maxBackoff, 2.0],
@@ -35,7 +36,7 @@ const defaults: Array<[string, (c: ResolvedConfig) => unknown, unknown]> = [
   ['idempotency_cache_bytes (parley: 64 MiB)', (c) => c.idempotencyCacheBytes, 67_108_864],
   ['header_timeout (parley)', (c) => c.headerTimeout, 20],
   ['body_timeout (parley)', (c) => c.bodyTimeout, 60],
-  ['max_connections (parley)', (c) => c.maxConnections, 512],
+  ['max_connections (parley: 0, derived from the open-file limit)', (c) => c.maxConnections, 0],
   ['collect_metrics', (c) => c.collectMetrics, true],
   ['timeout', (c) => c.timeout, 360.0],
   ['tls', (c) => c.tls, null],
@@ -59,6 +60,7 @@ test('the serialized defaults are the spec table, in snake_case', () => {
       max_event_bytes: 4_194_304,
       max_concurrent_requests: 100,
       max_concurrent_streams: 100,
+      max_concurrent_model_requests: 50,
     },
     retry: {
       max_attempts: 1,
@@ -75,7 +77,7 @@ test('the serialized defaults are the spec table, in snake_case', () => {
     idempotency_cache_bytes: 67_108_864,
     header_timeout: 20,
     body_timeout: 60,
-    max_connections: 512,
+    max_connections: 0,
     stream_flush_interval: 0.01,
     collect_metrics: true,
     timeout: 360,
@@ -151,6 +153,7 @@ invalid.push(
   ['headerTimeout = 0', { headerTimeout: 0 }, 'headerTimeout', 0],
   ['bodyTimeout negative', { bodyTimeout: -1 }, 'bodyTimeout', -1],
   ['maxConnections = 2.5', { maxConnections: 2.5 }, 'maxConnections', 2.5],
+  ['maxConnections negative', { maxConnections: -1 }, 'maxConnections', -1],
   ['idempotencyTtl negative', { idempotencyTtl: -300 }, 'idempotencyTtl', -300],
   ['idempotencyCacheSize = 0', { idempotencyCacheSize: 0 }, 'idempotencyCacheSize', 0],
   ['idempotencyCacheSize = 1.5', { idempotencyCacheSize: 1.5 }, 'idempotencyCacheSize', 1.5],
@@ -374,4 +377,13 @@ test('the resolved limits and retry policy cannot be changed', () => {
   assert.throws(() => {
     (config.retry.retryableMethods as string[]).push('PATCH');
   }, TypeError);
+});
+
+test('limits.max_concurrent_model_requests 0 is half the smaller slot count, at least 1; any other value is kept', () => {
+  const model = (limits: Record<string, number>) => new ResolvedConfig({ limits }).limits.maxConcurrentModelRequests;
+  assert.equal(model({ maxConcurrentRequests: 10, maxConcurrentStreams: 40 }), 5);
+  assert.equal(model({ maxConcurrentRequests: 40, maxConcurrentStreams: 7 }), 3);
+  assert.equal(model({ maxConcurrentRequests: 1 }), 1);
+  assert.equal(model({ maxConcurrentModelRequests: 80 }), 80);
+  assert.throws(() => model({ maxConcurrentModelRequests: -1 }), ConfigError);
 });

@@ -8,7 +8,16 @@ import type { LlmUsage } from '../../../generated/types/index.js';
 import { ConfigError, importOptional } from '../../core/errors.js';
 import type { ChatTurn, CompletionOptions, LanguageModel, ModelEvent, ModelRequest } from '../language-model.js';
 import { ModelError, modelErrorForStatus, retryAfterMs } from '../model-error.js';
-import { DEFAULT_MODEL_RETRY, DEFAULT_STEP_TIMEOUT_MS, StepCall, decodeArguments, interrupted, scrubKey } from './step-call.js';
+import {
+  DEFAULT_MODEL_RETRY,
+  StepCall,
+  decodeArguments,
+  firstByteTimeout,
+  interrupted,
+  scrubKey,
+  stepDeadlines,
+  type StepDeadlines,
+} from './step-call.js';
 import { lazyLoader } from '../../core/lazy-import.js';
 import { answerText, textDeltas } from './model-text.js';
 
@@ -26,8 +35,12 @@ export interface AnthropicMessagesOptions {
   readonly apiKey?: string;
   /** Default: ANTHROPIC_BASE_URL, else Anthropic's own API. */
   readonly baseUrl?: string;
-  /** Per model step, from the request to the last event. Default 600000 (ten minutes). */
+  /** Per model step, from the request to the last event. Default 300000 (five minutes). */
   readonly timeoutMs?: number;
+  /** How long each attempt waits for the answer to begin (response headers). Default 60000. */
+  readonly firstByteTimeoutMs?: number;
+  /** How long a begun answer may go without an event before the step fails. Default 30000. */
+  readonly idleTimeoutMs?: number;
   /** Retry of 408, 429, 5xx (529 overloaded too) and lost connections before any output. Default: 3 attempts. */
   readonly retry?: Partial<Retry>;
   /** Tokens of context the model reads at most; the model loop compacts the history above it. */
@@ -44,7 +57,7 @@ export class AnthropicMessagesModel implements LanguageModel {
   readonly name: string;
   readonly contextTokens: number | undefined;
   private readonly retry: Retry;
-  private readonly timeoutMs: number;
+  private readonly deadlines: StepDeadlines;
   private readonly apiKey: string;
   private client: Promise<{ sdk: AnthropicModule; client: AnthropicClient }> | null = null;
 
@@ -53,7 +66,7 @@ export class AnthropicMessagesModel implements LanguageModel {
     this.name = options.model;
     this.contextTokens = options.contextTokens;
     this.retry = { ...DEFAULT_MODEL_RETRY, ...options.retry };
-    this.timeoutMs = options.timeoutMs ?? DEFAULT_STEP_TIMEOUT_MS;
+    this.deadlines = stepDeadlines(options);
     const key = options.apiKey ?? process.env.ANTHROPIC_API_KEY;
     if (!key) throw new ConfigError('apiKey', '(not set)', 'set ANTHROPIC_API_KEY or pass apiKey');
     this.apiKey = key;
@@ -69,8 +82,8 @@ export class AnthropicMessagesModel implements LanguageModel {
 
   async *step(request: ModelRequest): AsyncGenerator<ModelEvent> {
     const { sdk, client } = await (this.client ??= this.connect());
-    const call = new StepCall(PROVIDER, request.signal, this.timeoutMs);
-    const classify = (error: unknown) => classifyError(sdk, error, this.apiKey);
+    const call = new StepCall(PROVIDER, request.signal, this.deadlines);
+    const classify = (error: unknown) => classifyError(sdk, error, this.apiKey, this.deadlines.firstByteMs);
     try {
       const { system, messages } = toMessages(request.turns);
       const body = {
@@ -98,6 +111,7 @@ export class AnthropicMessagesModel implements LanguageModel {
       let output = 0;
       try {
         for await (const event of stream as AsyncIterable<StreamEvent>) {
+          call.progressed();
           switch (event.type) {
             case 'content_block_delta':
               if (event.delta.type === 'text_delta') yield { type: 'text', delta: event.delta.text };
@@ -150,7 +164,8 @@ export class AnthropicMessagesModel implements LanguageModel {
       apiKey: this.apiKey,
       baseURL: this.options.baseUrl ?? process.env.ANTHROPIC_BASE_URL ?? undefined,
       maxRetries: 0,
-      timeout: this.timeoutMs,
+      // The SDK's deadline ends when the response headers arrive: the first-byte deadline.
+      timeout: this.deadlines.firstByteMs,
       defaultHeaders: this.options.headers ? { ...this.options.headers } : undefined,
       logLevel: 'off',
     });
@@ -224,15 +239,10 @@ function toMessages(turns: readonly ChatTurn[]): { system: string; messages: Tur
   return { system: system.join('\n\n'), messages };
 }
 
-function classifyError(sdk: AnthropicModule, error: unknown, apiKey: string): unknown {
+function classifyError(sdk: AnthropicModule, error: unknown, apiKey: string, firstByteMs: number): unknown {
   if (error instanceof sdk.APIUserAbortError) return error;
-  if (error instanceof sdk.APIConnectionTimeoutError) {
-    return new ModelError('model_timeout', `${PROVIDER}: no answer in time`, {
-      provider: PROVIDER,
-      retryable: true,
-      cause: error,
-    });
-  }
+  // The SDK's own deadline is the first-byte one (see connect()).
+  if (error instanceof sdk.APIConnectionTimeoutError) return firstByteTimeout(PROVIDER, firstByteMs, error);
   if (error instanceof sdk.APIConnectionError) {
     return new ModelError('model_connection_failed', `${PROVIDER}: could not reach the model server`, {
       provider: PROVIDER,

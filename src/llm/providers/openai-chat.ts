@@ -10,7 +10,16 @@ import { ConfigError, importOptional } from '../../core/errors.js';
 import type { ChatTurn, CompletionOptions, LanguageModel, ModelEvent, ModelRequest, TokenCounter } from '../language-model.js';
 import { ModelError, modelErrorForStatus, retryAfterMs } from '../model-error.js';
 import { tiktokenCounter } from '../tokenizer.js';
-import { DEFAULT_MODEL_RETRY, DEFAULT_STEP_TIMEOUT_MS, StepCall, decodeArguments, interrupted, scrubKey } from './step-call.js';
+import {
+  DEFAULT_MODEL_RETRY,
+  StepCall,
+  decodeArguments,
+  firstByteTimeout,
+  interrupted,
+  scrubKey,
+  stepDeadlines,
+  type StepDeadlines,
+} from './step-call.js';
 import { lazyLoader } from '../../core/lazy-import.js';
 import { answerText, textDeltas } from './model-text.js';
 
@@ -28,8 +37,12 @@ export interface OpenAIChatOptions {
   readonly apiKey?: string;
   /** Default: OPENAI_BASE_URL, else OpenAI's own API. */
   readonly baseUrl?: string;
-  /** Per model step, from the request to the last chunk. Default 600000 (ten minutes). */
+  /** Per model step, from the request to the last chunk. Default 300000 (five minutes). */
   readonly timeoutMs?: number;
+  /** How long each attempt waits for the answer to begin (response headers). Default 60000. */
+  readonly firstByteTimeoutMs?: number;
+  /** How long a begun answer may go without a chunk before the step fails. Default 30000. */
+  readonly idleTimeoutMs?: number;
   /** Retry of 408, 429, 5xx and lost connections before any output. Default: 3 attempts. */
   readonly retry?: Partial<Retry>;
   /** Tokens of context the model reads at most; the model loop compacts the history above it. */
@@ -50,7 +63,7 @@ export class OpenAIChatModel implements LanguageModel {
   readonly name: string;
   readonly contextTokens: number | undefined;
   private readonly retry: Retry;
-  private readonly timeoutMs: number;
+  private readonly deadlines: StepDeadlines;
   private readonly apiKey: string;
   private readonly outputLimitField: 'max_tokens' | 'max_completion_tokens';
   private client: Promise<{ sdk: OpenAIModule; client: OpenAIClient }> | null = null;
@@ -60,7 +73,7 @@ export class OpenAIChatModel implements LanguageModel {
     this.name = options.model;
     this.contextTokens = options.contextTokens;
     this.retry = { ...DEFAULT_MODEL_RETRY, ...options.retry };
-    this.timeoutMs = options.timeoutMs ?? DEFAULT_STEP_TIMEOUT_MS;
+    this.deadlines = stepDeadlines(options);
     const baseUrl = options.baseUrl ?? process.env.OPENAI_BASE_URL;
     const key = options.apiKey ?? process.env.OPENAI_API_KEY;
     // The key is checked, never shown: the error names where it comes from.
@@ -84,8 +97,8 @@ export class OpenAIChatModel implements LanguageModel {
 
   async *step(request: ModelRequest): AsyncGenerator<ModelEvent> {
     const { sdk, client } = await (this.client ??= this.connect());
-    const call = new StepCall(PROVIDER, request.signal, this.timeoutMs);
-    const classify = (error: unknown) => classifyError(sdk, error, this.apiKey);
+    const call = new StepCall(PROVIDER, request.signal, this.deadlines);
+    const classify = (error: unknown) => classifyError(sdk, error, this.apiKey, this.deadlines.firstByteMs);
     try {
       const body = {
         model: this.name,
@@ -113,6 +126,7 @@ export class OpenAIChatModel implements LanguageModel {
       let usage: LlmUsage | null = null;
       try {
         for await (const chunk of stream as AsyncIterable<ChatChunk>) {
+          call.progressed();
           if (chunk.usage) usage = toUsage(chunk.usage);
           const choice = chunk.choices?.[0];
           if (!choice) continue;
@@ -149,7 +163,8 @@ export class OpenAIChatModel implements LanguageModel {
       apiKey: this.apiKey,
       baseURL: this.options.baseUrl ?? process.env.OPENAI_BASE_URL ?? undefined,
       maxRetries: 0,
-      timeout: this.timeoutMs,
+      // The SDK's deadline ends when the response headers arrive: the first-byte deadline.
+      timeout: this.deadlines.firstByteMs,
       defaultHeaders: this.options.headers ? { ...this.options.headers } : undefined,
       // Nothing of a request (its key least of all) reaches the console through the SDK.
       logLevel: 'off',
@@ -206,15 +221,10 @@ function toMessages(turns: readonly ChatTurn[]): ChatMessage[] {
 }
 
 /** The SDK's failure as a ModelError; anything else (a bug, an abort) unchanged. */
-function classifyError(sdk: OpenAIModule, error: unknown, apiKey: string): unknown {
+function classifyError(sdk: OpenAIModule, error: unknown, apiKey: string, firstByteMs: number): unknown {
   if (error instanceof sdk.APIUserAbortError) return error;
-  if (error instanceof sdk.APIConnectionTimeoutError) {
-    return new ModelError('model_timeout', `${PROVIDER}: no answer in time`, {
-      provider: PROVIDER,
-      retryable: true,
-      cause: error,
-    });
-  }
+  // The SDK's own deadline is the first-byte one (see connect()).
+  if (error instanceof sdk.APIConnectionTimeoutError) return firstByteTimeout(PROVIDER, firstByteMs, error);
   if (error instanceof sdk.APIConnectionError) {
     return new ModelError('model_connection_failed', `${PROVIDER}: could not reach the model server`, {
       provider: PROVIDER,

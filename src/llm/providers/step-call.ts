@@ -4,6 +4,7 @@
 // that decides what error the caller sees. One of these per step, nothing per token.
 import type { Retry } from '../../../generated/config/transport-config.js';
 import { backoffSeconds } from '../../transport/retry.js';
+import { ConfigError } from '../../core/errors.js';
 import { ModelError } from '../model-error.js';
 
 /** Providers try a step three times by default (the transport's own default is once). */
@@ -15,8 +16,48 @@ export const DEFAULT_MODEL_RETRY: Retry = Object.freeze({
   retryableMethods: Object.freeze(['POST']),
 });
 
-/** Each model step's deadline, from the request to the last chunk: ten minutes by default. */
-export const DEFAULT_STEP_TIMEOUT_MS = 600_000;
+/**
+ * Each model step's deadline, from the request to the last chunk: five minutes by default, no
+ * longer than the run's own time budget (model-loop.ts).
+ */
+export const DEFAULT_STEP_TIMEOUT_MS = 300_000;
+
+/**
+ * How long one attempt waits for the model server's answer to begin (its response headers): a
+ * server that accepted the request and says nothing fails the attempt, which is retried.
+ */
+export const DEFAULT_FIRST_BYTE_TIMEOUT_MS = 60_000;
+
+/** How long an answer that has begun may go without a chunk before the step fails. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
+
+/** The deadlines of one model step, in milliseconds; see the defaults above. */
+export interface StepDeadlines {
+  readonly stepMs: number;
+  readonly firstByteMs: number;
+  readonly idleMs: number;
+}
+
+/** A provider's deadline options with the defaults filled in; each must be a positive number. */
+export function stepDeadlines(options: {
+  readonly timeoutMs?: number;
+  readonly firstByteTimeoutMs?: number;
+  readonly idleTimeoutMs?: number;
+}): StepDeadlines {
+  return {
+    stepMs: positive('timeoutMs', options.timeoutMs, DEFAULT_STEP_TIMEOUT_MS),
+    firstByteMs: positive('firstByteTimeoutMs', options.firstByteTimeoutMs, DEFAULT_FIRST_BYTE_TIMEOUT_MS),
+    idleMs: positive('idleTimeoutMs', options.idleTimeoutMs, DEFAULT_IDLE_TIMEOUT_MS),
+  };
+}
+
+function positive(field: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!(typeof value === 'number' && value > 0 && Number.isFinite(value))) {
+    throw new ConfigError(field, value, 'must be a positive number of milliseconds');
+  }
+  return value;
+}
 
 /** A retry-after longer than this is not waited for: the step fails with the provider's error. */
 const MAX_RETRY_AFTER_MS = 60_000;
@@ -25,15 +66,17 @@ export class StepCall {
   readonly signal: AbortSignal;
   private readonly controller = new AbortController();
   private readonly timer: NodeJS.Timeout;
+  /** The idle deadline, armed once the answer began and pushed back by every chunk. */
+  private idleTimer: NodeJS.Timeout | null = null;
   private readonly onCallerAbort: () => void;
 
   constructor(
     private readonly provider: string,
     private readonly caller: AbortSignal | undefined,
-    private readonly timeoutMs: number,
+    private readonly deadlines: StepDeadlines,
   ) {
     this.signal = this.controller.signal;
-    this.timer = setTimeout(() => this.controller.abort(this.timeoutError()), timeoutMs);
+    this.timer = setTimeout(() => this.controller.abort(this.timeoutError()), deadlines.stepMs);
     this.timer.unref();
     this.onCallerAbort = () => this.controller.abort(caller!.reason);
     if (caller?.aborted) this.onCallerAbort();
@@ -47,7 +90,9 @@ export class StepCall {
   async open<T>(policy: Retry, open: (signal: AbortSignal) => Promise<T>, classify: (error: unknown) => unknown): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await open(this.signal);
+        const opened = await open(this.signal);
+        this.progressed();
+        return opened;
       } catch (thrown) {
         const error = this.failure(thrown, classify);
         if (!(error instanceof ModelError) || !error.retryable || attempt >= policy.maxAttempts) throw error;
@@ -65,13 +110,34 @@ export class StepCall {
     return classify(thrown);
   }
 
+  /**
+   * A chunk came: the idle deadline starts again. A timer refreshed in place, so a chunk costs
+   * no new timer.
+   */
+  progressed(): void {
+    if (this.idleTimer) {
+      this.idleTimer.refresh();
+      return;
+    }
+    this.idleTimer = setTimeout(() => this.controller.abort(this.idleError()), this.deadlines.idleMs);
+    this.idleTimer.unref();
+  }
+
   dispose(): void {
     clearTimeout(this.timer);
+    if (this.idleTimer) clearTimeout(this.idleTimer);
     this.caller?.removeEventListener('abort', this.onCallerAbort);
   }
 
   private timeoutError(): ModelError {
-    return new ModelError('model_timeout', `${this.provider}: the model step took longer than ${this.timeoutMs} ms`, {
+    return new ModelError('model_timeout', `${this.provider}: the model step took longer than ${this.deadlines.stepMs} ms`, {
+      provider: this.provider,
+    });
+  }
+
+  private idleError(): ModelError {
+    const ms = this.deadlines.idleMs;
+    return new ModelError('model_timeout', `${this.provider}: the model's answer stalled: nothing for ${ms} ms (idle timeout)`, {
       provider: this.provider,
     });
   }
@@ -93,6 +159,19 @@ export class StepCall {
       this.signal.addEventListener('abort', stop, { once: true });
     });
   }
+}
+
+/** The error of an attempt whose answer did not begin within the first-byte deadline. */
+export function firstByteTimeout(provider: string, ms: number, cause: unknown): ModelError {
+  return new ModelError(
+    'model_timeout',
+    `${provider}: the model server did not begin its answer within ${ms} ms (first-byte timeout)`,
+    {
+      provider,
+      retryable: true,
+      cause,
+    },
+  );
 }
 
 /** The end of a stream that never said it was done. */

@@ -122,8 +122,9 @@ export function createTransportService(options: TransportServiceOptions): Untype
     let release: (() => void) | null = null;
     try {
       const endpoint = dispatcher.route(inbound.method, inbound.path);
-      // Control-plane calls (cancellation) never wait behind the work they control.
-      if (!endpoint.spec.controlPlane) release = await acquire(context);
+      // Control-plane calls (cancellation, probes) never wait behind the work they control;
+      // model-backed calls wait for a model slot in the dispatcher, holding no RPC slot.
+      if (!endpoint.spec.controlPlane && !endpoint.modelBacked) release = await acquire(context);
       context.dispatched = true;
       const outcome = await dispatcher.unary(inbound, endpoint);
       return outcome.kind === 'json' ? codec.success(requestId, outcome.encoded) : codec.text(requestId, outcome.text);
@@ -185,7 +186,7 @@ export function createTransportService(options: TransportServiceOptions): Untype
       await write(call, context, refuse(context, codec, requestId, toEndpointError(raw), false, inbound));
       return;
     }
-    const release = await acquire(context);
+    const release = endpoint.modelBacked ? () => undefined : await acquire(context);
     try {
       let frames: AsyncGenerator<StreamFrame, void, undefined>;
       try {

@@ -2,11 +2,14 @@
 // covers a request whose headers stall; this guard adds the body deadline (counted from the end
 // of the headers, which node's requestTimeout is not) and keeps the number of open connections
 // under `maxConnections` by closing the one that has waited longest without finishing a request.
+// A connection whose answer is under way (a stream, a task being worked on) is never closed to
+// make room: when only such connections are left, the newcomer is refused (refused-connection.ts).
 // One timer per server sweeps the bodies being read, so a request costs no timer of its own.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { EndpointError } from '../endpoint-error.js';
+import { refusalAnswer, turnAway } from './refused-connection.js';
 
 export interface GuardLimits {
   /** Seconds a request's body may take, from the end of its headers. */
@@ -47,6 +50,8 @@ export class ConnectionWatch {
 
 export class ConnectionGuard {
   private readonly watches = new Map<Socket, ConnectionWatch>();
+  /** Connections turned away at the cap: a request read on one of them is dropped, never served. */
+  private readonly refused = new WeakSet<Socket>();
   private timer: NodeJS.Timeout | null = null;
   /** The sweep's clock: precise enough to order connections by how long they waited, and free to read. */
   now = performance.now();
@@ -55,14 +60,30 @@ export class ConnectionGuard {
     private readonly limits: GuardLimits,
     /** How often body deadlines are checked (see deadlineCheckMs). */
     private readonly sweepMs: number,
+    /** Told of each connection refused at the cap, with the bytes of its answer (for the metrics). */
+    private readonly onRefused: (sentBytes: number) => void = () => undefined,
   ) {}
 
-  /** Registers a new connection, closing another one first when the cap is reached. */
+  /**
+   * Registers a new connection, closing an idle or stalled one first when the cap is reached;
+   * when every open connection is busy, the new one is answered 503 and closed instead.
+   */
   connected(socket: Socket): void {
     this.start();
-    if (this.watches.size >= this.limits.maxConnections) this.evictOne();
+    if (this.watches.size >= this.limits.maxConnections && !this.evictOne()) {
+      this.refused.add(socket);
+      const answer = refusalAnswer(this.limits.maxConnections);
+      turnAway(socket, answer);
+      this.onRefused(Buffer.byteLength(answer));
+      return;
+    }
     this.watches.set(socket, new ConnectionWatch(socket, this));
     socket.once('close', () => this.watches.delete(socket));
+  }
+
+  /** Whether `socket` was turned away at the cap (its requests are not served). */
+  isRefused(socket: Socket): boolean {
+    return this.refused.has(socket);
   }
 
   /** A request's headers have arrived; its body is read next. Null for a connection not watched. */
@@ -104,22 +125,20 @@ export class ConnectionGuard {
   }
 
   /**
-   * Closes the connection that has waited longest without finishing a request: idle ones,
-   * ones still sending headers and stalled uploads go before those whose answer is under way.
+   * Closes the connection that has waited longest without finishing a request (idle ones,
+   * ones still sending headers, stalled uploads) and says whether there was one: a connection
+   * whose answer is under way is never chosen.
    */
-  private evictOne(): void {
+  private evictOne(): boolean {
     let victim: ConnectionWatch | null = null;
-    let victimBusy = true;
     for (const watch of this.watches.values()) {
-      const busy = watch.busy;
-      if (victim === null || (victimBusy && !busy) || (busy === victimBusy && watch.progressAt < victim.progressAt)) {
-        victim = watch;
-        victimBusy = busy;
-      }
+      if (watch.busy) continue;
+      if (victim === null || watch.progressAt < victim.progressAt) victim = watch;
     }
-    if (!victim) return;
+    if (!victim) return false;
     // Forgotten at once so a burst of connections does not pick the same victim twice.
     this.watches.delete(victim.socket);
     victim.socket.destroy();
+    return true;
   }
 }

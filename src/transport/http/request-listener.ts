@@ -40,7 +40,10 @@ const JSON_HEADERS = { 'content-type': 'application/json' } as const;
  * reading, so a refused request never has its body sent at all.
  */
 export function createRequestListener(dispatcher: Dispatcher, options: ListenerOptions = {}) {
+  const { guard } = options;
   return (req: IncomingMessage, res: ServerResponse, awaitingContinue = false): void => {
+    // A connection turned away at the cap has its 503 already: what it sends is dropped.
+    if (guard?.isRefused(req.socket)) return void req.resume();
     handle(dispatcher, options, req, res, awaitingContinue).catch((error: unknown) => {
       // Reached only if writing the answer (or a stream's events) itself failed; the
       // connection is the casualty, never the process.

@@ -8,6 +8,7 @@ import type { Dispatcher } from '../dispatcher.js';
 import { serverTlsOptions } from '../../tls/node-tls-options.js';
 import { createRequestListener, type ListenerOptions } from './request-listener.js';
 import { ConnectionGuard } from './connection-guard.js';
+import { effectiveMaxConnections } from '../open-file-limit.js';
 import { bindServer, closeServer, deadlineCheckMs, listenUrl, watchConnections } from '../listen.js';
 
 export class HttpServer implements TransportServer {
@@ -24,7 +25,9 @@ export class HttpServer implements TransportServer {
     const parsed = listenUrl('http', url);
     const { config } = this.context;
     const checkMs = deadlineCheckMs(Math.min(config.headerTimeout, config.bodyTimeout));
-    const guard = new ConnectionGuard(config, checkMs);
+    const refusal = { requestId: null, method: null, path: null, error: { status: 503, code: 'unavailable' } };
+    const limits = { bodyTimeout: config.bodyTimeout, maxConnections: effectiveMaxConnections(config.maxConnections) };
+    const guard = new ConnectionGuard(limits, checkMs, (sent) => dispatcher.countRefused(0, sent, refusal));
     const listener = createRequestListener(dispatcher, { ...this.listenerOptions, guard });
     // A null keepalive_interval turns HTTP keep-alive off: every answer is the connection's last.
     const serve =

@@ -87,3 +87,42 @@ test('http server: the cap closes stalled uploads and half-sent headers before a
   assert.deepEqual(statuses(text), [200], text);
   assert.equal(count(), 4);
 });
+
+test(
+  'http server: at max_connections with every connection busy, a newcomer gets 503 with Retry-After and no answer is cut',
+  TIMEOUT,
+  async (t) => {
+    const held = gate();
+    let active = 0;
+    const allActive = gate();
+    const transport = await serve(
+      t,
+      'http',
+      'http://127.0.0.1:0',
+      table(
+        unary(ops.sendTask, async (task) => {
+          if (++active === 2) allActive.open();
+          await held.promise;
+          return { ...task, state: 'completed' };
+        }),
+      ),
+      { ...CONFIG, maxConnections: 2 },
+    );
+    const answers = ['busy-1', 'busy-2'].map((id) =>
+      rawRequest(transport.url, { method: 'POST', path: '/tasks/', body: JSON.stringify({ id }) }),
+    );
+    await allActive.promise;
+    const refused = await rawRequest(transport.url, { method: 'POST', path: '/tasks/', body: '{"id":"newcomer"}' });
+    assert.equal(refused.status, 503, refused.text);
+    assert.equal(refused.headers['retry-after'], '1');
+    assert.equal(refused.json.error.code, 'unavailable');
+    assert.equal(active, 2, 'the refused request never reached the handler');
+    held.open();
+    for (const answer of await Promise.all(answers)) assert.equal(answer.status, 200, answer.text);
+    // The refusal is counted as a failed request.
+    assert.equal(transport.health().metrics.requests_failed, 1);
+    // Once the busy answers are out, a newcomer is served again.
+    const later = await rawRequest(transport.url, { method: 'POST', path: '/tasks/', body: '{"id":"later"}' });
+    assert.equal(later.status, 200, later.text);
+  },
+);
