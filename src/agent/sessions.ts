@@ -29,41 +29,40 @@ export interface SessionValues {
   keys(): string[];
 }
 
-/** The values view over one session, looked up again on each use: a reset may replace it. */
+/**
+ * The values view over one session, looked up again on each use: a reset may replace it. Its
+ * functions are closures, so a handler may take them out of the view (`const { get } = session`).
+ */
 export class SessionValuesView implements SessionValues {
   constructor(
     private readonly store: SessionStore,
     private readonly id: string,
   ) {}
 
-  get(key: string): unknown {
-    return this.store.get(this.id)?.values[key];
-  }
+  readonly get = (key: string): unknown => this.store.get(this.id)?.values[key];
 
-  set(key: string, value: unknown): void {
+  readonly set = (key: string, value: unknown): void => {
     if (value === undefined) {
       this.delete(key);
       return;
     }
     const session = this.store.ensure(this.id);
     session.values[key] = JSON.parse(JSON.stringify(normalizeJson(value)));
-  }
+  };
 
-  delete(key: string): boolean {
+  readonly delete = (key: string): boolean => {
     const values = this.store.get(this.id)?.values;
     if (!values || !Object.hasOwn(values, key)) return false;
     delete values[key];
     return true;
-  }
+  };
 
-  has(key: string): boolean {
+  readonly has = (key: string): boolean => {
     const values = this.store.get(this.id)?.values;
     return values !== undefined && Object.hasOwn(values, key);
-  }
+  };
 
-  keys(): string[] {
-    return Object.keys(this.store.get(this.id)?.values ?? {});
-  }
+  readonly keys = (): string[] => Object.keys(this.store.get(this.id)?.values ?? {});
 }
 
 /** Sessions kept at most, and how long one may go unused (in ms), by default. */
