@@ -40,7 +40,7 @@ import type { AgentHandler } from './handler.js';
 import { converse, type ModelSetup } from './model-setup.js';
 import { renderChatPage } from './pages/chat-page.js';
 import { renderStatusPage } from './pages/status-page.js';
-import { SessionStore } from './sessions.js';
+import { SessionStore, sessionOwner } from './sessions.js';
 import { StateOperations } from './state-operations.js';
 import { TaskEngine } from './task-engine.js';
 import { A2aAdapter } from '../a2a/json-rpc-adapter.js';
@@ -260,7 +260,7 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
   }
 
   async compactHistory(request: CompactHistoryRequest, context: RequestContext): Promise<CompactHistoryResult> {
-    const session = this.sessions.get(request.session_id);
+    const session = this.sessions.get(sessionOwner(context.security), request.session_id);
     const before = session?.turns ?? [];
     const strategy = request.strategy ?? 'tokens';
     const count = await modelTokenCounter(this.llm);
@@ -279,18 +279,18 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
     };
   }
 
-  describeState(request: StateRequest): StateResult {
-    return this.state.describe(request);
+  describeState(request: StateRequest, context: RequestContext): StateResult {
+    return this.state.describe(request, sessionOwner(context.security));
   }
 
   async resetState(request: StateRequest, context: RequestContext): Promise<StateResult> {
     await this.authorize('reset', request, context);
-    return this.state.reset(request);
+    return this.state.reset(request, sessionOwner(context.security));
   }
 
   async compactState(request: StateRequest, context: RequestContext): Promise<StateResult> {
     await this.authorize('compact', request, context);
-    return this.state.compact(request, context.signal);
+    return this.state.compact(request, sessionOwner(context.security), context.signal);
   }
 
   /** The native agent card, as `GET /.well-known/agent.json` serves it. */
@@ -318,7 +318,8 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
     if (!this.model) throw new EndpointError('not_found', 'this agent has no language model');
     const sessionId = request.session_id || newId();
     try {
-      const answer = await converse(this.model, this.sessions, sessionId, request.message, { signal: context.signal });
+      const owner = sessionOwner(context.security);
+      const answer = await converse(this.model, this.sessions, owner, sessionId, request.message, { signal: context.signal });
       return { reply: answer.text, session_id: sessionId, model: this.model.model.name };
     } catch (error) {
       throw chatError(error);

@@ -1,12 +1,17 @@
-// Per-session agent state: the model conversation and free-form values. Bounded in number (the
-// least recently used session is dropped first) and in age (a session unused for longer than
-// its time to live is dropped when the store next looks at it).
+// Per-session agent state: the model conversation and free-form values. A session belongs to
+// the principal that made it: sessions are stored under (owner, id), so another principal
+// naming the same id finds nothing (and would make a session of its own), exactly as for an id
+// nobody used. Bounded in number (the least recently used session is dropped first) and in age
+// (a session unused for longer than its time to live is dropped when the store next looks at it).
+import type { SecurityContext } from '../../generated/types/index.js';
 import { nowIso } from '../core/clock.js';
 import type { ChatTurn } from '../llm/language-model.js';
 import { normalizeJson } from '../core/json.js';
 
 export interface Session {
   readonly id: string;
+  /** The principal that made it; null without an authenticator (or for a caller with no identity). */
+  readonly owner: string | null;
   turns: ChatTurn[];
   values: Record<string, unknown>;
   readonly created_at: string;
@@ -36,40 +41,47 @@ export interface SessionValues {
 export class SessionValuesView implements SessionValues {
   constructor(
     private readonly store: SessionStore,
+    private readonly owner: string | null,
     private readonly id: string,
   ) {}
 
-  readonly get = (key: string): unknown => this.store.get(this.id)?.values[key];
+  readonly get = (key: string): unknown => this.store.get(this.owner, this.id)?.values[key];
 
   readonly set = (key: string, value: unknown): void => {
     if (value === undefined) {
       this.delete(key);
       return;
     }
-    const session = this.store.ensure(this.id);
+    const session = this.store.ensure(this.owner, this.id);
     session.values[key] = JSON.parse(JSON.stringify(normalizeJson(value)));
   };
 
   readonly delete = (key: string): boolean => {
-    const values = this.store.get(this.id)?.values;
+    const values = this.store.get(this.owner, this.id)?.values;
     if (!values || !Object.hasOwn(values, key)) return false;
     delete values[key];
     return true;
   };
 
   readonly has = (key: string): boolean => {
-    const values = this.store.get(this.id)?.values;
+    const values = this.store.get(this.owner, this.id)?.values;
     return values !== undefined && Object.hasOwn(values, key);
   };
 
-  readonly keys = (): string[] => Object.keys(this.store.get(this.id)?.values ?? {});
+  readonly keys = (): string[] => Object.keys(this.store.get(this.owner, this.id)?.values ?? {});
 }
 
 /** Sessions kept at most, and how long one may go unused (in ms), by default. */
 const DEFAULT_MAX_SESSIONS = 1024;
 const DEFAULT_SESSION_TTL_MS = 3_600_000;
 
+/** Who owns what a request makes or names: its principal, or null without one. */
+export function sessionOwner(security: SecurityContext | null | undefined): string | null {
+  return security?.principal_id ?? null;
+}
+
 export class SessionStore {
+  /** By owner and id (see storeKey), least recently used first. */
   private readonly sessions = new Map<string, Session>();
 
   /** `clock`: what Date.now() is for the time to live (tests turn it forward). */
@@ -79,46 +91,55 @@ export class SessionStore {
     private readonly clock: () => number = Date.now,
   ) {}
 
+  /** Sessions kept, whoever owns them. */
   get size(): number {
     this.sweep();
     return this.sessions.size;
   }
 
-  get(id: string): Session | undefined {
-    const session = this.sessions.get(id);
+  get(owner: string | null, id: string): Session | undefined {
+    const key = storeKey(owner, id);
+    const session = this.sessions.get(key);
     if (!session) return undefined;
     if (this.expired(session, this.clock())) {
-      this.sessions.delete(id);
+      this.sessions.delete(key);
       return undefined;
     }
-    this.touch(session);
+    this.touch(key, session);
     return session;
   }
 
-  ensure(id: string): Session {
-    const existing = this.get(id);
+  ensure(owner: string | null, id: string): Session {
+    const existing = this.get(owner, id);
     if (existing) return existing;
     this.sweep();
     const now = nowIso();
-    const session: Session = { id, turns: [], values: {}, created_at: now, updated_at: now, usedAt: this.clock() };
-    this.sessions.set(id, session);
+    const session: Session = { id, owner, turns: [], values: {}, created_at: now, updated_at: now, usedAt: this.clock() };
+    this.sessions.set(storeKey(owner, id), session);
     while (this.sessions.size > this.maxSessions) this.sessions.delete(this.sessions.keys().next().value!);
     return session;
   }
 
-  delete(id: string): boolean {
-    return this.sessions.delete(id);
+  delete(session: Session): boolean {
+    const key = storeKey(session.owner, session.id);
+    return this.sessions.get(key) === session && this.sessions.delete(key);
   }
 
-  clear(): number {
-    const count = this.sessions.size;
-    this.sessions.clear();
+  /** Drops the sessions of `owner`; how many there were. */
+  clear(owner: string | null): number {
+    let count = 0;
+    for (const [key, session] of this.sessions) {
+      if (session.owner !== owner) continue;
+      this.sessions.delete(key);
+      count++;
+    }
     return count;
   }
 
-  all(): Session[] {
+  /** The sessions of `owner`, least recently used first. */
+  all(owner: string | null): Session[] {
     this.sweep();
-    return [...this.sessions.values()];
+    return [...this.sessions.values()].filter((session) => session.owner === owner);
   }
 
   private expired(session: Session, now: number): boolean {
@@ -128,16 +149,21 @@ export class SessionStore {
   /** Drops expired sessions: they sit at the front, least recently used first. */
   private sweep(): void {
     const now = this.clock();
-    for (const session of this.sessions.values()) {
+    for (const [key, session] of this.sessions) {
       if (!this.expired(session, now)) break;
-      this.sessions.delete(session.id);
+      this.sessions.delete(key);
     }
   }
 
-  private touch(session: Session): void {
+  private touch(key: string, session: Session): void {
     session.usedAt = this.clock();
     session.updated_at = nowIso();
-    this.sessions.delete(session.id);
-    this.sessions.set(session.id, session);
+    this.sessions.delete(key);
+    this.sessions.set(key, session);
   }
+}
+
+/** One key per (owner, id): the owner as a JSON string, or `-` for none, so no pair passes for another. */
+function storeKey(owner: string | null, id: string): string {
+  return `${owner === null ? '-' : JSON.stringify(owner)} ${id}`;
 }

@@ -14,7 +14,7 @@ import type { RequestContext } from '../transport/endpoint.js';
 import type { AgentEvent, ArtifactInput, MessageInput, RunModelOptions, TaskContext } from './handler.js';
 import { converse, type ModelSetup } from './model-setup.js';
 import { buildArtifact, buildMessage, latestUserText } from './task-record.js';
-import { SessionValuesView, type SessionStore, type SessionValues } from './sessions.js';
+import { SessionValuesView, sessionOwner, type SessionStore, type SessionValues } from './sessions.js';
 
 /** Takes a stamped event, with its JSON text when the sender made it. */
 export type EventSink = (event: StreamEvent, encoded?: EncodedJson) => void;
@@ -70,7 +70,7 @@ export class RunContext implements TaskContext {
 
   /** Made on first use; the session itself only once a value is set. */
   get session(): SessionValues {
-    return (this.values ??= new SessionValuesView(this.sessions, this.sessionId));
+    return (this.values ??= new SessionValuesView(this.sessions, sessionOwner(this.request.security), this.sessionId));
   }
 
   /** Created on first use: most handlers never look at it. */
@@ -148,7 +148,7 @@ export class RunContext implements TaskContext {
     const setup = this.setup;
     if (!setup) return Promise.reject(new StateError('this agent has no language model', 'no_model'));
     const { prompt, ...rest } = options;
-    return converse(setup, this.sessions, this.sessionId, prompt ?? this.input, {
+    return converse(setup, this.sessions, sessionOwner(this.request.security), this.sessionId, prompt ?? this.input, {
       ...rest,
       signal: this.signal,
       observer: this.observer(),

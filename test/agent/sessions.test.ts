@@ -7,27 +7,27 @@ import { SessionStore } from '../../src/agent/sessions.js';
 test('a session unused for longer than the time to live is dropped; use keeps it alive', () => {
   let now = 1_000_000;
   const store = new SessionStore(10, 60_000, () => now);
-  store.ensure('old').turns.push({ role: 'user', content: 'hi' });
-  store.ensure('kept');
+  store.ensure(null, 'old').turns.push({ role: 'user', content: 'hi' });
+  store.ensure(null, 'kept');
   now += 40_000;
-  assert.ok(store.get('kept'), 'used within the time to live');
+  assert.ok(store.get(null, 'kept'), 'used within the time to live');
   now += 30_000;
-  assert.equal(store.get('old'), undefined, 'unused for 70 s of 60');
-  assert.ok(store.get('kept'), 'used 30 s ago');
-  assert.equal(store.ensure('old').turns.length, 0, 'a new session under the old id starts empty');
+  assert.equal(store.get(null, 'old'), undefined, 'unused for 70 s of 60');
+  assert.ok(store.get(null, 'kept'), 'used 30 s ago');
+  assert.equal(store.ensure(null, 'old').turns.length, 0, 'a new session under the old id starts empty');
   now += 61_000;
   assert.equal(store.size, 0);
-  assert.deepEqual(store.all(), []);
+  assert.deepEqual(store.all(null), []);
 });
 
 test('past the maximum number the least recently used session goes first', () => {
   const store = new SessionStore(2);
-  store.ensure('a');
-  store.ensure('b');
-  store.get('a');
-  store.ensure('c');
+  store.ensure(null, 'a');
+  store.ensure(null, 'b');
+  store.get(null, 'a');
+  store.ensure(null, 'c');
   assert.deepEqual(
-    store.all().map((session) => session.id),
+    store.all(null).map((session) => session.id),
     ['a', 'c'],
   );
 });
