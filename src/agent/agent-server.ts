@@ -81,6 +81,16 @@ export interface AgentServerOptions extends CardIdentity, ServerLifecycleOptions
   /** Sessions kept for chat and state; least recently used dropped first. Default 1024. */
   readonly maxSessions?: number;
   /**
+   * JSON bytes of all sessions together (conversations and values); past it the least recently
+   * used sessions are dropped. Default 67108864 (64 MiB).
+   */
+  readonly totalSessionBytes?: number;
+  /**
+   * JSON bytes of one session (at most totalSessionBytes): its oldest turns are dropped to fit,
+   * and a value that would not fit is refused (`session_too_large`). Default 4194304 (4 MiB).
+   */
+  readonly maxSessionBytes?: number;
+  /**
    * A registry to join: the agent registers its card once it serves, heartbeats on an interval
    * and unregisters at stop. A URL, or options with the interval and the client's transport
    * options. Off by default. A registry that is down never keeps the agent from serving. With
@@ -143,7 +153,12 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
     this.model = modelSetup(options);
     const ttl = options.sessionTtlSeconds;
     if (ttl !== undefined && !(ttl > 0)) throw new InvalidArgumentError(`sessionTtlSeconds must be above 0 (got ${ttl})`);
-    this.sessions = new SessionStore(options.maxSessions, ttl === undefined ? undefined : ttl * 1000);
+    this.sessions = new SessionStore({
+      maxSessions: options.maxSessions,
+      ttlMs: ttl === undefined ? undefined : ttl * 1000,
+      totalBytes: byteBound('totalSessionBytes', options.totalSessionBytes),
+      sessionBytes: byteBound('maxSessionBytes', options.maxSessionBytes),
+    });
     const handler = options.handler ?? (this.llm ? inferenceHandler : echoHandler);
     this.engine = new TaskEngine({ handler, model: this.model, sessions: this.sessions, recentLimit: options.recentTasks });
     this.state = new StateOperations(this.sessions, this.engine, this.llm);
@@ -265,7 +280,7 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
     const strategy = request.strategy ?? 'tokens';
     const count = await modelTokenCounter(this.llm);
     const compacted = await compactHistory(before, request, this.llm, context.signal, count);
-    if (session) session.turns = compacted.turns;
+    if (session) this.sessions.setTurns(session, compacted.turns);
     return {
       session_id: request.session_id,
       strategy,
@@ -341,6 +356,14 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
     }
     if (!allowed) throw new EndpointError('forbidden', `state ${operation} is not allowed for this caller`);
   }
+}
+
+/** A byte bound from the options: a whole number of bytes, at least 1. */
+function byteBound(field: string, value: number | undefined): number | undefined {
+  if (value !== undefined && !(Number.isInteger(value) && value >= 1)) {
+    throw new ConfigError(field, value, 'must be a whole number of bytes, at least 1');
+  }
+  return value;
 }
 
 function modelSetup(options: AgentServerOptions): ModelSetup | null {

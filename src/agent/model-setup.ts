@@ -54,6 +54,7 @@ export async function converse(
     textWindowMs: setup.textWindowMs,
   });
   // Compaction keeps leading system turns, so the instructions are still first.
-  if (remember) sessions.ensure(owner, sessionId).turns = result.turns.slice(lead.length);
+  // The session keeps what fits in its bound (its oldest turns go first).
+  if (remember) sessions.setTurns(sessions.ensure(owner, sessionId), result.turns.slice(lead.length));
   return result;
 }

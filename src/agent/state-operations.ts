@@ -48,8 +48,7 @@ export class StateOperations {
     const session = this.sessions.get(owner, sessionId!);
     if (!session) return result('reset', request, scope, { exists: false }, false);
     if (request.keys?.length) {
-      const removed = request.keys.filter((key) => key in session.values);
-      for (const key of removed) delete session.values[key];
+      const removed = request.keys.filter((key) => this.sessions.deleteValue(session, key));
       return result('reset', request, scope, describeSession(session), removed.length > 0);
     }
     this.sessions.delete(session);
@@ -65,7 +64,7 @@ export class StateOperations {
     for (const session of sessions) {
       const compacted = await compactHistory(session.turns, { strategy: 'tokens' }, this.llm, signal, count);
       removed += compacted.removed;
-      session.turns = compacted.turns;
+      this.sessions.setTurns(session, compacted.turns);
     }
     const state =
       scope === 'agent'
@@ -86,9 +85,8 @@ function target(request: StateRequest): { scope: 'session' | 'agent'; sessionId:
 }
 
 function describeSession(session: Session, keys?: readonly string[]): Record<string, unknown> {
-  const values = keys?.length
-    ? Object.fromEntries(keys.filter((k) => k in session.values).map((k) => [k, session.values[k]]))
-    : session.values;
+  const shown = keys?.length ? keys.filter((key) => session.values.has(key)) : session.values.keys();
+  const values = Object.fromEntries([...shown].map((key) => [key, JSON.parse(session.values.get(key)!)]));
   return {
     exists: true,
     turns: session.turns.length,
