@@ -100,12 +100,12 @@ export interface SessionBounds {
   readonly clock?: () => number;
 }
 
-export const DEFAULT_MAX_SESSIONS = 1024;
-export const DEFAULT_SESSION_TTL_MS = 3_600_000;
+const DEFAULT_MAX_SESSIONS = 1024;
+const DEFAULT_SESSION_TTL_MS = 3_600_000;
 /** As idempotency_cache_bytes: what a default agent may hold for its callers. */
-export const DEFAULT_TOTAL_SESSION_BYTES = 64 * 1024 * 1024;
+const DEFAULT_TOTAL_SESSION_BYTES = 64 * 1024 * 1024;
 /** About a million tokens: more than any model's context window, so trimming to it drops only what a model could not read. */
-export const DEFAULT_SESSION_BYTES = 4 * 1024 * 1024;
+const DEFAULT_SESSION_BYTES = 4 * 1024 * 1024;
 
 export class SessionStore {
   /** By owner and id (see storeKey), least recently used first. */
