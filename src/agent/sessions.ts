@@ -104,7 +104,7 @@ const DEFAULT_MAX_SESSIONS = 1024;
 const DEFAULT_SESSION_TTL_MS = 3_600_000;
 /** As idempotency_cache_bytes: what a default agent may hold for its callers. */
 const DEFAULT_TOTAL_SESSION_BYTES = 64 * 1024 * 1024;
-/** About a million tokens: more than any model's context window, so trimming to it drops only what a model could not read. */
+/** About a million tokens: more than most models read at once. */
 const DEFAULT_SESSION_BYTES = 4 * 1024 * 1024;
 
 export class SessionStore {
