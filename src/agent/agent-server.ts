@@ -40,7 +40,7 @@ import type { AgentHandler } from './handler.js';
 import { converse, type ModelSetup } from './model-setup.js';
 import { renderChatPage } from './pages/chat-page.js';
 import { renderStatusPage } from './pages/status-page.js';
-import { SessionStore } from './sessions.js';
+import { SessionStore, sessionOwner } from './sessions.js';
 import { StateOperations } from './state-operations.js';
 import { TaskEngine } from './task-engine.js';
 import { A2aAdapter } from '../a2a/json-rpc-adapter.js';
@@ -80,6 +80,16 @@ export interface AgentServerOptions extends CardIdentity, ServerLifecycleOptions
   readonly recentTasks?: number;
   /** Sessions kept for chat and state; least recently used dropped first. Default 1024. */
   readonly maxSessions?: number;
+  /**
+   * JSON bytes of all sessions together (conversations and values); past it the least recently
+   * used sessions are dropped. Default 67108864 (64 MiB).
+   */
+  readonly totalSessionBytes?: number;
+  /**
+   * JSON bytes of one session (at most totalSessionBytes): its oldest turns are dropped to fit,
+   * and a value that would not fit is refused (`session_too_large`). Default 4194304 (4 MiB).
+   */
+  readonly maxSessionBytes?: number;
   /**
    * A registry to join: the agent registers its card once it serves, heartbeats on an interval
    * and unregisters at stop. A URL, or options with the interval and the client's transport
@@ -148,7 +158,12 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
     this.model = modelSetup(options);
     const ttl = options.sessionTtlSeconds;
     if (ttl !== undefined && !(ttl > 0)) throw new InvalidArgumentError(`sessionTtlSeconds must be above 0 (got ${ttl})`);
-    this.sessions = new SessionStore(options.maxSessions, ttl === undefined ? undefined : ttl * 1000);
+    this.sessions = new SessionStore({
+      maxSessions: options.maxSessions,
+      ttlMs: ttl === undefined ? undefined : ttl * 1000,
+      totalBytes: byteBound('totalSessionBytes', options.totalSessionBytes),
+      sessionBytes: byteBound('maxSessionBytes', options.maxSessionBytes),
+    });
     const handler = options.handler ?? (this.llm ? inferenceHandler : echoHandler);
     this.engine = new TaskEngine({ handler, model: this.model, sessions: this.sessions, recentLimit: options.recentTasks });
     this.state = new StateOperations(this.sessions, this.engine, this.llm);
@@ -275,12 +290,12 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
   }
 
   async compactHistory(request: CompactHistoryRequest, context: RequestContext): Promise<CompactHistoryResult> {
-    const session = this.sessions.get(request.session_id);
+    const session = this.sessions.get(sessionOwner(context.security), request.session_id);
     const before = session?.turns ?? [];
     const strategy = request.strategy ?? 'tokens';
     const count = await modelTokenCounter(this.llm);
     const compacted = await compactHistory(before, request, this.llm, context.signal, count);
-    if (session) session.turns = compacted.turns;
+    if (session) this.sessions.setTurns(session, compacted.turns);
     return {
       session_id: request.session_id,
       strategy,
@@ -294,18 +309,18 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
     };
   }
 
-  describeState(request: StateRequest): StateResult {
-    return this.state.describe(request);
+  describeState(request: StateRequest, context: RequestContext): StateResult {
+    return this.state.describe(request, sessionOwner(context.security));
   }
 
   async resetState(request: StateRequest, context: RequestContext): Promise<StateResult> {
     await this.authorize('reset', request, context);
-    return this.state.reset(request);
+    return this.state.reset(request, sessionOwner(context.security));
   }
 
   async compactState(request: StateRequest, context: RequestContext): Promise<StateResult> {
     await this.authorize('compact', request, context);
-    return this.state.compact(request, context.signal);
+    return this.state.compact(request, sessionOwner(context.security), context.signal);
   }
 
   /** The native agent card, as `GET /.well-known/agent.json` serves it. */
@@ -333,7 +348,8 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
     if (!this.model) throw new EndpointError('not_found', 'this agent has no language model');
     const sessionId = request.session_id || newId();
     try {
-      const answer = await converse(this.model, this.sessions, sessionId, request.message, { signal: context.signal });
+      const owner = sessionOwner(context.security);
+      const answer = await converse(this.model, this.sessions, owner, sessionId, request.message, { signal: context.signal });
       return { reply: answer.text, session_id: sessionId, model: this.model.model.name };
     } catch (error) {
       throw chatError(error);
@@ -355,6 +371,14 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
     }
     if (!allowed) throw new EndpointError('forbidden', `state ${operation} is not allowed for this caller`);
   }
+}
+
+/** A byte bound from the options: a whole number of bytes, at least 1. */
+function byteBound(field: string, value: number | undefined): number | undefined {
+  if (value !== undefined && !(Number.isInteger(value) && value >= 1)) {
+    throw new ConfigError(field, value, 'must be a whole number of bytes, at least 1');
+  }
+  return value;
 }
 
 function modelSetup(options: AgentServerOptions): ModelSetup | null {

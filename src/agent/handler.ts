@@ -67,6 +67,10 @@ export type RunModelOptions = Omit<ConverseOptions, 'signal' | 'observer' | 'onR
   readonly prompt?: string;
 };
 
+/**
+ * What a handler gets. Its functions (and those of `session`) need no `this`: a handler may
+ * take them out of it, `({ input, artifact }) => ...`.
+ */
 export interface TaskContext {
   /**
    * The task as submitted, with defaults filled in. Read-only: change it through the outcome,
@@ -78,7 +82,10 @@ export interface TaskContext {
   readonly input: string;
   /** Session the task belongs to: `metadata.session_id`, else the task id. */
   readonly sessionId: string;
-  /** Values kept in that session across its tasks (shown and reset by the state operations). */
+  /**
+   * Values kept in that session across its tasks (shown and reset by the state operations). With
+   * an authenticator the session is the calling principal's own.
+   */
   readonly session: SessionValues;
   /** Aborted when the task is cancelled or its stream's client goes away. */
   readonly signal: AbortSignal;

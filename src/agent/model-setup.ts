@@ -30,10 +30,11 @@ export interface ConverseOptions {
   readonly remember?: boolean;
 }
 
-/** Runs `prompt` as the next user turn of session `sessionId`. */
+/** Runs `prompt` as the next user turn of `owner`'s session `sessionId`. */
 export async function converse(
   setup: ModelSetup,
   sessions: SessionStore,
+  owner: string | null,
   sessionId: string,
   prompt: string,
   options: ConverseOptions = {},
@@ -41,7 +42,7 @@ export async function converse(
   const remember = options.remember ?? true;
   const instructions = options.instructions === undefined ? setup.instructions : options.instructions;
   const lead: ChatTurn[] = instructions ? [{ role: 'system', content: instructions }] : [];
-  const history = remember ? (sessions.get(sessionId)?.turns ?? []) : [];
+  const history = remember ? (sessions.get(owner, sessionId)?.turns ?? []) : [];
   const result = await runModelLoop({
     model: setup.model,
     turns: [...lead, ...history, { role: 'user', content: prompt }],
@@ -53,6 +54,7 @@ export async function converse(
     textWindowMs: setup.textWindowMs,
   });
   // Compaction keeps leading system turns, so the instructions are still first.
-  if (remember) sessions.ensure(sessionId).turns = result.turns.slice(lead.length);
+  // The session keeps what fits in its bound (its oldest turns go first).
+  if (remember) sessions.setTurns(sessions.ensure(owner, sessionId), result.turns.slice(lead.length));
   return result;
 }

@@ -1,6 +1,9 @@
 // POST /state/describe, /state/reset, /state/compact: look at or change session state.
 // Scope `session` acts on one session (session_id); scope `agent` on all of them. `keys`
 // limits describe and reset to those values. Reset and compact pass the agent's policy first.
+// Every operation sees only the caller's own sessions (`owner`, its principal): another
+// principal's session is answered as one that does not exist, and scope `agent` lists, resets
+// and compacts the caller's sessions only.
 import type { StateRequest, StateResult } from '../../generated/types/index.js';
 import { nowIso } from '../core/clock.js';
 import { countTokens, compactHistory } from '../llm/history-compaction.js';
@@ -19,51 +22,49 @@ export class StateOperations {
     private readonly llm: LanguageModel | null,
   ) {}
 
-  describe(request: StateRequest): StateResult {
+  describe(request: StateRequest, owner: string | null): StateResult {
     const { scope, sessionId } = target(request);
     if (scope === 'agent') {
+      const own = this.sessions.all(owner);
       return result(
         'describe',
         request,
         scope,
-        {
-          sessions: this.sessions.size,
-          active_tasks: this.engine.activeCount,
-          session_ids: this.sessions.all().map((session) => session.id),
-        },
+        // Tasks are counted for the whole agent, as GET /status counts them: a number, no ids.
+        { sessions: own.length, active_tasks: this.engine.activeCount, session_ids: own.map((session) => session.id) },
         false,
       );
     }
-    const session = this.sessions.get(sessionId!);
+    const session = this.sessions.get(owner, sessionId!);
     return result('describe', request, scope, session ? describeSession(session, request.keys) : { exists: false }, false);
   }
 
-  reset(request: StateRequest): StateResult {
+  reset(request: StateRequest, owner: string | null): StateResult {
     const { scope, sessionId } = target(request);
     if (scope === 'agent') {
-      const cleared = this.sessions.clear();
+      const cleared = this.sessions.clear(owner);
       return result('reset', request, scope, { sessions_cleared: cleared }, cleared > 0);
     }
-    const session = this.sessions.get(sessionId!);
+    const session = this.sessions.get(owner, sessionId!);
     if (!session) return result('reset', request, scope, { exists: false }, false);
     if (request.keys?.length) {
-      const removed = request.keys.filter((key) => key in session.values);
-      for (const key of removed) delete session.values[key];
+      const removed = request.keys.filter((key) => this.sessions.deleteValue(session, key));
       return result('reset', request, scope, describeSession(session), removed.length > 0);
     }
-    this.sessions.delete(session.id);
+    this.sessions.delete(session);
     return result('reset', request, scope, { exists: false }, true);
   }
 
-  async compact(request: StateRequest, signal?: AbortSignal): Promise<StateResult> {
+  async compact(request: StateRequest, owner: string | null, signal?: AbortSignal): Promise<StateResult> {
     const { scope, sessionId } = target(request);
-    const sessions = scope === 'agent' ? this.sessions.all() : [this.sessions.get(sessionId!)].filter((s): s is Session => !!s);
+    const sessions =
+      scope === 'agent' ? this.sessions.all(owner) : [this.sessions.get(owner, sessionId!)].filter((s): s is Session => !!s);
     let removed = 0;
     const count = await modelTokenCounter(this.llm);
     for (const session of sessions) {
       const compacted = await compactHistory(session.turns, { strategy: 'tokens' }, this.llm, signal, count);
       removed += compacted.removed;
-      session.turns = compacted.turns;
+      this.sessions.setTurns(session, compacted.turns);
     }
     const state =
       scope === 'agent'
@@ -84,9 +85,8 @@ function target(request: StateRequest): { scope: 'session' | 'agent'; sessionId:
 }
 
 function describeSession(session: Session, keys?: readonly string[]): Record<string, unknown> {
-  const values = keys?.length
-    ? Object.fromEntries(keys.filter((k) => k in session.values).map((k) => [k, session.values[k]]))
-    : session.values;
+  const shown = keys?.length ? keys.filter((key) => session.values.has(key)) : session.values.keys();
+  const values = Object.fromEntries([...shown].map((key) => [key, JSON.parse(session.values.get(key)!)]));
   return {
     exists: true,
     turns: session.turns.length,

@@ -1,5 +1,7 @@
-// The TaskContext a handler receives: one object per run, its methods on the prototype so a
-// task costs one allocation here, not a closure per method.
+// The TaskContext a handler receives: one object per run, its work in prototype methods so a
+// task costs one allocation here. A handler may take the context's functions out of it
+// (`({ input, artifact }) => ...`), so each public function is a closure over the context, made
+// the first time the handler reads it; the engine and the model loop call the methods.
 import type { Artifact, LlmRun, Message, StreamEvent, Task, ToolCall } from '../../generated/types/index.js';
 import { nowIso } from '../core/clock.js';
 import { StateError } from '../core/errors.js';
@@ -7,12 +9,12 @@ import { newId } from '../core/ids.js';
 import { normalizeJson, type EncodedJson } from '../core/json.js';
 import { merge } from '../core/objects.js';
 import type { LanguageModel } from '../llm/language-model.js';
-import type { ModelLoopResult, ModelTextChunk } from '../llm/model-loop.js';
+import type { ModelLoopObserver, ModelLoopResult, ModelTextChunk } from '../llm/model-loop.js';
 import type { RequestContext } from '../transport/endpoint.js';
 import type { AgentEvent, ArtifactInput, MessageInput, RunModelOptions, TaskContext } from './handler.js';
 import { converse, type ModelSetup } from './model-setup.js';
 import { buildArtifact, buildMessage, latestUserText } from './task-record.js';
-import { SessionValuesView, type SessionStore, type SessionValues } from './sessions.js';
+import { SessionValuesView, sessionOwner, type SessionStore, type SessionValues } from './sessions.js';
 
 /** Takes a stamped event, with its JSON text when the sender made it. */
 export type EventSink = (event: StreamEvent, encoded?: EncodedJson) => void;
@@ -36,6 +38,8 @@ export class RunContext implements TaskContext {
   readonly sessionId: string;
 
   private values: SessionValues | null = null;
+  /** The public functions, each made on first read. */
+  private bound: BoundFunctions | null = null;
   private lastMiddle: {
     readonly messageId: string;
     readonly model: string;
@@ -66,7 +70,7 @@ export class RunContext implements TaskContext {
 
   /** Made on first use; the session itself only once a value is set. */
   get session(): SessionValues {
-    return (this.values ??= new SessionValuesView(this.sessions, this.sessionId));
+    return (this.values ??= new SessionValuesView(this.sessions, sessionOwner(this.request.security), this.sessionId));
   }
 
   /** Created on first use: most handlers never look at it. */
@@ -79,7 +83,27 @@ export class RunContext implements TaskContext {
     return run.controller.signal;
   }
 
-  emit(event: AgentEvent): void {
+  get emit(): (event: AgentEvent) => void {
+    return ((this.bound ??= {}).emit ??= (event) => this.emitEvent(event));
+  }
+
+  get artifact(): (input: ArtifactInput) => Artifact {
+    return ((this.bound ??= {}).artifact ??= (input) => this.attachArtifact(input));
+  }
+
+  get message(): (input: MessageInput) => Message {
+    return ((this.bound ??= {}).message ??= (input) => this.attachMessage(input));
+  }
+
+  get runModel(): (options?: RunModelOptions) => Promise<ModelLoopResult> {
+    return ((this.bound ??= {}).runModel ??= (options) => this.runModelNow(options));
+  }
+
+  get tool(): TaskContext['tool'] {
+    return ((this.bound ??= {}).tool ??= (call, work) => this.runTool(call, work));
+  }
+
+  emitEvent(event: AgentEvent): void {
     // Without a stream nobody receives events: skip shaping them. A model's text chunk (a
     // string delta, no usage object) is plain JSON as made: one per token, so it skips the walk.
     if (!this.run.sink || this.run.canceled) return;
@@ -120,20 +144,20 @@ export class RunContext implements TaskContext {
     return this.run.room?.() ?? null;
   }
 
-  runModel(options: RunModelOptions = {}): Promise<ModelLoopResult> {
+  private runModelNow(options: RunModelOptions = {}): Promise<ModelLoopResult> {
     const setup = this.setup;
     if (!setup) return Promise.reject(new StateError('this agent has no language model', 'no_model'));
     const { prompt, ...rest } = options;
-    return converse(setup, this.sessions, this.sessionId, prompt ?? this.input, {
+    return converse(setup, this.sessions, sessionOwner(this.request.security), this.sessionId, prompt ?? this.input, {
       ...rest,
       signal: this.signal,
-      observer: this,
+      observer: this.observer(),
       onRun: (summary) => this.recordRun(summary),
     });
   }
 
   /** `now`, when given, stamps what has no timestamp of its own (one clock read per outcome). */
-  artifact(input: ArtifactInput, now?: string): Artifact {
+  attachArtifact(input: ArtifactInput, now?: string): Artifact {
     const artifact = buildArtifact(input, now);
     if (!this.run.canceled) {
       this.run.task.artifacts!.push(artifact);
@@ -142,7 +166,7 @@ export class RunContext implements TaskContext {
     return artifact;
   }
 
-  message(input: MessageInput, now?: string): Message {
+  attachMessage(input: MessageInput, now?: string): Message {
     const message = buildMessage(input, now);
     if (!this.run.canceled) {
       this.run.task.messages!.push(message);
@@ -151,17 +175,27 @@ export class RunContext implements TaskContext {
     return message;
   }
 
-  async tool<T>(call: Omit<ToolCall, 'call_id'> & { call_id?: string }, work: () => Promise<T> | T): Promise<T> {
+  private async runTool<T>(call: Omit<ToolCall, 'call_id'> & { call_id?: string }, work: () => Promise<T> | T): Promise<T> {
     const call_id = call.call_id ?? newId();
-    this.emit({ type: 'task_tool_call', tool_call: merge(call, { call_id }) });
+    this.emitEvent({ type: 'task_tool_call', tool_call: merge(call, { call_id }) });
     try {
       const result = await work();
-      this.emit({ type: 'task_tool_result', tool_result: { call_id, result } });
+      this.emitEvent({ type: 'task_tool_result', tool_result: { call_id, result } });
       return result;
     } catch (error) {
-      this.emit({ type: 'task_tool_result', tool_result: { call_id, error } });
+      this.emitEvent({ type: 'task_tool_result', tool_result: { call_id, error } });
       throw error;
     }
+  }
+
+  /** What the model loop reports to: this run's methods. */
+  private observer(): ModelLoopObserver {
+    return {
+      emit: (event) => this.emitEvent(event),
+      text: (chunk) => this.text(chunk),
+      message: (input) => this.attachMessage(input),
+      room: () => this.room(),
+    };
   }
 
   /** Adds a model run's figures to `metadata.llm` (summed when a handler runs the model more than once). */
@@ -189,6 +223,14 @@ export class RunContext implements TaskContext {
     const sink = this.run.sink;
     if (sink) sink(merge(event, { task_id: this.run.task.id, timestamp: nowIso() }) as unknown as StreamEvent);
   }
+}
+
+interface BoundFunctions {
+  emit?: TaskContext['emit'];
+  artifact?: TaskContext['artifact'];
+  message?: TaskContext['message'];
+  runModel?: TaskContext['runModel'];
+  tool?: TaskContext['tool'];
 }
 
 /** Tool output goes out as `call_id`, `result`, `error`, whatever the tool returned or threw. */

@@ -16,7 +16,7 @@ import { DeferredJson } from '../core/deferred-json.js';
 import { normalizeJson, PreEncoded, type EncodedJson } from '../core/json.js';
 import type { RequestContext, StreamItem } from '../transport/endpoint.js';
 import { EndpointError } from '../transport/endpoint-error.js';
-import type { AgentEvent, AgentHandler, HandlerOutput, TaskContext, TaskOutcome } from './handler.js';
+import type { AgentEvent, AgentHandler, HandlerOutput, TaskOutcome } from './handler.js';
 import type { ModelSetup } from './model-setup.js';
 import { RunContext, type EventSink, type Run } from './task-context.js';
 import { taskCompletedEvent } from './task-completed-event.js';
@@ -315,7 +315,7 @@ function isPending(output: unknown): output is PromiseLike<HandlerOutput> | Asyn
 /** Awaits a promise, or runs a generator to its end with its yields becoming events. */
 async function drain(
   output: PromiseLike<HandlerOutput> | AsyncGenerator<AgentEvent, HandlerOutput>,
-  context: TaskContext,
+  context: RunContext,
   room: Room | null,
 ): Promise<HandlerOutput> {
   if (!(Symbol.asyncIterator in output) || !('next' in output)) return await output;
@@ -324,7 +324,7 @@ async function drain(
     for (;;) {
       const step = await generator.next();
       if (step.done) return step.value;
-      context.emit(step.value);
+      context.emitEvent(step.value);
       // A consumer that reads slower than the handler yields holds the handler back here,
       // instead of the events piling up in memory.
       const wait = room?.();
@@ -340,11 +340,11 @@ function applyOutcome(task: Task, output: HandlerOutput, context: RunContext): v
   const outcome: TaskOutcome = typeof output === 'string' ? { text: output } : (output ?? {});
   const now = nowIso();
   if (outcome.text !== undefined) {
-    context.message(outcome.text, now);
-    context.artifact({ kind: 'result', text: outcome.text }, now);
+    context.attachMessage(outcome.text, now);
+    context.attachArtifact({ kind: 'result', text: outcome.text }, now);
   }
-  for (const message of outcome.messages ?? []) context.message(message, now);
-  for (const artifact of outcome.artifacts ?? []) context.artifact(artifact, now);
+  for (const message of outcome.messages ?? []) context.attachMessage(message, now);
+  for (const artifact of outcome.artifacts ?? []) context.attachArtifact(artifact, now);
   if (outcome.metadata) Object.assign(task.metadata!, normalizeJson(outcome.metadata));
   transition(task, outcome.state ?? 'completed', outcome.reason ?? null, now);
 }

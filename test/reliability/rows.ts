@@ -90,6 +90,25 @@ const cancelCall = (id: string, key: string, idempotencyKey?: string) => ({
   ...(idempotencyKey !== undefined && { idempotencyKey }),
 });
 
+const chatCall = (message: string, key: string, sessionId?: string) => ({
+  method: 'POST',
+  path: '/chat',
+  data: JSON.stringify(sessionId === undefined ? { message } : { message, session_id: sessionId }),
+  key,
+});
+const stateCall = (operation: 'describe' | 'reset' | 'compact', request: Record<string, unknown>, key: string) => ({
+  method: 'POST',
+  path: `/state/${operation}`,
+  data: JSON.stringify(request),
+  key,
+});
+const historyCompactCall = (sessionId: string, key: string) => ({
+  method: 'POST',
+  path: '/llm/history/compact',
+  data: JSON.stringify({ session_id: sessionId, strategy: 'messages', max_tokens: 100, preserve_recent: 0 }),
+  key,
+});
+
 /** A task of about `bytes` whose text is `text` padded with spaces, so answers can be told apart. */
 function taskOfAbout(bytes: number, text: string, id?: string): string {
   const padded = `${text} ${' '.repeat(Math.max(0, bytes - text.length - 200))}`;
@@ -560,6 +579,44 @@ export const ROWS: readonly Row[] = [
       } finally {
         await alice.close();
       }
+    },
+  },
+
+  // --- issue 28, defect 1: a chat session belongs to the principal that made it
+  {
+    defect: '28.1',
+    name: "B cannot list, read, continue, compact or reset A's chat session: answered as an unknown one",
+    transports: SERVED,
+    async run(server) {
+      const secret = `secret-${randomUUID()}`;
+      const made = assertAccepted(await send(server, chatCall(secret, ALICE)));
+      const id: string = made.session_id;
+      assert.equal(made.reply, `heard: ${secret}`);
+      const unknown = `session-${randomUUID()}`;
+      // Listing: A sees the session, B does not (nor a count of it).
+      const aliceList = assertAccepted(await send(server, stateCall('describe', {}, ALICE)));
+      assert.ok(aliceList.state.session_ids.includes(id));
+      const bobList = assertAccepted(await send(server, stateCall('describe', {}, BOB)));
+      assert.deepEqual(bobList.state.session_ids, []);
+      assert.equal(bobList.state.sessions, 0);
+      // Naming it: every answer to B is the answer for an id nobody used.
+      for (const operation of ['describe', 'reset', 'compact'] as const) {
+        const asBob = assertAccepted(await send(server, stateCall(operation, { session_id: id }, BOB)));
+        const asUnknown = assertAccepted(await send(server, stateCall(operation, { session_id: unknown }, BOB)));
+        assert.deepEqual(asBob.state, asUnknown.state, `${operation} of A's session as B`);
+        assert.equal(asBob.changed, false);
+      }
+      const compacted = assertAccepted(await send(server, historyCompactCall(id, BOB)));
+      assert.deepEqual(compacted.metadata, { session_found: false });
+      assert.equal(compacted.messages_before, 0);
+      // Continuing it: A's conversation never reaches the model for B, nor B's turn A's session.
+      const bobChat = assertAccepted(await send(server, chatCall('what was said?', BOB, id)));
+      assert.equal(bobChat.reply, 'heard: what was said?');
+      assert.ok(!bobChat.reply.includes(secret) && !JSON.stringify(bobChat).includes(secret));
+      // Resetting all of B's sessions leaves A's.
+      assertAccepted(await send(server, stateCall('reset', { scope: 'agent' }, BOB)));
+      const aliceChat = assertAccepted(await send(server, chatCall('and now?', ALICE, id)));
+      assert.equal(aliceChat.reply, `heard: ${secret} | and now?`);
     },
   },
 ];
