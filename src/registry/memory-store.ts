@@ -2,7 +2,7 @@
 // name, role and tag. The entry map is kept in order of last_seen, so pruning reads only the
 // entries it removes and stops at the first live one. Nothing survives the process.
 import type { RegistryEntry } from '../../generated/types/index.js';
-import { isExpired, type IndexKeys, type RegistryStore } from './registry-store.js';
+import { checkLookupSize, isExpired, type IndexKeys, type RegistryStore } from './registry-store.js';
 
 type Index = Map<string, Set<string>>;
 
@@ -48,6 +48,7 @@ export class MemoryRegistryStore implements RegistryStore {
   }
 
   lookup(keys: IndexKeys): RegistryEntry[] {
+    checkLookupSize(keys);
     const sets: Set<string>[] = [];
     for (const [index, value] of [
       [this.byName, keys.name],

@@ -4,14 +4,23 @@
 import type { OperationSpec } from '../../generated/operations/spec.js';
 import { registryOperations } from '../../generated/operations/registry.js';
 import type { AgentCard, AgentUrlRequest, DiscoverQuery } from '../../generated/types/index.js';
+import type { Logger } from '../observability/logger.js';
 import { routeKey, type Endpoint, type RequestContext } from '../transport/endpoint.js';
 import type { Transport } from '../transport/transport.js';
 import type { RegistryServer } from './registry-server.js';
+import { storeFailure } from './store-failure.js';
 
 type Serve = (data: unknown, context: RequestContext) => Promise<unknown>;
 
-/** The registry's endpoint table for one transport. */
-export function buildRegistryEndpoints(registry: RegistryServer, transport: Transport): Map<string, Endpoint> {
+/**
+ * The registry's endpoint table for one transport. A store failure reaches the client as a
+ * stable code (store-failure.ts) and `logger` (or stderr) gets the failure itself.
+ */
+export function buildRegistryEndpoints(
+  registry: RegistryServer,
+  transport: Transport,
+  logger: Logger | null,
+): Map<string, Endpoint> {
   const serve: Record<keyof typeof registryOperations, Serve> = {
     // The dispatcher has checked the card against its schema already.
     register: (data) => registry.registerValid(data as AgentCard),
@@ -27,14 +36,17 @@ export function buildRegistryEndpoints(registry: RegistryServer, transport: Tran
   const table = new Map<string, Endpoint>();
   for (const [name, spec] of Object.entries(registryOperations) as Array<[keyof typeof registryOperations, OperationSpec]>) {
     if (spec.availability === 'html-transport' && transport.name !== 'http' && transport.name !== 'sse') continue;
+    const run = serve[name];
+    const unary: Serve = (data, context) =>
+      run(data, context).catch((error: unknown) => Promise.reject(storeFailure(error, name, logger)));
     const endpoint: Endpoint =
       name === 'heartbeat' || name === 'unregister'
         ? // Keyed by agent_url, so every heartbeat of an agent carries the same key: a stored
           // answer replayed to the next one would leave last_seen stale, and an unregister
           // replayed after a re-registration would leave the agent listed. Concurrent
           // duplicates (a retried attempt) still share one answer.
-          { spec, unary: serve[name], replayable: never }
-        : { spec, unary: serve[name] };
+          { spec, unary, replayable: never }
+        : { spec, unary };
     table.set(routeKey(spec.method, spec.path), endpoint);
   }
   return table;

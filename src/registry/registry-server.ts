@@ -14,11 +14,11 @@ import type { Endpoint, QueryParams, RequestContext } from '../transport/endpoin
 import { EndpointError } from '../transport/endpoint-error.js';
 import { ServerLifecycle, type ServerLifecycleOptions } from '../transport/server-lifecycle.js';
 import type { Transport } from '../transport/transport.js';
-import { discoveryFilter, indexKeys, matches, type DiscoveryFilter } from './discovery.js';
+import { discoveryFilter, filterSize, indexKeys, matches, type DiscoveryFilter } from './discovery.js';
 import { MemoryRegistryStore } from './memory-store.js';
 import { buildRegistryEndpoints } from './registry-endpoints.js';
 import { registryOperations } from '../../generated/operations/registry.js';
-import type { RegistryStore } from './registry-store.js';
+import { MAX_FILTER_VALUES, type RegistryStore } from './registry-store.js';
 import { renderRegistryStatusPage } from './status-page.js';
 import { REGISTRY_STATUS } from './status-texts.js';
 import { isRedisUrl } from '../store/redis/redis-connection.js';
@@ -86,7 +86,7 @@ export class RegistryServer extends ServerLifecycle implements RegistryHandlers<
   }
 
   protected buildEndpoints(transport: Transport): Map<string, Endpoint> {
-    return buildRegistryEndpoints(this, transport);
+    return buildRegistryEndpoints(this, transport, this.logger);
   }
 
   // --- the generated handler interface ---
@@ -180,9 +180,18 @@ export class RegistryServer extends ServerLifecycle implements RegistryHandlers<
   /**
    * The entries matching `filter`: the secondary indexes intersected, each candidate then
    * checked against every field; a full scan when the indexes give nothing while cards exist.
+   * A filter past MAX_FILTER_VALUES is refused before any store sees it.
    */
   private async find(filter: DiscoveryFilter | null): Promise<RegistryEntry[]> {
     if (filter === null) return this.store.all();
+    const size = filterSize(filter);
+    if (size > MAX_FILTER_VALUES) {
+      throw new EndpointError(
+        'invalid_request',
+        `a discovery takes at most ${MAX_FILTER_VALUES} filter values (name, role, each tag, ...); this one has ${size}`,
+        { limit: MAX_FILTER_VALUES, size },
+      );
+    }
     const keys = indexKeys(filter);
     let candidates = keys ? await this.store.lookup(keys) : [];
     if (candidates.length === 0 && (await this.store.count()) > 0) candidates = await this.store.all();

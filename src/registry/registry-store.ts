@@ -3,8 +3,16 @@
 // a store shared by several replicas (Redis, later) all fit behind it. Every method may answer
 // at once or with a promise; the server awaits them all the same.
 import type { RegistryEntry } from '../../generated/types/index.js';
+import { InvalidArgumentError } from '../core/errors.js';
 
 export type MaybePromise<T> = T | Promise<T>;
+
+/**
+ * The most values one discovery may filter on (name, role, each tag, each other attribute's
+ * value, counted together). Past it the registry answers 400; a store's lookup refuses it too,
+ * so no store meets a query larger than it was built for (SQLite joins at most 64 tables).
+ */
+export const MAX_FILTER_VALUES = 32;
 
 /** What the indexes can narrow a discovery down to. Every given key must match. */
 export interface IndexKeys {
@@ -36,7 +44,10 @@ export interface RegistryStore {
   /** Sets `last_seen` only (card and indexes unchanged); false when there is no entry. */
   touch(url: string, lastSeen: number): MaybePromise<boolean>;
   get(url: string): MaybePromise<RegistryEntry | undefined>;
-  /** Entries whose indexed attributes match every given key: the indexes, intersected. */
+  /**
+   * Entries whose indexed attributes match every given key: the indexes, intersected. Keys
+   * holding more than MAX_FILTER_VALUES values are refused (checkLookupSize).
+   */
   lookup(keys: IndexKeys): MaybePromise<RegistryEntry[]>;
   /** Every entry (the full scan). */
   all(): MaybePromise<RegistryEntry[]>;
@@ -49,4 +60,20 @@ export interface RegistryStore {
 /** Whether an entry seen at `lastSeen` has outlived `ttl` at `now` (the spec's rule, in one place). */
 export function isExpired(lastSeen: number, now: number, ttl: number): boolean {
   return now - lastSeen > ttl;
+}
+
+/** How many values the keys ask for: name, role and each tag. */
+export function lookupSize(keys: IndexKeys): number {
+  return (keys.name === undefined ? 0 : 1) + (keys.role === undefined ? 0 : 1) + (keys.tags?.length ?? 0);
+}
+
+/** Every store's guard on lookup(): keys past MAX_FILTER_VALUES throw an InvalidArgumentError. */
+export function checkLookupSize(keys: IndexKeys): void {
+  const size = lookupSize(keys);
+  if (size > MAX_FILTER_VALUES) {
+    throw new InvalidArgumentError(
+      `a lookup takes at most ${MAX_FILTER_VALUES} filter values (got ${size})`,
+      'too_many_filter_values',
+    );
+  }
 }

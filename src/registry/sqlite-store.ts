@@ -6,7 +6,7 @@
 // its commit. Discovery uses SQL indexes on name, role and a table of tags.
 import { resolve } from 'node:path';
 import type { AgentCard, RegistryEntry } from '../../generated/types/index.js';
-import type { IndexKeys, RegistryStore } from './registry-store.js';
+import { checkLookupSize, type IndexKeys, type RegistryStore } from './registry-store.js';
 import { loadSqlite, type SqliteDatabase } from './sqlite-module.js';
 import { prepareSchema } from './sqlite-schema.js';
 import { RegistryStoreError, type RegistryStoreErrorCode } from './store-error.js';
@@ -138,13 +138,17 @@ export class SqliteRegistryStore implements RegistryStore {
   }
 
   lookup(keys: IndexKeys): RegistryEntry[] {
+    // One join per tag: the bound keeps a query under SQLite's 64 tables in a join.
+    checkLookupSize(keys);
     const tags = keys.tags ?? [];
     if (keys.name === undefined && keys.role === undefined && tags.length === 0) return [];
-    const statement = this.lookupStatement(keys.name !== undefined, keys.role !== undefined, tags.length);
     const args: string[] = [...tags];
     if (keys.name !== undefined) args.push(keys.name);
     if (keys.role !== undefined) args.push(keys.role);
-    return this.read(() => (statement.all(...args) as Row[]).map(toEntry));
+    return this.read(() => {
+      const statement = this.lookupStatement(keys.name !== undefined, keys.role !== undefined, tags.length);
+      return (statement.all(...args) as Row[]).map(toEntry);
+    });
   }
 
   all(): RegistryEntry[] {
@@ -196,18 +200,22 @@ export class SqliteRegistryStore implements RegistryStore {
       return;
     }
     const outcomes: Array<{ ok: boolean; value: unknown }> = [];
+    let firstFailure: unknown = null;
     try {
       db.transaction(() => {
         for (const write of batch) {
           try {
             outcomes.push({ ok: true, value: this.inSavepoint!(write.run) });
           } catch (error) {
+            firstFailure ??= error;
             outcomes.push({ ok: false, value: this.storeError(error, 'write') });
           }
         }
       }).immediate();
     } catch (error) {
-      const failure = this.storeError(error, 'write');
+      // Some errors (SQLITE_FULL, SQLITE_IOERR) roll the whole transaction back, and the commit
+      // then fails with "no transaction is active": the write's own error is the cause to report.
+      const failure = this.storeError(firstFailure ?? error, 'write');
       for (const write of batch) write.reject(failure);
       return;
     }
@@ -232,6 +240,7 @@ export class SqliteRegistryStore implements RegistryStore {
 
   /** One statement per combination of indexed keys: the tags joined in, name and role compared. */
   private lookupStatement(name: boolean, role: boolean, tags: number): Statement {
+    this.ready();
     const shape = `${name ? 'n' : ''}${role ? 'r' : ''}${tags}`;
     let statement = this.lookups.get(shape);
     if (!statement) {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentCard, RegistryEntry } from '../../generated/types/index.js';
 import { MemoryRegistryStore } from '../../src/registry/memory-store.js';
-import type { RegistryStore } from '../../src/registry/registry-store.js';
+import { MAX_FILTER_VALUES, type RegistryStore } from '../../src/registry/registry-store.js';
 import { SqliteRegistryStore } from '../../src/registry/sqlite-store.js';
 import { RedisRegistryStore } from '../../src/store/redis/redis-registry-store.js';
 import { redisInstalled, startRedis, type RedisServer } from '../support/redis-server.js';
@@ -91,6 +91,18 @@ for (const kind of STORES) {
         'http://a',
       ]);
       assert.equal((await store.get('http://a'))!.last_seen, 2000);
+    });
+
+    test('lookup takes MAX_FILTER_VALUES values and refuses more', async (t) => {
+      const store = await opened(t, kind);
+      const tags = Array.from({ length: MAX_FILTER_VALUES }, (_, i) => `t${i}`);
+      await store.put(entry(card('http://a', 'alpha', 'worker', tags)));
+      assert.deepEqual(urlsOf(await store.lookup({ tags })), ['http://a']);
+      await assert.rejects(
+        async () => store.lookup({ name: 'alpha', tags }),
+        (error: Error & { code?: string }) =>
+          error.code === 'too_many_filter_values' && /at most 32 filter values/.test(error.message),
+      );
     });
 
     test('lookup intersects name, role and every tag, exactly', async (t) => {

@@ -7,7 +7,7 @@
 // stores (`now - last_seen > ttl`, in the same double arithmetic). A write is acknowledged once
 // Redis has applied it; how durable that is depends on Redis's persistence (docs/replicas.md).
 import type { AgentCard, RegistryEntry } from '../../../generated/types/index.js';
-import type { IndexKeys, RegistryStore } from '../../registry/registry-store.js';
+import { checkLookupSize, type IndexKeys, type RegistryStore } from '../../registry/registry-store.js';
 import { connectRedis, parseRedisUrl, redisFailure, type RedisConnectOptions, type RedisTarget } from './redis-connection.js';
 import type { RedisClient } from './redis-module.js';
 
@@ -162,6 +162,7 @@ export class RedisRegistryStore implements RegistryStore {
   }
 
   async lookup(keys: IndexKeys): Promise<RegistryEntry[]> {
+    checkLookupSize(keys);
     const sets: string[] = [];
     if (keys.name !== undefined) sets.push(`reg:name:${keys.name}`);
     if (keys.role !== undefined) sets.push(`reg:role:${keys.role}`);
