@@ -39,14 +39,18 @@ export function buildRegistryEndpoints(
     const run = serve[name];
     const unary: Serve = (data, context) =>
       run(data, context).catch((error: unknown) => Promise.reject(storeFailure(error, name, logger)));
-    const endpoint: Endpoint =
-      name === 'heartbeat' || name === 'unregister'
-        ? // Keyed by agent_url, so every heartbeat of an agent carries the same key: a stored
-          // answer replayed to the next one would leave last_seen stale, and an unregister
-          // replayed after a re-registration would leave the agent listed. Concurrent
-          // duplicates (a retried attempt) still share one answer.
-          { spec, unary, replayable: never }
-        : { spec, unary };
+    // Heartbeat and unregister are keyed by agent_url, so every heartbeat of an agent carries
+    // the same key: a stored answer replayed to the next one would leave last_seen stale, and
+    // an unregister replayed after a re-registration would leave the agent listed. Concurrent
+    // duplicates (a retried attempt) still share one answer. A heartbeat is traced only as part
+    // of its caller's trace: the agent's side skips tracing heartbeats by default, and a root
+    // trace every interval would be noise here too.
+    const endpoint: Endpoint = {
+      spec,
+      unary,
+      ...((name === 'heartbeat' || name === 'unregister') && { replayable: never }),
+      ...(name === 'heartbeat' && { tracedOnlyWhenContinued: true }),
+    };
     table.set(routeKey(spec.method, spec.path), endpoint);
   }
   return table;
