@@ -23,7 +23,7 @@ export function buildRegistryEndpoints(
 ): Map<string, Endpoint> {
   const serve: Record<keyof typeof registryOperations, Serve> = {
     // The dispatcher has checked the card against its schema already.
-    register: (data) => registry.registerValid(data as AgentCard),
+    register: (data, context) => registry.registerValid(data as AgentCard, context),
     unregister: (data, context) => registry.unregister(data as AgentUrlRequest, context),
     heartbeat: (data, context) => registry.heartbeat(data as AgentUrlRequest, context),
     discover: (data, context) => registry.discover(data as DiscoverQuery, context),
@@ -45,8 +45,10 @@ export function buildRegistryEndpoints(
     // duplicates (a retried attempt) still share one answer. A heartbeat is traced only as part
     // of its caller's trace: the agent's side skips tracing heartbeats by default, and a root
     // trace every interval would be noise here too.
+    // Reads may be public while writes need credentials (publicDiscovery).
+    const reads = name === 'discover' || name === 'getStatusPage';
     const endpoint: Endpoint = {
-      spec,
+      spec: reads && registry.publicDiscovery ? { ...spec, public: true } : spec,
       unary,
       ...((name === 'heartbeat' || name === 'unregister') && { replayable: never }),
       ...(name === 'heartbeat' && { tracedOnlyWhenContinued: true }),

@@ -52,11 +52,19 @@ export interface RegistryServerOptions extends ServerLifecycleOptions {
   readonly maxCardBytes?: number;
   /** Seconds since the Unix epoch; replaceable so that tests can move time. Default: the wall clock. */
   readonly clock?: () => number;
+  /**
+   * With an `authenticator`: reads (discover and the status page) need no credentials, while
+   * writes (register, heartbeat, unregister) still do. Default false: every route but the
+   * probes and the OpenAPI document needs credentials. Without an authenticator every route
+   * is open anyway.
+   */
+  readonly publicDiscovery?: boolean;
 }
 
 export class RegistryServer extends ServerLifecycle implements RegistryHandlers<RequestContext> {
   readonly store: RegistryStore;
   readonly entryTtlSeconds: number | null;
+  readonly publicDiscovery: boolean;
   private readonly maxCardBytes: number;
   private readonly clock: () => number;
 
@@ -74,6 +82,7 @@ export class RegistryServer extends ServerLifecycle implements RegistryHandlers<
     this.maxCardBytes = maxCardBytes;
     this.store = storeFor(options.store ?? 'memory');
     this.clock = options.clock ?? nowSeconds;
+    this.publicDiscovery = options.publicDiscovery === true;
   }
 
   protected async openStores(): Promise<void> {
@@ -91,15 +100,19 @@ export class RegistryServer extends ServerLifecycle implements RegistryHandlers<
 
   // --- the generated handler interface ---
 
-  /** Stores the card (replacing any under the same URL) once it passes the AgentCard schema and the size limit. */
-  register(card: AgentCard, _context?: RequestContext): Promise<RegistryStatus> {
+  /**
+   * Stores the card (replacing any under the same URL) once it passes the AgentCard schema and
+   * the size limit, owned by the caller's principal. Replacing another principal's entry is
+   * refused with `forbidden` (403).
+   */
+  register(card: AgentCard, context?: RequestContext): Promise<RegistryStatus> {
     const checked = validate('agent-card', card);
     if (!checked.valid) return Promise.reject(EndpointError.invalidRequest('card', checked.errors));
-    return this.registerValid(card);
+    return this.registerValid(card, context);
   }
 
   /** register() for a card the dispatcher has already checked against the schema. */
-  async registerValid(card: AgentCard): Promise<RegistryStatus> {
+  async registerValid(card: AgentCard, context?: RequestContext): Promise<RegistryStatus> {
     const text = JSON.stringify(withDefaults(card));
     const bytes = Buffer.byteLength(text, 'utf8');
     if (bytes > this.maxCardBytes) {
@@ -109,24 +122,40 @@ export class RegistryServer extends ServerLifecycle implements RegistryHandlers<
       });
     }
     const now = this.clock();
+    const owner = callerOf(context);
     // A private copy: the caller's object stays theirs, and the store may keep this one as it is.
-    const entry: RegistryEntry = { card: JSON.parse(text) as AgentCard, last_seen: now, metadata: { registered_at: now } };
-    await this.store.put(entry);
+    const entry: RegistryEntry = {
+      card: JSON.parse(text) as AgentCard,
+      last_seen: now,
+      metadata: { registered_at: now },
+      ...(owner !== null && { owner }),
+    };
+    if (!(await this.store.put(entry))) {
+      // Not `not found` (the card is listed) nor a success (nothing was stored): the caller
+      // is authenticated but may not write this entry.
+      throw new EndpointError('forbidden', `the agent at ${card.url} is registered by another principal`);
+    }
     return { status: REGISTRY_STATUS.registered };
   }
 
-  /** Removes the agent; an unknown or missing URL is a success too. */
-  async unregister(request: AgentUrlRequest, _context?: RequestContext): Promise<RegistryStatus> {
+  /**
+   * Removes the agent; an unknown or missing URL is a success too, and so is another
+   * principal's entry, which stays (the same answer as for an unknown card).
+   */
+  async unregister(request: AgentUrlRequest, context?: RequestContext): Promise<RegistryStatus> {
     const url = agentUrlOf(request);
-    if (url !== null) await this.store.remove(url);
+    if (url !== null) await this.store.remove(url, callerOf(context));
     return { status: REGISTRY_STATUS.unregistered };
   }
 
-  /** Refreshes last_seen of a live agent; `agent not found` otherwise (a normal answer). */
-  async heartbeat(request: AgentUrlRequest, _context?: RequestContext): Promise<RegistryStatus> {
+  /**
+   * Refreshes last_seen of a live agent; `agent not found` otherwise (a normal answer), also
+   * for another principal's entry.
+   */
+  async heartbeat(request: AgentUrlRequest, context?: RequestContext): Promise<RegistryStatus> {
     await this.prune();
     const url = agentUrlOf(request);
-    const found = url !== null && (await this.store.touch(url, this.clock()));
+    const found = url !== null && (await this.store.touch(url, this.clock(), callerOf(context)));
     return { status: found ? REGISTRY_STATUS.heartbeat : REGISTRY_STATUS.notFound };
   }
 
@@ -206,6 +235,14 @@ export class RegistryServer extends ServerLifecycle implements RegistryHandlers<
 /** The card as stored: the schema's defaults filled in, so every card has what discovery filters on. */
 function withDefaults(card: AgentCard): AgentCard {
   return { ...card, description: card.description ?? '', role: card.role ?? '', tags: card.tags ?? [] };
+}
+
+/**
+ * The principal a write is made as: the authenticated caller's, or null (anonymous) when the
+ * registry has no authenticator or the call comes from code in the process without a context.
+ */
+function callerOf(context: RequestContext | undefined): string | null {
+  return context?.security?.principal_id ?? null;
 }
 
 /** `agent_url` of an unregister or heartbeat body; missing reads as null. */

@@ -36,13 +36,22 @@ export interface RegistryStore {
   close(): MaybePromise<void>;
   /**
    * Stores the entry under its card URL, replacing an existing one after removing it from every
-   * index. Resolves only once the entry is durable, for a store that persists.
+   * index, and answers true. When `entry.owner` names a principal and the existing entry
+   * belongs to another (mayWrite), nothing changes and the answer is false: the check and the
+   * write are one step, also between replicas. Resolves only once the entry is durable, for a
+   * store that persists.
    */
-  put(entry: RegistryEntry): MaybePromise<void>;
-  /** Removes the entry; false when there was none. Durable once it resolves. */
-  remove(url: string): MaybePromise<boolean>;
-  /** Sets `last_seen` only (card and indexes unchanged); false when there is no entry. */
-  touch(url: string, lastSeen: number): MaybePromise<boolean>;
+  put(entry: RegistryEntry): MaybePromise<boolean>;
+  /**
+   * Removes the entry; false when there was none, or when `owner` names a principal and the
+   * entry belongs to another (it stays). Durable once it resolves.
+   */
+  remove(url: string, owner?: string | null): MaybePromise<boolean>;
+  /**
+   * Sets `last_seen` only (card, owner and indexes unchanged); false when there is no entry, or
+   * when `owner` names a principal and the entry belongs to another.
+   */
+  touch(url: string, lastSeen: number, owner?: string | null): MaybePromise<boolean>;
   get(url: string): MaybePromise<RegistryEntry | undefined>;
   /**
    * Entries whose indexed attributes match every given key: the indexes, intersected. Keys
@@ -55,6 +64,15 @@ export interface RegistryStore {
   count(): MaybePromise<number>;
   /** Removes every entry with `now - last_seen > ttl` (equality stays); answers how many went. */
   prune(now: number, ttl: number): MaybePromise<number>;
+}
+
+/**
+ * Whether `caller` may write an entry owned by `stored`: an anonymous caller (null: the
+ * registry has no authenticator, or code in the process) always may, and anyone may write an
+ * entry without an owner; otherwise only its owner.
+ */
+export function mayWrite(stored: string | null | undefined, caller: string | null | undefined): boolean {
+  return caller == null || stored == null || stored === caller;
 }
 
 /** Whether an entry seen at `lastSeen` has outlived `ttl` at `now` (the spec's rule, in one place). */

@@ -219,6 +219,35 @@ for (const kind of STORES) {
       assert.equal(await store.count(), current ? 1 : 0);
     });
 
+    test('an owned entry: only its owner may replace, touch or remove it; anonymous writes may', async (t) => {
+      const store = await opened(t, kind);
+      const owned = (c: AgentCard, owner: string | null, lastSeen = 1000): RegistryEntry => ({
+        ...entry(c, lastSeen),
+        ...(owner !== null && { owner }),
+      });
+      assert.equal(await store.put(owned(card('http://a', 'alice-card', '', ['x']), 'alice')), true);
+      assert.deepEqual(await store.get('http://a'), owned(card('http://a', 'alice-card', '', ['x']), 'alice'));
+      assert.equal(await store.put(owned(card('http://a', 'bob-card'), 'bob')), false);
+      assert.equal(await store.touch('http://a', 2000, 'bob'), false);
+      assert.equal(await store.remove('http://a', 'bob'), false);
+      assert.equal((await store.get('http://a'))?.card.name, 'alice-card');
+      assert.equal((await store.get('http://a'))?.last_seen, 1000);
+      assert.deepEqual(urlsOf(await store.lookup({ tags: ['x'] })), ['http://a'], 'indexes untouched');
+      assert.equal(await store.touch('http://a', 2000, 'alice'), true);
+      assert.equal((await store.get('http://a'))?.owner, 'alice', 'touch keeps the owner');
+      assert.equal(await store.put(owned(card('http://a', 'alice-again'), 'alice', 3000)), true);
+      assert.equal(await store.remove('http://a', 'alice'), true);
+      // Anonymous (null or no owner): no check; an entry without an owner is anyone's.
+      await store.put(owned(card('http://b', 'b'), 'alice'));
+      assert.equal(await store.touch('http://b', 2000), true);
+      assert.equal(await store.put(owned(card('http://b', 'anonymous'), null)), true);
+      assert.equal((await store.get('http://b'))?.owner, undefined);
+      assert.equal(await store.put(owned(card('http://b', 'bob-card'), 'bob')), true);
+      assert.equal((await store.get('http://b'))?.owner, 'bob');
+      assert.equal(await store.remove('http://b', null), true);
+      assert.equal(await store.count(), 0);
+    });
+
     test('close then open again keeps what a persisted store holds', async (t) => {
       const store = kind.make(t);
       await store.open();
