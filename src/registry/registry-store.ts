@@ -81,7 +81,7 @@ export function isExpired(lastSeen: number, now: number, ttl: number): boolean {
 }
 
 /** How many values the keys ask for: name, role and each tag. */
-export function lookupSize(keys: IndexKeys): number {
+function lookupSize(keys: IndexKeys): number {
   return (keys.name === undefined ? 0 : 1) + (keys.role === undefined ? 0 : 1) + (keys.tags?.length ?? 0);
 }
 
