@@ -179,6 +179,16 @@ describe('parley registry commands', () => {
     const removed = await runCli(['unregister', registry.url, keyed.url], { cwd: dir });
     assert.equal(removed.code, 1, removed.stdout);
     assert.match(removed.stderr, /credentials are required/);
+    // The registry commands send PARLEY_REGISTRY_API_KEY.
+    const withKey = { ...process.env, PARLEY_REGISTRY_API_KEY: 'agents-key-1' };
+    const filed = await runCli(['register', registry.url, '--card', '-'], {
+      cwd: dir,
+      env: withKey,
+      stdin: JSON.stringify({ name: 'filed', url: 'http://127.0.0.1:9/filed' }),
+    });
+    assert.equal(filed.code, 0, filed.stderr);
+    const unfiled = await runCli(['unregister', registry.url, 'http://127.0.0.1:9/filed'], { cwd: dir, env: withKey });
+    assert.equal(unfiled.code, 0, unfiled.stderr);
     await keyed.stop();
     const after = await runCli(['discover', registry.url, '--json'], { cwd: dir });
     assert.deepEqual(JSON.parse(after.stdout), [], 'the keyed agent unregistered itself at exit');
