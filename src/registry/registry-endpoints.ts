@@ -39,18 +39,18 @@ export function buildRegistryEndpoints(
     const run = serve[name];
     const unary: Serve = (data, context) =>
       run(data, context).catch((error: unknown) => Promise.reject(storeFailure(error, name, logger)));
-    // Heartbeat and unregister are keyed by agent_url, so every heartbeat of an agent carries
-    // the same key: a stored answer replayed to the next one would leave last_seen stale, and
-    // an unregister replayed after a re-registration would leave the agent listed. Concurrent
-    // duplicates (a retried attempt) still share one answer. A heartbeat is traced only as part
-    // of its caller's trace: the agent's side skips tracing heartbeats by default, and a root
-    // trace every interval would be noise here too.
     // Reads may be public while writes need credentials (publicDiscovery).
     const reads = name === 'discover' || name === 'getStatusPage';
     const endpoint: Endpoint = {
       spec: reads && registry.publicDiscovery ? { ...spec, public: true } : spec,
       unary,
+      // Heartbeat and unregister are keyed by agent_url, so every heartbeat of an agent carries
+      // the same key: a stored answer replayed to the next one would leave last_seen stale, and
+      // an unregister replayed after a re-registration would leave the agent listed. Concurrent
+      // duplicates (a retried attempt) still share one answer.
       ...((name === 'heartbeat' || name === 'unregister') && { replayable: never }),
+      // A heartbeat is traced only as part of its caller's trace: the agent's side skips
+      // tracing heartbeats by default, and a root trace every interval would be noise here too.
       ...(name === 'heartbeat' && { tracedOnlyWhenContinued: true }),
     };
     table.set(routeKey(spec.method, spec.path), endpoint);
