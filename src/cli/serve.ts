@@ -177,8 +177,8 @@ export async function runServe(args: string[]): Promise<number> {
 /**
  * The registry the agent joins and the API key it sends there: --registry over the config
  * file's registry.url; the key from --registry-api-key-file, --registry-api-key,
- * PARLEY_REGISTRY_API_KEY, then the config file, the first given winning. A key without a
- * registry is a mistake.
+ * PARLEY_REGISTRY_API_KEY, then the config file, the first given winning. A key given on the
+ * command line or in the file without a registry is a mistake (the environment may be shared).
  */
 async function registryFromFlags(
   flags: { registry?: string; 'registry-api-key'?: string; 'registry-api-key-file'?: string },
@@ -203,8 +203,10 @@ async function registryFromFlags(
   }
   const url = flags.registry ?? file?.registry?.url;
   if (url === undefined) {
-    if (keyFlag !== undefined || keyFile !== undefined) {
-      throw new UsageError('serve agent: --registry-api-key and --registry-api-key-file need --registry URL');
+    if (keyFlag !== undefined || keyFile !== undefined || file?.registry?.apiKey !== undefined) {
+      throw new UsageError(
+        'serve agent: a registry API key (--registry-api-key, --registry-api-key-file, registry.api_key) needs --registry URL or registry.url',
+      );
     }
     return undefined;
   }

@@ -241,7 +241,7 @@ describe('parley registry commands', () => {
         ['serve', 'registry', '--api-key', 'k', '--basic', 'u:p'],
         /^parley: serve registry: .* a server takes one kind at a time/,
       ],
-      [['serve', 'agent', '--registry-api-key', 'k'], /need --registry URL/],
+      [['serve', 'agent', '--registry-api-key', 'k'], /needs --registry URL or registry\.url/],
     ] as const) {
       const result = await runCli(args, { cwd: dir });
       assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
