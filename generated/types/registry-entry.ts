@@ -19,4 +19,9 @@ export interface RegistryEntry {
    * @default {}
    */
   metadata?: Record<string, unknown>;
+  /**
+   * The principal_id of the caller that registered the card, when the registry has an authenticator; null for a registration without one (anonymous). Only the owner may replace, refresh or remove an owned entry; an entry without an owner is anyone's.
+   * @default null
+   */
+  owner?: string | null;
 }

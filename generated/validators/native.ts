@@ -4074,7 +4074,7 @@ validate44.evaluated = {"dynamicProps":false,"dynamicItems":false};
 export const validate_part = validate28;
 
 export const validate_registry_entry = validate45;
-const schema64 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/registry-entry.schema.json","title":"RegistryEntry","description":"How a registry stores one agent: its card, when it was last heard from, and registry-owned metadata. This is the persisted form when storage is configured. Extra keys are allowed.","type":"object","properties":{"card":{"description":"The registered card; its `url` is the entry's key.","$ref":"agent-card.schema.json"},"last_seen":{"description":"Seconds since the Unix epoch (fractions allowed) when the agent last registered or sent a heartbeat. Entries older than the configured TTL are pruned.","type":"number","minimum":0},"metadata":{"description":"Metadata owned by the registry, separate for every entry.","type":"object","default":{}}},"required":["card","last_seen"],"examples":[{"card":{"name":"translator","description":"","url":"http://127.0.0.1:8001","role":"worker","tags":["nlp"],"capabilities":{"has_llm":true}},"last_seen":1740821400.125,"metadata":{}}]};
+const schema64 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/registry-entry.schema.json","title":"RegistryEntry","description":"How a registry stores one agent: its card, when it was last heard from, and registry-owned metadata. This is the persisted form when storage is configured. Extra keys are allowed.","type":"object","properties":{"card":{"description":"The registered card; its `url` is the entry's key.","$ref":"agent-card.schema.json"},"last_seen":{"description":"Seconds since the Unix epoch (fractions allowed) when the agent last registered or sent a heartbeat. Entries older than the configured TTL are pruned.","type":"number","minimum":0},"metadata":{"description":"Metadata owned by the registry, separate for every entry.","type":"object","default":{}},"owner":{"description":"The principal_id of the caller that registered the card, when the registry has an authenticator; null for a registration without one (anonymous). Only the owner may replace, refresh or remove an owned entry; an entry without an owner is anyone's.","type":["string","null"],"default":null}},"required":["card","last_seen"],"examples":[{"card":{"name":"translator","description":"","url":"http://127.0.0.1:8001","role":"worker","tags":["nlp"],"capabilities":{"has_llm":true}},"last_seen":1740821400.125,"metadata":{}}]};
 
 function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 /*# sourceURL="https://parley.dev/schemas/native/registry-entry.schema.json" */;
@@ -4152,9 +4152,10 @@ vErrors.push(err4);
 errors++;
 }
 }
-}
-else {
-const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.owner !== undefined){
+let data3 = data.owner;
+if((typeof data3 !== "string") && (data3 !== null)){
+const err5 = {instancePath:instancePath+"/owner",schemaPath:"#/properties/owner/type",keyword:"type",params:{type: schema64.properties.owner.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -4163,10 +4164,22 @@ vErrors.push(err5);
 }
 errors++;
 }
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
 validate45.errors = vErrors;
 return errors === 0;
 }
-validate45.evaluated = {"props":{"card":true,"last_seen":true,"metadata":true},"dynamicProps":false,"dynamicItems":false};
+validate45.evaluated = {"props":{"card":true,"last_seen":true,"metadata":true,"owner":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validate_registry_status = validate47;
 const schema65 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/registry-status.schema.json","title":"RegistryStatus","description":"Response of registry register, unregister and heartbeat: a single human-readable status line. Server values are `agent registered successfully`, `agent unregistered successfully`, `agent heartbeat recorded` and `agent not found`. The client-side registry facade also returns this shape with the error text in `status` when a call fails, so do not treat it as a closed set. Extra keys are allowed.","type":"object","properties":{"status":{"description":"Outcome of the call in words.","type":"string"}},"required":["status"],"examples":[{"status":"agent registered successfully"},{"status":"agent heartbeat recorded"},{"status":"agent not found"}]};

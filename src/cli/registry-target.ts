@@ -1,6 +1,8 @@
 // What the registry commands (discover, register, unregister) share: the registry URL they
 // take as their first argument, the --transport option (sse and http share a scheme), and a
-// client for it. A URL whose transport cannot be told is a usage error.
+// client for it, which sends PARLEY_REGISTRY_API_KEY to a protected registry when it is set
+// (from the environment only: a command line is visible to every local user). A URL whose
+// transport cannot be told is a usage error.
 import { RegistryClient } from '../client/registry-client.js';
 import { resolveTransportName } from '../transport/factory.js';
 import { transportForUrl } from '../client/agent-client.js';
@@ -19,5 +21,6 @@ export function registryClient(command: string, url: string | undefined, transpo
   }
   if (name === 'runtime')
     throw new UsageError(`${command}: a runtime:// registry lives inside another process; give its network URL`);
-  return new RegistryClient(url, { transport: name });
+  const apiKey = process.env.PARLEY_REGISTRY_API_KEY?.trim();
+  return new RegistryClient(url, { transport: name, ...(apiKey && { apiKey }) });
 }

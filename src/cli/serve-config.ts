@@ -1,6 +1,8 @@
 // The file `parley serve agent --config FILE` reads: the agent's name, transport and URL, the
 // transport configuration in its serialized snake_case form (checked by the generated
-// transport-config validator, then by ResolvedConfig's cross-field rules) and an `auth` section.
+// transport-config validator, then by ResolvedConfig's cross-field rules), an `auth` section
+// and a `registry` section (where to register, with which API key). `parley serve registry
+// --config FILE` reads the same file without `name` and `registry`, plus `public_discovery`.
 // Every mistake is a UsageError (exit 2) naming the file and the JSON pointer of the field.
 // Relative paths in the file (TLS files, secret files) are relative to the file's folder, so a
 // config works from any working directory.
@@ -21,9 +23,21 @@ export interface ServeFileSettings {
   /** The serialized transport configuration, its paths made absolute; undefined when absent. */
   readonly transportConfig?: TransportConfig;
   readonly auth: AuthLayer;
+  /** The agent's registry: where (`url`) and the API key it registers with. */
+  readonly registry?: { readonly url?: string; readonly apiKey?: string };
+  /** The registry's reads need no credentials. */
+  readonly publicDiscovery?: boolean;
 }
 
-const TOP_KEYS = ['$schema', 'name', 'transport', 'url', 'transport_config', 'auth'];
+/** Which command reads the file: each takes its own settings beside the shared ones. */
+export type ServeRole = 'agent' | 'registry';
+
+const SHARED_KEYS = ['$schema', 'transport', 'url', 'transport_config', 'auth'];
+const TOP_KEYS: Readonly<Record<ServeRole, readonly string[]>> = {
+  agent: [...SHARED_KEYS, 'name', 'registry'],
+  registry: [...SHARED_KEYS, 'public_discovery'],
+};
+const REGISTRY_KEYS = ['url', 'api_key', 'api_key_file'];
 const AUTH_KINDS = { api_key: 'api-key', basic: 'basic', jwt: 'jwt' } as const;
 const SECTION_KEYS: Readonly<Record<keyof typeof AUTH_KINDS, readonly string[]>> = {
   api_key: ['keys', 'keys_file'],
@@ -33,7 +47,7 @@ const SECTION_KEYS: Readonly<Record<keyof typeof AUTH_KINDS, readonly string[]>>
 
 type Json = Record<string, unknown>;
 
-export async function readServeConfig(path: string): Promise<ServeFileSettings> {
+export async function readServeConfig(path: string, role: ServeRole = 'agent'): Promise<ServeFileSettings> {
   const text = await readInput(path === '-' ? './-' : path);
   let document: unknown;
   try {
@@ -47,7 +61,9 @@ export async function readServeConfig(path: string): Promise<ServeFileSettings> 
   const local = (file: string) => (isAbsolute(file) ? file : resolve(base, file));
 
   const root = objectAt(document, '', invalid);
-  unknownKeys(root, TOP_KEYS, '', invalid);
+  unknownKeys(root, TOP_KEYS[role], '', invalid);
+  if (root.public_discovery !== undefined && typeof root.public_discovery !== 'boolean')
+    throw invalid('/public_discovery', 'must be true or false');
   for (const key of ['name', 'transport', 'url']) {
     if (root[key] !== undefined && (typeof root[key] !== 'string' || root[key] === ''))
       throw invalid(`/${key}`, 'must be a non-empty string');
@@ -60,7 +76,36 @@ export async function readServeConfig(path: string): Promise<ServeFileSettings> 
     ...(root.url !== undefined && { url: root.url as string }),
     ...(transportConfig && { transportConfig }),
     auth: await authSection(root.auth, path, local, invalid),
+    ...(root.registry !== undefined && { registry: await registrySection(root.registry, path, local, invalid) }),
+    ...(root.public_discovery !== undefined && { publicDiscovery: root.public_discovery as boolean }),
   };
+}
+
+/** The agent's `registry` section: `url`, and its API key as `api_key` or `api_key_file` (the first key in it). */
+async function registrySection(
+  value: unknown,
+  path: string,
+  local: (file: string) => string,
+  invalid: Invalid,
+): Promise<{ url?: string; apiKey?: string }> {
+  const at = '/registry';
+  const fields = objectAt(value, at, invalid);
+  unknownKeys(fields, REGISTRY_KEYS, at, invalid);
+  for (const key of REGISTRY_KEYS) {
+    if (fields[key] !== undefined && (typeof fields[key] !== 'string' || (fields[key] as string).trim() === ''))
+      throw invalid(`${at}/${key}`, 'must be a non-blank string');
+  }
+  if (fields.api_key !== undefined && fields.api_key_file !== undefined)
+    throw invalid(at, 'takes api_key or api_key_file, not both');
+  let apiKey = fields.api_key as string | undefined;
+  if (fields.api_key_file !== undefined) {
+    const file = local(fields.api_key_file as string);
+    const text = await readInput(file === '-' ? './-' : file).catch((error: UsageError) => {
+      throw new UsageError(`${path}: ${at}/api_key_file: ${error.message}`, error.details);
+    });
+    apiKey = splitKeys(text, `${path}: ${at}/api_key_file`)[0];
+  }
+  return { ...(fields.url !== undefined && { url: fields.url as string }), ...(apiKey !== undefined && { apiKey }) };
 }
 
 type Invalid = (pointer: string, rule: string) => UsageError;

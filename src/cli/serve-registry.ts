@@ -1,13 +1,16 @@
 // `parley serve registry`: runs a registry server on a network transport until SIGINT or
 // SIGTERM, printing `ready <url>` once it accepts requests. Entries live in an embedded SQLite
 // file (WAL), so they survive a restart; `--db :memory:` keeps them in memory only; `--store
-// redis://...` keeps them in Redis, shared by several registry replicas.
+// redis://...` keeps them in Redis, shared by several registry replicas. Authentication, TLS and
+// --config are the agent's (serve-security.ts), plus --public-discovery.
 import { RegistryServer } from '../registry/registry-server.js';
 import { SqliteRegistryStore } from '../registry/sqlite-store.js';
 import { RedisRegistryStore } from '../store/redis/redis-registry-store.js';
 import type { TransportName } from '../transport/capabilities.js';
 import { parseCommandArgs, type OptionSpecs } from './args.js';
 import { LOG_OPTIONS, LOG_USAGE, logOptions } from './log-level.js';
+import { readServeConfig } from './serve-config.js';
+import { resolveServeSecurity, SECURITY_OPTIONS, SECURITY_USAGE } from './serve-security.js';
 import { UsageError } from './usage-error.js';
 
 type ServedTransport = Exclude<TransportName, 'runtime'>;
@@ -29,12 +32,17 @@ const OPTIONS: OptionSpecs = {
   store: { type: 'string' },
   'store-allow-eviction': { type: 'boolean' },
   ttl: { type: 'string' },
+  config: { type: 'string' },
+  'public-discovery': { type: 'boolean' },
   ...LOG_OPTIONS,
   tracing: { type: 'boolean' },
+  ...SECURITY_OPTIONS,
 };
 
 export const SERVE_REGISTRY_USAGE = `Usage: parley serve registry [--transport http|sse|websocket|grpc] [--url URL] [--db FILE] [--ttl SECONDS]
-                             [--store redis://HOST:PORT [--store-allow-eviction]] [--log-level LEVEL] [--tracing]
+                             [--store redis://HOST:PORT [--store-allow-eviction]] [--config FILE]
+                             [--log-level LEVEL] [--tracing] [--public-discovery]
+                             [authentication and TLS options]
 
 Starts a registry, where agents register their cards and find each other, and prints
 "ready <url>" once it accepts requests. Ctrl-C (or SIGTERM) stops it: it prints "stopped"
@@ -56,23 +64,32 @@ Options:
                     start on such a Redis anyway, accepting that registrations can be lost
   --ttl SECONDS     forget an agent this long after its last registration or heartbeat
                     (default: never)
+  --config FILE     read the transport, URL, transport configuration, auth and
+                    public_discovery from a JSON file (see docs/cli.md); flags override it
+  --public-discovery
+                    with an authenticator: discovery and the status page need no
+                    credentials; register, heartbeat and unregister still do. A card is
+                    owned by the principal that registered it (docs/registry.md)
   --tracing         OpenTelemetry spans for every request, with W3C trace context read
                     from callers; needs @opentelemetry/api, and an SDK registered in the
                     process (node --import ./otel.mjs) to export them (docs/operations.md)
 ${LOG_USAGE}  -h, --help        show this help
-`;
+
+${SECURITY_USAGE}`;
 
 export async function runServeRegistry(
   args: readonly string[],
   resolveTransport: (name: string) => ServedTransport,
 ): Promise<number> {
-  const { options, positionals } = parseCommandArgs('serve registry', args, OPTIONS);
+  const parsed = parseCommandArgs('serve registry', args, OPTIONS);
+  const { options, positionals } = parsed;
   if (positionals.length > 0) {
     throw new UsageError(`serve registry: unexpected argument ${JSON.stringify(positionals[0])} (see parley serve --help)`);
   }
   const {
     tracing,
     'store-allow-eviction': allowEviction,
+    'public-discovery': publicDiscovery,
     ...flags
   } = options as {
     'store-allow-eviction'?: boolean;
@@ -81,13 +98,17 @@ export async function runServeRegistry(
     db?: string;
     store?: string;
     ttl?: string;
+    config?: string;
+    'public-discovery'?: boolean;
     'log-level'?: string;
     tracing?: boolean;
   };
-  for (const [name, value] of Object.entries(flags)) {
-    if (value === '') throw new UsageError(`serve registry: --${name} needs a value`);
+  for (const [name, value] of [...Object.entries(flags), ...Object.entries(parsed.lists)]) {
+    if (value === '' || (Array.isArray(value) && value.includes('')))
+      throw new UsageError(`serve registry: --${name} needs a value`);
   }
-  const transport = resolveTransport(flags.transport ?? 'http');
+  const file = flags.config === undefined ? null : await readServeConfig(flags.config, 'registry');
+  const transport = resolveTransport(flags.transport ?? file?.transport ?? 'http');
   const logger = logOptions('serve registry', flags['log-level']);
   let ttl: number | null = null;
   if (flags.ttl !== undefined) {
@@ -100,12 +121,19 @@ export async function runServeRegistry(
     throw new UsageError(`serve registry: --store takes a redis:// URL (got ${JSON.stringify(flags.store)})`);
   }
   if (allowEviction && flags.store === undefined) throw new UsageError('serve registry: --store-allow-eviction needs --store');
+  const security = await resolveServeSecurity(parsed, file, flags.config ?? null, DEFAULT_URLS[transport], 'serve registry');
+  const open = publicDiscovery === true || file?.publicDiscovery === true;
+  if (open && !security.authenticator) {
+    // Without an authenticator every route is open already: the flag would promise something.
+    throw new UsageError('serve registry: --public-discovery needs an authenticator (--api-key, --basic, --jwt-secret, ...)');
+  }
   const store = flags.store
     ? new RedisRegistryStore(flags.store, { allowEviction: allowEviction === true })
     : new SqliteRegistryStore(flags.db ?? DEFAULT_DATABASE);
   const registry = new RegistryServer({
     transport,
-    url: flags.url ?? DEFAULT_URLS[transport],
+    ...security,
+    publicDiscovery: open,
     store,
     entryTtlSeconds: ttl,
     logger,

@@ -1,4 +1,4 @@
-// Authentication and TLS for `parley serve agent`: the flags, the environment variables, and how
+// Authentication and TLS for `parley serve agent` and `parley serve registry`: the flags, the environment variables, and how
 // they combine with the `auth` section and TLS paths of a --config file into one authenticator
 // and one TLS section. Secrets can come from files and the environment because a command line
 // is visible to every local user. Sources rank: command line, then environment, then the config
@@ -206,12 +206,34 @@ export interface ServeSecurity {
 }
 
 /**
- * Authentication, TLS and the transport configuration of `serve agent`, from its flags, the
- * environment and the --config file (`file`, named `configName`), in that order of precedence.
+ * Authentication, TLS and the transport configuration of `serve agent` (or `serve registry`:
+ * `command`), from its flags, the environment and the --config file (`file`, named
+ * `configName`), in that order of precedence.
  */
 export async function resolveServeSecurity(
   flags: Flags,
-  file: ServeFileSettings | null,
+  file: Pick<ServeFileSettings, 'url' | 'transportConfig' | 'auth'> | null,
+  configName: string | null,
+  defaultUrl: string,
+  command: 'serve agent' | 'serve registry' = 'serve agent',
+): Promise<ServeSecurity> {
+  try {
+    return await resolveSecurity(flags, file, configName, defaultUrl);
+  } catch (error) {
+    throw command === 'serve agent' ? error : renamed(error, command);
+  }
+}
+
+/** The messages below name `serve agent`; another command's user reads its own name. */
+function renamed(error: unknown, command: string): unknown {
+  if (!(error instanceof UsageError)) return error;
+  const message = error.message.replace(/^serve agent:/, `${command}:`).replace('an agent takes', 'a server takes');
+  return new UsageError(message, error.details);
+}
+
+async function resolveSecurity(
+  flags: Flags,
+  file: Pick<ServeFileSettings, 'url' | 'transportConfig' | 'auth'> | null,
   configName: string | null,
   defaultUrl: string,
 ): Promise<ServeSecurity> {

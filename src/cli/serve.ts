@@ -7,8 +7,10 @@ import { AgentServer } from '../agent/agent-server.js';
 import type { TransportName } from '../transport/capabilities.js';
 import { resolveTransportName } from '../transport/factory.js';
 import { parseCommandArgs, type OptionSpecs } from './args.js';
-import { readServeConfig } from './serve-config.js';
-import { resolveServeSecurity, SECURITY_OPTIONS, SECURITY_USAGE } from './serve-security.js';
+import type { AgentRegistrationOptions } from '../agent/agent-registration.js';
+import { readInput } from './read-input.js';
+import { readServeConfig, type ServeFileSettings } from './serve-config.js';
+import { resolveServeSecurity, SECURITY_OPTIONS, SECURITY_USAGE, splitKeys } from './serve-security.js';
 import { LLM_OPTIONS, LLM_USAGE, modelFromFlags } from './llm-flags.js';
 import { LOG_OPTIONS, LOG_USAGE, logOptions } from './log-level.js';
 import { UsageError } from './usage-error.js';
@@ -31,6 +33,8 @@ const SERVE_OPTIONS: OptionSpecs = {
   name: { type: 'string' },
   config: { type: 'string' },
   registry: { type: 'string' },
+  'registry-api-key': { type: 'string' },
+  'registry-api-key-file': { type: 'string' },
   store: { type: 'string' },
   'store-allow-eviction': { type: 'boolean' },
   a2a: { type: 'boolean' },
@@ -61,6 +65,9 @@ Options:
   --name NAME       the agent's name in its card (default: echo; with --llm: assistant)
   --registry URL    register with this registry once serving, heartbeat every 30 s and
                     unregister at exit; a registry that is down does not stop the agent
+  --registry-api-key KEY, --registry-api-key-file FILE
+                    the API key to send to a protected registry (or PARLEY_REGISTRY_API_KEY,
+                    or registry.api_key in --config); the agent's own keys are not sent
   --store URL       share idempotency records, A2A tasks and cancels with the agent's other
                     replicas through Redis: redis://host:port[/db] (docs/replicas.md). A
                     Redis whose maxmemory-policy is not noeviction is refused at start
@@ -116,6 +123,8 @@ export async function runServe(args: string[]): Promise<number> {
     name?: string;
     config?: string;
     registry?: string;
+    'registry-api-key'?: string;
+    'registry-api-key-file'?: string;
     store?: string;
     a2a?: boolean;
     tracing?: boolean;
@@ -143,11 +152,12 @@ export async function runServe(args: string[]): Promise<number> {
         role: 'echo',
         tags: ['echo', 'example'],
       };
+  const registry = await registryFromFlags(flags, file);
   const agent = new AgentServer({
     ...identity,
     transport,
     ...security,
-    registry: flags.registry,
+    registry,
     a2a: a2a === true,
     tracing: tracing === true,
     llm,
@@ -163,8 +173,8 @@ export async function runServe(args: string[]): Promise<number> {
   }
   // Ready means discoverable too: wait for the first registration's answer (bounded by its deadline).
   const joined = await agent.whenRegistered();
-  if (joined?.error) console.error(`parley: could not register with ${flags.registry}: ${joined.status}; retrying every 30 s`);
-  else if (joined) console.log(`registered with ${flags.registry}`);
+  if (joined?.error) console.error(`parley: could not register with ${registry?.url}: ${joined.status}; retrying every 30 s`);
+  else if (joined) console.log(`registered with ${registry?.url}`);
   console.log(`ready ${agent.url}`);
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
@@ -174,6 +184,45 @@ export async function runServe(args: string[]): Promise<number> {
   await agent.stop();
   console.log('stopped');
   return 0;
+}
+
+/**
+ * The registry the agent joins and the API key it sends there: --registry over the config
+ * file's registry.url; the key from --registry-api-key-file, --registry-api-key,
+ * PARLEY_REGISTRY_API_KEY, then the config file, the first given winning. A key given on the
+ * command line or in the file without a registry is a mistake (the environment may be shared).
+ */
+async function registryFromFlags(
+  flags: { registry?: string; 'registry-api-key'?: string; 'registry-api-key-file'?: string },
+  file: ServeFileSettings | null,
+): Promise<AgentRegistrationOptions | undefined> {
+  const keyFlag = flags['registry-api-key'];
+  const keyFile = flags['registry-api-key-file'];
+  if (keyFlag !== undefined && keyFile !== undefined) {
+    throw new UsageError('serve agent: give the registry key once: --registry-api-key or --registry-api-key-file, not both');
+  }
+  let apiKey: string | undefined;
+  if (keyFile !== undefined) {
+    const text = await readInput(keyFile === '-' ? './-' : keyFile).catch((error: UsageError) => {
+      throw new UsageError(`serve agent: --registry-api-key-file: ${error.message}`, error.details);
+    });
+    apiKey = splitKeys(text, keyFile)[0];
+  } else if (keyFlag !== undefined) {
+    if (keyFlag.trim() === '') throw new UsageError('serve agent: --registry-api-key needs a non-blank key');
+    apiKey = keyFlag;
+  } else {
+    apiKey = process.env.PARLEY_REGISTRY_API_KEY || file?.registry?.apiKey;
+  }
+  const url = flags.registry ?? file?.registry?.url;
+  if (url === undefined) {
+    if (keyFlag !== undefined || keyFile !== undefined || file?.registry?.apiKey !== undefined) {
+      throw new UsageError(
+        'serve agent: a registry API key (--registry-api-key, --registry-api-key-file, registry.api_key) needs --registry URL or registry.url',
+      );
+    }
+    return undefined;
+  }
+  return { url, ...(apiKey !== undefined && { client: { apiKey } }) };
 }
 
 /** The canonical name of a transport this command can listen on, or a usage error. */

@@ -5,6 +5,8 @@
 // idempotent); heartbeat, unregister and discover are, under the transport's retry policy.
 import { RegistryOperationsClient } from '../../generated/clients/registry.js';
 import type { AgentCard, DiscoverQuery, Health, RegistryStatus } from '../../generated/types/index.js';
+import { ApiKeyAuthenticator } from '../auth/api-key.js';
+import { InvalidArgumentError } from '../core/errors.js';
 import { createTransport } from '../transport/factory.js';
 import type { OutboundOptions } from '../transport/outbound.js';
 import type { Transport, TransportOptions } from '../transport/transport.js';
@@ -13,6 +15,12 @@ import { transportForUrl } from './agent-client.js';
 export interface RegistryClientOptions extends TransportOptions {
   /** Transport name; by default inferred from the URL scheme. */
   readonly transport?: string;
+  /**
+   * An API key to send with every call (a registry with an API key authenticator): shorthand
+   * for `authenticator` (an ApiKeyAuthenticator knowing that key) and `credentials`. Other
+   * schemes (Basic, JWT) go through those two options.
+   */
+  readonly apiKey?: string;
 }
 
 /** What register, heartbeat and unregister answer: the registry's status, or the failure. */
@@ -33,12 +41,19 @@ export class RegistryClient {
     private readonly options: RegistryClientOptions = {},
   ) {
     transportForUrl(url, options.transport);
+    if (options.apiKey !== undefined && (typeof options.apiKey !== 'string' || options.apiKey.trim() === '')) {
+      throw new InvalidArgumentError('apiKey must be a non-blank string');
+    }
+    if (options.apiKey !== undefined && (options.authenticator !== undefined || options.credentials !== undefined)) {
+      throw new InvalidArgumentError('give apiKey, or authenticator and credentials, not both');
+    }
   }
 
   /** The underlying transport, created on first use. */
   transport(): Promise<Transport> {
-    const { transport: name, ...options } = this.options;
-    this.transportPromise ??= createTransport(transportForUrl(this.url, name), this.url, options);
+    const { transport: name, apiKey, ...options } = this.options;
+    const credentials = apiKey === undefined ? {} : apiKeyCredentials(apiKey);
+    this.transportPromise ??= createTransport(transportForUrl(this.url, name), this.url, { ...options, ...credentials });
     return this.transportPromise;
   }
 
@@ -90,4 +105,9 @@ export class RegistryClient {
       return { status: error.message || error.name, error };
     }
   }
+}
+
+/** The client side of an API key: an authenticator that knows it (for its scheme's headers) and the key to send. */
+function apiKeyCredentials(key: string): Pick<TransportOptions, 'authenticator' | 'credentials'> {
+  return { authenticator: new ApiKeyAuthenticator({ validKeys: { [key]: [] } }), credentials: key };
 }

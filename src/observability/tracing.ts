@@ -59,7 +59,7 @@ export class Tracing {
     transport: TransportName,
     serve: (span: SpanHandle | null) => Promise<UnaryOutcome>,
   ): Promise<UnaryOutcome> {
-    if (!request.trace && this.noSdk()) return serve(null);
+    if (!request.trace && (endpoint?.tracedOnlyWhenContinued === true || this.noSdk())) return serve(null);
     const { span, parent } = this.startServer(request, endpoint, transport);
     if (this.idle(span)) return serve(null);
     const active = this.api.trace.setSpan(parent, span);

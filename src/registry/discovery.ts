@@ -45,6 +45,13 @@ function splitTags(value: unknown): unknown {
   return tags;
 }
 
+/** How many values a filter asks for: one per attribute, one per item of a list (each tag). */
+export function filterSize(filter: DiscoveryFilter): number {
+  let size = 0;
+  for (const value of Object.values(filter)) size += Array.isArray(value) ? value.length : 1;
+  return size;
+}
+
 /** What the secondary indexes can answer: name, role and tags given as strings. */
 export function indexKeys(filter: DiscoveryFilter): IndexKeys | null {
   const keys: { name?: string; role?: string; tags?: string[] } = {};

@@ -2,7 +2,7 @@
 // name, role and tag. The entry map is kept in order of last_seen, so pruning reads only the
 // entries it removes and stops at the first live one. Nothing survives the process.
 import type { RegistryEntry } from '../../generated/types/index.js';
-import { isExpired, type IndexKeys, type RegistryStore } from './registry-store.js';
+import { checkLookupSize, isExpired, mayWrite, type IndexKeys, type RegistryStore } from './registry-store.js';
 
 type Index = Map<string, Set<string>>;
 
@@ -21,7 +21,8 @@ export class MemoryRegistryStore implements RegistryStore {
 
   close(): void {}
 
-  put(entry: RegistryEntry): void {
+  put(entry: RegistryEntry): boolean {
+    if (!mayWrite(this.entries.get(entry.card.url)?.owner, entry.owner)) return false;
     const stored = freeze(entry);
     const url = stored.card.url;
     this.removeEntry(url);
@@ -29,15 +30,17 @@ export class MemoryRegistryStore implements RegistryStore {
     add(this.byName, stored.card.name, url);
     add(this.byRole, stored.card.role ?? '', url);
     for (const tag of stored.card.tags ?? []) add(this.byTag, tag, url);
+    return true;
   }
 
-  remove(url: string): boolean {
+  remove(url: string, owner?: string | null): boolean {
+    if (!mayWrite(this.entries.get(url)?.owner, owner)) return false;
     return this.removeEntry(url);
   }
 
-  touch(url: string, lastSeen: number): boolean {
+  touch(url: string, lastSeen: number, owner?: string | null): boolean {
     const entry = this.entries.get(url);
-    if (!entry) return false;
+    if (!entry || !mayWrite(entry.owner, owner)) return false;
     this.entries.delete(url);
     this.insert(url, Object.freeze({ ...entry, last_seen: lastSeen }));
     return true;
@@ -48,6 +51,7 @@ export class MemoryRegistryStore implements RegistryStore {
   }
 
   lookup(keys: IndexKeys): RegistryEntry[] {
+    checkLookupSize(keys);
     const sets: Set<string>[] = [];
     for (const [index, value] of [
       [this.byName, keys.name],

@@ -14,11 +14,11 @@ import type { Endpoint, QueryParams, RequestContext } from '../transport/endpoin
 import { EndpointError } from '../transport/endpoint-error.js';
 import { ServerLifecycle, type ServerLifecycleOptions } from '../transport/server-lifecycle.js';
 import type { Transport } from '../transport/transport.js';
-import { discoveryFilter, indexKeys, matches, type DiscoveryFilter } from './discovery.js';
+import { discoveryFilter, filterSize, indexKeys, matches, type DiscoveryFilter } from './discovery.js';
 import { MemoryRegistryStore } from './memory-store.js';
 import { buildRegistryEndpoints } from './registry-endpoints.js';
 import { registryOperations } from '../../generated/operations/registry.js';
-import type { RegistryStore } from './registry-store.js';
+import { MAX_FILTER_VALUES, type RegistryStore } from './registry-store.js';
 import { renderRegistryStatusPage } from './status-page.js';
 import { REGISTRY_STATUS } from './status-texts.js';
 import { isRedisUrl } from '../store/redis/redis-connection.js';
@@ -58,11 +58,19 @@ export interface RegistryServerOptions extends ServerLifecycleOptions {
   readonly maxCardBytes?: number;
   /** Seconds since the Unix epoch; replaceable so that tests can move time. Default: the wall clock. */
   readonly clock?: () => number;
+  /**
+   * With an `authenticator`: reads (discover and the status page) need no credentials, while
+   * writes (register, heartbeat, unregister) still do. Default false: every route but the
+   * probes and the OpenAPI document needs credentials. Without an authenticator every route
+   * is open anyway.
+   */
+  readonly publicDiscovery?: boolean;
 }
 
 export class RegistryServer extends ServerLifecycle implements RegistryHandlers<RequestContext> {
   readonly store: RegistryStore;
   readonly entryTtlSeconds: number | null;
+  readonly publicDiscovery: boolean;
   private readonly maxCardBytes: number;
   private readonly clock: () => number;
 
@@ -80,6 +88,7 @@ export class RegistryServer extends ServerLifecycle implements RegistryHandlers<
     this.maxCardBytes = maxCardBytes;
     this.store = storeFor(options.store ?? 'memory', options.allowStoreEviction ?? false);
     this.clock = options.clock ?? nowSeconds;
+    this.publicDiscovery = options.publicDiscovery === true;
   }
 
   protected async openStores(): Promise<void> {
@@ -92,20 +101,24 @@ export class RegistryServer extends ServerLifecycle implements RegistryHandlers<
   }
 
   protected buildEndpoints(transport: Transport): Map<string, Endpoint> {
-    return buildRegistryEndpoints(this, transport);
+    return buildRegistryEndpoints(this, transport, this.logger);
   }
 
   // --- the generated handler interface ---
 
-  /** Stores the card (replacing any under the same URL) once it passes the AgentCard schema and the size limit. */
-  register(card: AgentCard, _context?: RequestContext): Promise<RegistryStatus> {
+  /**
+   * Stores the card (replacing any under the same URL) once it passes the AgentCard schema and
+   * the size limit, owned by the caller's principal. Replacing another principal's entry is
+   * refused with `forbidden` (403).
+   */
+  register(card: AgentCard, context?: RequestContext): Promise<RegistryStatus> {
     const checked = validate('agent-card', card);
     if (!checked.valid) return Promise.reject(EndpointError.invalidRequest('card', checked.errors));
-    return this.registerValid(card);
+    return this.registerValid(card, context);
   }
 
   /** register() for a card the dispatcher has already checked against the schema. */
-  async registerValid(card: AgentCard): Promise<RegistryStatus> {
+  async registerValid(card: AgentCard, context?: RequestContext): Promise<RegistryStatus> {
     const text = JSON.stringify(withDefaults(card));
     const bytes = Buffer.byteLength(text, 'utf8');
     if (bytes > this.maxCardBytes) {
@@ -115,24 +128,40 @@ export class RegistryServer extends ServerLifecycle implements RegistryHandlers<
       });
     }
     const now = this.clock();
+    const owner = callerOf(context);
     // A private copy: the caller's object stays theirs, and the store may keep this one as it is.
-    const entry: RegistryEntry = { card: JSON.parse(text) as AgentCard, last_seen: now, metadata: { registered_at: now } };
-    await this.store.put(entry);
+    const entry: RegistryEntry = {
+      card: JSON.parse(text) as AgentCard,
+      last_seen: now,
+      metadata: { registered_at: now },
+      ...(owner !== null && { owner }),
+    };
+    if (!(await this.store.put(entry))) {
+      // Not `not found` (the card is listed) nor a success (nothing was stored): the caller
+      // is authenticated but may not write this entry.
+      throw new EndpointError('forbidden', `the agent at ${card.url} is registered by another principal`);
+    }
     return { status: REGISTRY_STATUS.registered };
   }
 
-  /** Removes the agent; an unknown or missing URL is a success too. */
-  async unregister(request: AgentUrlRequest, _context?: RequestContext): Promise<RegistryStatus> {
+  /**
+   * Removes the agent; an unknown or missing URL is a success too, and so is another
+   * principal's entry, which stays (the same answer as for an unknown card).
+   */
+  async unregister(request: AgentUrlRequest, context?: RequestContext): Promise<RegistryStatus> {
     const url = agentUrlOf(request);
-    if (url !== null) await this.store.remove(url);
+    if (url !== null) await this.store.remove(url, callerOf(context));
     return { status: REGISTRY_STATUS.unregistered };
   }
 
-  /** Refreshes last_seen of a live agent; `agent not found` otherwise (a normal answer). */
-  async heartbeat(request: AgentUrlRequest, _context?: RequestContext): Promise<RegistryStatus> {
+  /**
+   * Refreshes last_seen of a live agent; `agent not found` otherwise (a normal answer), also
+   * for another principal's entry.
+   */
+  async heartbeat(request: AgentUrlRequest, context?: RequestContext): Promise<RegistryStatus> {
     await this.prune();
     const url = agentUrlOf(request);
-    const found = url !== null && (await this.store.touch(url, this.clock()));
+    const found = url !== null && (await this.store.touch(url, this.clock(), callerOf(context)));
     return { status: found ? REGISTRY_STATUS.heartbeat : REGISTRY_STATUS.notFound };
   }
 
@@ -186,9 +215,18 @@ export class RegistryServer extends ServerLifecycle implements RegistryHandlers<
   /**
    * The entries matching `filter`: the secondary indexes intersected, each candidate then
    * checked against every field; a full scan when the indexes give nothing while cards exist.
+   * A filter past MAX_FILTER_VALUES is refused before any store sees it.
    */
   private async find(filter: DiscoveryFilter | null): Promise<RegistryEntry[]> {
     if (filter === null) return this.store.all();
+    const size = filterSize(filter);
+    if (size > MAX_FILTER_VALUES) {
+      throw new EndpointError(
+        'invalid_request',
+        `a discovery takes at most ${MAX_FILTER_VALUES} filter values (name, role, each tag, ...); this one has ${size}`,
+        { limit: MAX_FILTER_VALUES, size },
+      );
+    }
     const keys = indexKeys(filter);
     let candidates = keys ? await this.store.lookup(keys) : [];
     if (candidates.length === 0 && (await this.store.count()) > 0) candidates = await this.store.all();
@@ -203,6 +241,14 @@ export class RegistryServer extends ServerLifecycle implements RegistryHandlers<
 /** The card as stored: the schema's defaults filled in, so every card has what discovery filters on. */
 function withDefaults(card: AgentCard): AgentCard {
   return { ...card, description: card.description ?? '', role: card.role ?? '', tags: card.tags ?? [] };
+}
+
+/**
+ * The principal a write is made as: the authenticated caller's, or null (anonymous) when the
+ * registry has no authenticator or the call comes from code in the process without a context.
+ */
+function callerOf(context: RequestContext | undefined): string | null {
+  return context?.security?.principal_id ?? null;
 }
 
 /** `agent_url` of an unregister or heartbeat body; missing reads as null. */

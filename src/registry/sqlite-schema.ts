@@ -31,6 +31,10 @@ const MIGRATIONS: ReadonlyArray<(db: SqliteDatabase) => void> = [
       CREATE INDEX agent_tags_by_url ON agent_tags (url);
     `);
   },
+  // 1 -> 2: the principal that owns each entry. Existing rows get null: anyone's, as they were.
+  (db) => {
+    db.exec('ALTER TABLE agents ADD COLUMN owner TEXT');
+  },
 ];
 
 /** The layout version this parley writes. */

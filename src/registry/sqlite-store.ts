@@ -6,7 +6,7 @@
 // its commit. Discovery uses SQL indexes on name, role and a table of tags.
 import { resolve } from 'node:path';
 import type { AgentCard, RegistryEntry } from '../../generated/types/index.js';
-import type { IndexKeys, RegistryStore } from './registry-store.js';
+import { checkLookupSize, mayWrite, type IndexKeys, type RegistryStore } from './registry-store.js';
 import { loadSqlite, type SqliteDatabase } from './sqlite-module.js';
 import { prepareSchema } from './sqlite-schema.js';
 import { RegistryStoreError, type RegistryStoreErrorCode } from './store-error.js';
@@ -20,6 +20,7 @@ interface Row {
   readonly card: string;
   readonly last_seen: number;
   readonly metadata: string;
+  readonly owner: string | null;
 }
 
 type Statement = import('better-sqlite3').Statement;
@@ -30,6 +31,7 @@ interface Statements {
   readonly insertAgent: Statement;
   readonly insertTag: Statement;
   readonly touch: Statement;
+  readonly ownerOf: Statement;
   readonly get: Statement;
   readonly all: Statement;
   readonly urls: Statement;
@@ -46,7 +48,7 @@ interface QueuedWrite {
   readonly reject: (error: unknown) => void;
 }
 
-const SELECTED = 'a.card, a.last_seen, a.metadata';
+const SELECTED = 'a.card, a.last_seen, a.metadata, a.owner';
 /** The expiry rule in SQL: `last_seen <= ?bound` lets the index find candidates, the rest decides. */
 const EXPIRED = 'last_seen <= @bound AND (@now - last_seen) > @ttl';
 
@@ -107,29 +109,35 @@ export class SqliteRegistryStore implements RegistryStore {
     db.close();
   }
 
-  put(entry: RegistryEntry): Promise<void> {
+  put(entry: RegistryEntry): Promise<boolean> {
     const card = entry.card;
     const text = JSON.stringify(card);
     const metadata = JSON.stringify(entry.metadata ?? {});
+    const owner = entry.owner ?? null;
+    // Each write runs in the group commit's IMMEDIATE transaction: the owner check and the write
+    // are one step, also against another process on the same file.
     return this.write(() => {
       const s = this.ready();
+      if (!this.mayWrite(card.url, owner)) return false;
       s.deleteTags.run(card.url);
       s.deleteAgent.run(card.url);
-      s.insertAgent.run(card.url, card.name, card.role ?? '', text, entry.last_seen, metadata);
+      s.insertAgent.run(card.url, card.name, card.role ?? '', text, entry.last_seen, metadata, owner);
       for (const tag of card.tags ?? []) s.insertTag.run(tag, card.url);
+      return true;
     });
   }
 
-  remove(url: string): Promise<boolean> {
+  remove(url: string, owner?: string | null): Promise<boolean> {
     return this.write(() => {
       const s = this.ready();
+      if (!this.mayWrite(url, owner)) return false;
       s.deleteTags.run(url);
       return s.deleteAgent.run(url).changes > 0;
     });
   }
 
-  touch(url: string, lastSeen: number): Promise<boolean> {
-    return this.write(() => this.ready().touch.run(lastSeen, url).changes > 0);
+  touch(url: string, lastSeen: number, owner?: string | null): Promise<boolean> {
+    return this.write(() => this.mayWrite(url, owner) && this.ready().touch.run(lastSeen, url).changes > 0);
   }
 
   get(url: string): RegistryEntry | undefined {
@@ -138,13 +146,17 @@ export class SqliteRegistryStore implements RegistryStore {
   }
 
   lookup(keys: IndexKeys): RegistryEntry[] {
+    // One join per tag: the bound keeps a query under SQLite's 64 tables in a join.
+    checkLookupSize(keys);
     const tags = keys.tags ?? [];
     if (keys.name === undefined && keys.role === undefined && tags.length === 0) return [];
-    const statement = this.lookupStatement(keys.name !== undefined, keys.role !== undefined, tags.length);
     const args: string[] = [...tags];
     if (keys.name !== undefined) args.push(keys.name);
     if (keys.role !== undefined) args.push(keys.role);
-    return this.read(() => (statement.all(...args) as Row[]).map(toEntry));
+    return this.read(() => {
+      const statement = this.lookupStatement(keys.name !== undefined, keys.role !== undefined, tags.length);
+      return (statement.all(...args) as Row[]).map(toEntry);
+    });
   }
 
   all(): RegistryEntry[] {
@@ -172,6 +184,13 @@ export class SqliteRegistryStore implements RegistryStore {
     });
   }
 
+  /** Whether `caller` may write the entry at `url` (registry-store.ts mayWrite); true when there is none. */
+  private mayWrite(url: string, caller: string | null | undefined): boolean {
+    if (caller == null) return true;
+    const row = this.ready().ownerOf.get(url) as { owner: string | null } | undefined;
+    return row === undefined || mayWrite(row.owner, caller);
+  }
+
   /** Queues a write for the next group commit; resolves once it is committed. */
   private write<T>(run: () => T): Promise<T> {
     if (!this.db) return Promise.reject(this.closedError());
@@ -196,18 +215,22 @@ export class SqliteRegistryStore implements RegistryStore {
       return;
     }
     const outcomes: Array<{ ok: boolean; value: unknown }> = [];
+    let firstFailure: unknown = null;
     try {
       db.transaction(() => {
         for (const write of batch) {
           try {
             outcomes.push({ ok: true, value: this.inSavepoint!(write.run) });
           } catch (error) {
+            firstFailure ??= error;
             outcomes.push({ ok: false, value: this.storeError(error, 'write') });
           }
         }
       }).immediate();
     } catch (error) {
-      const failure = this.storeError(error, 'write');
+      // Some errors (SQLITE_FULL, SQLITE_IOERR) roll the whole transaction back, and the commit
+      // then fails with "no transaction is active": the write's own error is the cause to report.
+      const failure = this.storeError(firstFailure ?? error, 'write');
       for (const write of batch) write.reject(failure);
       return;
     }
@@ -232,6 +255,7 @@ export class SqliteRegistryStore implements RegistryStore {
 
   /** One statement per combination of indexed keys: the tags joined in, name and role compared. */
   private lookupStatement(name: boolean, role: boolean, tags: number): Statement {
+    this.ready();
     const shape = `${name ? 'n' : ''}${role ? 'r' : ''}${tags}`;
     let statement = this.lookups.get(shape);
     if (!statement) {
@@ -270,20 +294,26 @@ function classify(sqliteCode: string, during: 'open' | 'read' | 'write'): [Regis
 }
 
 function toEntry(row: Row): RegistryEntry {
-  return {
+  const entry: RegistryEntry = {
     card: JSON.parse(row.card) as AgentCard,
     last_seen: row.last_seen,
     metadata: JSON.parse(row.metadata) as Record<string, unknown>,
   };
+  // Present only when set, as in the other stores.
+  if (row.owner !== null) entry.owner = row.owner;
+  return entry;
 }
 
 function prepareStatements(db: SqliteDatabase): Statements {
   return {
     deleteTags: db.prepare('DELETE FROM agent_tags WHERE url = ?'),
     deleteAgent: db.prepare('DELETE FROM agents WHERE url = ?'),
-    insertAgent: db.prepare('INSERT INTO agents (url, name, role, card, last_seen, metadata) VALUES (?, ?, ?, ?, ?, ?)'),
+    insertAgent: db.prepare(
+      'INSERT INTO agents (url, name, role, card, last_seen, metadata, owner) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    ),
     insertTag: db.prepare('INSERT OR IGNORE INTO agent_tags (tag, url) VALUES (?, ?)'),
     touch: db.prepare('UPDATE agents SET last_seen = ? WHERE url = ?'),
+    ownerOf: db.prepare('SELECT owner FROM agents WHERE url = ?'),
     get: db.prepare(`SELECT ${SELECTED} FROM agents a WHERE a.url = ?`),
     all: db.prepare(`SELECT ${SELECTED} FROM agents a ORDER BY a.last_seen`),
     urls: db.prepare('SELECT url FROM agents ORDER BY last_seen'),

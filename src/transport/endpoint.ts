@@ -149,6 +149,12 @@ export interface Endpoint {
    */
   readonly replayWhen?: (error: unknown) => boolean;
   /**
+   * With tracing on, serve this operation in a SERVER span only when the caller sent trace
+   * context (it traces the call itself); otherwise no span. For calls made on a timer (a
+   * registry heartbeat), whose clients skip tracing by default: a root trace per call is noise.
+   */
+  readonly tracedOnlyWhenContinued?: boolean;
+  /**
    * Unary operations a stream falls back to (the stream spec's `fallback`): makes that stream's
    * one final event from this endpoint's answer. Without it a target offers no such fallback.
    */

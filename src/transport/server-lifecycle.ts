@@ -9,7 +9,7 @@ import type { OperationSpec } from '../../generated/operations/spec.js';
 import type { Health } from '../../generated/types/index.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import { StateError } from '../core/errors.js';
-import { resolveLogger, type LoggerOption } from '../observability/logger.js';
+import { resolveLogger, type Logger, type LoggerOption } from '../observability/logger.js';
 import { MetricsExposure, metricsOptions, unmountMetrics } from '../observability/metrics-exposure.js';
 import type { MetricsOptions, MetricsSource } from '../observability/prometheus-metrics.js';
 import type { TransportName } from './capabilities.js';
@@ -57,6 +57,7 @@ export abstract class ServerLifecycle {
   private stopping: Promise<void> | null = null;
   private starting: Promise<void> | null = null;
   private metricsExposure: MetricsExposure | null = null;
+  private resolvedLogger: Logger | null = null;
 
   /**
    * `kind` names the server in its errors (`agent`, `registry`); `metricsSpec` is its GET /metrics
@@ -131,6 +132,7 @@ export abstract class ServerLifecycle {
   private async startOnce(): Promise<void> {
     // Before anything is opened: a missing pino fails the start with nothing to undo.
     const logger = await resolveLogger(this.served.logger);
+    this.resolvedLogger = logger;
     // A store that cannot be reached fails the start here, before anything listens.
     await this.openStores();
     try {
@@ -182,6 +184,11 @@ export abstract class ServerLifecycle {
     await this.stopMetrics();
     await this.closeStores();
     this.running = false;
+  }
+
+  /** The logger the `logger` option resolved to at start; null without one (or before start). */
+  protected get logger(): Logger | null {
+    return this.resolvedLogger;
   }
 
   /** Where GET /metrics is served on a listener of its own (the `metrics` option's url); null without one. */

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { lines, runCli, scratchDir } from './run-cli.js';
 import { startRegistryProcess } from '../registry/registry-process.js';
@@ -142,6 +143,80 @@ describe('parley registry commands', () => {
     );
   });
 
+  test('a protected registry: keyed writes (from a file), public discovery; the agent sends its --registry-api-key', {
+    timeout: 60_000,
+  }, async (t) => {
+    const { dir, cleanup } = scratchDir({ 'registry-keys': '# writers\nagents-key-1\n', 'agent-key': 'agents-key-1\n' });
+    t.after(cleanup);
+    const registry = await startRegistryProcess([
+      '--db',
+      join(dir, 'registry.db'),
+      '--api-key-file',
+      join(dir, 'registry-keys'),
+      '--public-discovery',
+    ]);
+    t.after(() => registry.stop('SIGKILL'));
+
+    const keyless = await serveAgent(t, ['--registry', registry.url, '--name', 'keyless']);
+    assert.match(keyless.output(), /could not register with .*credentials are required/);
+    const keyed = await serveAgent(t, [
+      '--registry',
+      registry.url,
+      '--name',
+      'keyed',
+      '--registry-api-key-file',
+      join(dir, 'agent-key'),
+    ]);
+    assert.match(keyed.output(), new RegExp(`^registered with ${registry.url}$`, 'm'));
+
+    // Anyone may read; nobody without the key may write.
+    const listed = await runCli(['discover', registry.url, '--json'], { cwd: dir });
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.deepEqual(
+      (JSON.parse(listed.stdout) as Array<{ name: string }>).map((c) => c.name),
+      ['keyed'],
+    );
+    const removed = await runCli(['unregister', registry.url, keyed.url], { cwd: dir });
+    assert.equal(removed.code, 1, removed.stdout);
+    assert.match(removed.stderr, /credentials are required/);
+    // The registry commands send PARLEY_REGISTRY_API_KEY.
+    const withKey = { ...process.env, PARLEY_REGISTRY_API_KEY: 'agents-key-1' };
+    const filed = await runCli(['register', registry.url, '--card', '-'], {
+      cwd: dir,
+      env: withKey,
+      stdin: JSON.stringify({ name: 'filed', url: 'http://127.0.0.1:9/filed' }),
+    });
+    assert.equal(filed.code, 0, filed.stderr);
+    const unfiled = await runCli(['unregister', registry.url, 'http://127.0.0.1:9/filed'], { cwd: dir, env: withKey });
+    assert.equal(unfiled.code, 0, unfiled.stderr);
+    await keyed.stop();
+    const after = await runCli(['discover', registry.url, '--json'], { cwd: dir });
+    assert.deepEqual(JSON.parse(after.stdout), [], 'the keyed agent unregistered itself at exit');
+  });
+
+  test('serve registry --config: auth and public_discovery from the file; registry.api_key for the agent', {
+    timeout: 60_000,
+  }, async (t) => {
+    const { dir, cleanup } = scratchDir({
+      'registry.json': JSON.stringify({ auth: { api_key: { keys: ['file-key-123'] } }, public_discovery: true }),
+    });
+    t.after(cleanup);
+    const registry = await startRegistryProcess(['--db', join(dir, 'registry.db'), '--config', join(dir, 'registry.json')]);
+    t.after(() => registry.stop('SIGKILL'));
+    const refused = await runCli(['unregister', registry.url, 'http://127.0.0.1:9/x'], { cwd: dir });
+    assert.equal(refused.code, 1, 'writes need the key');
+    const agentConfig = join(dir, 'agent.json');
+    writeFileSync(agentConfig, JSON.stringify({ name: 'configured', registry: { url: registry.url, api_key: 'file-key-123' } }));
+    const agent = await serveAgent(t, ['--config', agentConfig]);
+    assert.match(agent.output(), new RegExp(`^registered with ${registry.url}$`, 'm'));
+    const listed = await runCli(['discover', registry.url, '--json'], { cwd: dir });
+    assert.equal(listed.code, 0, `reads are public: ${listed.stderr}`);
+    assert.deepEqual(
+      (JSON.parse(listed.stdout) as Array<{ name: string }>).map((c) => c.name),
+      ['configured'],
+    );
+  });
+
   test('an unreachable registry exits 1 with one line; usage errors exit 2', async (t) => {
     const { dir, cleanup } = scratchDir();
     t.after(cleanup);
@@ -161,6 +236,12 @@ describe('parley registry commands', () => {
         /--log-level must be one of fatal, error, warn, info, debug, trace, silent/,
       ],
       [['serve', 'janitor'], /expected agent or registry/],
+      [['serve', 'registry', '--public-discovery'], /--public-discovery needs an authenticator/],
+      [
+        ['serve', 'registry', '--api-key', 'k', '--basic', 'u:p'],
+        /^parley: serve registry: .* a server takes one kind at a time/,
+      ],
+      [['serve', 'agent', '--registry-api-key', 'k'], /needs --registry URL or registry\.url/],
     ] as const) {
       const result = await runCli(args, { cwd: dir });
       assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);

@@ -135,6 +135,41 @@ describe('SQLite registry store with real processes', () => {
     assert.equal(error.code, 'store_too_new');
   });
 
+  test("a layout 1 file (before owners) is migrated: its entries stay, anyone's, and new ones get an owner", async (t) => {
+    const db = join(scratch(t), 'layout1.db');
+    // The file as parley wrote it before owners: layout version 1, no owner column.
+    const raw = new Database(db);
+    raw.pragma('application_id = 1347570777');
+    raw.exec(`
+      CREATE TABLE agents (url TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL, role TEXT NOT NULL,
+        card TEXT NOT NULL, last_seen REAL NOT NULL, metadata TEXT NOT NULL);
+      CREATE INDEX agents_by_name ON agents (name);
+      CREATE INDEX agents_by_role ON agents (role);
+      CREATE INDEX agents_by_last_seen ON agents (last_seen);
+      CREATE TABLE agent_tags (tag TEXT NOT NULL, url TEXT NOT NULL, PRIMARY KEY (tag, url)) WITHOUT ROWID;
+      CREATE INDEX agent_tags_by_url ON agent_tags (url);
+    `);
+    raw
+      .prepare('INSERT INTO agents VALUES (?, ?, ?, ?, ?, ?)')
+      .run('http://old', 'old', '', JSON.stringify(card('http://old', 'old', { tags: ['kept'] })), 5, '{}');
+    raw.prepare('INSERT INTO agent_tags VALUES (?, ?)').run('kept', 'http://old');
+    raw.pragma('user_version = 1');
+    raw.close();
+
+    const store = new SqliteRegistryStore(db);
+    await store.open();
+    t.after(() => store.close());
+    assert.deepEqual(await store.lookup({ tags: ['kept'] }), [
+      { card: card('http://old', 'old', { tags: ['kept'] }), last_seen: 5, metadata: {} },
+    ]);
+    assert.equal(await store.put({ card: card('http://old', 'claimed'), last_seen: 6, metadata: {}, owner: 'alice' }), true);
+    assert.equal(await store.put({ card: card('http://old', 'bobs'), last_seen: 7, metadata: {}, owner: 'bob' }), false);
+    assert.equal((await store.get('http://old'))?.owner, 'alice');
+    const check = new Database(db, { readonly: true });
+    t.after(() => check.close());
+    assert.equal(check.pragma('user_version', { simple: true }), 2);
+  });
+
   test('a corrupt registry file is refused at start, not opened as an empty registry', async (t) => {
     const db = join(scratch(t), 'corrupt.db');
     const store = new SqliteRegistryStore(db);

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentCard, RegistryEntry } from '../../generated/types/index.js';
 import { MemoryRegistryStore } from '../../src/registry/memory-store.js';
-import type { RegistryStore } from '../../src/registry/registry-store.js';
+import { MAX_FILTER_VALUES, type RegistryStore } from '../../src/registry/registry-store.js';
 import { SqliteRegistryStore } from '../../src/registry/sqlite-store.js';
 import { RedisRegistryStore } from '../../src/store/redis/redis-registry-store.js';
 import { redisInstalled, startRedis, type RedisServer } from '../support/redis-server.js';
@@ -91,6 +91,18 @@ for (const kind of STORES) {
         'http://a',
       ]);
       assert.equal((await store.get('http://a'))!.last_seen, 2000);
+    });
+
+    test('lookup takes MAX_FILTER_VALUES values and refuses more', async (t) => {
+      const store = await opened(t, kind);
+      const tags = Array.from({ length: MAX_FILTER_VALUES }, (_, i) => `t${i}`);
+      await store.put(entry(card('http://a', 'alpha', 'worker', tags)));
+      assert.deepEqual(urlsOf(await store.lookup({ tags })), ['http://a']);
+      await assert.rejects(
+        async () => store.lookup({ name: 'alpha', tags }),
+        (error: Error & { code?: string }) =>
+          error.code === 'too_many_filter_values' && /at most 32 filter values/.test(error.message),
+      );
     });
 
     test('lookup intersects name, role and every tag, exactly', async (t) => {
@@ -205,6 +217,35 @@ for (const kind of STORES) {
         );
       }
       assert.equal(await store.count(), current ? 1 : 0);
+    });
+
+    test('an owned entry: only its owner may replace, touch or remove it; anonymous writes may', async (t) => {
+      const store = await opened(t, kind);
+      const owned = (c: AgentCard, owner: string | null, lastSeen = 1000): RegistryEntry => ({
+        ...entry(c, lastSeen),
+        ...(owner !== null && { owner }),
+      });
+      assert.equal(await store.put(owned(card('http://a', 'alice-card', '', ['x']), 'alice')), true);
+      assert.deepEqual(await store.get('http://a'), owned(card('http://a', 'alice-card', '', ['x']), 'alice'));
+      assert.equal(await store.put(owned(card('http://a', 'bob-card'), 'bob')), false);
+      assert.equal(await store.touch('http://a', 2000, 'bob'), false);
+      assert.equal(await store.remove('http://a', 'bob'), false);
+      assert.equal((await store.get('http://a'))?.card.name, 'alice-card');
+      assert.equal((await store.get('http://a'))?.last_seen, 1000);
+      assert.deepEqual(urlsOf(await store.lookup({ tags: ['x'] })), ['http://a'], 'indexes untouched');
+      assert.equal(await store.touch('http://a', 2000, 'alice'), true);
+      assert.equal((await store.get('http://a'))?.owner, 'alice', 'touch keeps the owner');
+      assert.equal(await store.put(owned(card('http://a', 'alice-again'), 'alice', 3000)), true);
+      assert.equal(await store.remove('http://a', 'alice'), true);
+      // Anonymous (null or no owner): no check; an entry without an owner is anyone's.
+      await store.put(owned(card('http://b', 'b'), 'alice'));
+      assert.equal(await store.touch('http://b', 2000), true);
+      assert.equal(await store.put(owned(card('http://b', 'anonymous'), null)), true);
+      assert.equal((await store.get('http://b'))?.owner, undefined);
+      assert.equal(await store.put(owned(card('http://b', 'bob-card'), 'bob')), true);
+      assert.equal((await store.get('http://b'))?.owner, 'bob');
+      assert.equal(await store.remove('http://b', null), true);
+      assert.equal(await store.count(), 0);
     });
 
     test('close then open again keeps what a persisted store holds', async (t) => {

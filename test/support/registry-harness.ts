@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RegistryOperationsClient } from '../../generated/clients/registry.js';
 import type { AgentCard } from '../../generated/types/index.js';
-import { RegistryClient } from '../../src/client/registry-client.js';
+import { RegistryClient, type RegistryClientOptions } from '../../src/client/registry-client.js';
 import { MemoryRegistryStore } from '../../src/registry/memory-store.js';
 import { RegistryServer, type RegistryServerOptions } from '../../src/registry/registry-server.js';
 import type { RegistryStore } from '../../src/registry/registry-store.js';
@@ -39,7 +39,7 @@ export interface RegistryHarness {
   readonly ops: RegistryOperationsClient;
   readonly url: string;
   /** Another client of the same kind, with its own options (credentials, TLS). */
-  newClient(options?: Omit<TransportOptions, 'transport'>): RegistryClient;
+  newClient(options?: Omit<RegistryClientOptions, 'transport'>): RegistryClient;
   close(): Promise<void>;
 }
 
@@ -72,7 +72,7 @@ export async function startRegistry(
   await registry.start();
   const clients: RegistryClient[] = [];
   const transports: Transport[] = [];
-  const newClient = (opts: TransportOptions = clientOptions) => {
+  const newClient = (opts: Omit<RegistryClientOptions, 'transport'> = clientOptions) => {
     const client = new RegistryClient(registry.url, { ...opts, transport: kind });
     clients.push(client);
     return client;

@@ -2,12 +2,13 @@
 // set of entries. Layout under the key prefix: `reg:entries` (hash, URL to the card and metadata
 // JSON), `reg:seen` (sorted set, URL by last_seen: the pruning and listing order), `reg:keys`
 // (hash, URL to the indexed name, role and tags, so a replacement can clear the old index
-// entries) and one set of URLs per name, role and tag. Every write is one Lua script, so a
+// entries), `reg:owner` (hash, URL to the owning principal, for entries that have one; the
+// owner is in the entry JSON too, for reading) and one set of URLs per name, role and tag. Every write is one Lua script, so a
 // replica never sees an entry half indexed, and pruning applies the same rule as the other
 // stores (`now - last_seen > ttl`, in the same double arithmetic). A write is acknowledged once
 // Redis has applied it; how durable that is depends on Redis's persistence (docs/replicas.md).
 import type { AgentCard, RegistryEntry } from '../../../generated/types/index.js';
-import type { IndexKeys, RegistryStore } from '../../registry/registry-store.js';
+import { checkLookupSize, type IndexKeys, type RegistryStore } from '../../registry/registry-store.js';
 import { connectRedis, parseRedisUrl, redisFailure, type RedisConnectOptions, type RedisTarget } from './redis-connection.js';
 import { refuseEvictingRedis } from './redis-eviction.js';
 import type { RedisClient } from './redis-module.js';
@@ -22,33 +23,47 @@ local function unindex(p, url)
   redis.call('SREM', p..'reg:role:'..k[2], url)
   for _, tag in ipairs(k[3]) do redis.call('SREM', p..'reg:tag:'..tag, url) end
   redis.call('HDEL', p..'reg:keys', url)
+  redis.call('HDEL', p..'reg:owner', url)
   redis.call('HDEL', p..'reg:entries', url)
   redis.call('ZREM', p..'reg:seen', url)
   return true
 end
 `;
 
-/** ARGV: prefix, url, entry JSON, last_seen, keys JSON ([name, role, [tags]]), name, role, tags... */
-const PUT = `${UNINDEX}
-local p, url = ARGV[1], ARGV[2]
+/** Whether `caller` ('' for anonymous) may write the entry at `url` (registry-store.ts mayWrite). */
+const ALLOWED = `
+local function allowed(p, url, caller)
+  if caller == '' then return true end
+  local owner = redis.call('HGET', p..'reg:owner', url)
+  return (not owner) or owner == caller
+end
+`;
+
+/** ARGV: prefix, url, entry JSON, last_seen, keys JSON ([name, role, [tags]]), owner ('' none), name, role, tags... */
+const PUT = `${UNINDEX}${ALLOWED}
+local p, url, owner = ARGV[1], ARGV[2], ARGV[6]
+if not allowed(p, url, owner) then return 0 end
 unindex(p, url)
 redis.call('HSET', p..'reg:entries', url, ARGV[3])
 redis.call('ZADD', p..'reg:seen', ARGV[4], url)
 redis.call('HSET', p..'reg:keys', url, ARGV[5])
-redis.call('SADD', p..'reg:name:'..ARGV[6], url)
-redis.call('SADD', p..'reg:role:'..ARGV[7], url)
-for i = 8, #ARGV do redis.call('SADD', p..'reg:tag:'..ARGV[i], url) end
+if owner ~= '' then redis.call('HSET', p..'reg:owner', url, owner) end
+redis.call('SADD', p..'reg:name:'..ARGV[7], url)
+redis.call('SADD', p..'reg:role:'..ARGV[8], url)
+for i = 9, #ARGV do redis.call('SADD', p..'reg:tag:'..ARGV[i], url) end
 return 1
 `;
 
-/** ARGV: prefix, url. */
-const REMOVE = `${UNINDEX}
+/** ARGV: prefix, url, caller ('' anonymous). */
+const REMOVE = `${UNINDEX}${ALLOWED}
+if not allowed(ARGV[1], ARGV[2], ARGV[3]) then return 0 end
 return unindex(ARGV[1], ARGV[2]) and 1 or 0
 `;
 
-/** ARGV: prefix, url, last_seen. */
-const TOUCH = `
+/** ARGV: prefix, url, last_seen, caller ('' anonymous). */
+const TOUCH = `${ALLOWED}
 if redis.call('HEXISTS', ARGV[1]..'reg:entries', ARGV[2]) == 0 then return 0 end
+if not allowed(ARGV[1], ARGV[2], ARGV[4]) then return 0 end
 redis.call('ZADD', ARGV[1]..'reg:seen', ARGV[3], ARGV[2])
 return 1
 `;
@@ -148,21 +163,25 @@ export class RedisRegistryStore implements RegistryStore {
     if (client) await client.quit().catch(() => client.disconnect());
   }
 
-  async put(entry: RegistryEntry): Promise<void> {
+  async put(entry: RegistryEntry): Promise<boolean> {
     const card = entry.card;
     const tags = [...new Set(card.tags ?? [])];
     const role = card.role ?? '';
-    const stored = JSON.stringify({ card, metadata: entry.metadata ?? {} });
+    const owner = entry.owner ?? null;
+    const stored = JSON.stringify({ card, metadata: entry.metadata ?? {}, ...(owner !== null && { owner }) });
     const keys = JSON.stringify([card.name, role, tags]);
-    await this.call((c) => c.regPut(this.prefix, card.url, stored, String(entry.last_seen), keys, card.name, role, ...tags));
+    const last = String(entry.last_seen);
+    return (
+      (await this.call((c) => c.regPut(this.prefix, card.url, stored, last, keys, owner ?? '', card.name, role, ...tags))) === 1
+    );
   }
 
-  async remove(url: string): Promise<boolean> {
-    return (await this.call((c) => c.regRemove(this.prefix, url))) === 1;
+  async remove(url: string, owner?: string | null): Promise<boolean> {
+    return (await this.call((c) => c.regRemove(this.prefix, url, owner ?? ''))) === 1;
   }
 
-  async touch(url: string, lastSeen: number): Promise<boolean> {
-    return (await this.call((c) => c.regTouch(this.prefix, url, String(lastSeen)))) === 1;
+  async touch(url: string, lastSeen: number, owner?: string | null): Promise<boolean> {
+    return (await this.call((c) => c.regTouch(this.prefix, url, String(lastSeen), owner ?? ''))) === 1;
   }
 
   async get(url: string): Promise<RegistryEntry | undefined> {
@@ -170,6 +189,7 @@ export class RedisRegistryStore implements RegistryStore {
   }
 
   async lookup(keys: IndexKeys): Promise<RegistryEntry[]> {
+    checkLookupSize(keys);
     const sets: string[] = [];
     if (keys.name !== undefined) sets.push(`reg:name:${keys.name}`);
     if (keys.role !== undefined) sets.push(`reg:role:${keys.role}`);
@@ -213,8 +233,12 @@ export class RedisRegistryStore implements RegistryStore {
 function toEntries(flat: readonly string[]): RegistryEntry[] {
   const entries: RegistryEntry[] = [];
   for (let i = 0; i + 2 < flat.length; i += 3) {
-    const { card, metadata } = JSON.parse(flat[i + 1]!) as { card: AgentCard; metadata: Record<string, unknown> };
-    entries.push({ card, last_seen: Number(flat[i + 2]), metadata });
+    const { card, metadata, owner } = JSON.parse(flat[i + 1]!) as {
+      card: AgentCard;
+      metadata: Record<string, unknown>;
+      owner?: string;
+    };
+    entries.push({ card, last_seen: Number(flat[i + 2]), metadata, ...(owner !== undefined && { owner }) });
   }
   return entries;
 }
