@@ -22,7 +22,7 @@ function openai(server: ScriptedServer<OpenAITurn>): OpenAIChatModel {
 
 describe('llm task stream on every stream transport', () => {
   for (const kind of STREAMING) {
-    test(`${kind}: a tool-using answer streams its events in order`, { timeout: 15_000 }, async (t) => {
+    test(`${kind}: a tool-using answer streams its events in order`, { timeout: 60_000 }, async (t) => {
       const server = await startOpenAIServer(t);
       const fixture = new Fixture(kind, t.signal);
       t.after(() => fixture.close());
@@ -45,7 +45,7 @@ describe('llm task stream on every stream transport', () => {
       });
     });
 
-    test(`${kind}: a cancel during a model step ends the stream with the canceled task`, { timeout: 15_000 }, async (t) => {
+    test(`${kind}: a cancel during a model step ends the stream with the canceled task`, { timeout: 60_000 }, async (t) => {
       // Stopped first when the test ends: a failing assertion must not leave the agent's stop
       // waiting on the model forever.
       const server = await startOpenAIServer(t);
