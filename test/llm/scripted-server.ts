@@ -100,11 +100,6 @@ export class ScriptedServer<T extends object> {
     return this.until(() => this.closedEarly >= count);
   }
 
-  /** Ends every answer still open (a hang turn) by dropping its connection, as a crashed server would. */
-  dropOpen(): void {
-    this.server.closeAllConnections();
-  }
-
   /** Stops listening and drops every open connection. Safe to repeat. */
   async stop(): Promise<void> {
     this.server.closeAllConnections();
