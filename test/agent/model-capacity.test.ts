@@ -11,7 +11,7 @@ import { OpenAIChatModel, type OpenAIChatOptions } from '../../src/llm/providers
 import { TRANSPORTS, listenUrl, type TransportKind } from '../support/cross-transport.js';
 import { rejection, waitFor } from '../support/transport-fixtures.js';
 import { startOpenAIServer, type OpenAITurn } from '../llm/fake-openai-server.js';
-import type { HangTurn, ScriptedServer } from '../llm/scripted-server.js';
+import type { HangTurn, ScriptedServer, TestScope } from '../llm/scripted-server.js';
 
 /** Request slots of the agents under test: few, so filling them is cheap. */
 const SLOTS = 4;
@@ -30,6 +30,7 @@ function hungModel(provider: ScriptedServer<OpenAITurn>, deadlines: Partial<Open
 
 /** An agent on `kind` whose model is a provider of its own that hangs on each of `hung` requests. */
 async function start(
+  t: TestScope,
   kind: TransportKind,
   hung: number,
   limits: Record<string, number>,
@@ -37,7 +38,7 @@ async function start(
   turn: HangTurn = { hang: true, silent: true },
 ) {
   // A provider per test: chats a previous test let go of cannot reach this one's.
-  const provider = await startOpenAIServer();
+  const provider = await startOpenAIServer(t);
   provider.script(...Array.from({ length: hung }, () => turn));
   const pages = kind === 'http' || kind === 'sse';
   const agent = new AgentServer({
@@ -71,11 +72,11 @@ async function start(
     },
     active: () => agent.transport.health().metrics.active_requests,
     async close() {
-      // Dropping the provider's connections ends the hung chats, so the server stops at once.
-      provider.dropOpen();
+      // Stopping the provider drops its connections, which ends the hung chats, so the server
+      // stops at once.
+      await provider.stop();
       await Promise.all([client, ...chatters].map((each) => each.close()));
       await agent.stop();
-      await provider.stop();
     },
   };
 }
@@ -84,7 +85,7 @@ for (const kind of TRANSPORTS) {
   describe(`a hung model provider over ${kind}`, () => {
     test('with every request slot held by a hung chat, /healthz, /readyz (and /metrics) are answered', TIMEOUT, async (t) => {
       // The model bound as large as the request slots: the chats can take every one.
-      const served = await start(kind, SLOTS, { maxConcurrentModelRequests: SLOTS });
+      const served = await start(t, kind, SLOTS, { maxConcurrentModelRequests: SLOTS });
       t.after(() => served.close());
       const { provider } = served;
       served.chats(SLOTS);
@@ -102,8 +103,8 @@ for (const kind of TRANSPORTS) {
     });
 
     test('with model-backed requests at their bound, a task that needs no model is served', TIMEOUT, async (t) => {
-      // The default bound: half the request slots.
-      const served = await start(kind, SLOTS, {});
+      // The default bound: half the request slots. Only that many chats reach the provider.
+      const served = await start(t, kind, SLOTS / 2, {});
       t.after(() => served.close());
       const { provider } = served;
       served.chats(SLOTS);
@@ -119,13 +120,13 @@ for (const kind of TRANSPORTS) {
       'a chat to a provider that never answers, or stalls mid-answer, ends at its deadline with 502 model_timeout',
       TIMEOUT,
       async (t) => {
-        const silent = await start(kind, 1, {}, { firstByteTimeoutMs: 50 });
+        const silent = await start(t, kind, 1, {}, { firstByteTimeoutMs: 1_000 });
         t.after(() => silent.close());
         const first = await rejection(silent.client.chat('anyone there?'));
         assert.equal(first.code, 'model_timeout', first.message);
         assert.equal(first.statusCode, 502);
         assert.match(first.message, /first-byte timeout/);
-        const stalled = await start(kind, 1, {}, { idleTimeoutMs: 50 }, { hang: true, before: ['half an'] });
+        const stalled = await start(t, kind, 1, {}, { idleTimeoutMs: 500 }, { hang: true, before: ['half an'] });
         t.after(() => stalled.close());
         const idle = await rejection(stalled.client.chat('go on'));
         assert.equal(idle.code, 'model_timeout', idle.message);

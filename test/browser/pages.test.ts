@@ -123,8 +123,7 @@ describe('agent pages in a browser', { skip: !existsSync(CHROMIUM) && `${CHROMIU
   });
 
   test('/chat on sse streams the answer as it arrives, shows the tool the model used, and keeps the session', async (t) => {
-    const modelServer = await startOpenAIServer();
-    t.after(() => modelServer.stop());
+    const modelServer = await startOpenAIServer(t);
     const llm = new OpenAIChatModel({ model: 'gpt-4o-mini', apiKey: 'sk-test', baseUrl: `${modelServer.baseUrl}/v1` });
     const agent = new AgentServer({
       name: 'browser-llm-agent',

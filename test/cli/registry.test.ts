@@ -48,9 +48,11 @@ async function serveAgent(t: { after(fn: () => unknown): void }, args: readonly 
   };
 }
 
+// The timeouts only guard against a hang: each step starts a child from source, which takes
+// seconds on a loaded machine.
 describe('parley registry commands', () => {
   test('serve registry, serve agent --registry, discover: the agent is listed; it leaves at exit', {
-    timeout: 60_000,
+    timeout: 300_000,
   }, async (t) => {
     const { dir, cleanup } = scratchDir();
     t.after(cleanup);
@@ -98,7 +100,7 @@ describe('parley registry commands', () => {
   });
 
   test('register a card file, refuse a bad one naming the field, unregister; entries survive a restart', {
-    timeout: 60_000,
+    timeout: 300_000,
   }, async (t) => {
     const good = { name: 'filed', url: 'http://127.0.0.1:9/filed', role: 'worker', tags: ['from-file'] };
     const { dir, cleanup } = scratchDir({

@@ -5,18 +5,15 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { AgentClient } from '../../src/client/agent-client.js';
 import { collect, rawHttp } from '../support/agent-harness.js';
-import { startOpenAIServer, type OpenAITurn } from '../llm/fake-openai-server.js';
-import type { ScriptedServer } from '../llm/scripted-server.js';
+import { startOpenAIServer } from '../llm/fake-openai-server.js';
 import { runCli, untilServing } from './run-cli.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const TSX = import.meta.resolve('tsx');
-
-let model: ScriptedServer<OpenAITurn>;
 
 /** The environment without any model key, so only what a test sets is there. */
 function envWithoutKeys(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -27,13 +24,10 @@ function envWithoutKeys(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return env;
 }
 
-describe('parley serve agent --llm', { timeout: 60_000 }, () => {
-  before(async () => {
-    model = await startOpenAIServer();
-  });
-  after(() => model.stop());
-
+// The timeout only guards against a hang (children started from source are slow on a loaded machine).
+describe('parley serve agent --llm', { timeout: 300_000 }, () => {
   it('answers /chat, serves the chat page, streams a task over sse, stops on SIGTERM', async (t) => {
+    const model = await startOpenAIServer(t);
     const args = ['serve', 'agent', '--transport', 'sse', '--url', 'http://127.0.0.1:0', '--llm', 'openai:llama3.2'];
     const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args, '--llm-base-url', `${model.baseUrl}/v1`], {
       cwd: ROOT,

@@ -8,6 +8,16 @@ import { sharedTimeout } from '../../src/core/shared-timers.js';
 
 const run = promisify(execFile);
 
+/**
+ * Lets `ms` pass without giving the event loop a turn: no timer can fire meanwhile, so a test
+ * can set, cancel and restart timeouts apart in time and still act before any of them is due,
+ * however slow the machine (an awaited sleep of 10 ms can last longer than a 40 ms timeout).
+ */
+function spin(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until);
+}
+
 function firedAt(ms: number): { readonly fired: Promise<number>; readonly timeout: ReturnType<typeof sharedTimeout> } {
   const started = performance.now();
   let timeout!: ReturnType<typeof sharedTimeout>;
@@ -36,7 +46,7 @@ test('sharedTimeout: a cancelled timeout never fires; the others of its duration
   const cancelled = sharedTimeout(40, () => {
     cancelledFired = true;
   });
-  await new Promise((resolve) => setTimeout(resolve, 10));
+  spin(10);
   const later = firedAt(40);
   cancelled.cancel();
   const elapsed = await later.fired;
@@ -68,7 +78,7 @@ test('sharedTimeout: a restart counts the whole duration again', async () => {
   const fired = new Promise<number>((resolve) => {
     timeout = sharedTimeout(40, () => resolve(performance.now()));
   });
-  await new Promise((resolve) => setTimeout(resolve, 25));
+  spin(25);
   // Taken before the restart, so the restarted deadline is at least 40 ms after it.
   const restartedAt = performance.now();
   timeout.restart();
@@ -78,15 +88,14 @@ test('sharedTimeout: a restart counts the whole duration again', async () => {
 
 test('sharedTimeout: restarting the earlier of two moves it behind the later one', async () => {
   const order: string[] = [];
-  const started = performance.now();
-  const first = sharedTimeout(40, () => order.push('first'));
-  await new Promise((resolve) => setTimeout(resolve, 10));
+  const first = firedAt(40);
+  spin(10);
   const second = firedAt(40);
-  await new Promise((resolve) => setTimeout(resolve, 10));
-  first.restart();
-  const restartedAt = performance.now() - started;
-  await second.fired.then(() => order.push('second'));
-  await new Promise((resolve) => setTimeout(resolve, restartedAt + 60 - (performance.now() - started)));
+  spin(10);
+  first.timeout.restart();
+  void first.fired.then(() => order.push('first'));
+  void second.fired.then(() => order.push('second'));
+  await Promise.all([first.fired, second.fired]);
   assert.deepEqual(order, ['second', 'first']);
 });
 
@@ -105,7 +114,8 @@ async function child(body: string): Promise<{ stdout: string; stderr: string; co
   const started = performance.now();
   try {
     const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-      timeout: 20_000,
+      // Far above a loaded machine's start-up of a tsx child, and below the 60 s timer below.
+      timeout: 50_000,
     });
     return { stdout, stderr, code: 0, ms: performance.now() - started };
   } catch (error) {
@@ -120,7 +130,7 @@ test('sharedTimeout: a pending timeout holds the process open; a cancelled one d
   // Cancelled, its lane's timer stays armed for 60 s but must not keep the process alive.
   const cancelled = await child(`sharedTimeout(60_000, () => console.log('fired')).cancel(); console.log('done');`);
   assert.equal(cancelled.stdout.trim(), 'done');
-  assert.ok(cancelled.ms < 15_000, `exited after ${cancelled.ms} ms`);
+  assert.ok(cancelled.ms < 50_000, `exited after ${cancelled.ms} ms`);
 });
 
 test('sharedTimeout: one that throws is reported as uncaught, and the others still fire', async () => {

@@ -5,7 +5,7 @@
 // artifact, the completion — each a valid stream event; and a cancel during a model step ends
 // the stream with the canceled task. The model is the OpenAI provider against a local server
 // speaking that API.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { OpenAIChatModel } from '../../src/llm/providers/openai-chat.js';
 import { eventShape, streamShape, WEATHER_STREAM } from '../llm/event-shape.js';
@@ -16,23 +16,17 @@ import { Fixture, assertValid, collect, uniqueId, userTask, type TransportKind }
 
 const STREAMING: readonly TransportKind[] = ['sse', 'websocket', 'grpc', 'runtime'];
 
-let server: ScriptedServer<OpenAITurn>;
-
-function openai(): OpenAIChatModel {
+function openai(server: ScriptedServer<OpenAITurn>): OpenAIChatModel {
   return new OpenAIChatModel({ model: 'gpt-4o-mini', apiKey: 'sk-test', baseUrl: `${server.baseUrl}/v1` });
 }
 
 describe('llm task stream on every stream transport', () => {
-  before(async () => {
-    server = await startOpenAIServer();
-  });
-  after(() => server.stop());
-
   for (const kind of STREAMING) {
-    test(`${kind}: a tool-using answer streams its events in order`, { timeout: 15_000 }, async (t) => {
+    test(`${kind}: a tool-using answer streams its events in order`, { timeout: 60_000 }, async (t) => {
+      const server = await startOpenAIServer(t);
       const fixture = new Fixture(kind, t.signal);
       t.after(() => fixture.close());
-      const agent = await fixture.agent({ llm: openai(), tools: [weatherTool()] });
+      const agent = await fixture.agent({ llm: openai(server), tools: [weatherTool()] });
       server.script(...weatherTurns(`call_${kind}`));
       const events = await collect(fixture.client(agent.url).streamTask(userTask(uniqueId(), 'Weather in Lisbon?')));
       for (const event of events) assertValid('stream-event', event);
@@ -51,14 +45,14 @@ describe('llm task stream on every stream transport', () => {
       });
     });
 
-    test(`${kind}: a cancel during a model step ends the stream with the canceled task`, { timeout: 15_000 }, async (t) => {
+    test(`${kind}: a cancel during a model step ends the stream with the canceled task`, { timeout: 60_000 }, async (t) => {
+      // Stopped first when the test ends: a failing assertion must not leave the agent's stop
+      // waiting on the model forever.
+      const server = await startOpenAIServer(t);
       const fixture = new Fixture(kind, t.signal);
-      // A failing assertion must not leave the agent's stop waiting on the model forever.
-      t.after(() => server.dropOpen());
       t.after(() => fixture.close());
-      const agent = await fixture.agent({ llm: openai() });
+      const agent = await fixture.agent({ llm: openai(server) });
       server.script({ hang: true, before: ['hmm'] });
-      const closed = server.closedEarly;
       const id = uniqueId();
       const client = fixture.client(agent.url);
       const stream = client.streamTask(userTask(id, 'think'))[Symbol.asyncIterator]();
@@ -70,7 +64,7 @@ describe('llm task stream on every stream transport', () => {
       const rest: string[] = [];
       for (let item = await stream.next(); !item.done; item = await stream.next()) rest.push(eventShape(item.value));
       assert.deepEqual(rest, ['completed:canceled']);
-      await server.untilClosedEarly(closed + 1);
+      await server.untilClosedEarly(1);
     });
   }
 });

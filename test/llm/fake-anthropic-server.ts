@@ -4,7 +4,7 @@
 // a tool_use block's input) and `content_block_stop`, a `ping`, then `message_delta` (the
 // stop_reason and the cumulative output tokens) and `message_stop`.
 import type { ServerResponse } from 'node:http';
-import { ScriptedServer, type HangTurn } from './scripted-server.js';
+import { ScriptedServer, type HangTurn, type TestScope } from './scripted-server.js';
 
 export interface AnthropicTurn {
   readonly text?: readonly string[];
@@ -97,8 +97,9 @@ function writeHang(turn: HangTurn, res: ServerResponse): void {
   }
 }
 
-export function startAnthropicServer(): Promise<ScriptedServer<AnthropicTurn>> {
-  return new ScriptedServer<AnthropicTurn>('/messages', writeTurn, writeHang).start();
+/** A server of the test `t` alone (see ScriptedServer.start). */
+export function startAnthropicServer(t: TestScope): Promise<ScriptedServer<AnthropicTurn>> {
+  return new ScriptedServer<AnthropicTurn>('/messages', writeTurn, writeHang).start(t);
 }
 
 /** An Anthropic-shaped error body. */

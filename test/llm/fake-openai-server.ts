@@ -4,7 +4,7 @@
 // `delta.tool_calls[index]` (id, type and name first, the argument text after), a chunk with
 // the `finish_reason`, the usage chunk (`choices: []`, asked for by stream_options), `[DONE]`.
 import type { ServerResponse } from 'node:http';
-import { ScriptedServer, type HangTurn } from './scripted-server.js';
+import { ScriptedServer, type HangTurn, type TestScope } from './scripted-server.js';
 
 export interface OpenAITurn {
   readonly text?: readonly string[];
@@ -78,8 +78,9 @@ function writeHang(turn: HangTurn, res: ServerResponse): void {
   for (const text of turn.before ?? []) res.write(delta({ content: text }));
 }
 
-export function startOpenAIServer(): Promise<ScriptedServer<OpenAITurn>> {
-  return new ScriptedServer<OpenAITurn>('/chat/completions', writeTurn, writeHang).start();
+/** A server of the test `t` alone (see ScriptedServer.start). */
+export function startOpenAIServer(t: TestScope): Promise<ScriptedServer<OpenAITurn>> {
+  return new ScriptedServer<OpenAITurn>('/chat/completions', writeTurn, writeHang).start(t);
 }
 
 /** An OpenAI-shaped error body. */

@@ -4,14 +4,16 @@
 // bad calls answered as tool errors (a tool that throws, input failing its schema, malformed
 // arguments, an unknown tool), each budget limit, a cancel during a model step, a model that
 // fails, compaction above the model's context, a handler running the model itself, /chat.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LlmRun, Task } from '../../generated/types/index.js';
 import type { AgentServerOptions } from '../../src/agent/agent-server.js';
 import { AnthropicMessagesModel } from '../../src/llm/providers/anthropic-messages.js';
+import type { LanguageModel } from '../../src/llm/language-model.js';
 import { OpenAIChatModel } from '../../src/llm/providers/openai-chat.js';
 import { tool } from '../../src/llm/tool.js';
 import {
+  aborted,
   assertValid,
   collect,
   rawHttp,
@@ -24,29 +26,34 @@ import {
 import { eventShape, streamShape, WEATHER_STREAM } from './event-shape.js';
 import { startAnthropicServer } from './fake-anthropic-server.js';
 import { startOpenAIServer, openaiError, type OpenAITurn } from './fake-openai-server.js';
-import type { ScriptedServer } from './scripted-server.js';
+import type { ScriptedServer, TestScope } from './scripted-server.js';
 import { weatherTool, weatherTurns, type WeatherArgs } from './weather-fixture.js';
 
-let server: ScriptedServer<OpenAITurn>;
-
-function openai(options: { contextTokens?: number } = {}): OpenAIChatModel {
-  return new OpenAIChatModel({
-    model: 'gpt-4o-mini',
-    apiKey: 'sk-test',
-    baseUrl: `${server.baseUrl}/v1`,
-    retry: { maxAttempts: 2, initialBackoff: 0.001, maxBackoff: 0.001, jitter: 0 },
-    ...options,
-  });
+interface ModelSetup {
+  /** The test's own model server: its script ends with the test, and must be used up by then. */
+  readonly server: ScriptedServer<OpenAITurn>;
+  /** The OpenAI provider against that server. */
+  openai(options?: { contextTokens?: number }): OpenAIChatModel;
+  /** An agent (the OpenAI provider its model unless `options` name another), closed when the test ends. */
+  agent(options?: Omit<AgentServerOptions, 'name'>, kind?: TransportKind): Promise<Harness>;
 }
 
-async function agent(
-  t: { after(fn: () => Promise<void>): void },
-  options: Omit<AgentServerOptions, 'name'> = {},
-  kind: TransportKind = 'runtime',
-): Promise<Harness> {
-  const h = await startAgent(kind, { llm: openai(), ...options });
-  t.after(() => h.close());
-  return h;
+async function setup(t: TestScope): Promise<ModelSetup> {
+  const server = await startOpenAIServer(t);
+  const openai = (options: { contextTokens?: number } = {}) =>
+    new OpenAIChatModel({
+      model: 'gpt-4o-mini',
+      apiKey: 'sk-test',
+      baseUrl: `${server.baseUrl}/v1`,
+      retry: { maxAttempts: 2, initialBackoff: 0.001, maxBackoff: 0.001, jitter: 0 },
+      ...options,
+    });
+  const agent = async (options: Omit<AgentServerOptions, 'name'> = {}, kind: TransportKind = 'runtime') => {
+    const h = await startAgent(kind, { llm: openai(), ...options });
+    t.after(() => h.close());
+    return h;
+  };
+  return { server, openai, agent };
 }
 
 function llmRun(task: Task): LlmRun {
@@ -61,16 +68,11 @@ function callAgain(n: number): OpenAITurn {
 }
 
 describe('the model loop in an agent', () => {
-  before(async () => {
-    server = await startOpenAIServer();
-  });
-  after(() => server.stop());
-
   test('a task runs the call/result loop; the task keeps the calls, results, answer and usage', async (t) => {
     const calls: WeatherArgs[] = [];
-    const h = await agent(t, { tools: [weatherTool(calls)], instructions: 'You report the weather.' });
+    const { server, agent } = await setup(t);
+    const h = await agent({ tools: [weatherTool(calls)], instructions: 'You report the weather.' });
     server.script(...weatherTurns());
-    const before = server.requests.length;
     const task = await h.client.sendTask(userTask(uniqueId(), 'Weather in Lisbon?'));
     assertValid('task', task);
     assert.equal(task.state, 'completed');
@@ -103,7 +105,7 @@ describe('the model loop in an agent', () => {
       compactions: 0,
     });
     // The second step read the instructions, the question, the call and its result.
-    const second = server.requests[before + 1]!.body;
+    const second = server.requests[1]!.body;
     assert.deepEqual(
       second.messages.map((message: { role: string }) => message.role),
       ['system', 'user', 'assistant', 'tool'],
@@ -114,7 +116,8 @@ describe('the model loop in an agent', () => {
   });
 
   test('the stream carries status, text chunks, step finals, messages, tool events, artifact, completion in order', async (t) => {
-    const h = await agent(t, { tools: [weatherTool()] });
+    const { server, agent } = await setup(t);
+    const h = await agent({ tools: [weatherTool()] });
     server.script(...weatherTurns());
     const events = await collect(h.client.streamTask(userTask(uniqueId(), 'Weather in Lisbon?')));
     for (const event of events) assertValid('stream-event', event);
@@ -147,7 +150,8 @@ describe('the model loop in an agent', () => {
         throw new Error('the sensor is offline');
       },
     });
-    const h = await agent(t, { tools: [weatherTool(calls), failing] });
+    const { server, agent } = await setup(t);
+    const h = await agent({ tools: [weatherTool(calls), failing] });
     server.script(
       {
         toolCalls: [
@@ -159,7 +163,6 @@ describe('the model loop in an agent', () => {
       },
       { text: ['Nothing worked.'] },
     );
-    const before = server.requests.length;
     const events = await collect(h.client.streamTask(userTask(uniqueId(), 'try things')));
     const completed = events.at(-1)!;
     assert.equal(completed.type === 'task_completed' && completed.state, 'completed');
@@ -184,9 +187,7 @@ describe('the model loop in an agent', () => {
     assert.deepEqual(malformedCall.tool_call.arguments, {});
     assert.match(String(malformedCall.tool_call.arguments_error), /not valid JSON/);
     // The model read every error as its call's output.
-    const toolMessages = server.requests[before + 1]!.body.messages.filter(
-      (message: { role: string }) => message.role === 'tool',
-    );
+    const toolMessages = server.requests[1]!.body.messages.filter((message: { role: string }) => message.role === 'tool');
     assert.deepEqual(
       toolMessages.map((message: { tool_call_id: string; content: string }) => [message.tool_call_id, message.content]),
       results.map((result) => [result.call_id, result.error]),
@@ -194,7 +195,8 @@ describe('the model loop in an agent', () => {
   });
 
   test('budget: more model steps than allowed fails the task with run_budget_exceeded (steps)', async (t) => {
-    const h = await agent(t, { tools: [weatherTool()], runBudget: { maxSteps: 2 } });
+    const { server, agent } = await setup(t);
+    const h = await agent({ tools: [weatherTool()], runBudget: { maxSteps: 2 } });
     server.script(callAgain(1), callAgain(2));
     const task = await h.client.sendTask(userTask(uniqueId(), 'loop forever'));
     assert.equal(task.state, 'failed');
@@ -205,7 +207,8 @@ describe('the model loop in an agent', () => {
   });
 
   test('budget: tool calls and tokens', async (t) => {
-    const h = await agent(t, { tools: [weatherTool()], runBudget: { maxToolCalls: 1 } });
+    const { server, agent } = await setup(t);
+    const h = await agent({ tools: [weatherTool()], runBudget: { maxToolCalls: 1 } });
     server.script({
       toolCalls: [
         { id: 'a', name: 'get_weather', arguments: '{"city":"A"}' },
@@ -217,7 +220,7 @@ describe('the model loop in an agent', () => {
     assert.match((tooMany.metadata!.error as { message: string }).message, /tool_calls/);
     assert.equal(llmRun(tooMany).tool_calls, 1);
 
-    const tokens = await agent(t, { tools: [weatherTool()], runBudget: { maxTokens: 20 } });
+    const tokens = await agent({ tools: [weatherTool()], runBudget: { maxTokens: 20 } });
     server.script(callAgain(1), callAgain(2));
     const tooLong = await tokens.client.sendTask(userTask(uniqueId(), 'spend'));
     assert.equal(tooLong.state, 'failed');
@@ -227,25 +230,39 @@ describe('the model loop in an agent', () => {
   });
 
   test('budget: a run past its time fails the task, and the model request is dropped', async (t) => {
-    const h = await agent(t, { runBudget: { maxTimeMs: 50 } });
+    const { server, openai, agent } = await setup(t);
+    // On a slow machine the run's 50 ms can pass before the request leaves: the provider
+    // hears of the run's end only once the server has the request, so the drop is seen always.
+    const provider = openai();
+    const llm: LanguageModel = {
+      name: provider.name,
+      complete: (turns, options) => provider.complete(turns, options),
+      step: (request) => {
+        const held = new AbortController();
+        void aborted(request.signal!).then(async (reason) => {
+          await server.untilRequests(1);
+          held.abort(reason);
+        });
+        return provider.step({ ...request, signal: held.signal });
+      },
+    };
+    const h = await agent({ llm, runBudget: { maxTimeMs: 50 } });
     server.script({ hang: true });
-    const closed = server.closedEarly;
     const task = await h.client.sendTask(userTask(uniqueId(), 'take forever'));
     assert.equal(task.state, 'failed');
     assert.equal((task.metadata!.error as { code: string }).code, 'run_budget_exceeded');
     assert.match((task.metadata!.error as { message: string }).message, /time/);
-    await server.untilClosedEarly(closed + 1);
+    await server.untilClosedEarly(1);
   });
 
   test('cancel during a model step cancels the task and drops the model request', async (t) => {
-    const h = await agent(t);
+    const { server, agent } = await setup(t);
+    const h = await agent();
     server.script({ hang: true, before: ['thinking'] });
-    const closed = server.closedEarly;
     const id = uniqueId();
     const stream = h.client.streamTask(userTask(id, 'think hard'))[Symbol.asyncIterator]();
-    // A failing assertion must leave nothing open: the stream, the model's answer.
+    // A failing assertion must leave nothing open: the model's answer (the server's stop drops it), the stream.
     t.after(() => stream.return?.());
-    t.after(() => server.dropOpen());
     const seen: string[] = [];
     for (;;) {
       const { value } = await stream.next();
@@ -262,11 +279,12 @@ describe('the model loop in an agent', () => {
       rest.push(eventShape(value));
     }
     assert.deepEqual(rest, ['completed:canceled']);
-    await server.untilClosedEarly(closed + 1);
+    await server.untilClosedEarly(1);
   });
 
   test('a model that keeps failing fails the task with the model error code', async (t) => {
-    const h = await agent(t);
+    const { server, agent } = await setup(t);
+    const h = await agent();
     server.script({ status: 500, body: openaiError('boom') }, { status: 500, body: openaiError('boom') });
     const task = await h.client.sendTask(userTask(uniqueId(), 'hello'));
     assert.equal(task.state, 'failed');
@@ -279,18 +297,20 @@ describe('the model loop in an agent', () => {
   });
 
   test('above the model context the history is compacted before the step', async (t) => {
-    const h = await agent(t, { llm: openai({ contextTokens: 60 }) });
+    const { server, openai, agent } = await setup(t);
+    const h = await agent({ llm: openai({ contextTokens: 60 }) });
     const session = uniqueId('session');
     const long = 'word '.repeat(40);
     server.script({ text: ['first'] }, { text: ['second'] });
     const first = await h.client.sendTask(userTask(uniqueId(), long, { metadata: { session_id: session } }));
+    assert.equal(first.messages!.at(-1)!.parts[0]!.content, 'first');
     assert.equal(llmRun(first).compactions, 0);
-    const before = server.requests.length;
     // 40 tokens, 1, and 40 more: above the 60 the model reads.
     const task = await h.client.sendTask(userTask(uniqueId(), `${long}again`, { metadata: { session_id: session } }));
     assert.equal(task.state, 'completed');
+    assert.equal(task.messages!.at(-1)!.parts[0]!.content, 'second');
     assert.equal(llmRun(task).compactions, 1);
-    const sent = server.requests[before]!.body.messages as Array<{ role: string; content: string }>;
+    const sent = server.requests[1]!.body.messages as Array<{ role: string; content: string }>;
     assert.deepEqual(
       sent.map((message) => message.role),
       ['assistant', 'user'],
@@ -301,7 +321,8 @@ describe('the model loop in an agent', () => {
 
   test('a handler runs the model itself, with its own prompt and tools', async (t) => {
     const calls: WeatherArgs[] = [];
-    const h = await agent(t, {
+    const { server, agent } = await setup(t);
+    const h = await agent({
       handler: async (context) => {
         const answer = await context.runModel({
           prompt: `Weather for: ${context.input}`,
@@ -312,21 +333,20 @@ describe('the model loop in an agent', () => {
       },
     });
     server.script(...weatherTurns());
-    const before = server.requests.length;
     const task = await h.client.sendTask(userTask(uniqueId(), 'Lisbon'));
     assert.equal(task.state, 'completed');
     assert.equal(task.messages!.at(-1)!.parts[0]!.content, 'SUNNY, 21 DEGREES.');
     assert.deepEqual(calls, [{ city: 'Lisbon' }]);
-    assert.equal(server.requests[before]!.body.messages[0].content, 'Weather for: Lisbon');
+    assert.equal(server.requests[0]!.body.messages[0].content, 'Weather for: Lisbon');
     assert.equal(llmRun(task).steps, 2);
   });
 
   test('the same loop over the Anthropic provider: tool_use in, tool_result back, the answer out', async (t) => {
-    const anthropic = await startAnthropicServer();
-    t.after(() => anthropic.stop());
+    const anthropic = await startAnthropicServer(t);
     const calls: WeatherArgs[] = [];
     const llm = new AnthropicMessagesModel({ model: 'claude-test', apiKey: 'sk-ant-test', baseUrl: anthropic.baseUrl });
-    const h = await agent(t, { llm, tools: [weatherTool(calls)], instructions: 'Report the weather.' });
+    const { agent } = await setup(t);
+    const h = await agent({ llm, tools: [weatherTool(calls)], instructions: 'Report the weather.' });
     anthropic.script(
       { text: ['Let me check.'], toolUses: [{ id: 'toolu_1', name: 'get_weather', input: '{"city":"Lisbon"}' }] },
       { text: ['Sunny, ', '21 degrees.'] },
@@ -348,13 +368,13 @@ describe('the model loop in an agent', () => {
   });
 
   test('POST /chat keeps the conversation per session and answers model failures as 502 and budgets as 422', async (t) => {
-    const h = await agent(t, { tools: [weatherTool()], runBudget: { maxSteps: 1 } }, 'http');
+    const { server, agent } = await setup(t);
+    const h = await agent({ tools: [weatherTool()], runBudget: { maxSteps: 1 } }, 'http');
     server.script({ text: ['Hi there.'] }, { text: ['Still here.'] });
     const first = await rawHttp(h.url, { method: 'POST', path: '/chat', body: JSON.stringify({ message: 'hello' }) });
     assert.equal(first.status, 200);
     const { reply, session_id, model } = first.json();
     assert.deepEqual([reply, model], ['Hi there.', 'gpt-4o-mini']);
-    const before = server.requests.length;
     const second = await rawHttp(h.url, {
       method: 'POST',
       path: '/chat',
@@ -362,7 +382,7 @@ describe('the model loop in an agent', () => {
     });
     assert.equal(second.json().reply, 'Still here.');
     assert.deepEqual(
-      server.requests[before]!.body.messages.map((message: { content: string }) => message.content),
+      server.requests[1]!.body.messages.map((message: { content: string }) => message.content),
       ['hello', 'Hi there.', 'still there?'],
     );
 

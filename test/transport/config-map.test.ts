@@ -105,9 +105,14 @@ for (const field of fields) {
     const config = new ResolvedConfig(path[0] === 'tls' ? { tls: {} } : {});
     const resolved = read(config, path);
     if (wirePath === 'grpc.maximum_concurrent_rpcs') {
-      // The one default that depends on another field: 0 stands for max_concurrent_requests.
+      // A default that depends on another field: 0 stands for max_concurrent_requests.
       assert.equal(field.schema.default, 0);
       assert.equal(resolved, config.limits.maxConcurrentRequests);
+    } else if (wirePath === 'limits.max_concurrent_model_requests') {
+      // 0 stands for half of the smaller slot count (requests or streams), at least one.
+      assert.equal(field.schema.default, 0);
+      const { maxConcurrentRequests, maxConcurrentStreams } = config.limits;
+      assert.equal(resolved, Math.max(1, Math.floor(Math.min(maxConcurrentRequests, maxConcurrentStreams) / 2)));
     } else {
       assert.deepEqual(resolved, field.schema.default);
     }

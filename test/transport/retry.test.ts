@@ -288,7 +288,8 @@ test('http: a refused connection is retried up to max_attempts, then TransportCo
 test('http: a deadline that passes is retried, then TransportTimeoutError', async (t) => {
   const peer = await rawServer(t, () => undefined); // never answers
   const transport = await client(t, 'http', peer.url, { retry: instantRetry(2) });
-  const error = await rejection(new AgentOperationsClient(transport).sendTask({ id: 'slow' }, { timeoutMs: 50 }));
+  // Long enough for a loaded machine to get each attempt to the peer, which the test checks.
+  const error = await rejection(new AgentOperationsClient(transport).sendTask({ id: 'slow' }, { timeoutMs: 1_000 }));
   assert.ok(error instanceof TransportTimeoutError, String(error));
   assert.equal(error.retryable, true);
   await waitFor(() => peer.requests.length === 2, 'both attempts reached the peer');

@@ -185,7 +185,8 @@ describe('parley client <-> parley server', () => {
     );
     const server = await serveGrpc(t, endpoints);
     const transport = await client(t, 'grpc', server.url);
-    const error = await rejection(transport.unary(ops.sendTask, { id: 'slow' }, { timeoutMs: 50 }));
+    // Long enough for a loaded machine to get the call to the handler, whose end the test awaits.
+    const error = await rejection(transport.unary(ops.sendTask, { id: 'slow' }, { timeoutMs: 1_000 }));
     assert.ok(error instanceof TransportTimeoutError, String(error));
     await left.promise;
   });
@@ -343,7 +344,8 @@ describe('lifecycle', () => {
     });
     const { port } = silent.address() as { port: number };
     const transport = await client(t, 'grpc', `grpcs://127.0.0.1:${port}`);
-    const error = await rejection(transport.unary(ops.sendTask, { id: 'tls' }, { timeoutMs: 100 }));
+    // Long enough for a loaded machine to connect, which the test checks.
+    const error = await rejection(transport.unary(ops.sendTask, { id: 'tls' }, { timeoutMs: 1_000 }));
     assert.ok(error instanceof TransportTimeoutError, String(error));
     assert.equal(closed.length, 1);
     await transport.stop();

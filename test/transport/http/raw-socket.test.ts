@@ -23,8 +23,12 @@ async function server(t: Parameters<typeof serve>[0]) {
   return { port: Number(new URL(transport.url).port), calls, transport };
 }
 
-/** Everything the server sends until it closes the socket or goes quiet for `quietMs`. */
-function exchange(socket: Socket, quietMs = 300): Promise<string> {
+/**
+ * Everything the server sends until it closes the socket or goes quiet for `quietMs`. Every
+ * exchange here ends with the server closing; the quiet spell only stops one that would hang,
+ * so it is long enough for a loaded machine's slowest answer.
+ */
+function exchange(socket: Socket, quietMs = 10_000): Promise<string> {
   return new Promise((resolve, reject) => {
     let text = '';
     let timer = setTimeout(done, quietMs);
@@ -87,7 +91,7 @@ for (const [label, head, status] of [
     // it. 'end' is the server closing its side (destroying ours would not emit it).
     let endedByServer = false;
     socket.once('end', () => (endedByServer = true));
-    const text = await exchange(socket, 2_000);
+    const text = await exchange(socket);
     assert.ok(endedByServer, 'the server closed the connection');
     assert.deepEqual(statuses(text), [status], text);
     assert.match(text, /connection: close\r\n/i);

@@ -12,7 +12,7 @@ import { ops, serve, table, unary } from '../../support/transport-fixtures.js';
 const ROOT = new URL('../../../', import.meta.url);
 
 describe('websocket client connection lifetime', () => {
-  it('lets the process exit once its calls are answered, without stop()', { timeout: 20_000 }, async (t) => {
+  it('lets the process exit once its calls are answered, without stop()', { timeout: 60_000 }, async (t) => {
     const endpoints = table(
       unary(ops.sendTask, async (task: { id: string }) => {
         // Answer late: the child must stay alive for a pending call.
