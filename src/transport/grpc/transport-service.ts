@@ -17,6 +17,7 @@ import type {
   ServiceDefinition,
   UntypedServiceImplementation,
 } from '@grpc/grpc-js';
+import { isLargePayload, largePayloadTurn } from '../../core/large-payload-turns.js';
 import type { Dispatcher, StreamFrame } from '../dispatcher.js';
 import type { Endpoint } from '../endpoint.js';
 import { type EndpointError, toEndpointError } from '../endpoint-error.js';
@@ -115,6 +116,10 @@ export function createTransportService(options: TransportServiceOptions): Untype
   /** Invoke's answer message; the response headers go out as soon as the request id is known. */
   const answerInvoke = async (call: UnaryCall, codec: EnvelopeCodec): Promise<Buffer> => {
     const { bytes, context } = call.request;
+    // A large message's decoding, its serving and its answer's encoding are heavy steps: each
+    // waits for its turn.
+    const large = isLargePayload(bytes.length);
+    if (large) await largePayloadTurn();
     const decoded = codec.decode(bytes, call.metadata, context.abort);
     call.sendMetadata(responseMetadata(codec, decoded.requestId));
     if (!decoded.ok) return refuse(context, codec, decoded.requestId, decoded.error, decoded.tooDeep);
@@ -125,8 +130,11 @@ export function createTransportService(options: TransportServiceOptions): Untype
       // Control-plane calls (cancellation) never wait behind the work they control.
       if (!endpoint.spec.controlPlane) release = await acquire(context);
       context.dispatched = true;
+      if (large) await largePayloadTurn();
       const outcome = await dispatcher.unary(inbound, endpoint);
-      return outcome.kind === 'json' ? codec.success(requestId, outcome.encoded) : codec.text(requestId, outcome.text);
+      if (outcome.kind === 'text') return codec.text(requestId, outcome.text);
+      if (isLargePayload(outcome.encoded.bytes)) await largePayloadTurn();
+      return codec.success(requestId, outcome.encoded);
     } catch (raw) {
       if (raw instanceof CallStatus) throw raw;
       const error = toEndpointError(raw);
@@ -169,6 +177,8 @@ export function createTransportService(options: TransportServiceOptions): Untype
   /** Stream's events, written as they come; the call is ended by the caller. */
   const answerStream = async (call: StreamCall, codec: EnvelopeCodec): Promise<void> => {
     const { bytes, context } = call.request;
+    const large = isLargePayload(bytes.length);
+    if (large) await largePayloadTurn();
     const decoded = codec.decode(bytes, call.metadata, context.abort);
     call.sendMetadata(responseMetadata(codec, decoded.requestId));
     if (!decoded.ok) {
@@ -190,6 +200,7 @@ export function createTransportService(options: TransportServiceOptions): Untype
       let frames: AsyncGenerator<StreamFrame, void, undefined>;
       try {
         context.dispatched = true;
+        if (large) await largePayloadTurn();
         frames = await dispatcher.openStream(inbound, endpoint);
       } catch (raw) {
         // Refused before the first event (auth, validation), counted as a failed stream.

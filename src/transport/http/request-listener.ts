@@ -4,6 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { newId } from '../../core/ids.js';
 import { jsonValueTooDeep, MAX_JSON_DEPTH } from '../../core/json-depth.js';
+import { isLargePayload, largePayloadTurn } from '../../core/large-payload-turns.js';
 import { describeJsonSyntaxError } from '../../core/json-syntax.js';
 import { LazyAbort } from '../../core/lazy-abort.js';
 import { headerValue, paramsFromSearch } from '../query-params.js';
@@ -92,6 +93,8 @@ async function handle(
     return;
   }
   const served = endpoint;
+  // Serving a large body (validation, the handler, the answer's JSON) is the next heavy step.
+  if (isLargePayload(body.bytes)) await largePayloadTurn();
   const aborter = new LazyAbort();
   res.on('close', () => {
     if (!res.writableFinished) aborter.abort(new Error('client disconnected'));
@@ -134,6 +137,8 @@ async function handle(
       res.end();
     } else {
       const length = String(outcome.encoded.bytes);
+      // Writing a large answer's text to the socket (as UTF-8) is the last heavy step.
+      if (isLargePayload(outcome.encoded.bytes)) await largePayloadTurn();
       res.writeHead(200, ['content-type', 'application/json', 'content-length', length, REQUEST_ID_HEADER, requestId]);
       res.end(outcome.encoded.text);
     }
@@ -217,8 +222,7 @@ function readBody(
       chunks.push(chunk);
     });
     req.on('error', reject);
-    req.on('end', () => {
-      if (watch) watch.expire = null;
+    const decode = () => {
       if (raw) {
         const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
         return resolve({ data: new RawHttpBody(text, req), bytes });
@@ -241,6 +245,12 @@ function readBody(
       // Before anything walks the body recursively (validation, a handler's JSON.stringify).
       if (jsonValueTooDeep(data)) return reject(EndpointError.tooDeep('request body', MAX_JSON_DEPTH));
       resolve({ data, bytes });
+    };
+    req.on('end', () => {
+      if (watch) watch.expire = null;
+      // Decoding a large body is a heavy step of its own: it waits for its turn.
+      if (isLargePayload(bytes)) void largePayloadTurn().then(decode);
+      else decode();
     });
   });
 }
