@@ -150,7 +150,11 @@ export function createTransportService(options: TransportServiceOptions): Untype
     const { bytes, context } = call.request;
     const codec = codecFor(bytes, 'invoke');
     answerInvoke(call, codec).then(
-      (message) => callback(null, message),
+      (message) => {
+        // grpc-js copies the message into its frame: for a large one, a heavy step of its own.
+        if (isLargePayload(message.length)) void largePayloadTurn().then(() => callback(null, message));
+        else callback(null, message);
+      },
       (error: unknown) => callback(statusOf(error, codec, context.headersSent)),
     );
   };
