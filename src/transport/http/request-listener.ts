@@ -93,12 +93,16 @@ async function handle(
     return;
   }
   const served = endpoint;
-  // Serving a large body (validation, the handler, the answer's JSON) is the next heavy step.
-  if (isLargePayload(body.bytes)) await largePayloadTurn();
   const aborter = new LazyAbort();
   res.on('close', () => {
     if (!res.writableFinished) aborter.abort(new Error('client disconnected'));
   });
+  if (isLargePayload(body.bytes)) {
+    // A client that left while its body waited for a turn was gone before the listener above.
+    if (res.destroyed) aborter.abort(new Error('client disconnected'));
+    // Serving a large body (validation, the handler, the answer's JSON) is the next heavy step.
+    await largePayloadTurn();
+  }
   const inbound = new Inbound(
     {
       method,
