@@ -14,6 +14,7 @@ await agent.start();
 const monitor = new SoakMonitor();
 process.on('message', (message) => {
   if (message?.type === 'measure') process.send?.({ type: 'measured', figures: monitor.measure() });
+  if (message?.type === 'settle') void monitor.settle().then(() => process.send?.({ type: 'settled' }));
 });
 console.log(`ready ${agent.url}`);
 process.on('SIGTERM', () => void agent.stop().then(() => process.exit(0)));
