@@ -17,14 +17,23 @@
 // within 10% of the start; no event-loop delay over 100 ms in the large phase (one request of at
 // most max_request_bytes at a time); grpc's figures within 2x of http's.
 //
+// Then, on every network transport, the crowd case (issue 28): SOAK_CROWD_TASKS tasks of
+// SOAK_CROWD_BYTES (just under max_request_bytes) sent at once, SOAK_CROWD_ROUNDS times, to an
+// agent that answers them briefly (so the answer, which carries the task, stays under
+// max_response_bytes), while another client, on its own thread, calls the health operation
+// one call after another. Printed: the slowest health call (the target: under 250 ms) and the
+// server's largest event-loop delay meanwhile.
+//
 // Run with --expose-gc (npm run bench:soak does). Environment: SOAK_WARMUP (1500), SOAK_SMALL
 // (3000), SOAK_SMALL_BYTES (1024), SOAK_CALLERS (16), SOAK_LARGE (32), SOAK_LARGE_BYTES
-// (4194304), SOAK_LARGE_CALLERS (1), SOAK_TRANSPORTS (comma list), BENCH_PIN (1; 0 turns CPU
-// pinning off). The defaults take a minute or two.
+// (4194304), SOAK_LARGE_CALLERS (1), SOAK_CROWD_TASKS (4), SOAK_CROWD_BYTES (16711680),
+// SOAK_CROWD_ROUNDS (2), SOAK_CASES (soak,crowd), SOAK_TRANSPORTS (comma list), BENCH_PIN (1;
+// 0 turns CPU pinning off). The defaults take a minute or two.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { pinLoadGenerator, pinningNote, serverCommand } from './lib/cpu-pinning.js';
 import { SoakMonitor, type SoakFigures } from './servers/soak-monitor.mjs';
 
@@ -40,12 +49,19 @@ const CALLERS = env('SOAK_CALLERS', 16);
 const LARGE = env('SOAK_LARGE', 32);
 const LARGE_BYTES = env('SOAK_LARGE_BYTES', 4 * 1024 * 1024);
 const LARGE_CALLERS = env('SOAK_LARGE_CALLERS', 1);
+const CROWD_TASKS = env('SOAK_CROWD_TASKS', 4);
+const CROWD_BYTES = env('SOAK_CROWD_BYTES', 16 * 1024 * 1024 - 64 * 1024);
+const CROWD_ROUNDS = env('SOAK_CROWD_ROUNDS', 2);
+const CASES = (process.env.SOAK_CASES ?? 'soak,crowd').split(',').map((name) => name.trim());
 const TRANSPORTS = (process.env.SOAK_TRANSPORTS ?? 'http,sse,websocket,grpc,runtime').split(',').map((name) => name.trim());
 
 /** The server's default limits: the echo answer holds the text three times (task, message, artifact). */
 const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
 if (LARGE_BYTES > MAX_REQUEST_BYTES || 3 * LARGE_BYTES + 4096 > MAX_REQUEST_BYTES) {
   throw new Error(`SOAK_LARGE_BYTES must keep the request and its echoed answer (about 3x) under ${MAX_REQUEST_BYTES} bytes`);
+}
+if (CROWD_BYTES > MAX_REQUEST_BYTES - 16 * 1024) {
+  throw new Error(`SOAK_CROWD_BYTES must leave room for the task's other fields under ${MAX_REQUEST_BYTES} bytes`);
 }
 if (typeof globalThis.gc !== 'function') throw new Error('run bench/soak with node --expose-gc (npm run bench:soak)');
 
@@ -66,6 +82,8 @@ interface Probe {
   readonly url: string;
   /** The figures since the previous call (see soak-monitor.mjs). */
   measure(): Promise<SoakFigures>;
+  /** Starts the delay figure afresh after a measurement's forced GC (see soak-monitor.mjs). */
+  settle(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -82,7 +100,7 @@ process.once('exit', () => {
 });
 
 /** The echo agent in a child process (on the servers' core), measured over its IPC channel. */
-function childProbe(transport: string): Promise<Probe> {
+function childProbe(transport: string, answer: 'echo' | 'brief' = 'echo'): Promise<Probe> {
   const [command, argv] = serverCommand([
     '--expose-gc',
     // Exits with this process's stdin pipe: no server outlives the benchmark.
@@ -90,6 +108,7 @@ function childProbe(transport: string): Promise<Probe> {
     'bench/servers/soak-agent.mjs',
     transport,
     LISTEN[transport]!,
+    answer,
   ]);
   const child = spawn(command, argv, { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit', 'ipc'] });
   children.add(child);
@@ -103,6 +122,11 @@ function childProbe(transport: string): Promise<Probe> {
         resolve(message.figures);
       });
       child.send({ type: 'measure' });
+    });
+  const settle = () =>
+    new Promise<void>((resolve) => {
+      child.once('message', () => resolve());
+      child.send({ type: 'settle' });
     });
   const stop = () =>
     new Promise<void>((resolve) => {
@@ -120,7 +144,7 @@ function childProbe(transport: string): Promise<Probe> {
     );
     createInterface({ input: child.stdout! }).on('line', (line) => {
       const match = /^ready (\S+)/.exec(line);
-      if (match) resolve({ url: match[1]!, measure, stop });
+      if (match) resolve({ url: match[1]!, measure, settle, stop });
     });
   });
 }
@@ -138,6 +162,7 @@ async function runtimeProbe(): Promise<Probe> {
       await new Promise((resolve) => setTimeout(resolve, 25));
       return monitor.measure();
     },
+    settle: () => monitor.settle(),
     stop: async () => {
       monitor.stop();
       await agent.stop();
@@ -215,6 +240,70 @@ async function soak(transport: string): Promise<Soak> {
   }
 }
 
+// ------------------------------------------------------------------------- crowd
+
+interface Crowd {
+  readonly transport: string;
+  /** The slowest health call of the other client while the large tasks were served, ms. */
+  readonly slowestHealthMs: number;
+  readonly healthCalls: number;
+  /** The server's largest event-loop delay over the same time, ms. */
+  readonly serverDelayMs: number;
+  /** Wall time of one round of CROWD_TASKS tasks, ms (the mean of the rounds). */
+  readonly roundMs: number;
+}
+
+/** Starts the health watcher (servers/health-watcher.mjs) once its connection is open. */
+async function startWatcher(url: string, transport: string): Promise<Worker> {
+  const worker = new Worker(new URL('./servers/health-watcher.mjs', import.meta.url), { workerData: { url, transport } });
+  await new Promise<void>((resolve, reject) => {
+    worker.once('error', reject);
+    worker.once('message', () => resolve());
+  });
+  return worker;
+}
+
+async function crowd(transport: string): Promise<Crowd> {
+  const probe = await childProbe(transport, 'brief');
+  const clients = Array.from({ length: CROWD_TASKS }, () => new AgentClient(probe.url, { transport }));
+  const text = textOf(CROWD_BYTES);
+  try {
+    // One small task per client first: connections open, code warm.
+    await phase(clients, CROWD_TASKS, CROWD_TASKS, SMALL_TEXT);
+    // The measurement's forced GC goes before the other client starts and is not counted.
+    await probe.measure();
+    await probe.settle();
+    const watcher = await startWatcher(probe.url, transport);
+    const started = performance.now();
+    for (let round = 0; round < CROWD_ROUNDS; round++) await phase(clients, CROWD_TASKS, CROWD_TASKS, text);
+    const roundMs = (performance.now() - started) / CROWD_ROUNDS;
+    const server = await probe.measure();
+    const done = new Promise<{ slowestMs: number; calls: number }>((resolve) => watcher.once('message', resolve));
+    watcher.postMessage('stop');
+    const { slowestMs, calls } = await done;
+    await watcher.terminate();
+    return { transport, slowestHealthMs: slowestMs, healthCalls: calls, serverDelayMs: server.maxDelayMs, roundMs };
+  } finally {
+    await Promise.all(clients.map((client) => client.close()));
+    await probe.stop();
+  }
+}
+
+function printCrowd(results: readonly Crowd[]): void {
+  const verdict = (met: boolean) => (met ? 'met' : 'NOT MET');
+  console.log(
+    `\ncrowd: ${CROWD_TASKS} tasks of ${mib(CROWD_BYTES)} MiB at once, ${CROWD_ROUNDS} round(s), ` +
+      'while another client calls the health operation',
+  );
+  for (const r of results) {
+    console.log(
+      `  ${pad(r.transport, 9)}  slowest health call ${r.slowestHealthMs.toFixed(1)} ms of ${r.healthCalls} ` +
+        `(< 250: ${verdict(r.slowestHealthMs < 250)}); server loop delay ${r.serverDelayMs.toFixed(1)} ms; ` +
+        `a round ${(r.roundMs / 1000).toFixed(2)} s`,
+    );
+  }
+}
+
 // ------------------------------------------------------------------------- report
 
 const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
@@ -282,10 +371,18 @@ console.log(
   `warm-up ${WARMUP}, small ${SMALL} x ${SMALL_BYTES} B from ${CALLERS} callers (twice), ` +
     `large ${LARGE} x ${mib(LARGE_BYTES)} MiB from ${LARGE_CALLERS} caller(s)\n`,
 );
-const results: Soak[] = [];
 for (const transport of TRANSPORTS) {
   if (transport !== 'runtime' && !LISTEN[transport]) throw new Error(`unknown transport in SOAK_TRANSPORTS: ${transport}`);
-  results.push(await soak(transport));
 }
-printTable(results);
-printTargets(results);
+if (CASES.includes('soak')) {
+  const results: Soak[] = [];
+  for (const transport of TRANSPORTS) results.push(await soak(transport));
+  printTable(results);
+  printTargets(results);
+}
+if (CASES.includes('crowd')) {
+  // The in-process runtime has no other client on another loop: its callers share the server's.
+  const crowds: Crowd[] = [];
+  for (const transport of TRANSPORTS.filter((name) => name !== 'runtime')) crowds.push(await crowd(transport));
+  printCrowd(crowds);
+}

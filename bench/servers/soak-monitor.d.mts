@@ -13,5 +13,7 @@ export interface SoakFigures {
 export declare class SoakMonitor {
   constructor();
   measure(): SoakFigures;
+  /** Clears the delay histogram once a forced GC's pause has been counted (see soak-monitor.mjs). */
+  settle(): Promise<void>;
   stop(): void;
 }

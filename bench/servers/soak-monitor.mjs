@@ -42,6 +42,20 @@ export class SoakMonitor {
     return { rss, heapUsed, peakRss, peakHeap, maxDelayMs };
   }
 
+  /**
+   * Resolves once the delay histogram has started afresh: after a forced GC its timer's next
+   * firing counts the GC's pause as a delay, so it is let fire first (resolution 10 ms), then
+   * the histogram is cleared.
+   */
+  settle() {
+    return new Promise((resolve) =>
+      setTimeout(() => {
+        this.delay.reset();
+        resolve();
+      }, 5 * 10),
+    );
+  }
+
   stop() {
     clearInterval(this.timer);
     this.delay.disable();

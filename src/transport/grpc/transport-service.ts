@@ -17,6 +17,7 @@ import type {
   ServiceDefinition,
   UntypedServiceImplementation,
 } from '@grpc/grpc-js';
+import { isLargePayload, largePayloadTurn } from '../../core/large-payload-turns.js';
 import type { Dispatcher, StreamFrame } from '../dispatcher.js';
 import type { Endpoint } from '../endpoint.js';
 import { type EndpointError, toEndpointError } from '../endpoint-error.js';
@@ -115,6 +116,10 @@ export function createTransportService(options: TransportServiceOptions): Untype
   /** Invoke's answer message; the response headers go out as soon as the request id is known. */
   const answerInvoke = async (call: UnaryCall, codec: EnvelopeCodec): Promise<Buffer> => {
     const { bytes, context } = call.request;
+    // A large message's decoding, its serving and its answer's encoding are heavy steps: each
+    // waits for its turn.
+    const large = isLargePayload(bytes.length);
+    if (large) await largePayloadTurn();
     const decoded = codec.decode(bytes, call.metadata, context.abort);
     call.sendMetadata(responseMetadata(codec, decoded.requestId));
     if (!decoded.ok) return refuse(context, codec, decoded.requestId, decoded.error, decoded.tooDeep);
@@ -126,8 +131,11 @@ export function createTransportService(options: TransportServiceOptions): Untype
       // model-backed calls wait for a model slot in the dispatcher, holding no RPC slot.
       if (!endpoint.spec.controlPlane && !endpoint.modelBacked) release = await acquire(context);
       context.dispatched = true;
+      if (large) await largePayloadTurn();
       const outcome = await dispatcher.unary(inbound, endpoint);
-      return outcome.kind === 'json' ? codec.success(requestId, outcome.encoded) : codec.text(requestId, outcome.text);
+      if (outcome.kind === 'text') return codec.text(requestId, outcome.text);
+      if (isLargePayload(outcome.encoded.bytes)) await largePayloadTurn();
+      return codec.success(requestId, outcome.encoded);
     } catch (raw) {
       if (raw instanceof CallStatus) throw raw;
       const error = toEndpointError(raw);
@@ -143,7 +151,11 @@ export function createTransportService(options: TransportServiceOptions): Untype
     const { bytes, context } = call.request;
     const codec = codecFor(bytes, 'invoke');
     answerInvoke(call, codec).then(
-      (message) => callback(null, message),
+      (message) => {
+        // grpc-js copies the message into its frame: for a large one, a heavy step of its own.
+        if (isLargePayload(message.length)) void largePayloadTurn().then(() => callback(null, message));
+        else callback(null, message);
+      },
       (error: unknown) => callback(statusOf(error, codec, context.headersSent)),
     );
   };
@@ -170,6 +182,8 @@ export function createTransportService(options: TransportServiceOptions): Untype
   /** Stream's events, written as they come; the call is ended by the caller. */
   const answerStream = async (call: StreamCall, codec: EnvelopeCodec): Promise<void> => {
     const { bytes, context } = call.request;
+    const large = isLargePayload(bytes.length);
+    if (large) await largePayloadTurn();
     const decoded = codec.decode(bytes, call.metadata, context.abort);
     call.sendMetadata(responseMetadata(codec, decoded.requestId));
     if (!decoded.ok) {
@@ -191,6 +205,7 @@ export function createTransportService(options: TransportServiceOptions): Untype
       let frames: AsyncGenerator<StreamFrame, void, undefined>;
       try {
         context.dispatched = true;
+        if (large) await largePayloadTurn();
         frames = await dispatcher.openStream(inbound, endpoint);
       } catch (raw) {
         // Refused before the first event (auth, validation), counted as a failed stream.

@@ -4,6 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { newId } from '../../core/ids.js';
 import { jsonValueTooDeep, MAX_JSON_DEPTH } from '../../core/json-depth.js';
+import { isLargePayload, largePayloadTurn } from '../../core/large-payload-turns.js';
 import { describeJsonSyntaxError } from '../../core/json-syntax.js';
 import { LazyAbort } from '../../core/lazy-abort.js';
 import { headerValue, paramsFromSearch } from '../query-params.js';
@@ -99,6 +100,12 @@ async function handle(
   res.on('close', () => {
     if (!res.writableFinished) aborter.abort(new Error('client disconnected'));
   });
+  if (isLargePayload(body.bytes)) {
+    // A client that left while its body waited for a turn was gone before the listener above.
+    if (res.destroyed) aborter.abort(new Error('client disconnected'));
+    // Serving a large body (validation, the handler, the answer's JSON) is the next heavy step.
+    await largePayloadTurn();
+  }
   const inbound = new Inbound(
     {
       method,
@@ -137,6 +144,8 @@ async function handle(
       res.end();
     } else {
       const length = String(outcome.encoded.bytes);
+      // Writing a large answer's text to the socket (as UTF-8) is the last heavy step.
+      if (isLargePayload(outcome.encoded.bytes)) await largePayloadTurn();
       res.writeHead(200, ['content-type', 'application/json', 'content-length', length, REQUEST_ID_HEADER, requestId]);
       res.end(outcome.encoded.text);
     }
@@ -220,8 +229,7 @@ function readBody(
       chunks.push(chunk);
     });
     req.on('error', reject);
-    req.on('end', () => {
-      if (watch) watch.expire = null;
+    const decode = () => {
       if (raw) {
         const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
         return resolve({ data: new RawHttpBody(text, req), bytes });
@@ -244,6 +252,12 @@ function readBody(
       // Before anything walks the body recursively (validation, a handler's JSON.stringify).
       if (jsonValueTooDeep(data)) return reject(EndpointError.tooDeep('request body', MAX_JSON_DEPTH));
       resolve({ data, bytes });
+    };
+    req.on('end', () => {
+      if (watch) watch.expire = null;
+      // Decoding a large body is a heavy step of its own: it waits for its turn.
+      if (isLargePayload(bytes)) void largePayloadTurn().then(decode);
+      else decode();
     });
   });
 }

@@ -17,7 +17,7 @@ import { errorFromResponse, remoteErrorFrom } from '../wire-errors.js';
 import { Slots } from '../slots.js';
 import { closeWithin } from '../close-within.js';
 import { CLOSE_CREDENTIALS_EXPIRED } from './close-codes.js';
-import { decodeResponseFrame, maxFrameBytes, requestFrame, TEXT_FRAME, type RawData } from './codec.js';
+import { decodeResponseFrame, maxFrameBytes, requestFrame, sendRequestMessage, type RawData } from './codec.js';
 import { startPings } from './keepalive.js';
 import { loadWs } from './load.js';
 
@@ -93,7 +93,7 @@ export class ClientConnection {
     // As a Buffer, ws masks the frame into one buffer and writes it once (a string takes a
     // header and a payload write). A write that fails closes the socket; the close handler
     // fails the exchange, so no write callback is needed.
-    connection.socket.send(Buffer.from(requestFrame(call)), TEXT_FRAME);
+    sendRequestMessage(connection.socket, Buffer.from(requestFrame(call)));
     return exchange;
   }
 

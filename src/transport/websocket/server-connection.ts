@@ -13,7 +13,8 @@ import type { Dispatcher } from '../dispatcher.js';
 import { Inbound, type Endpoint, type InboundRequest } from '../endpoint.js';
 import { LazyAbort } from '../../core/lazy-abort.js';
 import { toEndpointError, type EndpointError } from '../endpoint-error.js';
-import { decodeRequestFrame, errorFrame, okFrame, TEXT_FRAME, type RawData } from './codec.js';
+import { decodeRequestFrame, errorFrame, frameBytes, okFrame, TEXT_FRAME, type RawData } from './codec.js';
+import { isLargePayload, largePayloadTurn } from '../../core/large-payload-turns.js';
 import { startPings } from './keepalive.js';
 import { StreamCork } from '../stream-cork.js';
 import { closeWithin } from '../close-within.js';
@@ -124,6 +125,9 @@ export class ServerConnection {
   private async serve(data: RawData, isBinary: boolean): Promise<void> {
     // Timed here only for the log line of a frame refused before dispatch (which times the rest).
     const arrived = this.dispatcher.logging ? performance.now() : 0;
+    // A large frame's decoding, then its serving, are heavy steps: each waits for its turn.
+    const large = isLargePayload(frameBytes(data));
+    if (large) await largePayloadTurn();
     const decoded = decodeRequestFrame(data, isBinary, this.config.limits.maxRequestBytes);
     if (!decoded.ok) return this.refuse(decoded.id, decoded.error, decoded.bytes, arrived);
     const frame = decoded.frame;
@@ -148,6 +152,7 @@ export class ServerConnection {
       },
       this.gone,
     );
+    if (large) await largePayloadTurn();
     try {
       if (endpoint.spec.streaming) await this.serveStream(endpoint, request);
       else await this.serveUnary(endpoint, request);
@@ -181,6 +186,8 @@ export class ServerConnection {
   private async serveUnary(endpoint: Endpoint, request: InboundRequest): Promise<void> {
     const outcome = await this.dispatcher.unary(request, endpoint);
     const result = outcome.kind === 'json' ? outcome.encoded.text : JSON.stringify(outcome.text);
+    // Encoding a large answer's frame as UTF-8 is the last heavy step.
+    if (outcome.kind === 'json' && isLargePayload(outcome.encoded.bytes)) await largePayloadTurn();
     await this.send(okFrame(request.requestId, result, true));
   }
 
