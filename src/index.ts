@@ -1,5 +1,8 @@
-// parley's public API. Generated pieces (types, validators, operation tables, typed clients,
-// handler interfaces) are also importable on their own: parley/types, parley/validators, ...
+// parley's public API: what users call (servers, clients, authenticators, model providers,
+// stores, metrics), the errors they catch, and the wire types. Generated pieces (types,
+// validators, operation tables, typed clients, handler interfaces) are also importable on their
+// own: parley/types, parley/validators, ... The pipeline's plumbing (endpoint tables, span
+// starts, stream items) is in parley/internal (src/internal.ts), which may change in any release.
 
 export { AgentServer, type AgentServerOptions, type StatePolicy } from './agent/agent-server.js';
 export { advertisedSchemes, type AdvertisedScheme } from './agent/agent-card.js';
@@ -17,8 +20,7 @@ export {
 } from './agent/handler.js';
 export type { SessionValues } from './agent/sessions.js';
 export { TaskCanceledError } from './agent/task-engine.js';
-export { taskCompletedEvent } from './agent/task-completed-event.js';
-export { AgentClient, TaskFailedError, transportForUrl, type AgentClientOptions } from './client/agent-client.js';
+export { AgentClient, TaskFailedError, type AgentClientOptions } from './client/agent-client.js';
 export type { AgentRegistrationOptions } from './agent/agent-registration.js';
 export {
   RegistryClient,
@@ -26,7 +28,7 @@ export {
   type RegistryCallStatus,
   type RegistryClientOptions,
 } from './client/registry-client.js';
-export { DEFAULT_MAX_CARD_BYTES, RegistryServer, type RegistryServerOptions } from './registry/registry-server.js';
+export { RegistryServer, type RegistryServerOptions } from './registry/registry-server.js';
 export { PrometheusMetrics, type MetricsOptions, type MetricsSource } from './observability/prometheus-metrics.js';
 export type { LogDestination, LogLevel, LogOptions, Logger, LoggerOption } from './observability/logger.js';
 export type { IndexKeys, MaybePromise, RegistryStore } from './registry/registry-store.js';
@@ -37,7 +39,6 @@ export { RedisRegistryStore } from './store/redis/redis-registry-store.js';
 export type { RedisConnectOptions } from './store/redis/redis-connection.js';
 export { RedisStoreError, type RedisStoreErrorCode } from './store/redis/redis-error.js';
 export type { IdempotencyBounds, IdempotencyRunner, IdempotencyStore } from './transport/idempotency-store.js';
-export { REGISTRY_STATUS } from './registry/status-texts.js';
 export type { Authenticator } from './auth/authenticator.js';
 export { ApiKeyAuthenticator, type ApiKeyAuthenticatorOptions } from './auth/api-key.js';
 export { AuthenticationError, type AuthenticationFailure } from './auth/authentication-error.js';
@@ -76,7 +77,7 @@ export {
   DEFAULT_STEP_TIMEOUT_MS,
 } from './llm/providers/step-call.js';
 export { Transport, type TransportOptions } from './transport/transport.js';
-export { createTransport, resolveTransportName, TRANSPORT_NAMES } from './transport/factory.js';
+export { createTransport, TRANSPORT_NAMES } from './transport/factory.js';
 export { createMountedTransport, type MountedAgentTransport } from './transport/http/express-adapter.js';
 export type { BindingCapabilities, Capabilities, Capability, TransportName } from './transport/capabilities.js';
 export {
@@ -89,7 +90,7 @@ export {
   type GrpcOptions,
   type TransportConfigOptions,
 } from './transport/config.js';
-export type { CallSpans, OutboundOptions } from './transport/outbound.js';
+export type { OutboundOptions } from './transport/outbound.js';
 export {
   type PayloadKind,
   TransportConnectionError,
@@ -100,7 +101,7 @@ export {
   TransportTimeoutError,
 } from './transport/errors.js';
 export { ConfigError, InvalidArgumentError, MissingDependencyError, StateError } from './core/errors.js';
-export type { Endpoint, EndpointTable, RequestContext, SpanHandle, SpanStart, StreamItem } from './transport/endpoint.js';
+export type { RequestContext, SpanHandle } from './transport/endpoint.js';
 export { EndpointError, type ApplicationErrorOptions } from './transport/endpoint-error.js';
 export { ERROR_STATUS } from '../generated/errors/error-status.js';
 export { TASK_STATES, TERMINAL_STATES, canTransition, isTerminal } from './core/task-state.js';
