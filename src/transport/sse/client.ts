@@ -7,7 +7,7 @@ import { TransportProtocolError } from '../errors.js';
 import { HttpClient, readText } from '../http/client.js';
 import { mapSocketError } from '../node-failures.js';
 import { errorFromResponse } from '../wire-errors.js';
-import { SseParser } from './sse-parser.js';
+import { SseParser } from './codec.js';
 
 const EVENT_STREAM = 'text/event-stream';
 

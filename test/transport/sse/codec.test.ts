@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { TransportLimitError, TransportProtocolError } from '../../../src/transport/errors.js';
 import { decodeEnvelope } from '../../../src/transport/sse/client.js';
-import { SseParser, type SseFrame } from '../../../src/transport/sse/sse-parser.js';
+import { SseParser, type SseFrame } from '../../../src/transport/sse/codec.js';
 
 function parseChunks(chunks: readonly (string | Buffer)[], cap = 1 << 20): { frames: string[]; unfinished: boolean } {
   const parser = new SseParser(cap);
