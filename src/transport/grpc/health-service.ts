@@ -8,7 +8,7 @@ import {
   HealthCheckResponse_ServingStatus as ServingStatus,
   type HealthCheckRequest,
 } from '../../../generated/proto/grpc/health/v1/health_pb.js';
-import { callStatusOf, type ReportEscaped } from './escaped-errors.js';
+import { callStatusOf, type ReportEscaped } from './call-status.js';
 import type { GrpcJsModule } from './load.js';
 
 export { ServingStatus };

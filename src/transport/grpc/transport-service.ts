@@ -24,7 +24,7 @@ import { type EndpointError, toEndpointError } from '../endpoint-error.js';
 import type { Slots } from '../slots.js';
 import { METADATA } from './codec.js';
 import { CallStatus, GrpcStatus } from './errors.js';
-import { callStatusOf } from './escaped-errors.js';
+import { callStatusOf } from './call-status.js';
 import type { GrpcJsModule } from './load.js';
 import { codecFor, type EnvelopeCodec } from './message-encoding.js';
 import type { CallContext, ReceivedMessage } from './refused-calls.js';

@@ -15,7 +15,7 @@ import { Inbound, NO_PARAMS, routeKey, type Endpoint, type InboundRequest } from
 import { EndpointError } from '../endpoint-error.js';
 import { TransportConnectionError } from '../errors.js';
 import { remoteErrorFrom } from '../wire-errors.js';
-import { findTarget } from './registry.js';
+import { findTarget } from './directory.js';
 import { extractCredentials } from '../../auth/credentials.js';
 import type { EncodedJson } from '../../core/json.js';
 import type { LazyAbort } from '../../core/lazy-abort.js';

@@ -1,7 +1,7 @@
 // Starting a runtime transport is registering its dispatcher under its URL.
 import type { TransportServer } from '../binding.js';
 import type { Dispatcher } from '../dispatcher.js';
-import { registerTarget, runtimeKey, unregisterTarget } from './registry.js';
+import { registerTarget, runtimeKey, unregisterTarget } from './directory.js';
 
 export class RuntimeServer implements TransportServer {
   private registered: { url: string; dispatcher: Dispatcher } | null = null;

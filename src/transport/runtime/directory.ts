@@ -1,4 +1,6 @@
-// The process-local directory of started runtime transports, keyed by URL.
+// The process-local directory of started runtime transports, keyed by URL: a client finds its
+// target's dispatcher here instead of opening a connection. (Named directory, not registry, so
+// it is not taken for src/registry/, the agent registry server.)
 import type { Dispatcher } from '../dispatcher.js';
 
 const targets = new Map<string, Dispatcher>();
