@@ -5,11 +5,7 @@
 // unregisters at stop, and keeps serving when the registry is down.
 import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { join } from 'node:path';
 import { registryOperations } from '../../generated/operations/registry.js';
 import { AgentServer } from '../../src/agent/agent-server.js';
 import { AgentClient } from '../../src/client/agent-client.js';
@@ -24,6 +20,7 @@ import { TransportConnectionError, TransportRemoteError } from '../../src/transp
 import { Fixture, failure, listenUrl, TRANSPORTS } from '../support/cross-transport.js';
 import { keyAuthenticator } from '../support/key-authenticator.js';
 import { card, startRegistry } from '../support/registry-harness.js';
+import { hasOpenssl, makeServerCertificate } from '../support/certificates.js';
 
 const RETRY = { retry: { maxAttempts: 3, initialBackoff: 0, maxBackoff: 0, jitter: 0 } };
 
@@ -33,45 +30,6 @@ const SECURE_URLS: Readonly<Record<string, string>> = {
   websocket: 'wss://127.0.0.1:0',
   grpc: 'grpcs://127.0.0.1:0',
 };
-
-function hasOpenssl(): boolean {
-  try {
-    execFileSync('openssl', ['version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** A self-signed certificate for 127.0.0.1, made for this test and removed after it. */
-function certificate(t: { after(fn: () => void): void }): { certfile: string; keyfile: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'parley-registry-tls-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const certfile = join(dir, 'cert.pem');
-  const keyfile = join(dir, 'key.pem');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=localhost',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1,DNS:localhost',
-      '-keyout',
-      keyfile,
-      '-out',
-      certfile,
-    ],
-    { stdio: 'ignore' },
-  );
-  return { certfile, keyfile };
-}
 
 /** Waits, between turns of the event loop, until `condition` holds; the test timeout bounds it. */
 async function until(condition: () => boolean | Promise<boolean>): Promise<void> {
@@ -156,11 +114,13 @@ for (const kind of TRANSPORTS) {
     test('over TLS: a client trusting the certificate registers and discovers; one that does not is refused', {
       skip: kind === 'runtime' ? 'runtime has no TLS' : !hasOpenssl() && 'openssl is not installed',
     }, async (t) => {
-      const tls = certificate(t);
+      const certificate = makeServerCertificate();
+      t.after(() => certificate.remove());
+      const tls = certificate.server;
       const h = await startRegistry(t, kind, {
         url: SECURE_URLS[kind],
         transportOptions: { tls },
-        clientOptions: { tls: { cafile: tls.certfile } },
+        clientOptions: { tls: { cafile: certificate.cafile } },
       });
       assert.match(h.url, /^(https|wss|grpcs):/);
       assert.deepEqual(await h.client.register(card('http://secure', 'secure')), { status: REGISTRY_STATUS.registered });

@@ -1,7 +1,8 @@
 // Certificates made at test time with Debian's openssl (installed by .ci/run), in a temporary
 // folder removed after the tests: a CA, a server certificate for 127.0.0.1 and localhost, one
 // for another host, an expired one, a client certificate, and a second CA nobody trusts with a
-// client certificate of its own. No key material is ever committed.
+// client certificate of its own; or, for a test that only needs a TLS server, just a CA and its
+// server certificate. No key material is ever committed.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -100,6 +101,35 @@ export function makeTestCertificates(): TestCertificates {
     client: makeLeaf(dir, 'client', ca, clientExt),
     untrustedCa,
     untrustedClient: makeLeaf(dir, 'untrusted-client', untrustedCa, clientExt),
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/** Whether openssl runs here: a test that needs certificates is skipped without it. */
+export function hasOpenssl(): boolean {
+  try {
+    execFileSync('openssl', ['version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export interface ServerCertificate {
+  /** The server's certificate (for 127.0.0.1 and localhost) and key. */
+  readonly server: KeyPair;
+  /** The CA that signed it: a client that trusts this file trusts the server. */
+  readonly cafile: string;
+  remove(): void;
+}
+
+/** A CA and one server certificate it signed, for a test that serves over TLS (two openssl runs). */
+export function makeServerCertificate(): ServerCertificate {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-server-cert-'));
+  const ca = makeCa(dir, 'ca');
+  return {
+    server: makeLeaf(dir, 'server', ca, 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n'),
+    cafile: ca.certfile,
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
 }

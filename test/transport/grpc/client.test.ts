@@ -2,12 +2,8 @@
 // client for the JSON codec, and against an independent @grpc/grpc-js server that reads and
 // writes the spec's pass-through JSON messages, for the status-to-error mapping.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { createServer as createHttp2Server } from 'node:http2';
 import { createServer as createNetServer, type Socket } from 'node:net';
-import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, it } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
@@ -40,6 +36,7 @@ import {
   serveGrpc,
 } from '../../support/grpc-peers.js';
 import { collect } from '../../support/async.js';
+import { hasOpenssl, makeServerCertificate } from '../../support/certificates.js';
 
 /** The shared client pipeline over `grpcClient`, to `url`, without credentials or tracing. */
 function outboundOver(url: string, config: ResolvedConfig, grpcClient: GrpcClient): Outbound {
@@ -365,34 +362,12 @@ describe('lifecycle', () => {
   });
 
   it('serves grpcs: with the TLS settings', { skip: !hasOpenssl() && 'openssl is not installed' }, async (t) => {
-    const dir = mkdtempSync(join(tmpdir(), 'parley-grpcs-'));
-    t.after(() => rmSync(dir, { recursive: true, force: true }));
-    const certfile = join(dir, 'cert.pem');
-    const keyfile = join(dir, 'key.pem');
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=localhost',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1,DNS:localhost',
-        '-keyout',
-        keyfile,
-        '-out',
-        certfile,
-      ],
-      { stdio: 'ignore' },
-    );
+    const certificate = makeServerCertificate();
+    t.after(() => certificate.remove());
+    const { certfile, keyfile } = certificate.server;
     const server = await serve(t, 'grpcs://127.0.0.1:0', { tls: { certfile, keyfile } });
     assert.match(server.url, /^grpcs:/);
-    const trusting = await client(t, 'grpc', server.url, { tls: { cafile: certfile } });
+    const trusting = await client(t, 'grpc', server.url, { tls: { cafile: certificate.cafile } });
     assert.deepEqual(await trusting.unary(ops.sendTask, { id: 'tls' }), { id: 'tls', state: 'completed' });
     assert.equal((await collect(trusting.stream(ops.streamTask, { id: 'tls-s' }))).length, 3);
     const untrusting = await client(t, 'grpc', server.url);
@@ -407,15 +382,6 @@ async function serve(t: { after(fn: () => unknown): void }, url: string, options
   await transport.start(agentEndpoints().endpoints);
   t.after(() => transport.stop());
   return transport;
-}
-
-function hasOpenssl(): boolean {
-  try {
-    execFileSync('openssl', ['version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 interface Received {

@@ -1,10 +1,6 @@
 // The parley sse client against the parley sse server, over real sockets: events in order,
 // errors in the taxonomy, unary calls exactly as on http, health, stream slots, and TLS.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { AgentOperationsClient } from '../../../generated/clients/agent.js';
 import { agentOperations } from '../../../generated/operations/agent.js';
@@ -16,6 +12,7 @@ import { createTransport } from '../../../src/transport/factory.js';
 import type { Transport } from '../../../src/transport/transport.js';
 import { aborted, deferred, type Deferred, endpointTable, nextTurn, startServer, taskEvents } from '../../support/sse-peers.js';
 import { collect } from '../../support/async.js';
+import { makeServerCertificate, type ServerCertificate } from '../../support/certificates.js';
 
 const TIMEOUT = { timeout: 20_000 };
 const task: Task = { id: 'task-1', messages: [] };
@@ -373,46 +370,22 @@ describe('sse cancellation while a stream is open', TIMEOUT, () => {
 });
 
 describe('sse over https', TIMEOUT, () => {
-  let dir: string;
+  let certificate: ServerCertificate;
   let server: Transport;
   let client: Transport;
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'parley-sse-tls-'));
-    const certfile = join(dir, 'cert.pem');
-    const keyfile = join(dir, 'key.pem');
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=127.0.0.1',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1',
-        '-keyout',
-        keyfile,
-        '-out',
-        certfile,
-      ],
-      { stdio: 'ignore' },
-    );
+    certificate = makeServerCertificate();
+    const { certfile, keyfile } = certificate.server;
     server = await createTransport('sse', 'https://127.0.0.1:0', { tls: { certfile, keyfile } });
     await server.start(endpointTable());
-    client = await createTransport('sse', server.url, { tls: { cafile: certfile } });
+    client = await createTransport('sse', server.url, { tls: { cafile: certificate.cafile } });
   });
 
   after(async () => {
     await client?.stop();
     await server?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    certificate?.remove();
   });
 
   it('streams over TLS with the server certificate trusted through cafile', async () => {

@@ -2,10 +2,6 @@
 // the data connection, control-plane calls beside a running stream, handshake
 // authentication, TLS, and the server's lifecycle.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { InvalidArgumentError } from '../../../src/core/errors.js';
 import { createTransport } from '../../../src/transport/factory.js';
@@ -13,6 +9,7 @@ import { TransportConnectionError, TransportLimitError, TransportRemoteError } f
 import { client, ops, rejection, serve, table, unary, waitFor } from '../../support/transport-fixtures.js';
 import { agentTable, RawPeer, testAuthenticator } from '../../support/websocket-peers.js';
 import { collect } from '../../support/async.js';
+import { hasOpenssl, makeServerCertificate } from '../../support/certificates.js';
 
 describe('websocket client and server', () => {
   it('round-trips a unary call and a stream', async (t) => {
@@ -167,34 +164,12 @@ describe('websocket client and server', () => {
   });
 
   it('serves wss: with the TLS settings', { skip: !hasOpenssl() && 'openssl is not installed' }, async (t) => {
-    const dir = mkdtempSync(join(tmpdir(), 'parley-wss-'));
-    t.after(() => rmSync(dir, { recursive: true, force: true }));
-    const certfile = join(dir, 'cert.pem');
-    const keyfile = join(dir, 'key.pem');
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=localhost',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1,DNS:localhost',
-        '-keyout',
-        keyfile,
-        '-out',
-        certfile,
-      ],
-      { stdio: 'ignore' },
-    );
+    const certificate = makeServerCertificate();
+    t.after(() => certificate.remove());
+    const { certfile, keyfile } = certificate.server;
     const server = await serve(t, 'websocket', 'wss://127.0.0.1:0', agentTable().endpoints, { tls: { certfile, keyfile } });
     assert.match(server.url, /^wss:/);
-    const trusting = await client(t, 'websocket', server.url, { tls: { cafile: certfile } });
+    const trusting = await client(t, 'websocket', server.url, { tls: { cafile: certificate.cafile } });
     assert.deepEqual(await trusting.unary(ops.sendTask, { id: 'tls' }), { id: 'tls', state: 'completed' });
     assert.equal((await collect(trusting.stream(ops.streamTask, { id: 'tls-stream' }))).length, 3);
     const untrusting = await client(t, 'websocket', server.url);
@@ -203,12 +178,3 @@ describe('websocket client and server', () => {
     assert.equal(error.retryable, false);
   });
 });
-
-function hasOpenssl(): boolean {
-  try {
-    execFileSync('openssl', ['version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
