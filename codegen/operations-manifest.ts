@@ -27,6 +27,8 @@ export interface OperationEntry {
 export interface OperationsManifest {
   readonly service: string;
   readonly description: string;
+  /** Fixed `status` texts the service answers with, by name (emitted as `<SERVICE>_STATUS`). */
+  readonly statusTexts?: Readonly<Record<string, string>>;
   readonly operations: readonly OperationEntry[];
 }
 

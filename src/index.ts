@@ -37,7 +37,7 @@ export { RedisRegistryStore } from './store/redis/redis-registry-store.js';
 export type { RedisConnectOptions } from './store/redis/redis-connection.js';
 export { RedisStoreError, type RedisStoreErrorCode } from './store/redis/redis-error.js';
 export type { IdempotencyBounds, IdempotencyRunner, IdempotencyStore } from './transport/idempotency-store.js';
-export { REGISTRY_STATUS } from './registry/status-texts.js';
+export { REGISTRY_STATUS } from '../generated/operations/registry.js';
 export type { Authenticator } from './auth/authenticator.js';
 export { ApiKeyAuthenticator, type ApiKeyAuthenticatorOptions } from './auth/api-key.js';
 export { AuthenticationError, type AuthenticationFailure } from './auth/authentication-error.js';
