@@ -61,7 +61,7 @@ export type ${service}OperationName = keyof typeof ${constName};
 export const ${manifest.service}Routes: ReadonlyMap<string, OperationSpec> = new Map(
   Object.values(${constName}).map((op) => [\`\${op.method} \${op.path}\`, op]),
 );
-`;
+${statusTextsModule(manifest)}`;
 
   const handlerLines = signatures.map(({ op, requestType, responseType, hasInput }) => {
     const input = hasInput ? `request: ${requestType}, ` : '';
@@ -202,6 +202,23 @@ export interface OperationInvoker {
   stream(spec: OperationSpec, request: unknown, options?: CallOptions): AsyncIterable<unknown>;
 }
 `;
+
+/**
+ * The manifest's fixed \`status\` texts as one constant (\`REGISTRY_STATUS\` for the registry):
+ * the server answers with them and clients compare against them, so they come from the manifest
+ * like every other wire text. Nothing when the manifest has none.
+ */
+function statusTextsModule(manifest: OperationsManifest): string {
+  const texts = manifest.statusTexts;
+  if (!texts) return '';
+  const rows = Object.entries(texts).map(([name, text]) => `  ${name}: ${JSON.stringify(text)},`);
+  return `
+/** The fixed \`status\` texts ${article(manifest.service)} ${manifest.service} server answers with; clients compare against them. */
+export const ${manifest.service.toUpperCase()}_STATUS = {
+${rows.join('\n')}
+} as const;
+`;
+}
 
 function article(word: string): string {
   return /^[aeiou]/i.test(word) ? 'an' : 'a';

@@ -2,31 +2,25 @@
 // retry eligibility, handler interfaces and typed clients all come from.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { OperationSpec } from '../generated/operations/spec.js';
 import { listFiles } from './output-tree.js';
 
-export interface OperationEntry {
-  readonly name: string;
-  readonly specName: string;
-  readonly summary: string;
-  readonly method: 'GET' | 'POST' | 'DELETE' | 'PUT';
-  readonly path: string;
-  readonly request: string | null;
-  readonly query: string | null;
-  readonly response: string | null;
-  readonly responseContentType: string;
-  readonly idempotent: boolean;
-  readonly streaming: boolean;
-  readonly public: boolean;
-  readonly controlPlane: boolean;
-  readonly availability: string;
-  readonly idempotencyKeyFrom: readonly string[];
+/**
+ * One operation as a manifest writes it: the row of the generated table (OperationSpec, whose
+ * declaration codegen/emit-operations.ts writes once) before codegen adds its service and
+ * resolves its fallback to a route. Read from the generated file, so the fields are declared in
+ * one place; the import is type-only, so codegen still runs (under tsx) when generated/ is stale.
+ */
+export type OperationEntry = Omit<OperationSpec, 'service' | 'fallback'> & {
   /** Streaming operations: the unary operation a peer that cannot stream answers instead. */
   readonly fallback?: string;
-}
+};
 
 export interface OperationsManifest {
   readonly service: string;
   readonly description: string;
+  /** Fixed `status` texts the service answers with, by name (emitted as `<SERVICE>_STATUS`). */
+  readonly statusTexts?: Readonly<Record<string, string>>;
   readonly operations: readonly OperationEntry[];
 }
 

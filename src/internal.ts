@@ -20,6 +20,6 @@ export { resolveTransportName } from './transport/factory.js';
 /** @internal The final event of a task stream, made from the finished task. */
 export { taskCompletedEvent } from './agent/task-completed-event.js';
 /** @internal The status texts a registry answers register, unregister and heartbeat with. */
-export { REGISTRY_STATUS } from './registry/status-texts.js';
+export { REGISTRY_STATUS } from '../generated/operations/registry.js';
 /** @internal The default largest card a registry stores (64 KiB of JSON). */
 export { DEFAULT_MAX_CARD_BYTES } from './registry/registry-server.js';

@@ -186,3 +186,11 @@ export type RegistryOperationName = keyof typeof registryOperations;
 export const registryRoutes: ReadonlyMap<string, OperationSpec> = new Map(
   Object.values(registryOperations).map((op) => [`${op.method} ${op.path}`, op]),
 );
+
+/** The fixed `status` texts a registry server answers with; clients compare against them. */
+export const REGISTRY_STATUS = {
+  registered: "agent registered successfully",
+  unregistered: "agent unregistered successfully",
+  heartbeat: "agent heartbeat recorded",
+  notFound: "agent not found",
+} as const;

@@ -20,7 +20,7 @@ import {
 } from '../../generated/proto/lf/a2a/v1/a2a_pb.js';
 import { toJson } from '@bufbuild/protobuf';
 import { nowIso } from '../core/clock.js';
-import { prepareTask, transition } from '../agent/task-record.js';
+import { prepareTask, transition } from '../core/task-lifecycle.js';
 import { createTransport } from '../transport/factory.js';
 import type { Transport, TransportOptions } from '../transport/transport.js';
 import { A2A_CALL_SPANS } from './a2a-spans.js';

@@ -7,7 +7,7 @@ import { agentOperations } from '../../generated/operations/agent.js';
 import type { OperationSpec } from '../../generated/operations/spec.js';
 import { encodeNormalizedJson, PreEncoded } from '../core/json.js';
 import type { Authenticator } from '../auth/authenticator.js';
-import type { CardIdentity } from '../agent/agent-card.js';
+import type { CardIdentity } from '../core/card-identity.js';
 import { routeKey, type Endpoint } from '../transport/endpoint.js';
 import type { RawHttpBody } from '../transport/http/raw-body.js';
 import { A2A_SPAN_START } from './a2a-spans.js';

@@ -4,7 +4,7 @@
 import { create, toJson, type JsonObject } from '@bufbuild/protobuf';
 import { AgentCardSchema } from '../../generated/proto/lf/a2a/v1/a2a_pb.js';
 import type { Authenticator } from '../auth/authenticator.js';
-import type { CardIdentity } from '../agent/agent-card.js';
+import type { CardIdentity } from '../core/card-identity.js';
 import { securityToA2a } from './security-schemes.js';
 
 /** The A2A protocol version this boundary speaks. */

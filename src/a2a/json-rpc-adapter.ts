@@ -23,8 +23,7 @@ import {
 } from '../../generated/proto/lf/a2a/v1/a2a_pb.js';
 import { newId } from '../core/ids.js';
 import { isTerminal } from '../core/task-state.js';
-import { transition } from '../agent/task-record.js';
-import type { TaskEngine } from '../agent/task-engine.js';
+import { transition } from '../core/task-lifecycle.js';
 import type { RequestContext, SpanHandle } from '../transport/endpoint.js';
 import { EndpointError } from '../transport/endpoint-error.js';
 import type { RawHttpBody } from '../transport/http/raw-body.js';
@@ -49,11 +48,13 @@ import { checkMediaType, checkVersion } from './service-parameters.js';
 import { stateFromA2a } from './task-states.js';
 import { INBOUND_KEY, statusTime, taskToA2aJson, type InboundRecord } from './tasks.js';
 import { TaskIndexFullError, TaskQuotaError, type IndexedTask, type TaskIndex, type TaskScope } from './task-index.js';
+import type { TaskRunner } from './task-runner.js';
 import type { PreEncoded } from '../core/json.js';
 import { RedisStoreError } from '../store/redis/redis-error.js';
 
 export interface A2aAdapterOptions {
-  readonly engine: TaskEngine;
+  /** Runs the tasks SendMessage submits and cancels them; the agent server hands in its engine. */
+  readonly engine: TaskRunner;
   /** Where tasks are remembered; default an in-memory index (1 hour, 1,024 tasks). */
   readonly index?: TaskIndex;
   /** Signs ListTasks page tokens; replicas sharing an index share it. Default: made per process. */
@@ -83,7 +84,7 @@ interface Method {
 
 export class A2aAdapter {
   readonly index: TaskIndex;
-  private readonly engine: TaskEngine;
+  private readonly engine: TaskRunner;
   private readonly tokens: PageTokens;
   private readonly methods: ReadonlyMap<string, Method>;
   private readonly cancelElsewhere: A2aAdapterOptions['cancelElsewhere'];

@@ -5,7 +5,7 @@ import { create, toJson, type JsonObject } from '@bufbuild/protobuf';
 import { timestampDate, timestampFromMs } from '@bufbuild/protobuf/wkt';
 import type { Message as NativeMessage, Task as NativeTask } from '../../generated/types/index.js';
 import { TaskSchema, TaskState, type Task } from '../../generated/proto/lf/a2a/v1/a2a_pb.js';
-import { transition } from '../agent/task-record.js';
+import { transition } from '../core/task-lifecycle.js';
 import { artifactFromA2a, artifactToA2a } from './artifacts.js';
 import { messageFromA2a, messageToA2a } from './messages.js';
 import { a2aStateName, stateFromA2a, stateToA2a } from './task-states.js';

@@ -4,15 +4,8 @@
 // keys, so the public A2A card can translate the same list.
 import type { AgentCard, SecurityScheme } from '../../generated/types/index.js';
 import type { Authenticator } from '../auth/authenticator.js';
+import type { CardIdentity } from '../core/card-identity.js';
 import type { Transport } from '../transport/transport.js';
-
-export interface CardIdentity {
-  readonly name: string;
-  readonly description?: string;
-  readonly role?: string;
-  readonly tags?: readonly string[];
-  readonly version?: string;
-}
 
 /** Version of the native wire contract the interface speaks (svc.transport.v1). */
 const NATIVE_PROTOCOL_VERSION = '1';

@@ -9,7 +9,7 @@ import type { AgentCard } from '../../generated/types/index.js';
 import { RegistryClient, type RegistryCallStatus, type RegistryClientOptions } from '../client/registry-client.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import type { OutboundOptions } from '../transport/outbound.js';
-import { REGISTRY_STATUS } from '../registry/status-texts.js';
+import { REGISTRY_STATUS } from '../../generated/operations/registry.js';
 
 export interface AgentRegistrationOptions {
   /** The registry's URL (`http://...`, `ws://...`, `grpc://...`, `runtime://...`). */

@@ -2,16 +2,9 @@
 // function, or an async generator that yields stream events as it works; either way the
 // engine records state transitions, attaches messages and artifacts, and streams events to
 // clients that asked for a stream.
-import type {
-  Artifact,
-  Message,
-  Task,
-  TaskLlmStreamEvent,
-  TaskToolCallEvent,
-  TaskToolResultEvent,
-  ToolCall,
-} from '../../generated/types/index.js';
+import type { Artifact, Message, Task, ToolCall } from '../../generated/types/index.js';
 import type { LanguageModel } from '../llm/language-model.js';
+import type { LoopEvent, LoopMessage } from '../llm/loop-events.js';
 import type { ModelLoopResult } from '../llm/model-loop.js';
 import type { RequestContext } from '../transport/endpoint.js';
 import type { ConverseOptions } from './model-setup.js';
@@ -25,8 +18,11 @@ export type ArtifactInput = Omit<Artifact, 'id' | 'parts'> &
     text?: string;
   };
 
-/** A message as a handler writes it: text alone, or a message without id and timestamp. */
-export type MessageInput = string | (Omit<Message, 'id' | 'role'> & Partial<Pick<Message, 'id' | 'role'>>);
+/**
+ * A message as a handler writes it: text alone, or a message without id and timestamp. The
+ * same shape the model loop hands over (llm/loop-events.ts), so the engine keeps both alike.
+ */
+export type MessageInput = LoopMessage;
 
 /** What a handler returns. */
 export interface TaskOutcome {
@@ -48,18 +44,13 @@ export interface TaskOutcome {
 // biome-ignore lint/suspicious/noConfusingVoidType: a handler that returns nothing (an async function without return) is typed void, and must fit.
 export type HandlerOutput = string | TaskOutcome | void | undefined;
 
-/** Events a handler may yield or emit while it works; the engine stamps task id and time. */
-export type AgentEvent =
-  | Omit<TaskLlmStreamEvent, 'task_id' | 'timestamp'>
-  | Omit<TaskToolCallEvent, 'task_id' | 'timestamp'>
-  | (Omit<TaskToolResultEvent, 'task_id' | 'timestamp' | 'tool_result'> & { tool_result: ToolOutput });
+/**
+ * Events a handler may yield or emit while it works; the engine stamps task id and time. The
+ * model loop's own events (llm/loop-events.ts): a handler streams what the loop streams.
+ */
+export type AgentEvent = LoopEvent;
 
-/** Tool output in any of the forms tools tend to produce; it is sent as `call_id`, `result`, `error`. */
-export interface ToolOutput {
-  readonly call_id: string;
-  readonly result?: unknown;
-  readonly error?: unknown;
-}
+export type { ToolOutput } from '../llm/loop-events.js';
 
 /** What a handler may change about one model run (the agent's tools, instructions and budget otherwise). */
 export type RunModelOptions = Omit<ConverseOptions, 'signal' | 'observer' | 'onRun'> & {

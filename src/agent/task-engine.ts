@@ -20,7 +20,8 @@ import type { AgentEvent, AgentHandler, HandlerOutput, TaskOutcome } from './han
 import type { ModelSetup } from './model-setup.js';
 import { RunContext, type EventSink, type Run } from './task-context.js';
 import { taskCompletedEvent } from './task-completed-event.js';
-import { prepareTask, settleFinishedTask, transition, writeFinishedTask, writeHoldingTask } from './task-record.js';
+import { settleFinishedTask, writeFinishedTask, writeHoldingTask } from './task-record.js';
+import { prepareTask, transition } from '../core/task-lifecycle.js';
 import type { SessionStore } from './sessions.js';
 
 /** How many tasks the engine knows of, by state: the active ones and the recently finished ones. */

@@ -1,32 +1,13 @@
-// Building and updating the task a run works on: defaults filled in, transitions recorded.
-import type { Artifact, Message, Task, TaskState } from '../../generated/types/index.js';
+// The engine's own bookkeeping for the task a run works on: messages and artifacts built from what a
+// handler hands over. The rules any holder of a task follows (defaults, transitions) live in
+// core/task-lifecycle.ts.
+import type { Artifact, Message, Task } from '../../generated/types/index.js';
 import { nowIso } from '../core/clock.js';
 import { newId } from '../core/ids.js';
 import { isPlainJson, normalizeJson, type EncodedJson } from '../core/json.js';
 import { WRITE_APART_LENGTH, stringifyWithLongStrings, type LongStringSpot } from '../core/json-long-strings.js';
 import { merge } from '../core/objects.js';
 import type { ArtifactInput, MessageInput } from './handler.js';
-
-/** Fills in every default of a submitted task, in place: the engine owns the object. */
-export function prepareTask(task: Task, now = nowIso()): Task {
-  task.state ??= 'submitted';
-  task.messages ??= [];
-  for (const message of task.messages) {
-    message.id ??= newId();
-    message.timestamp ??= now;
-  }
-  task.artifacts ??= [];
-  task.metadata ??= {};
-  task.metadata.state_history ??= [];
-  task.created_at ??= now;
-  return task;
-}
-
-export function transition(task: Task, state: TaskState, reason?: string | null, timestamp = nowIso()): void {
-  task.state = state;
-  const history = (task.metadata ??= {}).state_history ?? (task.metadata.state_history = []);
-  history.push(reason ? { state, timestamp, reason } : { state, timestamp });
-}
 
 /** Text of the latest user message, its text parts joined by newlines. */
 export function latestUserText(task: Task): string {

@@ -2,7 +2,7 @@
 // fetched from a running agent, and prints the registry's answer. Exits 1 when the registry
 // refused the card (the reason names the field) or could not be reached.
 import type { AgentCard } from '../../generated/types/index.js';
-import { REGISTRY_STATUS } from '../registry/status-texts.js';
+import { REGISTRY_STATUS } from '../../generated/operations/registry.js';
 import { agentClient } from './agent-target.js';
 import { parseCommandArgs, type OptionSpecs } from './args.js';
 import { errorFields, EXIT, printJson, reportRemoteFailure } from './output.js';

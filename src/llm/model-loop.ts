@@ -11,9 +11,9 @@ import type { LlmRun, LlmUsage, Message, Part } from '../../generated/types/inde
 import { InvalidArgumentError } from '../core/errors.js';
 import { newId } from '../core/ids.js';
 import { normalizeJson } from '../core/json.js';
-import type { AgentEvent, MessageInput } from '../agent/handler.js';
 import { compactHistory, countTokens } from './history-compaction.js';
 import { estimateTokens, type ChatTurn, type LanguageModel, type ModelToolCall, type TokenCounter } from './language-model.js';
+import type { LoopEvent, LoopMessage } from './loop-events.js';
 import { RunBudgetError } from './model-error.js';
 import type { Tool } from './tool.js';
 
@@ -38,14 +38,14 @@ export const DEFAULT_RUN_BUDGET: Required<RunBudget> = Object.freeze({
 
 /** Where the loop reports what it does: a task (TaskContext is one), or nothing for a chat. */
 export interface ModelLoopObserver {
-  emit(event: AgentEvent): void;
+  emit(event: LoopEvent): void;
   /**
    * A text chunk of a model step (`task_llm_stream`, `final: false`), when the observer can
    * send one cheaper than through emit: its shape is fixed, and there is one a token. Without
    * it, chunks go to emit.
    */
   text?(chunk: ModelTextChunk): void;
-  message(message: MessageInput): Message;
+  message(message: LoopMessage): Message;
   /** Null while the reader keeps up; else the loop stops reading the model until this settles. */
   room?(): Promise<void> | null;
 }

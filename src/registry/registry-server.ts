@@ -20,7 +20,7 @@ import { buildRegistryEndpoints } from './registry-endpoints.js';
 import { registryOperations } from '../../generated/operations/registry.js';
 import { MAX_FILTER_VALUES, type RegistryStore } from './registry-store.js';
 import { renderRegistryStatusPage } from './status-page.js';
-import { REGISTRY_STATUS } from './status-texts.js';
+import { REGISTRY_STATUS } from '../../generated/operations/registry.js';
 import { isRedisUrl } from '../store/redis/redis-connection.js';
 import { RedisRegistryStore } from '../store/redis/redis-registry-store.js';
 

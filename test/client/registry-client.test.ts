@@ -13,7 +13,7 @@ import { RegistryClient } from '../../src/client/registry-client.js';
 import { MemoryRegistryStore } from '../../src/registry/memory-store.js';
 import { RegistryServer } from '../../src/registry/registry-server.js';
 import type { RegistryStore } from '../../src/registry/registry-store.js';
-import { REGISTRY_STATUS } from '../../src/registry/status-texts.js';
+import { REGISTRY_STATUS } from '../../generated/operations/registry.js';
 import { routeKey, type Endpoint } from '../../src/transport/endpoint.js';
 import { EndpointError } from '../../src/transport/endpoint-error.js';
 import { TransportConnectionError, TransportRemoteError } from '../../src/transport/errors.js';

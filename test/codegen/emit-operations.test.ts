@@ -1,10 +1,13 @@
 // The operation emitter: a stream's `fallback` becomes the route of the operation it names,
-// and a fallback that cannot stand in for the stream stops the generator.
+// and a fallback that cannot stand in for the stream stops the generator; a manifest's
+// `statusTexts` become its `<SERVICE>_STATUS` constant.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { emitOperationFiles } from '../../codegen/emit-operations.js';
 import type { OperationEntry, OperationsManifest } from '../../codegen/operations-manifest.js';
 import { agentOperations } from '../../generated/operations/agent.js';
+import { REGISTRY_STATUS } from '../../generated/operations/registry.js';
+import { readFileSync } from 'node:fs';
 
 const base = {
   summary: 'x',
@@ -66,4 +69,12 @@ test('a fallback that cannot stand in for the stream stops the generator', () =>
       label,
     );
   }
+});
+
+test('the registry status texts are generated from its manifest, and only a manifest with texts gets the constant', () => {
+  const registry = JSON.parse(readFileSync(new URL('../../schemas/operations/registry.json', import.meta.url), 'utf8'));
+  assert.deepEqual({ ...REGISTRY_STATUS }, registry.statusTexts);
+  const withTexts = emitOperationFiles({ ...manifest(submit), statusTexts: { done: 'work done' } }, []);
+  assert.match(withTexts.operations, /export const REGISTRY_STATUS = \{\n {2}done: "work done",\n\} as const;/);
+  assert.doesNotMatch(emitOperationFiles(manifest(submit), []).operations, /_STATUS/);
 });

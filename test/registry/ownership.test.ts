@@ -6,7 +6,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiKeyAuthenticator } from '../../src/auth/api-key.js';
-import { REGISTRY_STATUS } from '../../src/registry/status-texts.js';
+import { REGISTRY_STATUS } from '../../generated/operations/registry.js';
 import { failure } from '../support/cross-transport.js';
 import { card, startRegistry, type TransportKind } from '../support/registry-harness.js';
 

@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AgentCard } from '../../generated/types/index.js';
 import { validate } from '../../generated/validators/index.js';
-import { REGISTRY_STATUS } from '../../src/registry/status-texts.js';
+import { REGISTRY_STATUS } from '../../generated/operations/registry.js';
 import { TransportLimitError, TransportRemoteError } from '../../src/transport/errors.js';
 import { failure } from '../support/cross-transport.js';
 import { card, startRegistry, STORE_KINDS, TRANSPORTS, urlsOf, type RegistryHarness } from '../support/registry-harness.js';

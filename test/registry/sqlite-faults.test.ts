@@ -12,7 +12,7 @@ import Database from 'better-sqlite3';
 import { RegistryClient } from '../../src/client/registry-client.js';
 import { SqliteRegistryStore } from '../../src/registry/sqlite-store.js';
 import { RegistryStoreError } from '../../src/registry/store-error.js';
-import { REGISTRY_STATUS } from '../../src/registry/status-texts.js';
+import { REGISTRY_STATUS } from '../../generated/operations/registry.js';
 import { failure } from '../support/cross-transport.js';
 import { card } from '../support/registry-harness.js';
 import { failedStart, startRegistryProcess, type RegistryProcess } from './registry-process.js';

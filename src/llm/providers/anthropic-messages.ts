@@ -8,18 +8,10 @@ import type { LlmUsage } from '../../../generated/types/index.js';
 import { ConfigError, importOptional } from '../../core/errors.js';
 import type { ChatTurn, CompletionOptions, LanguageModel, ModelEvent, ModelRequest } from '../language-model.js';
 import { ModelError, modelErrorForStatus, retryAfterMs } from '../model-error.js';
-import {
-  DEFAULT_MODEL_RETRY,
-  StepCall,
-  decodeArguments,
-  firstByteTimeout,
-  interrupted,
-  scrubKey,
-  stepDeadlines,
-  type StepDeadlines,
-} from './step-call.js';
+import { StepCall, decodeArguments, firstByteTimeout, interrupted, scrubKey, type StepDeadlines } from './step-call.js';
 import { lazyLoader } from '../../core/lazy-import.js';
 import { answerText, textDeltas } from './model-text.js';
+import { providerBasics, type ProviderOptions } from './provider-options.js';
 
 type AnthropicModule = typeof import('@anthropic-ai/sdk');
 type AnthropicClient = InstanceType<AnthropicModule['Anthropic']>;
@@ -28,27 +20,17 @@ type CreateParams = import('@anthropic-ai/sdk').Anthropic.MessageCreateParamsStr
 
 const PROVIDER = 'anthropic';
 
-export interface AnthropicMessagesOptions {
+export interface AnthropicMessagesOptions extends ProviderOptions {
   /** Model name: `claude-sonnet-4-5`, ... */
   readonly model: string;
   /** Default: ANTHROPIC_API_KEY. */
   readonly apiKey?: string;
   /** Default: ANTHROPIC_BASE_URL, else Anthropic's own API. */
   readonly baseUrl?: string;
-  /** Per model step, from the request to the last event. Default 300000 (five minutes). */
-  readonly timeoutMs?: number;
-  /** How long each attempt waits for the answer to begin (response headers). Default 60000. */
-  readonly firstByteTimeoutMs?: number;
-  /** How long a begun answer may go without an event before the step fails. Default 30000. */
-  readonly idleTimeoutMs?: number;
   /** Retry of 408, 429, 5xx (529 overloaded too) and lost connections before any output. Default: 3 attempts. */
   readonly retry?: Partial<Retry>;
-  /** Tokens of context the model reads at most; the model loop compacts the history above it. */
-  readonly contextTokens?: number;
   /** `max_tokens` of each answer, which this API requires. Default 4096. */
   readonly maxOutputTokens?: number;
-  readonly temperature?: number;
-  readonly headers?: Readonly<Record<string, string>>;
 }
 
 const loadAnthropic = lazyLoader(() => importOptional<AnthropicModule>('@anthropic-ai/sdk', 'the anthropic model provider'));
@@ -62,11 +44,12 @@ export class AnthropicMessagesModel implements LanguageModel {
   private client: Promise<{ sdk: AnthropicModule; client: AnthropicClient }> | null = null;
 
   constructor(private readonly options: AnthropicMessagesOptions) {
-    if (!options.model) throw new ConfigError('model', options.model, 'must name the model');
-    this.name = options.model;
-    this.contextTokens = options.contextTokens;
-    this.retry = { ...DEFAULT_MODEL_RETRY, ...options.retry };
-    this.deadlines = stepDeadlines(options);
+    ({
+      name: this.name,
+      contextTokens: this.contextTokens,
+      retry: this.retry,
+      deadlines: this.deadlines,
+    } = providerBasics(options));
     const key = options.apiKey ?? process.env.ANTHROPIC_API_KEY;
     if (!key) throw new ConfigError('apiKey', '(not set)', 'set ANTHROPIC_API_KEY or pass apiKey');
     this.apiKey = key;

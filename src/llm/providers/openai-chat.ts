@@ -10,18 +10,10 @@ import { ConfigError, importOptional } from '../../core/errors.js';
 import type { ChatTurn, CompletionOptions, LanguageModel, ModelEvent, ModelRequest, TokenCounter } from '../language-model.js';
 import { ModelError, modelErrorForStatus, retryAfterMs } from '../model-error.js';
 import { tiktokenCounter } from '../tokenizer.js';
-import {
-  DEFAULT_MODEL_RETRY,
-  StepCall,
-  decodeArguments,
-  firstByteTimeout,
-  interrupted,
-  scrubKey,
-  stepDeadlines,
-  type StepDeadlines,
-} from './step-call.js';
+import { StepCall, decodeArguments, firstByteTimeout, interrupted, scrubKey, type StepDeadlines } from './step-call.js';
 import { lazyLoader } from '../../core/lazy-import.js';
 import { answerText, textDeltas } from './model-text.js';
+import { providerBasics, type ProviderOptions } from './provider-options.js';
 
 type OpenAIModule = typeof import('openai');
 type OpenAIClient = InstanceType<OpenAIModule['OpenAI']>;
@@ -30,31 +22,18 @@ type ChatChunk = import('openai').OpenAI.Chat.ChatCompletionChunk;
 
 const PROVIDER = 'openai';
 
-export interface OpenAIChatOptions {
+export interface OpenAIChatOptions extends ProviderOptions {
   /** Model name as the server knows it: `gpt-4o-mini`, `llama3.2`, ... */
   readonly model: string;
   /** Default: OPENAI_API_KEY. A local server (a `baseUrl`) needs none. */
   readonly apiKey?: string;
   /** Default: OPENAI_BASE_URL, else OpenAI's own API. */
   readonly baseUrl?: string;
-  /** Per model step, from the request to the last chunk. Default 300000 (five minutes). */
-  readonly timeoutMs?: number;
-  /** How long each attempt waits for the answer to begin (response headers). Default 60000. */
-  readonly firstByteTimeoutMs?: number;
-  /** How long a begun answer may go without a chunk before the step fails. Default 30000. */
-  readonly idleTimeoutMs?: number;
-  /** Retry of 408, 429, 5xx and lost connections before any output. Default: 3 attempts. */
-  readonly retry?: Partial<Retry>;
-  /** Tokens of context the model reads at most; the model loop compacts the history above it. */
-  readonly contextTokens?: number;
   /**
    * Upper bound on the tokens of each answer: `max_completion_tokens` to OpenAI itself (its
    * reasoning models refuse the older field), `max_tokens` to a server at a `baseUrl`.
    */
   readonly maxOutputTokens?: number;
-  readonly temperature?: number;
-  /** Extra request headers (for a gateway, say). */
-  readonly headers?: Readonly<Record<string, string>>;
 }
 
 const loadOpenAI = lazyLoader(() => importOptional<OpenAIModule>('openai', 'the openai model provider'));
@@ -69,11 +48,12 @@ export class OpenAIChatModel implements LanguageModel {
   private client: Promise<{ sdk: OpenAIModule; client: OpenAIClient }> | null = null;
 
   constructor(private readonly options: OpenAIChatOptions) {
-    if (!options.model) throw new ConfigError('model', options.model, 'must name the model');
-    this.name = options.model;
-    this.contextTokens = options.contextTokens;
-    this.retry = { ...DEFAULT_MODEL_RETRY, ...options.retry };
-    this.deadlines = stepDeadlines(options);
+    ({
+      name: this.name,
+      contextTokens: this.contextTokens,
+      retry: this.retry,
+      deadlines: this.deadlines,
+    } = providerBasics(options));
     const baseUrl = options.baseUrl ?? process.env.OPENAI_BASE_URL;
     const key = options.apiKey ?? process.env.OPENAI_API_KEY;
     // The key is checked, never shown: the error names where it comes from.

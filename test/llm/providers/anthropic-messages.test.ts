@@ -5,12 +5,12 @@
 // mid-answer, malformed tool input, cancel).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigError } from '../../src/core/errors.js';
-import type { ChatTurn, ModelEvent } from '../../src/llm/language-model.js';
-import { ModelError } from '../../src/llm/model-error.js';
-import { AnthropicMessagesModel, type AnthropicMessagesOptions } from '../../src/llm/providers/anthropic-messages.js';
-import { anthropicError, startAnthropicServer, type AnthropicTurn } from './fake-anthropic-server.js';
-import type { ScriptedServer } from './scripted-server.js';
+import { ConfigError } from '../../../src/core/errors.js';
+import type { ChatTurn, ModelEvent } from '../../../src/llm/language-model.js';
+import { ModelError } from '../../../src/llm/model-error.js';
+import { AnthropicMessagesModel, type AnthropicMessagesOptions } from '../../../src/llm/providers/anthropic-messages.js';
+import { anthropicError, startAnthropicServer, type AnthropicTurn } from '../fake-anthropic-server.js';
+import type { ScriptedServer } from '../scripted-server.js';
 
 const FAST_RETRY = { maxAttempts: 3, initialBackoff: 0.001, maxBackoff: 0.002, jitter: 0 };
 const KEY = 'sk-ant-test-secret-0123456789';

@@ -5,12 +5,12 @@
 // arguments, cancel and the step deadline).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ConfigError } from '../../src/core/errors.js';
-import { estimateTokens, type ChatTurn, type ModelEvent, type ModelRequest } from '../../src/llm/language-model.js';
-import { ModelError } from '../../src/llm/model-error.js';
-import { OpenAIChatModel, type OpenAIChatOptions } from '../../src/llm/providers/openai-chat.js';
-import { openaiError, startOpenAIServer, type OpenAITurn } from './fake-openai-server.js';
-import type { ScriptedServer } from './scripted-server.js';
+import { ConfigError } from '../../../src/core/errors.js';
+import { estimateTokens, type ChatTurn, type ModelEvent, type ModelRequest } from '../../../src/llm/language-model.js';
+import { ModelError } from '../../../src/llm/model-error.js';
+import { OpenAIChatModel, type OpenAIChatOptions } from '../../../src/llm/providers/openai-chat.js';
+import { openaiError, startOpenAIServer, type OpenAITurn } from '../fake-openai-server.js';
+import type { ScriptedServer } from '../scripted-server.js';
 
 const FAST_RETRY = { maxAttempts: 3, initialBackoff: 0.001, maxBackoff: 0.002, jitter: 0 };
 const KEY = 'sk-test-secret-key-0123456789';

@@ -1,0 +1,16 @@
+// What the JSON-RPC adapter needs from whatever runs tasks: run one to its end, and cancel one.
+// The agent server hands its engine in as this interface when it builds the adapter, so a2a
+// depends on two methods rather than on the agent folder that composes it.
+import type { CancelRequest, Task } from '../../generated/types/index.js';
+import type { PreEncoded } from '../core/json.js';
+import type { RequestContext } from '../transport/endpoint.js';
+
+export interface TaskRunner {
+  /** Runs a task to its end; resolves with the finished task (its `value`) and its JSON. */
+  submit(task: Task, request: RequestContext): Promise<PreEncoded>;
+  /**
+   * Cancels a task the runner knows, for the principal that submitted it, and returns it as
+   * canceled; throws an `EndpointError` `not_found` for any other id.
+   */
+  cancel(request: CancelRequest, principal: string | null): Task;
+}
