@@ -30,12 +30,12 @@ export { DEFAULT_MAX_CARD_BYTES, RegistryServer, type RegistryServerOptions } fr
 export { PrometheusMetrics, type MetricsOptions, type MetricsSource } from './observability/prometheus-metrics.js';
 export type { LogDestination, LogLevel, LogOptions, Logger, LoggerOption } from './observability/logger.js';
 export type { IndexKeys, MaybePromise, RegistryStore } from './registry/registry-store.js';
-export { MemoryRegistryStore } from './registry/memory-store.js';
-export { SqliteRegistryStore, type SqliteRegistryStoreOptions } from './registry/sqlite-store.js';
-export { RegistryStoreError, type RegistryStoreErrorCode } from './registry/store-error.js';
-export { RedisRegistryStore } from './store/redis/redis-registry-store.js';
-export type { RedisConnectOptions } from './store/redis/redis-connection.js';
-export { RedisStoreError, type RedisStoreErrorCode } from './store/redis/redis-error.js';
+export { MemoryRegistryStore } from './stores/memory/memory-registry-store.js';
+export { SqliteRegistryStore, type SqliteRegistryStoreOptions } from './stores/sqlite/sqlite-registry-store.js';
+export { RegistryStoreError, type RegistryStoreErrorCode } from './stores/sqlite/sqlite-error.js';
+export { RedisRegistryStore } from './stores/redis/redis-registry-store.js';
+export type { RedisConnectOptions } from './stores/redis/redis-connection.js';
+export { RedisStoreError, type RedisStoreErrorCode } from './stores/redis/redis-error.js';
 export type { IdempotencyBounds, IdempotencyRunner, IdempotencyStore } from './transport/idempotency-store.js';
 export { REGISTRY_STATUS } from './registry/status-texts.js';
 export type { Authenticator } from './auth/authenticator.js';

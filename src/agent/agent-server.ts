@@ -46,8 +46,8 @@ import { TaskEngine } from './task-engine.js';
 import { A2aAdapter } from '../a2a/json-rpc-adapter.js';
 import { buildA2aEndpoints } from '../a2a/a2a-endpoints.js';
 import type { TaskIndex } from '../a2a/task-index.js';
-import { RedisAgentState } from '../store/redis/redis-agent-state.js';
-import { parseRedisUrl } from '../store/redis/redis-connection.js';
+import { RedisAgentState } from '../stores/redis/redis-agent-state.js';
+import { parseRedisUrl } from '../stores/redis/redis-connection.js';
 import type { IdempotencyBounds } from '../transport/idempotency-store.js';
 import type { MetricsSource } from '../observability/prometheus-metrics.js';
 

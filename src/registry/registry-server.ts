@@ -15,14 +15,14 @@ import { EndpointError } from '../transport/endpoint-error.js';
 import { ServerLifecycle, type ServerLifecycleOptions } from '../transport/server-lifecycle.js';
 import type { Transport } from '../transport/transport.js';
 import { discoveryFilter, filterSize, indexKeys, matches, type DiscoveryFilter } from './discovery.js';
-import { MemoryRegistryStore } from './memory-store.js';
+import { MemoryRegistryStore } from '../stores/memory/memory-registry-store.js';
 import { buildRegistryEndpoints } from './registry-endpoints.js';
 import { registryOperations } from '../../generated/operations/registry.js';
 import { MAX_FILTER_VALUES, type RegistryStore } from './registry-store.js';
 import { renderRegistryStatusPage } from './status-page.js';
 import { REGISTRY_STATUS } from './status-texts.js';
-import { isRedisUrl } from '../store/redis/redis-connection.js';
-import { RedisRegistryStore } from '../store/redis/redis-registry-store.js';
+import { isRedisUrl } from '../stores/redis/redis-connection.js';
+import { RedisRegistryStore } from '../stores/redis/redis-registry-store.js';
 
 /** The store a `store` option names. */
 function storeFor(store: RegistryStore | string, allowEviction: boolean): RegistryStore {
