@@ -36,6 +36,7 @@ export { RegistryStoreError, type RegistryStoreErrorCode } from './stores/sqlite
 export { RedisRegistryStore } from './stores/redis/redis-registry-store.js';
 export type { RedisConnectOptions } from './stores/redis/redis-connection.js';
 export { RedisStoreError, type RedisStoreErrorCode } from './stores/redis/redis-error.js';
+export { StoreUnavailableError } from './core/store-unavailable-error.js';
 export type { IdempotencyBounds, IdempotencyRunner, IdempotencyStore } from './transport/idempotency-store.js';
 export { REGISTRY_STATUS } from './registry/status-texts.js';
 export type { Authenticator } from './auth/authenticator.js';
