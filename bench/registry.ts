@@ -17,10 +17,10 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { DiscoverQuery } from '../generated/types/index.js';
 import { RegistryClient } from '../src/client/registry-client.js';
-import { MemoryRegistryStore } from '../src/registry/memory-store.js';
+import { MemoryRegistryStore } from '../src/stores/memory/memory-registry-store.js';
 import { RegistryServer } from '../src/registry/registry-server.js';
 import type { RegistryStore } from '../src/registry/registry-store.js';
-import { SqliteRegistryStore } from '../src/registry/sqlite-store.js';
+import { SqliteRegistryStore } from '../src/stores/sqlite/sqlite-registry-store.js';
 import { fleetCard, registerFleet, ROLES } from './lib/registry-fleet.mjs';
 
 const CARDS = Number(process.env.REGISTRY_BENCH_CARDS ?? 100_000);

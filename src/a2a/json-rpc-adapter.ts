@@ -22,6 +22,7 @@ import {
   TaskState,
 } from '../../generated/proto/lf/a2a/v1/a2a_pb.js';
 import { newId } from '../core/ids.js';
+import { StoreUnavailableError } from '../core/store-unavailable-error.js';
 import { isTerminal } from '../core/task-state.js';
 import { transition } from '../core/task-lifecycle.js';
 import type { RequestContext, SpanHandle } from '../transport/endpoint.js';
@@ -40,17 +41,17 @@ import {
   usableId,
   type RpcResponse,
 } from './json-rpc.js';
-import { MemoryTaskIndex } from './memory-task-index.js';
+import { MemoryTaskIndex } from '../stores/memory/memory-task-index.js';
 import { messageFromA2a } from './messages.js';
 import { PageTokens } from './page-token.js';
 import { decodeParams } from './params.js';
 import { checkMediaType, checkVersion } from './service-parameters.js';
 import { stateFromA2a } from './task-states.js';
-import { INBOUND_KEY, statusTime, taskToA2aJson, type InboundRecord } from './tasks.js';
+import { INBOUND_KEY, taskToA2aJson, type InboundRecord } from './tasks.js';
+import { statusTime } from '../stores/task-entries.js';
 import { TaskIndexFullError, TaskQuotaError, type IndexedTask, type TaskIndex, type TaskScope } from './task-index.js';
 import type { TaskRunner } from './task-runner.js';
 import type { PreEncoded } from '../core/json.js';
-import { RedisStoreError } from '../store/redis/redis-error.js';
 
 export interface A2aAdapterOptions {
   /** Runs the tasks SendMessage submits and cancels them; the agent server hands in its engine. */
@@ -354,8 +355,8 @@ function asRpcError(error: unknown): A2aRpcError {
     return new A2aRpcError('internalError', error.message, { capacity: String(error.capacity) });
   if (error instanceof TaskQuotaError) return new A2aRpcError('internalError', error.message, { quota: String(error.quota) });
   if (error instanceof EndpointError && error.code === 'conflict') return new A2aRpcError('unsupportedOperation', error.message);
-  // The shared store (Redis) is unreachable: nothing ran; the client may retry.
-  if (error instanceof RedisStoreError)
+  // A store that may come back (a shared store out of reach): nothing ran; the client may retry.
+  if (error instanceof StoreUnavailableError && error.retryable)
     return new A2aRpcError('internalError', error.message, { retryable: 'true', reason: error.code });
   return new A2aRpcError('internalError', error instanceof Error ? error.message : String(error));
 }

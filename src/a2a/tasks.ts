@@ -6,6 +6,7 @@ import { timestampDate, timestampFromMs } from '@bufbuild/protobuf/wkt';
 import type { Message as NativeMessage, Task as NativeTask } from '../../generated/types/index.js';
 import { TaskSchema, TaskState, type Task } from '../../generated/proto/lf/a2a/v1/a2a_pb.js';
 import { transition } from '../core/task-lifecycle.js';
+import { statusTime } from '../stores/task-entries.js';
 import { artifactFromA2a, artifactToA2a } from './artifacts.js';
 import { messageFromA2a, messageToA2a } from './messages.js';
 import { a2aStateName, stateFromA2a, stateToA2a } from './task-states.js';
@@ -38,13 +39,6 @@ export interface TaskView {
   /** Unset: the whole history; 0: none; n: the n latest messages. */
   readonly historyLength?: number;
   readonly includeArtifacts: boolean;
-}
-
-/** When the task last changed state (ms since the epoch). */
-export function statusTime(task: NativeTask): number {
-  const iso = task.metadata?.state_history?.at(-1)?.timestamp ?? task.created_at;
-  const ms = iso ? Date.parse(iso) : Number.NaN;
-  return Number.isFinite(ms) ? ms : 0;
 }
 
 /** A native task as an A2A Task. */

@@ -47,8 +47,8 @@ import { TaskEngine } from './task-engine.js';
 import { A2aAdapter } from '../a2a/json-rpc-adapter.js';
 import { buildA2aEndpoints } from '../a2a/a2a-endpoints.js';
 import type { TaskIndex } from '../a2a/task-index.js';
-import { RedisAgentState } from '../store/redis/redis-agent-state.js';
-import { parseRedisUrl } from '../store/redis/redis-connection.js';
+import { openStores, type StoreChoice } from '../stores/open.js';
+import type { RedisAgentState } from '../stores/redis/redis-agent-state.js';
 import type { IdempotencyBounds } from '../transport/idempotency-store.js';
 import type { MetricsSource } from '../observability/prometheus-metrics.js';
 
@@ -128,11 +128,13 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
   private readonly llm: LanguageModel | null;
   private readonly registration: AgentRegistration | null;
   private readonly model: ModelSetup | null;
+  /** What the `store` option names, checked at construction and opened at each start. */
+  private readonly storeChoice: StoreChoice;
   private shared: RedisAgentState | null = null;
 
   constructor(private readonly options: AgentServerOptions) {
     if (!options.name) throw new InvalidArgumentError('an agent needs a name', 'invalid_argument');
-    if (options.store !== undefined && options.store !== 'memory') parseRedisUrl(options.store);
+    const storeChoice = openStores(options.store ?? 'memory', { allowEviction: options.allowStoreEviction ?? false });
     // The spec makes a custom authenticator usable only with all three members; refuse it here
     // rather than fail on the first request.
     if (options.authenticator !== undefined && !isAuthenticator(options.authenticator)) {
@@ -146,6 +148,7 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
       throw new ConfigError('authenticator', described, rule);
     }
     super(options, 'agent', agentOperations.getMetrics);
+    this.storeChoice = storeChoice;
     if (options.a2a) {
       const name = this.transportName;
       if (name !== 'http') {
@@ -174,13 +177,7 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
   }
 
   protected async openStores(): Promise<void> {
-    const store = this.options.store;
-    this.shared =
-      store && store !== 'memory'
-        ? await RedisAgentState.open(store, (...args) => this.cancelHere(...args), {
-            allowEviction: this.options.allowStoreEviction ?? false,
-          })
-        : null;
+    this.shared = await this.storeChoice.agentState((...args) => this.cancelHere(...args));
   }
 
   protected async closeStores(): Promise<void> {

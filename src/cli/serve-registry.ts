@@ -4,8 +4,8 @@
 // redis://...` keeps them in Redis, shared by several registry replicas. Authentication, TLS and
 // --config are the agent's (serve-security.ts), plus --public-discovery.
 import { RegistryServer } from '../registry/registry-server.js';
-import { SqliteRegistryStore } from '../registry/sqlite-store.js';
-import { RedisRegistryStore } from '../store/redis/redis-registry-store.js';
+import { SqliteRegistryStore } from '../stores/sqlite/sqlite-registry-store.js';
+import { RedisRegistryStore } from '../stores/redis/redis-registry-store.js';
 import type { TransportName } from '../transport/capabilities.js';
 import { parseCommandArgs, type OptionSpecs } from './args.js';
 import { LOG_OPTIONS, LOG_USAGE, logOptions } from './log-level.js';

@@ -15,21 +15,16 @@ import { EndpointError } from '../transport/endpoint-error.js';
 import { ServerLifecycle, type ServerLifecycleOptions } from '../transport/server-lifecycle.js';
 import type { Transport } from '../transport/transport.js';
 import { discoveryFilter, filterSize, indexKeys, matches, type DiscoveryFilter } from './discovery.js';
-import { MemoryRegistryStore } from './memory-store.js';
 import { buildRegistryEndpoints } from './registry-endpoints.js';
 import { registryOperations } from '../../generated/operations/registry.js';
 import { MAX_FILTER_VALUES, type RegistryStore } from './registry-store.js';
 import { renderRegistryStatusPage } from './status-page.js';
 import { REGISTRY_STATUS } from '../../generated/operations/registry.js';
-import { isRedisUrl } from '../store/redis/redis-connection.js';
-import { RedisRegistryStore } from '../store/redis/redis-registry-store.js';
+import { openStores } from '../stores/open.js';
 
 /** The store a `store` option names. */
 function storeFor(store: RegistryStore | string, allowEviction: boolean): RegistryStore {
-  if (typeof store !== 'string') return store;
-  if (store === 'memory') return new MemoryRegistryStore();
-  if (isRedisUrl(store)) return new RedisRegistryStore(store, { allowEviction });
-  throw new InvalidArgumentError(`store must be a RegistryStore, 'memory' or a redis:// URL (got ${JSON.stringify(store)})`);
+  return typeof store === 'string' ? openStores(store, { allowEviction }).registryStore() : store;
 }
 
 /** Default largest card a registry stores: 64 KiB of JSON. */

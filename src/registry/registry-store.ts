@@ -1,26 +1,12 @@
 // The storage behind a registry server: entries keyed by card URL, with secondary indexes on
 // name, role and tags. Small on purpose, so that an in-memory map, an embedded SQLite file and
-// a store shared by several replicas (Redis, later) all fit behind it. Every method may answer
-// at once or with a promise; the server awaits them all the same.
+// a store shared by several replicas (Redis) all fit behind it (the backends are in src/stores/;
+// the rules they share, such as MAX_FILTER_VALUES and mayWrite, in stores/registry-entries.ts).
+// Every method may answer at once or with a promise; the server awaits them all the same.
 import type { RegistryEntry } from '../../generated/types/index.js';
-import { InvalidArgumentError } from '../core/errors.js';
+import type { IndexKeys, MaybePromise } from '../stores/registry-entries.js';
 
-export type MaybePromise<T> = T | Promise<T>;
-
-/**
- * The most values one discovery may filter on (name, role, each tag, each other attribute's
- * value, counted together). Past it the registry answers 400; a store's lookup refuses it too,
- * so no store meets a query larger than it was built for (SQLite joins at most 64 tables).
- */
-export const MAX_FILTER_VALUES = 32;
-
-/** What the indexes can narrow a discovery down to. Every given key must match. */
-export interface IndexKeys {
-  readonly name?: string;
-  readonly role?: string;
-  /** Every tag must be on the card. */
-  readonly tags?: readonly string[];
-}
+export { MAX_FILTER_VALUES, type IndexKeys, type MaybePromise } from '../stores/registry-entries.js';
 
 export interface RegistryStore {
   /** Shown on the status page: `memory`, `sqlite`, ... */
@@ -64,34 +50,4 @@ export interface RegistryStore {
   count(): MaybePromise<number>;
   /** Removes every entry with `now - last_seen > ttl` (equality stays); answers how many went. */
   prune(now: number, ttl: number): MaybePromise<number>;
-}
-
-/**
- * Whether `caller` may write an entry owned by `stored`: an anonymous caller (null: the
- * registry has no authenticator, or code in the process) always may, and anyone may write an
- * entry without an owner; otherwise only its owner.
- */
-export function mayWrite(stored: string | null | undefined, caller: string | null | undefined): boolean {
-  return caller == null || stored == null || stored === caller;
-}
-
-/** Whether an entry seen at `lastSeen` has outlived `ttl` at `now` (the spec's rule, in one place). */
-export function isExpired(lastSeen: number, now: number, ttl: number): boolean {
-  return now - lastSeen > ttl;
-}
-
-/** How many values the keys ask for: name, role and each tag. */
-function lookupSize(keys: IndexKeys): number {
-  return (keys.name === undefined ? 0 : 1) + (keys.role === undefined ? 0 : 1) + (keys.tags?.length ?? 0);
-}
-
-/** Every store's guard on lookup(): keys past MAX_FILTER_VALUES throw an InvalidArgumentError. */
-export function checkLookupSize(keys: IndexKeys): void {
-  const size = lookupSize(keys);
-  if (size > MAX_FILTER_VALUES) {
-    throw new InvalidArgumentError(
-      `a lookup takes at most ${MAX_FILTER_VALUES} filter values (got ${size})`,
-      'too_many_filter_values',
-    );
-  }
 }

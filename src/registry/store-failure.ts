@@ -4,9 +4,8 @@
 // operator's log (or stderr without one). Errors a handler raises on purpose (EndpointError)
 // pass through unchanged.
 import type { Logger } from '../observability/logger.js';
-import { RedisStoreError } from '../store/redis/redis-error.js';
+import { StoreUnavailableError } from '../core/store-unavailable-error.js';
 import { EndpointError } from '../transport/endpoint-error.js';
-import { RegistryStoreError } from './store-error.js';
 
 /** The answer for an error that escaped a registry handler; the original is reported once. */
 export function storeFailure(error: unknown, operation: string, logger: Logger | null): EndpointError {
@@ -17,19 +16,18 @@ export function storeFailure(error: unknown, operation: string, logger: Logger |
 }
 
 function answerFor(error: unknown): EndpointError {
-  if (error instanceof RedisStoreError) {
-    // Redis comes back by itself: a 503 the client retries.
-    return new EndpointError('unavailable', 'the registry store is unavailable; try again', { reason: error.code });
-  }
-  if (error instanceof RegistryStoreError) {
+  if (error instanceof StoreUnavailableError) {
     switch (error.code) {
       case 'store_busy':
         return new EndpointError('unavailable', 'the registry store is busy; try again', { reason: error.code });
       case 'store_write_failed':
         return new EndpointError('internal', 'the registry could not write to its store', { reason: error.code });
-      default:
-        return new EndpointError('internal', 'the registry could not read its store', { reason: error.code });
     }
+    // A shared store comes back by itself: a 503 the client retries. A file that cannot be read does not.
+    if (error.retryable) {
+      return new EndpointError('unavailable', 'the registry store is unavailable; try again', { reason: error.code });
+    }
+    return new EndpointError('internal', 'the registry could not read its store', { reason: error.code });
   }
   return new EndpointError('internal', 'the registry failed to answer', { reason: 'internal' });
 }

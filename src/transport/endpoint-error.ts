@@ -7,7 +7,7 @@ import { ERROR_STATUS } from '../../generated/errors/error-status.js';
 import type { ErrorCode, WireError } from '../../generated/types/index.js';
 import type { ValidationIssue } from '../../generated/validators/index.js';
 import { InvalidArgumentError } from '../core/errors.js';
-import { RedisStoreError } from '../store/redis/redis-error.js';
+import { StoreUnavailableError } from '../core/store-unavailable-error.js';
 import { TransportLimitError } from './errors.js';
 
 /** The wire error object (schemas/native/wire-error.schema.json). */
@@ -90,8 +90,9 @@ export function toEndpointError(error: unknown): EndpointError {
         return new EndpointError('response_too_large', error.message, details);
     }
   }
-  // The shared store (Redis) is unreachable: a 503 the client retries; nothing ran.
-  if (error instanceof RedisStoreError) return new EndpointError('unavailable', error.message, { reason: error.code });
+  // A store that may come back (a shared store out of reach): a 503 the client retries; nothing ran.
+  if (error instanceof StoreUnavailableError && error.retryable)
+    return new EndpointError('unavailable', error.message, { reason: error.code });
   const message = error instanceof Error ? error.message : String(error);
   return new EndpointError('internal', message || 'internal error');
 }

@@ -1,6 +1,6 @@
 // Where a transport's dispatcher keeps its idempotency records. By default each dispatcher has
 // its own in-process IdempotencyCache; replicas behind one load balancer share one instead (the
-// Redis store, src/store/redis/redis-idempotency.ts), so a retry that lands on another replica
+// Redis store, src/stores/redis/redis-idempotency.ts), so a retry that lands on another replica
 // still replays the first answer. The contract is IdempotencyCache.run's.
 import type { UnaryOutcome } from './dispatcher.js';
 

@@ -6,7 +6,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiKeyAuthenticator } from '../../src/auth/api-key.js';
 import { needsInput, type AgentHandler } from '../../src/agent/handler.js';
-import { MemoryTaskIndex } from '../../src/a2a/memory-task-index.js';
+import { MemoryTaskIndex } from '../../src/stores/memory/memory-task-index.js';
 import { call, postRpc, startA2aAgent, userMessage } from './support.js';
 
 const send = (text: string, extra: Record<string, unknown> = {}) => ({

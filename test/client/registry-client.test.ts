@@ -10,7 +10,7 @@ import { registryOperations } from '../../generated/operations/registry.js';
 import { AgentServer } from '../../src/agent/agent-server.js';
 import { AgentClient } from '../../src/client/agent-client.js';
 import { RegistryClient } from '../../src/client/registry-client.js';
-import { MemoryRegistryStore } from '../../src/registry/memory-store.js';
+import { MemoryRegistryStore } from '../../src/stores/memory/memory-registry-store.js';
 import { RegistryServer } from '../../src/registry/registry-server.js';
 import type { RegistryStore } from '../../src/registry/registry-store.js';
 import { REGISTRY_STATUS } from '../../generated/operations/registry.js';

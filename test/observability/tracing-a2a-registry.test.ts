@@ -12,7 +12,7 @@ import { AgentServer } from '../../src/agent/agent-server.js';
 import { type AgentHandler, needsInput } from '../../src/agent/handler.js';
 import type { AgentRegistrationOptions } from '../../src/agent/agent-registration.js';
 import { AgentClient } from '../../src/client/agent-client.js';
-import { MemoryRegistryStore } from '../../src/registry/memory-store.js';
+import { MemoryRegistryStore } from '../../src/stores/memory/memory-registry-store.js';
 import { RegistryServer } from '../../src/registry/registry-server.js';
 import { sdkClientVia, startA2aAgent } from '../a2a/support.js';
 import { listenUrl, TRANSPORTS } from '../support/cross-transport.js';

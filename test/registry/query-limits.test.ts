@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import type { Logger } from '../../src/observability/logger.js';
-import { MemoryRegistryStore } from '../../src/registry/memory-store.js';
+import { MemoryRegistryStore } from '../../src/stores/memory/memory-registry-store.js';
 import { MAX_FILTER_VALUES, type RegistryStore } from '../../src/registry/registry-store.js';
-import { SqliteRegistryStore } from '../../src/registry/sqlite-store.js';
+import { SqliteRegistryStore } from '../../src/stores/sqlite/sqlite-registry-store.js';
 import { failure } from '../support/cross-transport.js';
 import { card, startRegistry } from '../support/registry-harness.js';
 

@@ -8,10 +8,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentCard, RegistryEntry } from '../../generated/types/index.js';
-import { MemoryRegistryStore } from '../../src/registry/memory-store.js';
+import { MemoryRegistryStore } from '../../src/stores/memory/memory-registry-store.js';
 import { MAX_FILTER_VALUES, type RegistryStore } from '../../src/registry/registry-store.js';
-import { SqliteRegistryStore } from '../../src/registry/sqlite-store.js';
-import { RedisRegistryStore } from '../../src/store/redis/redis-registry-store.js';
+import { SqliteRegistryStore } from '../../src/stores/sqlite/sqlite-registry-store.js';
+import { RedisRegistryStore } from '../../src/stores/redis/redis-registry-store.js';
 import { redisInstalled, startRedis, type RedisServer } from '../support/redis-server.js';
 
 interface StoreKind {

@@ -8,13 +8,13 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Redis } from 'ioredis';
-import { TaskIndexFullError, type IndexedTask, type TaskScope } from '../../src/a2a/task-index.js';
-import { connectRedis, parseRedisUrl } from '../../src/store/redis/redis-connection.js';
-import { RedisStoreError } from '../../src/store/redis/redis-error.js';
-import { defineTaskIndexScripts, RedisTaskIndex } from '../../src/store/redis/redis-task-index.js';
-import { EndpointError } from '../../src/transport/endpoint-error.js';
-import { redisInstalled, startRedis, type RedisServer } from '../support/redis-server.js';
-import { shareTests, type ShareOptions } from '../support/task-index-shares.js';
+import { TaskIndexFullError, type IndexedTask, type TaskScope } from '../../../src/a2a/task-index.js';
+import { connectRedis, parseRedisUrl } from '../../../src/stores/redis/redis-connection.js';
+import { RedisStoreError } from '../../../src/stores/redis/redis-error.js';
+import { defineTaskIndexScripts, RedisTaskIndex } from '../../../src/stores/redis/redis-task-index.js';
+import { EndpointError } from '../../../src/transport/endpoint-error.js';
+import { redisInstalled, startRedis, type RedisServer } from '../../support/redis-server.js';
+import { shareTests, type ShareOptions } from '../../support/task-index-shares.js';
 
 const scope: TaskScope = { tenant: '', principal: null };
 

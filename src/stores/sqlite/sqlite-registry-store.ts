@@ -5,11 +5,11 @@
 // own savepoint: one fsync covers a burst of registrations, and none is acknowledged before
 // its commit. Discovery uses SQL indexes on name, role and a table of tags.
 import { resolve } from 'node:path';
-import type { AgentCard, RegistryEntry } from '../../generated/types/index.js';
-import { checkLookupSize, mayWrite, type IndexKeys, type RegistryStore } from './registry-store.js';
+import type { AgentCard, RegistryEntry } from '../../../generated/types/index.js';
+import { checkLookupSize, mayWrite, type IndexKeys } from '../registry-entries.js';
 import { loadSqlite, type SqliteDatabase } from './sqlite-module.js';
 import { prepareSchema } from './sqlite-schema.js';
-import { RegistryStoreError, type RegistryStoreErrorCode } from './store-error.js';
+import { RegistryStoreError, type RegistryStoreErrorCode } from './sqlite-error.js';
 
 export interface SqliteRegistryStoreOptions {
   /** How long a write waits for another process holding the file's write lock. Default 5000 ms. */
@@ -52,7 +52,7 @@ const SELECTED = 'a.card, a.last_seen, a.metadata, a.owner';
 /** The expiry rule in SQL: `last_seen <= ?bound` lets the index find candidates, the rest decides. */
 const EXPIRED = 'last_seen <= @bound AND (@now - last_seen) > @ttl';
 
-export class SqliteRegistryStore implements RegistryStore {
+export class SqliteRegistryStore {
   readonly kind = 'sqlite';
   private db: SqliteDatabase | null = null;
   private statements: Statements | null = null;

@@ -12,13 +12,13 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import { AgentServer } from '../../src/agent/agent-server.js';
-import { RegistryServer } from '../../src/registry/registry-server.js';
-import { RedisStoreError } from '../../src/store/redis/redis-error.js';
-import { redisInstalled, startRedis, type RedisServer } from '../support/redis-server.js';
+import { AgentServer } from '../../../src/agent/agent-server.js';
+import { RegistryServer } from '../../../src/registry/registry-server.js';
+import { RedisStoreError } from '../../../src/stores/redis/redis-error.js';
+import { redisInstalled, startRedis, type RedisServer } from '../../support/redis-server.js';
 
 const skip = redisInstalled ? false : 'redis-server is not installed';
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+const MAIN = fileURLToPath(new URL('../../../src/cli/main.ts', import.meta.url));
 const TSX = import.meta.resolve('tsx');
 
 /**

@@ -3,7 +3,7 @@
 // migration takes a file from version i to i + 1 and runs in the transaction that records the
 // new version, so a crash half-way leaves the old version intact.
 import type { SqliteDatabase } from './sqlite-module.js';
-import { RegistryStoreError } from './store-error.js';
+import { RegistryStoreError } from './sqlite-error.js';
 
 /** "PRLY": marks a SQLite file as a parley registry. */
 const APPLICATION_ID = 0x50524c59;

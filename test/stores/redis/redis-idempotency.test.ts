@@ -7,13 +7,13 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { RedisStoreError } from '../../src/store/redis/redis-error.js';
-import { connectRedis, parseRedisUrl } from '../../src/store/redis/redis-connection.js';
-import { defineIdempotencyScripts, RedisIdempotency } from '../../src/store/redis/redis-idempotency.js';
-import type { UnaryOutcome } from '../../src/transport/dispatcher.js';
-import type { IdempotencyBounds } from '../../src/transport/idempotency-store.js';
-import { deferred } from '../support/async.js';
-import { redisInstalled, startRedis, type RedisServer } from '../support/redis-server.js';
+import { RedisStoreError } from '../../../src/stores/redis/redis-error.js';
+import { connectRedis, parseRedisUrl } from '../../../src/stores/redis/redis-connection.js';
+import { defineIdempotencyScripts, RedisIdempotency } from '../../../src/stores/redis/redis-idempotency.js';
+import type { UnaryOutcome } from '../../../src/transport/dispatcher.js';
+import type { IdempotencyBounds } from '../../../src/transport/idempotency-store.js';
+import { deferred } from '../../support/async.js';
+import { redisInstalled, startRedis, type RedisServer } from '../../support/redis-server.js';
 
 const BOUNDS: IdempotencyBounds = { ttlSeconds: 60, maxEntries: 100, maxWeight: 1_000_000 };
 

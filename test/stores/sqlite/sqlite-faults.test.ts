@@ -9,13 +9,13 @@ import { mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writ
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { RegistryClient } from '../../src/client/registry-client.js';
-import { SqliteRegistryStore } from '../../src/registry/sqlite-store.js';
-import { RegistryStoreError } from '../../src/registry/store-error.js';
-import { REGISTRY_STATUS } from '../../generated/operations/registry.js';
-import { failure } from '../support/cross-transport.js';
-import { card } from '../support/registry-harness.js';
-import { failedStart, startRegistryProcess, type RegistryProcess } from './registry-process.js';
+import { RegistryClient } from '../../../src/client/registry-client.js';
+import { SqliteRegistryStore } from '../../../src/stores/sqlite/sqlite-registry-store.js';
+import { RegistryStoreError } from '../../../src/stores/sqlite/sqlite-error.js';
+import { REGISTRY_STATUS } from '../../../generated/operations/registry.js';
+import { failure } from '../../support/cross-transport.js';
+import { card } from '../../support/registry-harness.js';
+import { failedStart, startRegistryProcess, type RegistryProcess } from '../../registry/registry-process.js';
 
 function scratch(t: { after(fn: () => void): void }): string {
   const dir = mkdtempSync(join(tmpdir(), 'parley-faults-'));

@@ -8,7 +8,7 @@
 // stores (`now - last_seen > ttl`, in the same double arithmetic). A write is acknowledged once
 // Redis has applied it; how durable that is depends on Redis's persistence (docs/replicas.md).
 import type { AgentCard, RegistryEntry } from '../../../generated/types/index.js';
-import { checkLookupSize, type IndexKeys, type RegistryStore } from '../../registry/registry-store.js';
+import { checkLookupSize, type IndexKeys } from '../registry-entries.js';
 import { connectRedis, parseRedisUrl, redisFailure, type RedisConnectOptions, type RedisTarget } from './redis-connection.js';
 import { refuseEvictingRedis } from './redis-eviction.js';
 import type { RedisClient } from './redis-module.js';
@@ -120,7 +120,7 @@ interface Scripts {
   regPrune(...args: string[]): Promise<number>;
 }
 
-export class RedisRegistryStore implements RegistryStore {
+export class RedisRegistryStore {
   readonly kind = 'redis';
   private readonly target: RedisTarget;
   private client: (RedisClient & Scripts) | null = null;

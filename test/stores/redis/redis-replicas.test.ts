@@ -8,9 +8,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { call, userMessage } from '../a2a/support.js';
-import { startRegistryProcess, type RegistryProcess } from '../registry/registry-process.js';
-import { freePort, redisInstalled, startRedis, type RedisServer } from '../support/redis-server.js';
+import { call, userMessage } from '../../a2a/support.js';
+import { startRegistryProcess, type RegistryProcess } from '../../registry/registry-process.js';
+import { freePort, redisInstalled, startRedis, type RedisServer } from '../../support/redis-server.js';
 import { replicaStartFailure, startReplica, type Replica } from './replicas.js';
 
 const skip = redisInstalled ? false : 'redis-server is not installed';

@@ -1,22 +1,23 @@
 // The in-process A2A task index: at most `maxTasks` (1,024) tasks, each kept `ttlMs` (one hour)
-// after its last change, and at most `maxTasksPerCaller` (256) of one caller (task-index.ts,
+// after its last change, and at most `maxTasksPerCaller` (256) of one caller (task-entries.ts,
 // shareOf). When a new task needs room, expired tasks go first; then a caller at its share
 // gives up its own inactive task changed longest ago, and a full index the largest share's, so
 // a light caller keeps its tasks. Active tasks are never evicted: a share of active tasks
 // refuses its caller's new task, a full index of them everyone's. Lost on restart, like every
-// per-process cache.
-import { statusTime } from './tasks.js';
+// per-process cache. It fits the TaskIndex interface of a2a/task-index.ts without naming it
+// (stores/ lies below a2a/); the adapter's assignment checks the fit.
+import { pageTasks } from '../page-tasks.js';
 import {
   DEFAULT_MAX_TASKS_PER_CALLER,
   shareOf,
   TaskIndexFullError,
   TaskQuotaError,
+  visibleTo,
   type IndexedTask,
-  type TaskIndex,
   type TaskListPage,
   type TaskListQuery,
   type TaskScope,
-} from './task-index.js';
+} from '../task-entries.js';
 
 export interface MemoryTaskIndexOptions {
   readonly maxTasks?: number;
@@ -33,7 +34,7 @@ interface Slot {
   touched: number;
 }
 
-export class MemoryTaskIndex implements TaskIndex {
+export class MemoryTaskIndex {
   readonly maxTasks: number;
   readonly maxTasksPerCaller: number;
   readonly ttlMs: number;
@@ -69,7 +70,7 @@ export class MemoryTaskIndex implements TaskIndex {
 
   get(scope: TaskScope, id: string): Promise<IndexedTask | undefined> {
     const slot = this.slots.get(id);
-    if (!slot || !visible(slot.entry, scope)) return Promise.resolve(undefined);
+    if (!slot || !visibleTo(slot.entry, scope)) return Promise.resolve(undefined);
     if (this.expired(slot, this.now())) {
       this.remove(id);
       return Promise.resolve(undefined);
@@ -91,29 +92,12 @@ export class MemoryTaskIndex implements TaskIndex {
 
   list(scope: TaskScope, query: TaskListQuery): Promise<TaskListPage> {
     const now = this.now();
-    const matching: { entry: IndexedTask; time: number }[] = [];
+    const live: IndexedTask[] = [];
     for (const [id, slot] of this.slots) {
-      if (this.expired(slot, now)) {
-        this.remove(id);
-        continue;
-      }
-      const { entry } = slot;
-      if (!visible(entry, scope)) continue;
-      if (query.contextId !== undefined && entry.contextId !== query.contextId) continue;
-      if (query.state !== undefined && entry.task.state !== query.state) continue;
-      const time = statusTime(entry.task);
-      if (query.statusAfter !== undefined && time < query.statusAfter) continue;
-      matching.push({ entry, time });
+      if (this.expired(slot, now)) this.remove(id);
+      else live.push(slot.entry);
     }
-    matching.sort((a, b) => b.time - a.time || (a.entry.id < b.entry.id ? 1 : a.entry.id > b.entry.id ? -1 : 0));
-    let start = 0;
-    const after = query.after;
-    if (after) {
-      start = matching.findIndex(({ entry, time }) => time < after.time || (time === after.time && entry.id < after.id));
-      if (start < 0) start = matching.length;
-    }
-    const page = matching.slice(start, start + query.limit).map(({ entry }) => entry);
-    return Promise.resolve({ tasks: page, total: matching.length, more: start + query.limit < matching.length });
+    return Promise.resolve(pageTasks(live, scope, query, false));
   }
 
   private expired(slot: Slot, now: number): boolean {
@@ -168,8 +152,4 @@ export class MemoryTaskIndex implements TaskIndex {
     if (left > 0) this.held.set(slot.share, left);
     else this.held.delete(slot.share);
   }
-}
-
-function visible(entry: IndexedTask, scope: TaskScope): boolean {
-  return entry.tenant === scope.tenant && entry.owner === scope.principal;
 }

@@ -5,8 +5,8 @@
 // across all replicas; input `hold ...` waits until the task is canceled, and input `gate ...`
 // waits until the test pushes to the Redis list parley-test:gate:<input>.
 import { Redis } from 'ioredis';
-import { AgentServer } from '../../src/agent/agent-server.js';
-import type { AgentHandler } from '../../src/agent/handler.js';
+import { AgentServer } from '../../../src/agent/agent-server.js';
+import type { AgentHandler } from '../../../src/agent/handler.js';
 
 const [store, name = 'replica'] = process.argv.slice(2);
 const counter = new Redis(store!, { maxRetriesPerRequest: 0 });

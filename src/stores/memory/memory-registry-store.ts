@@ -1,12 +1,12 @@
 // The in-memory registry store: a map of entries keyed by card URL plus one index map each for
 // name, role and tag. The entry map is kept in order of last_seen, so pruning reads only the
 // entries it removes and stops at the first live one. Nothing survives the process.
-import type { RegistryEntry } from '../../generated/types/index.js';
-import { checkLookupSize, isExpired, mayWrite, type IndexKeys, type RegistryStore } from './registry-store.js';
+import type { RegistryEntry } from '../../../generated/types/index.js';
+import { checkLookupSize, isExpired, mayWrite, type IndexKeys } from '../registry-entries.js';
 
 type Index = Map<string, Set<string>>;
 
-export class MemoryRegistryStore implements RegistryStore {
+export class MemoryRegistryStore {
   readonly kind = 'memory';
   readonly location = 'process memory';
   private readonly entries = new Map<string, RegistryEntry>();

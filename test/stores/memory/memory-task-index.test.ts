@@ -4,9 +4,9 @@
 // clock is the test's, so time passes without waiting.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MemoryTaskIndex } from '../../src/a2a/memory-task-index.js';
-import { TaskIndexFullError, type IndexedTask, type TaskScope } from '../../src/a2a/task-index.js';
-import { shareTests } from '../support/task-index-shares.js';
+import { MemoryTaskIndex } from '../../../src/stores/memory/memory-task-index.js';
+import { TaskIndexFullError, type IndexedTask, type TaskScope } from '../../../src/a2a/task-index.js';
+import { shareTests } from '../../support/task-index-shares.js';
 
 const scope: TaskScope = { tenant: '', principal: null };
 

@@ -4,8 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { AgentServer } from '../../src/agent/agent-server.js';
-import { redisInstalled, startRedis } from '../support/redis-server.js';
+import { AgentServer } from '../../../src/agent/agent-server.js';
+import { redisInstalled, startRedis } from '../../support/redis-server.js';
 
 test('stop then start again: idempotent requests still go through Redis', {
   skip: redisInstalled ? false : 'redis-server is not installed',

@@ -4,7 +4,7 @@
 // order), `a2a:active` (set of the IDs some replica is running: never evicted) and one sorted
 // set per tenant and principal, ID by status time (the listing order; Redis orders equal times
 // by ID, descending when read in reverse, as the memory index does), and one sorted set per
-// caller's share (task-index.ts, shareOf), ID by last change. The rules are the memory index's:
+// caller's share (task-entries.ts, shareOf), ID by last change. The rules are the memory index's:
 // `maxTasks` tasks, at most `maxTasksPerCaller` of one share, each kept `ttlMs` after its last
 // change; room is made by dropping expired tasks, then (a share at its bound) the share's own
 // inactive task changed longest ago, or (a full index) the largest share's; a share of active
@@ -14,18 +14,19 @@
 // that finishes while Redis is away is written once Redis is back, so it does not stay marked
 // as running (and unevictable) for ever.
 import { EndpointError } from '../../transport/endpoint-error.js';
-import { statusTime } from '../../a2a/tasks.js';
+import { pageTasks } from '../page-tasks.js';
 import {
   DEFAULT_MAX_TASKS_PER_CALLER,
   shareOf,
+  statusTime,
   TaskIndexFullError,
   TaskQuotaError,
+  visibleTo,
   type IndexedTask,
-  type TaskIndex,
   type TaskListPage,
   type TaskListQuery,
   type TaskScope,
-} from '../../a2a/task-index.js';
+} from '../task-entries.js';
 import { redisFailure } from './redis-connection.js';
 import { RedisStoreError } from './redis-error.js';
 import type { RedisClient } from './redis-module.js';
@@ -141,7 +142,7 @@ export function defineTaskIndexScripts(client: RedisClient): void {
   client.defineCommand('a2aList', { numberOfKeys: 0, lua: LIST });
 }
 
-export class RedisTaskIndex implements TaskIndex {
+export class RedisTaskIndex {
   readonly maxTasks: number;
   readonly maxTasksPerCaller: number;
   readonly ttlMs: number;
@@ -175,7 +176,7 @@ export class RedisTaskIndex implements TaskIndex {
     const json = await this.call(() => this.client.get(`${this.prefix}a2a:task:${id}`));
     if (json === null) return undefined;
     const stored = JSON.parse(json) as StoredTask;
-    if (!visible(stored.entry, scope) || this.expired(stored, this.now())) return undefined;
+    if (!visibleTo(stored.entry, scope) || this.expired(stored, this.now())) return undefined;
     return stored.entry;
   }
 
@@ -207,24 +208,9 @@ export class RedisTaskIndex implements TaskIndex {
   async list(scope: TaskScope, query: TaskListQuery): Promise<TaskListPage> {
     const now = this.now();
     const rows = await this.call(() => this.client.a2aList(this.prefix, this.scopeKey(scope), String(now), String(this.ttlMs)));
-    const matching: { entry: IndexedTask; time: number }[] = [];
-    for (const row of rows) {
-      const { entry } = JSON.parse(row) as StoredTask;
-      if (!visible(entry, scope)) continue;
-      if (query.contextId !== undefined && entry.contextId !== query.contextId) continue;
-      if (query.state !== undefined && entry.task.state !== query.state) continue;
-      const time = statusTime(entry.task);
-      if (query.statusAfter !== undefined && time < query.statusAfter) continue;
-      matching.push({ entry, time });
-    }
-    let start = 0;
-    const after = query.after;
-    if (after) {
-      start = matching.findIndex(({ entry, time }) => time < after.time || (time === after.time && entry.id < after.id));
-      if (start < 0) start = matching.length;
-    }
-    const page = matching.slice(start, start + query.limit).map(({ entry }) => entry);
-    return { tasks: page, total: matching.length, more: start + query.limit < matching.length };
+    // The scope's sorted set already gives the listing order.
+    const entries = rows.map((row) => (JSON.parse(row) as StoredTask).entry);
+    return pageTasks(entries, scope, query, true);
   }
 
   private writeArgs(entry: IndexedTask): string[] {
@@ -251,8 +237,4 @@ export class RedisTaskIndex implements TaskIndex {
       throw redisFailure(error, this.location);
     }
   }
-}
-
-function visible(entry: IndexedTask, scope: TaskScope): boolean {
-  return entry.tenant === scope.tenant && entry.owner === scope.principal;
 }
