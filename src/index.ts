@@ -31,6 +31,8 @@ export {
 export { RegistryServer, type RegistryServerOptions } from './registry/registry-server.js';
 export { PrometheusMetrics, type MetricsOptions, type MetricsSource } from './observability/prometheus-metrics.js';
 export type { LogDestination, LogLevel, LogOptions, Logger, LoggerOption } from './observability/logger.js';
+export { observabilityHooks } from './observability/hooks.js';
+export type { TransportHooks } from './transport/hooks.js';
 export type { IndexKeys, MaybePromise, RegistryStore } from './registry/registry-store.js';
 export { MemoryRegistryStore } from './stores/memory/memory-registry-store.js';
 export { SqliteRegistryStore, type SqliteRegistryStoreOptions } from './stores/sqlite/sqlite-registry-store.js';
@@ -78,8 +80,9 @@ export {
   DEFAULT_STEP_TIMEOUT_MS,
 } from './llm/providers/step-call.js';
 export { Transport, type TransportOptions } from './transport/transport.js';
-export { createTransport, TRANSPORT_NAMES } from './transport/factory.js';
-export { createMountedTransport, type MountedAgentTransport } from './transport/http/express-adapter.js';
+export { TRANSPORT_NAMES } from './transport/factory.js';
+export type { MountedAgentTransport } from './transport/http/express-adapter.js';
+export { createMountedTransport, createTransport } from './observability/observed-transport.js';
 export type { BindingCapabilities, Capabilities, Capability, TransportName } from './transport/capabilities.js';
 export {
   DEFAULT_LIMITS,

@@ -29,7 +29,7 @@ import { modelTokenCounter } from '../llm/tokenizer.js';
 import type { Tool } from '../llm/tool.js';
 import type { Endpoint, RequestContext } from '../transport/endpoint.js';
 import { EndpointError } from '../transport/endpoint-error.js';
-import { ServerLifecycle, type ServerLifecycleOptions } from '../transport/server-lifecycle.js';
+import { ServerLifecycle, type ServerLifecycleOptions } from '../server/lifecycle.js';
 import type { Transport, TransportOptions } from '../transport/transport.js';
 import type { RegistryCallStatus } from '../client/registry-client.js';
 import { buildAgentCard } from './agent-card.js';

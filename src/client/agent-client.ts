@@ -18,6 +18,7 @@ import type {
 import { newId } from '../core/ids.js';
 import { nowIso } from '../core/clock.js';
 import { InvalidArgumentError } from '../core/errors.js';
+import { observabilityHooks } from '../observability/hooks.js';
 import { createTransport, transportForScheme } from '../transport/factory.js';
 import type { OutboundOptions } from '../transport/outbound.js';
 import type { Transport, TransportOptions } from '../transport/transport.js';
@@ -82,7 +83,10 @@ export class AgentClient {
   /** The underlying transport, created on first use. */
   transport(): Promise<Transport> {
     const { transport: name, protocol: _protocol, a2aAllowCrossOrigin: _crossOrigin, ...options } = this.options;
-    this.transportPromise ??= createTransport(transportForUrl(this.url, name), this.url, options);
+    this.transportPromise ??= createTransport(transportForUrl(this.url, name), this.url, {
+      hooks: observabilityHooks,
+      ...options,
+    });
     return this.transportPromise;
   }
 
@@ -188,7 +192,10 @@ export class AgentClient {
 
   private peer(): A2aPeer {
     const { transport: _name, protocol: _protocol, a2aAllowCrossOrigin, ...transportOptions } = this.options;
-    this.a2aPeer ??= new A2aPeer(this.url, { transportOptions, allowCrossOrigin: a2aAllowCrossOrigin ?? false });
+    this.a2aPeer ??= new A2aPeer(this.url, {
+      transportOptions: { hooks: observabilityHooks, ...transportOptions },
+      allowCrossOrigin: a2aAllowCrossOrigin ?? false,
+    });
     return this.a2aPeer;
   }
 

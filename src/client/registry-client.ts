@@ -7,6 +7,7 @@ import { RegistryOperationsClient } from '../../generated/clients/registry.js';
 import type { AgentCard, DiscoverQuery, Health, RegistryStatus } from '../../generated/types/index.js';
 import { ApiKeyAuthenticator } from '../auth/api-key.js';
 import { InvalidArgumentError } from '../core/errors.js';
+import { observabilityHooks } from '../observability/hooks.js';
 import { createTransport } from '../transport/factory.js';
 import type { OutboundOptions } from '../transport/outbound.js';
 import type { Transport, TransportOptions } from '../transport/transport.js';
@@ -53,7 +54,11 @@ export class RegistryClient {
   transport(): Promise<Transport> {
     const { transport: name, apiKey, ...options } = this.options;
     const credentials = apiKey === undefined ? {} : apiKeyCredentials(apiKey);
-    this.transportPromise ??= createTransport(transportForUrl(this.url, name), this.url, { ...options, ...credentials });
+    this.transportPromise ??= createTransport(transportForUrl(this.url, name), this.url, {
+      hooks: observabilityHooks,
+      ...options,
+      ...credentials,
+    });
     return this.transportPromise;
   }
 

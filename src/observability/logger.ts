@@ -5,23 +5,16 @@
 import type pino from 'pino';
 import { importOptional } from '../core/errors.js';
 import { lazyLoader } from '../core/lazy-import.js';
+import type { Logger } from '../transport/hooks.js';
 
 /** pino's levels, most severe first, and `silent` (nothing is logged). */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-/** A level a line is written at (`silent` is only a threshold). */
-export type LineLevel = Exclude<LogLevel, 'silent'>;
-
-/** One level's method: the line's fields, then its message (pino's argument order). */
-type LogMethod = (fields: object, message: string) => void;
-
-/** What parley needs of a logger: pino's, bunyan-style. A pino logger (or child) fits as it is. */
-export type Logger = Readonly<Record<LineLevel, LogMethod>> & {
-  /** Whether a line at `level` would be written; lines that would not are not built. */
-  isLevelEnabled(level: LineLevel): boolean;
-};
+// The Logger type is the pipeline's (transport/hooks.ts): a transport logs through it without
+// importing this module. It is re-exported here, beside the options that make one.
+export type { Logger } from '../transport/hooks.js';
 
 /** Where a line goes: a stream, or anything with a `write` that takes one line of text. */
 export interface LogDestination {

@@ -1,5 +1,6 @@
-// One log line per served request, the same fields on every transport, written by the shared
-// dispatcher (and, for requests refused before it, by the transport that refused them):
+// One log line per served request, the same fields on every transport: the request-ended hook
+// (transport/hooks.ts) that the shared dispatcher calls (and, for requests refused before it, the
+// transport that refused them):
 //
 //   request_id   the correlation id (X-Svc-Request-ID, the envelope id); null when none was read
 //   msg          `request` (unary) or `stream` (written when the stream ends)
@@ -20,33 +21,12 @@
 import type { SecurityContext } from '../../generated/types/index.js';
 import type { TransportName } from '../transport/capabilities.js';
 import type { InboundRequest } from '../transport/endpoint.js';
-import type { LineLevel, Logger } from './logger.js';
-
-/** How a request ended: its status, and its error code when it failed. */
-export interface RequestEnding {
-  readonly status: number;
-  readonly code?: string;
-}
-
-/** A request refused before it reached the dispatcher, as the transport that refused it knows it. */
-export interface Refusal {
-  readonly requestId: string | null;
-  /** The route asked for; null for a message that could not be read as a request. */
-  readonly method: string | null;
-  readonly path: string | null;
-  /** The operation, when the route was found before the request was refused (a bad body). */
-  readonly operation?: string | null;
-  readonly error: RequestEnding;
-  /** performance.now() when the request arrived; the line says 0 ms without it (refused at once). */
-  readonly startedAt?: number;
-}
-
-/** A stream its client left before the final event: nginx's "client closed request". */
-export const CLIENT_CLOSED: RequestEnding = { status: 499, code: 'client_closed' };
+import type { LineLevel, Logger, RequestEndedHook, RequestEnding, Refusal } from '../transport/hooks.js';
 
 const SERVED: RequestEnding = { status: 200 };
 
-export class RequestLog {
+/** The request-ended hook of a server that logs (installed by observability/hooks.ts). */
+export class RequestLog implements RequestEndedHook {
   constructor(
     private readonly logger: Logger,
     private readonly transport: TransportName,

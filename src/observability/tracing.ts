@@ -12,6 +12,7 @@ import type { StreamFrame, UnaryOutcome } from '../transport/dispatcher.js';
 import type { Endpoint, InboundRequest, SpanHandle } from '../transport/endpoint.js';
 import { toEndpointError } from '../transport/endpoint-error.js';
 import type { CallSpans } from '../transport/outbound.js';
+import type { CallSpan, ClientSpanHook, ServerSpanHook } from '../transport/hooks.js';
 import type { TraceHeaders } from '../transport/trace-headers.js';
 import { TRACEPARENT_HEADER } from '../transport/wire-names.js';
 
@@ -37,7 +38,8 @@ export async function loadTracing(): Promise<Tracing> {
 /** The W3C traceparent: version, trace id, parent span id, flags; later versions may append fields. */
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
 
-export class Tracing {
+/** The span hooks (transport/hooks.ts), over the OpenTelemetry API. */
+export class Tracing implements ServerSpanHook, ClientSpanHook {
   private readonly tracer: OtelApi.Tracer;
 
   // The API's no-op provider, which its global proxy delegates to until an SDK registers one.
@@ -281,7 +283,7 @@ class RecordingSpan implements SpanHandle {
 }
 
 /** The CLIENT span of one outbound call and the trace context it sends. */
-export class ClientSpan extends RecordingSpan {
+export class ClientSpan extends RecordingSpan implements CallSpan {
   constructor(
     span: OtelApi.Span,
     private readonly active: OtelApi.Context,

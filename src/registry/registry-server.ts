@@ -12,7 +12,7 @@ import { InvalidArgumentError } from '../core/errors.js';
 import { registryOpenApiDocument } from '../core/openapi-documents.js';
 import type { Endpoint, QueryParams, RequestContext } from '../transport/endpoint.js';
 import { EndpointError } from '../transport/endpoint-error.js';
-import { ServerLifecycle, type ServerLifecycleOptions } from '../transport/server-lifecycle.js';
+import { ServerLifecycle, type ServerLifecycleOptions } from '../server/lifecycle.js';
 import type { Transport } from '../transport/transport.js';
 import { discoveryFilter, filterSize, indexKeys, matches, type DiscoveryFilter } from './discovery.js';
 import { buildRegistryEndpoints } from './registry-endpoints.js';

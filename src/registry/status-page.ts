@@ -3,8 +3,8 @@
 // ago, a filter form (name, role, tags; the same matching as discovery), and the transport's
 // counters. Ages tick in the page and the counters refresh from /healthz.
 import type { Health, RegistryEntry } from '../../generated/types/index.js';
-import { escapeHtml, HEALTH_REFRESH_SCRIPT, page } from '../agent/pages/html.js';
-import { METRIC_LABELS } from '../agent/pages/status-page.js';
+import { escapeHtml, HEALTH_REFRESH_SCRIPT, page } from '../server/pages/html.js';
+import { METRIC_LABELS } from '../server/pages/metric-labels.js';
 import type { RegistryStore } from './registry-store.js';
 
 /** Rows drawn at most; the filters narrow a larger registry down. */

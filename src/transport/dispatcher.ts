@@ -7,7 +7,6 @@ import { validate, isSchemaName, validateSecurityContext } from '../../generated
 import { DeferredJson } from '../core/deferred-json.js';
 import { encodeNormalizedJson, normalizeJson, PreEncoded, type EncodedJson } from '../core/json.js';
 import type { Authenticator } from '../auth/authenticator.js';
-import type { Tracing } from '../observability/tracing.js';
 import type { ResolvedConfig } from './config.js';
 import type { TransportName } from './capabilities.js';
 import {
@@ -21,15 +20,22 @@ import {
   type StreamItem,
 } from './endpoint.js';
 import { EndpointError, toEndpointError, type ErrorObject } from './endpoint-error.js';
+import {
+  CLIENT_CLOSED,
+  type Logger,
+  type Refusal,
+  type RequestEndedHook,
+  type RequestEnding,
+  type ServerSpanHook,
+  type TransportHooks,
+} from './hooks.js';
 import { assertNotExpired, expiryOf, hasExpired, credentialsExpired, untilExpired } from './credential-expiry.js';
 import { IdempotencyCache } from './idempotency-cache.js';
 import type { IdempotencyRunner, IdempotencyStore } from './idempotency-store.js';
 import { assertWithin, encodeWithin, handOverWithin } from './limits.js';
 import type { TransportMetrics } from './metrics.js';
 import { Slots } from './slots.js';
-import { CLIENT_CLOSED, RequestLog, type Refusal, type RequestEnding } from '../observability/request-log.js';
 import { reportEscapedError } from './escaped-error.js';
-import type { Logger } from '../observability/logger.js';
 
 export interface DispatcherOptions {
   readonly name: TransportName;
@@ -44,8 +50,10 @@ export interface DispatcherOptions {
    * logged (a request costs a null check) and escaped errors go to stderr.
    */
   readonly logger?: Logger | null;
+  /** The composer's hooks; `requestLog` makes the request-ended hook from `logger`. */
+  readonly hooks?: TransportHooks | null;
   /** Spans around every served operation (the `tracing` option); null or absent: none. */
-  readonly tracing?: Tracing | null;
+  readonly tracing?: ServerSpanHook | null;
 }
 
 /**
@@ -98,7 +106,8 @@ export class Dispatcher {
   /** Requests and streams being served, counted whatever the metrics setting: shutdown waits for them. */
   private inFlight = 0;
   private idleWaiters: (() => void)[] = [];
-  private readonly log: RequestLog | null;
+  /** The request-ended hook; null without a logger or a hook to make it (then a null check per request). */
+  private readonly log: RequestEndedHook | null;
 
   constructor(
     readonly endpoints: EndpointTable,
@@ -118,7 +127,8 @@ export class Dispatcher {
     this.inbound = new Slots(options.config.limits.maxConcurrentRequests);
     this.streams = new Slots(options.config.limits.maxConcurrentStreams);
     this.models = new Slots(options.config.limits.maxConcurrentModelRequests);
-    this.log = options.logger ? new RequestLog(options.logger, options.name) : null;
+    const requestLog = options.hooks?.requestLog;
+    this.log = options.logger && requestLog ? requestLog(options.logger, options.name) : null;
   }
 
   /** Whether requests are logged: a transport times the requests it may refuse only then. */

@@ -1,11 +1,10 @@
 // Per-transport, in-process counters. With collection off every counter stays at zero. An
-// exporter (Prometheus) may also watch each served request's duration through `observer`.
+// exporter (Prometheus) may also watch each served request's duration through `observer`, the
+// latency hook (transport/hooks.ts).
 import type { Health } from '../../generated/types/index.js';
+import type { LatencyObserver } from './hooks.js';
 
 export type MetricsSnapshot = Health['metrics'];
-
-/** Told of each served request: its operation, whether it succeeded, and how long it took. */
-export type LatencyObserver = (operation: string, ok: boolean, seconds: number) => void;
 
 export class TransportMetrics {
   private readonly counters: MetricsSnapshot = {

@@ -9,13 +9,13 @@ import type { EncodedJson } from '../core/json.js';
 import { LazyAbort } from '../core/lazy-abort.js';
 import { merge } from '../core/objects.js';
 import { sharedTimeout, type SharedTimeout } from '../core/shared-timers.js';
-import type { ClientSpan, Tracing } from '../observability/tracing.js';
 import type { InboundEvent, OutboundCall, TransportClient } from './binding.js';
 import type { TransportName } from './capabilities.js';
 import type { ResolvedConfig } from './config.js';
 import type { SpanHandle } from './endpoint.js';
 import { resultBytes } from './envelope.js';
 import { TransportLimitError, TransportProtocolError, TransportTimeoutError } from './errors.js';
+import type { CallSpan, ClientSpanHook } from './hooks.js';
 import { idempotencyKeyFor } from './idempotency-key.js';
 import { assertWithin, encodeWithin, handOverWithin } from './limits.js';
 import type { TransportMetrics } from './metrics.js';
@@ -61,8 +61,8 @@ export interface OutboundContext {
   readonly metrics: TransportMetrics;
   readonly client: () => TransportClient;
   readonly authHeaders: () => Readonly<Record<string, string>> | Promise<Readonly<Record<string, string>>>;
-  /** The tracer when tracing is on (a promise while @opentelemetry/api loads), else null. */
-  readonly tracing: () => Tracing | Promise<Tracing> | null;
+  /** The client span hook when tracing is on (a promise while it loads), else null. */
+  readonly tracing: () => ClientSpanHook | Promise<ClientSpanHook> | null;
 }
 
 export class Outbound {
@@ -147,10 +147,11 @@ export class Outbound {
     url: string,
     requestId: string,
     options: OutboundOptions,
-  ): ClientSpan | Promise<ClientSpan | null> | null {
+  ): CallSpan | Promise<CallSpan | null> | null {
     const tracing = options.tracing === false ? null : this.context.tracing();
     if (tracing === null) return null;
-    const start = (loaded: Tracing) => loaded.startClient(spec.name, this.context.name, url, requestId, options.spans, request);
+    const start = (loaded: ClientSpanHook) =>
+      loaded.startClient(spec.name, this.context.name, url, requestId, options.spans, request);
     return tracing instanceof Promise ? tracing.then(start) : start(tracing);
   }
 

@@ -6,7 +6,6 @@ import type { Health, SecurityContext } from '../../generated/types/index.js';
 import { StateError } from '../core/errors.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import { credentialHeaders } from '../auth/credentials.js';
-import { loadTracing, type Tracing } from '../observability/tracing.js';
 import type { TransportBinding, TransportClient, TransportServer } from './binding.js';
 import type { Capabilities, Capability, TransportName } from './capabilities.js';
 import { ResolvedConfig, type TransportConfigOptions } from './config.js';
@@ -14,10 +13,10 @@ import { Dispatcher } from './dispatcher.js';
 import type { IdempotencyStore } from './idempotency-store.js';
 import type { EndpointTable } from './endpoint.js';
 import { EndpointError } from './endpoint-error.js';
+import type { ClientSpanHook, Logger, ServerSpanHook, TransportHooks } from './hooks.js';
 import { TransportMetrics } from './metrics.js';
 import { Outbound, type OutboundOptions } from './outbound.js';
 import { parseTransportUrl } from './url.js';
-import type { Logger } from '../observability/logger.js';
 
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
@@ -31,10 +30,19 @@ export interface TransportOptions extends TransportConfigOptions {
   /**
    * OpenTelemetry spans (needs @opentelemetry/api): a SERVER span around every served operation
    * and a CLIENT span around every call, with W3C trace context read from and sent to peers.
-   * Spans go to whatever SDK the application registered. Default false.
+   * Spans go to whatever SDK the application registered. Default false. The spans come from
+   * `hooks.loadTracing` (AgentClient, RegistryClient and both servers install observability's);
+   * without it a traced transport fails its first start or call.
    */
   tracing?: boolean;
+  /**
+   * Where cross-cutting concerns plug in (transport/hooks.ts): the request log and the tracer.
+   * `observabilityHooks` is parley's own; absent, a started server writes no request lines.
+   */
+  hooks?: TransportHooks;
 }
+
+type SpanHooks = ServerSpanHook & ClientSpanHook;
 
 // `draining`: stop has begun; requests in flight (and any still arriving) are served, readiness is off.
 type LifecycleState = 'stopped' | 'starting' | 'ready' | 'draining' | 'stopping';
@@ -62,8 +70,9 @@ export class Transport implements OperationInvoker {
   /** Where this start's lifecycle and request lines go; null logs nothing. */
   private logger: Logger | null = null;
   private readonly traced: boolean;
+  private readonly hooks: TransportHooks | null;
   /** Loaded on first need when `traced`; a promise while @opentelemetry/api loads. */
-  private tracer: Tracing | Promise<Tracing> | null = null;
+  private tracer: SpanHooks | Promise<SpanHooks> | null = null;
 
   constructor(
     private readonly binding: TransportBinding,
@@ -75,8 +84,9 @@ export class Transport implements OperationInvoker {
     this.capabilities = Object.freeze(capabilities);
     parseTransportUrl(binding, url);
     this.boundUrl = url;
-    const { authenticator, credentials, idempotencyStore, tracing, ...config } = options;
+    const { authenticator, credentials, idempotencyStore, tracing, hooks, ...config } = options;
     this.traced = tracing === true;
+    this.hooks = hooks ?? null;
     this.config = new ResolvedConfig(config);
     this.metrics = new TransportMetrics(this.config.collectMetrics);
     this.authenticator = authenticator ?? null;
@@ -121,7 +131,10 @@ export class Transport implements OperationInvoker {
    * Serves `endpoints`. A second start while running does nothing. With a `logger`, the server
    * logs when it listens and stops, one line per request, and errors that escape its handlers.
    */
-  async start(endpoints: EndpointTable, options: { readonly logger?: Logger | null } = {}): Promise<void> {
+  async start(
+    endpoints: EndpointTable,
+    options: { readonly logger?: Logger | null; readonly hooks?: TransportHooks | null } = {},
+  ): Promise<void> {
     if (this.state === 'ready') return;
     if (this.transition) return this.transition;
     this.state = 'starting';
@@ -138,6 +151,7 @@ export class Transport implements OperationInvoker {
         authenticator: this.authenticator,
         idempotencyStore: this.idempotencyStore,
         logger,
+        hooks: options.hooks ?? this.hooks,
         tracing,
       });
       try {
@@ -241,9 +255,10 @@ export class Transport implements OperationInvoker {
   }
 
   /** The tracer when tracing is on; a promise only until @opentelemetry/api has loaded. */
-  private tracing(): Tracing | Promise<Tracing> | null {
+  private tracing(): SpanHooks | Promise<SpanHooks> | null {
     if (!this.traced) return null;
-    this.tracer ??= loadTracing().then(
+    const load = this.hooks?.loadTracing ?? missingTracing;
+    this.tracer ??= load().then(
       (loaded) => (this.tracer = loaded),
       (error: unknown) => {
         this.tracer = null;
@@ -263,4 +278,11 @@ export class Transport implements OperationInvoker {
   private bindingContext() {
     return { name: this.name, config: this.config, metrics: this.metrics };
   }
+}
+
+/** A traced transport nobody gave a tracer: say which option is missing, at the first start or call. */
+function missingTracing(): Promise<never> {
+  return Promise.reject(
+    new StateError("tracing is on but no tracer was handed in: pass `hooks: observabilityHooks` (from 'parley')"),
+  );
 }

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import type { OperationSpec } from '../../generated/operations/spec.js';
 import { agentOperations } from '../../generated/operations/agent.js';
 import { routeKey, type Endpoint, type RequestContext, type StreamItem } from '../../src/transport/endpoint.js';
-import { createTransport } from '../../src/transport/factory.js';
+import { createTransport } from '../../src/observability/observed-transport.js';
 import { taskCompletedEvent } from '../../src/agent/task-completed-event.js';
 import type { Task } from '../../generated/types/index.js';
 import type { Transport, TransportOptions } from '../../src/transport/transport.js';

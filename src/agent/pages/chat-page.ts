@@ -4,7 +4,7 @@
 // chunks arrive, and the tools the model calls; elsewhere it posts to POST /chat and shows
 // the whole reply. Both keep one session, so the model sees the conversation.
 import type { AgentCard } from '../../../generated/types/index.js';
-import { escapeHtml, page } from './html.js';
+import { escapeHtml, page } from '../../server/pages/html.js';
 
 export function renderChatPage(card: AgentCard, modelName: string | null, streams: boolean): string {
   const title = `${card.name} · chat`;

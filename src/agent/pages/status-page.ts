@@ -4,22 +4,8 @@
 // Metrics refresh in place.
 import type { AgentCard, Health, TaskState } from '../../../generated/types/index.js';
 import type { TaskCounts } from '../task-engine.js';
-import { escapeHtml, HEALTH_REFRESH_SCRIPT, page } from './html.js';
-
-export const METRIC_LABELS: ReadonlyArray<[keyof Health['metrics'], string]> = [
-  ['requests_started', 'requests started'],
-  ['requests_succeeded', 'succeeded'],
-  ['requests_failed', 'failed'],
-  ['retries', 'retries'],
-  ['active_requests', 'active requests'],
-  ['streams_started', 'streams started'],
-  ['streams_completed', 'streams completed'],
-  ['streams_failed', 'streams failed'],
-  ['active_streams', 'active streams'],
-  ['bytes_sent', 'bytes sent'],
-  ['bytes_received', 'bytes received'],
-  ['total_latency_ms', 'total latency (ms)'],
-];
+import { escapeHtml, HEALTH_REFRESH_SCRIPT, page } from '../../server/pages/html.js';
+import { METRIC_LABELS } from '../../server/pages/metric-labels.js';
 
 const STATES: readonly TaskState[] = ['submitted', 'working', 'input-required', 'completed', 'failed', 'canceled'];
 

@@ -15,7 +15,7 @@
 // refused, with the bytes it sent and the status message it got.
 import type { Metadata, ServerInterceptingCall, ServerInterceptingCallInterface, ServerInterceptor } from '@grpc/grpc-js';
 import { LazyAbort } from '../../core/lazy-abort.js';
-import type { Refusal, RequestEnding } from '../../observability/request-log.js';
+import type { Refusal, RequestEnding } from '../hooks.js';
 import type { Dispatcher } from '../dispatcher.js';
 import { GrpcStatus, statusName } from './errors.js';
 

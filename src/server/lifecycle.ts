@@ -4,19 +4,21 @@
 // table, starts metrics and then the transport; only then is the server running, and a failing
 // step undoes the ones before it. stop() leaves what the server has joined, stops the transport
 // (readiness off, drain within shutdown_timeout, close), then metrics, then closes the stores;
-// a failing step leaves the server running.
+// a failing step leaves the server running. It is the composer of the server's transport: it
+// hands observability's hooks (request log, tracing) to it, so the pipeline imports neither.
 import type { OperationSpec } from '../../generated/operations/spec.js';
 import type { Health } from '../../generated/types/index.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import { StateError } from '../core/errors.js';
+import { observabilityHooks } from '../observability/hooks.js';
 import { resolveLogger, type Logger, type LoggerOption } from '../observability/logger.js';
-import { MetricsExposure, metricsOptions, unmountMetrics } from '../observability/metrics-exposure.js';
 import type { MetricsOptions, MetricsSource } from '../observability/prometheus-metrics.js';
-import type { TransportName } from './capabilities.js';
-import type { Endpoint } from './endpoint.js';
-import { EndpointError } from './endpoint-error.js';
-import { createTransport, resolveTransportName } from './factory.js';
-import type { Transport, TransportOptions } from './transport.js';
+import type { TransportName } from '../transport/capabilities.js';
+import type { Endpoint } from '../transport/endpoint.js';
+import { EndpointError } from '../transport/endpoint-error.js';
+import { createTransport, resolveTransportName } from '../transport/factory.js';
+import type { Transport, TransportOptions } from '../transport/transport.js';
+import { MetricsExposure, metricsOptions, unmountMetrics } from './metrics-exposure.js';
 
 /** The options every server over a transport has: AgentServerOptions and RegistryServerOptions extend them. */
 export interface ServerLifecycleOptions {
@@ -142,6 +144,7 @@ export abstract class ServerLifecycle {
         {
           ...this.served.transportOptions,
           tracing: this.served.tracing ?? this.served.transportOptions?.tracing,
+          hooks: this.served.transportOptions?.hooks ?? observabilityHooks,
           authenticator: this.served.authenticator,
           ...this.extraTransportOptions(),
         },
@@ -155,7 +158,8 @@ export abstract class ServerLifecycle {
       } else {
         unmountMetrics(endpoints, this.metricsSpec);
       }
-      await transport.start(endpoints, { logger });
+      // A ready Transport made without hooks still gets its request lines.
+      await transport.start(endpoints, { logger, hooks: this.served.transportOptions?.hooks ?? observabilityHooks });
     } catch (error) {
       await this.stopMetrics();
       await this.closeStores();

@@ -1,4 +1,5 @@
-// Escaping and the shared frame of parley's HTML pages.
+// Escaping and the shared frame of parley's HTML pages, used by the agent's pages (status, chat)
+// and the registry's status page alike; the pages themselves stay with their server.
 
 export function escapeHtml(value: unknown): string {
   return String(value ?? '')

@@ -7,7 +7,7 @@ import type { Authenticator } from '../auth/authenticator.js';
 import { routeKey, type Endpoint } from '../transport/endpoint.js';
 import { createTransport } from '../transport/factory.js';
 import type { Transport } from '../transport/transport.js';
-import { PrometheusMetrics, type MetricsOptions, type MetricsSource } from './prometheus-metrics.js';
+import { PrometheusMetrics, type MetricsOptions, type MetricsSource } from '../observability/prometheus-metrics.js';
 
 /** The `metrics` option as given (`true` for the defaults) made into options, or null when off. */
 export function metricsOptions(option: boolean | MetricsOptions | undefined): MetricsOptions | null {
