@@ -36,11 +36,21 @@ interface Pending {
 
 interface DecodeWorker {
   readonly worker: Worker;
+  /** Every job given to it, waiting or in hand, by id. */
   readonly jobs: Map<number, Pending>;
+  /**
+   * The jobs waiting for the one in hand. A worker holds one job at a time: node delivers all
+   * the messages waiting on a port in one go, so results sent back to back would be received
+   * (each a copy of a large value) in one turn of the main thread, not one turn each.
+   */
+  readonly waiting: JsonDecodeJob[];
   idle: NodeJS.Timeout | null;
 }
 
+/** The workers taking jobs. */
 const workers: DecodeWorker[] = [];
+/** Every worker thread not yet exited, those ending included. */
+let running = 0;
 let nextJob = 0;
 let whenNone: Array<() => void> = [];
 
@@ -72,18 +82,19 @@ export function decodeJsonOffThread(bytes: Uint8Array, options: DecodeOptions): 
       clearTimeout(target.idle);
       target.idle = null;
     }
-    target.worker.postMessage(job, [owned.buffer as ArrayBuffer]);
+    if (target.jobs.size === 1) give(target, job);
+    else target.waiting.push(job);
   });
 }
 
 /** How many decoding workers are running. */
 export function jsonDecodeWorkers(): number {
-  return workers.length;
+  return running;
 }
 
 /** Resolves once no decoding worker is running (they end a second after their last job). */
 export function jsonDecodeWorkersEnded(): Promise<void> {
-  if (workers.length === 0) return Promise.resolve();
+  if (running === 0) return Promise.resolve();
   return new Promise((resolve) => whenNone.push(resolve));
 }
 
@@ -99,23 +110,29 @@ function pickWorker(): DecodeWorker {
   return startWorker();
 }
 
+// No node options from the process: its preloads (`--import` of tracing, of a watcher that
+// exits with stdin) have no business in the worker, and some would end it.
+const OPTIONS = { execArgv: [] };
+
 function newWorker(): Worker {
-  if (EXTENSION !== '.ts') return new Worker(WORKER_URL);
+  if (EXTENSION !== '.ts') return new Worker(WORKER_URL, OPTIONS);
   // Run from the TypeScript sources (tests, tsx): node 20 does not carry tsx's loader into a
   // worker, so the worker registers it before loading its script.
   const load = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL.href)}); });`;
-  return new Worker(load, { eval: true });
+  return new Worker(load, { ...OPTIONS, eval: true });
 }
 
 function startWorker(): DecodeWorker {
-  const entry: DecodeWorker = { worker: newWorker(), jobs: new Map(), idle: null };
+  const entry: DecodeWorker = { worker: newWorker(), jobs: new Map(), waiting: [], idle: null };
   const { worker, jobs } = entry;
   worker.unref();
   worker.on('message', (result: JsonDecodeResult) => {
     const pending = jobs.get(result.id);
     jobs.delete(result.id);
     pending?.resolve(result);
-    if (jobs.size === 0) entry.idle = setTimeout(() => void worker.terminate(), IDLE_MS).unref();
+    const next = entry.waiting.shift();
+    if (next) give(entry, next);
+    else entry.idle = setTimeout(() => endIdle(entry), IDLE_MS).unref();
   });
   // A worker that fails takes its jobs with it; the next job starts a fresh one.
   worker.on('error', (error) => {
@@ -126,14 +143,26 @@ function startWorker(): DecodeWorker {
     failJobs(entry, null);
     if (entry.idle) clearTimeout(entry.idle);
     forget(entry);
-    if (workers.length === 0) {
+    running--;
+    if (running === 0) {
       const waiting = whenNone;
       whenNone = [];
       for (const resolve of waiting) resolve();
     }
   });
   workers.push(entry);
+  running++;
   return entry;
+}
+
+/** Ends a worker that has had no job for IDLE_MS; it takes none from now on. */
+function endIdle(entry: DecodeWorker): void {
+  forget(entry);
+  void entry.worker.terminate();
+}
+
+function give(entry: DecodeWorker, job: JsonDecodeJob): void {
+  entry.worker.postMessage(job, [job.bytes.buffer as ArrayBuffer]);
 }
 
 function forget(entry: DecodeWorker): void {
@@ -146,4 +175,5 @@ function failJobs(entry: DecodeWorker, cause: Error | null): void {
   const error = new Error(WORKER_FAILED, { cause });
   for (const pending of entry.jobs.values()) pending.reject(error);
   entry.jobs.clear();
+  entry.waiting.length = 0;
 }
