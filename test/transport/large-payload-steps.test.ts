@@ -53,3 +53,51 @@ for (const transport of ['http', 'sse', 'websocket', 'grpc'] as const) {
     assert.equal(requests.length, 0, 'the request was parsed on the main thread');
   });
 }
+
+test('http: the answer to a large request is written (its JSON) in a later loop iteration than the handler ran in', async (t) => {
+  let iteration = 0;
+  let ticking = true;
+  const tick = () => {
+    iteration++;
+    if (ticking) setImmediate(tick);
+  };
+  setImmediate(tick);
+  t.after(() => {
+    ticking = false;
+  });
+  let handledAt = -1;
+  const agent = new AgentServer({
+    name: 'steps',
+    transport: 'http',
+    url: URLS.http,
+    handler: ({ input }) => {
+      handledAt = iteration;
+      return { text: `${input.length}` };
+    },
+  });
+  await agent.start();
+  t.after(() => agent.stop());
+  const encodedAt: number[] = [];
+  const stringify = JSON.stringify;
+  JSON.stringify = ((...args: Parameters<typeof JSON.stringify>) => {
+    const value = args[0] as { artifacts?: unknown } | null;
+    if (handledAt >= 0 && value !== null && typeof value === 'object' && 'artifacts' in value) encodedAt.push(iteration);
+    return stringify(...args);
+  }) as typeof JSON.stringify;
+  let response: Response;
+  try {
+    response = await fetch(`${agent.url}/tasks/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: stringify({
+        id: 't-encode',
+        messages: [{ role: 'user', parts: [{ type: 'text', content: 'x'.repeat(LARGE_PAYLOAD_BYTES) }] }],
+      }),
+    });
+  } finally {
+    JSON.stringify = stringify;
+  }
+  assert.equal(response.status, 200);
+  assert.ok(encodedAt.length > 0, 'the answer was written');
+  assert.ok(encodedAt[0]! > handledAt, `the handler ran in iteration ${handledAt}, the answer was written in ${encodedAt[0]}`);
+});
