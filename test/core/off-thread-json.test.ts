@@ -14,8 +14,13 @@ import {
   type JsonDecodeResult,
 } from '../../src/core/off-thread-json.js';
 
+type Decoded =
+  | { kind: 'value'; value: unknown }
+  | { kind: 'invalid_json'; located: string; parserMessage: string }
+  | { kind: 'too_deep' };
+
 /** The main thread's decoding, as the transports do it, in the worker's result shape. */
-function decodeHere(bytes: Buffer, checkDepth: boolean, blankIsNothing = false): Omit<JsonDecodeResult, 'id'> {
+function decodeHere(bytes: Buffer, checkDepth: boolean, blankIsNothing = false): Decoded {
   const text = bytes.toString('utf8');
   if (blankIsNothing && text.trim() === '') return { kind: 'value', value: undefined };
   let value: unknown;

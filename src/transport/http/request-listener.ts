@@ -259,8 +259,11 @@ function readBody(
     const decodeOffThread = () => {
       const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes);
       chunks.length = 0;
-      decodeJsonOffThread(body, { checkDepth: true, blankIsNothing: !expectsBody }).then((result) => {
-        if (result.kind === 'value') resolve({ data: result.value, bytes });
+      // A raw body's endpoint words its own refusals: it is handed the worker's result.
+      const options = raw ? { checkDepth: false, blankIsNothing: true } : { checkDepth: true, blankIsNothing: !expectsBody };
+      decodeJsonOffThread(body, options).then((result) => {
+        if (raw) resolve({ data: new RawHttpBody('', req, result), bytes });
+        else if (result.kind === 'value') resolve({ data: result.value, bytes });
         else if (result.kind === 'too_deep') reject(EndpointError.tooDeep('request body', MAX_JSON_DEPTH));
         else reject(new EndpointError('invalid_json', `request body is not valid JSON: ${result.located}`));
       }, reject);
@@ -268,7 +271,7 @@ function readBody(
     req.on('end', () => {
       if (watch) watch.expire = null;
       if (!isLargePayload(bytes)) decode();
-      else void largePayloadTurn().then(raw ? decode : decodeOffThread);
+      else void largePayloadTurn().then(decodeOffThread);
     });
   });
 }
