@@ -1,5 +1,5 @@
 // What the main thread and a JSON decoding worker say to each other (off-thread-json.ts,
-// json-decode-worker.ts).
+// json-decode-worker.ts, decode-json-bytes.ts).
 
 export interface JsonDecodeJob {
   readonly id: number;
@@ -20,3 +20,6 @@ export type JsonDecodeResult =
   | { readonly id: number; readonly kind: 'invalid_json'; readonly located: string; readonly parserMessage: string }
   /** Nested past MAX_JSON_DEPTH. */
   | { readonly id: number; readonly kind: 'too_deep' };
+
+/** What a worker posts: a result, or the job's bytes back when its value could not be sent. */
+export type WorkerAnswer = JsonDecodeResult | { readonly id: number; readonly kind: 'unsent'; readonly bytes: Uint8Array };

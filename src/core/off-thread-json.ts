@@ -4,7 +4,7 @@
 // transferred, not copied), which decodes, parses and checks the nesting exactly as the main
 // thread does (json-decode-worker.ts) and posts back the value or why there is none; receiving
 // the value costs the main thread a copy of it (a memcpy for a tree dominated by one long
-// string). Only large payloads come here (large-payload-turns.ts); small ones are parsed in
+// string; a value nested too deeply to copy comes back as its bytes, decoded here). Only large payloads come here (large-payload-turns.ts); small ones are parsed in
 // place, where a round trip to a worker would cost more than the parse.
 //
 // The workers start on the first job, never keep the process alive (unref) and end after a
@@ -12,7 +12,8 @@
 import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { JsonDecodeJob, JsonDecodeResult } from './json-decode-job.js';
+import { decodeJsonBytes } from './decode-json-bytes.js';
+import type { JsonDecodeJob, JsonDecodeResult, WorkerAnswer } from './json-decode-job.js';
 
 export type { JsonDecodeResult } from './json-decode-job.js';
 
@@ -30,6 +31,7 @@ const WORKER_URL = new URL(`./json-decode-worker${EXTENSION}`, import.meta.url);
 const WORKER_FAILED = 'the JSON decoding worker failed';
 
 interface Pending {
+  readonly job: JsonDecodeJob;
   readonly resolve: (result: JsonDecodeResult) => void;
   readonly reject: (error: Error) => void;
 }
@@ -77,7 +79,7 @@ export function decodeJsonOffThread(bytes: Uint8Array, options: DecodeOptions): 
     blankIsNothing: options.blankIsNothing ?? false,
   };
   return new Promise((resolve, reject) => {
-    target.jobs.set(id, { resolve, reject });
+    target.jobs.set(id, { job, resolve, reject });
     if (target.idle) {
       clearTimeout(target.idle);
       target.idle = null;
@@ -126,10 +128,12 @@ function startWorker(): DecodeWorker {
   const entry: DecodeWorker = { worker: newWorker(), jobs: new Map(), waiting: [], idle: null };
   const { worker, jobs } = entry;
   worker.unref();
-  worker.on('message', (result: JsonDecodeResult) => {
-    const pending = jobs.get(result.id);
-    jobs.delete(result.id);
-    pending?.resolve(result);
+  worker.on('message', (answer: WorkerAnswer) => {
+    const pending = jobs.get(answer.id);
+    jobs.delete(answer.id);
+    // A value too deeply nested to copy (rare, and refused for its depth anyway) is decoded here.
+    if (answer.kind === 'unsent') pending?.resolve(decodeJsonBytes({ ...pending.job, bytes: answer.bytes }));
+    else pending?.resolve(answer);
     const next = entry.waiting.shift();
     if (next) give(entry, next);
     else entry.idle = setTimeout(() => endIdle(entry), IDLE_MS).unref();
