@@ -35,6 +35,7 @@ import {
   encodeRpc,
   NO_RESPONSE,
   parseRpcBody,
+  parsedRpcBody,
   readRpcCall,
   rpcFailure,
   rpcResult,
@@ -138,7 +139,7 @@ export class A2aAdapter {
     let parsed: unknown;
     try {
       checkMediaType(body.header('content-type'));
-      parsed = parseRpcBody(body.text);
+      parsed = body.decoded ? parsedRpcBody(body.decoded) : parseRpcBody(body.text);
     } catch (error) {
       return encodeRpc(answered(span, rpcFailure(null, asRpcError(error))));
     }

@@ -3,6 +3,7 @@
 // string `method`, `params` (if any) an object or array, and `id` (if any) a string, a number
 // or null. A request without `id` is a notification, which gets no response.
 import { encodeNormalizedJson, PreEncoded } from '../core/json.js';
+import type { JsonDecodeResult } from '../core/off-thread-json.js';
 import { A2aRpcError, type RpcErrorObject } from './errors.js';
 
 export type RpcId = string | number | null;
@@ -18,15 +19,29 @@ export type RpcResponse =
   | { readonly jsonrpc: '2.0'; readonly id: RpcId; readonly result: unknown }
   | { readonly jsonrpc: '2.0'; readonly id: RpcId; readonly error: RpcErrorObject };
 
+const EMPTY_BODY = 'the request body is empty; a JSON-RPC request object was expected';
+
 /** Parses the body text; anything that is not JSON is a parse error (-32700). */
 export function parseRpcBody(text: string): unknown {
-  if (text.trim() === '')
-    throw new A2aRpcError('parseError', 'the request body is empty; a JSON-RPC request object was expected');
+  if (text.trim() === '') throw new A2aRpcError('parseError', EMPTY_BODY);
   try {
     return JSON.parse(text);
   } catch (error) {
     throw new A2aRpcError('parseError', `the request body is not valid JSON: ${(error as Error).message}`);
   }
+}
+
+/**
+ * parseRpcBody for a large body decoded and parsed on a worker (RawHttpBody.decoded): the same
+ * value, or the same parse error.
+ */
+export function parsedRpcBody(decoded: JsonDecodeResult): unknown {
+  if (decoded.kind === 'invalid_json') {
+    throw new A2aRpcError('parseError', `the request body is not valid JSON: ${decoded.parserMessage}`);
+  }
+  const value = decoded.kind === 'value' ? decoded.value : undefined;
+  if (value === undefined) throw new A2aRpcError('parseError', EMPTY_BODY);
+  return value;
 }
 
 /** The id to answer an invalid request with: its own when that is usable, else null. */

@@ -6,6 +6,7 @@ import type { SecurityContext } from '../../generated/types/index.js';
 import { validate, isSchemaName, validateSecurityContext } from '../../generated/validators/index.js';
 import { DeferredJson } from '../core/deferred-json.js';
 import { encodeNormalizedJson, normalizeJson, PreEncoded, type EncodedJson } from '../core/json.js';
+import { isLargePayload, largePayloadTurn } from '../core/large-payload-turns.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { ResolvedConfig } from './config.js';
 import type { TransportName } from './capabilities.js';
@@ -313,6 +314,9 @@ export class Dispatcher {
         if (textType) return { kind: 'text', text: String(result), contentType: textType };
         replayable = target.replayable?.(result) ?? true;
         const limit = this.options.config.limits.maxResponseBytes;
+        // The answer to a large request is mostly as large (a task carries its messages back):
+        // writing its JSON is a heavy step of its own, apart from the validation and the handler.
+        if (isLargePayload(request.receivedBytes)) await largePayloadTurn();
         if (!request.inProcess) {
           return { kind: 'json', encoded: encodeWithin('response', result, limit, request), replayed: false };
         }

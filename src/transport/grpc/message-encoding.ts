@@ -33,8 +33,12 @@ export interface EnvelopeCodec {
   readonly contentType: string | null;
   /** Throws a CallStatus when the message is not an envelope in this encoding. */
   decode(message: Buffer, metadata: Metadata, abort: SignalSource): DecodedRequest;
+  /** decode for a large message, which it hands over: in turns or off the main thread. */
+  decodeLarge(message: Buffer, metadata: Metadata, abort: SignalSource): Promise<DecodedRequest>;
   /** A unary JSON result, as the text the dispatcher encoded and size-checked. */
   success(requestId: string, encoded: EncodedJson): Buffer;
+  /** success for a large result, encoded in turns. */
+  successLarge(requestId: string, encoded: EncodedJson): Promise<Buffer>;
   /** A text/html result. */
   text(requestId: string, html: string): Buffer;
   /** A stream event: its encoded text and the normalized value it was made from. */

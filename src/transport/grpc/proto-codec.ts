@@ -18,6 +18,7 @@ import {
   type RequestEnvelope,
   type ResponseEnvelope,
 } from './codec.js';
+import { largePayloadTurn } from '../../core/large-payload-turns.js';
 import { CallStatus, GrpcStatus } from './errors.js';
 import type { EnvelopeCodec, TransportMethod } from './message-encoding.js';
 
@@ -26,8 +27,11 @@ function protoCodec(requestSchema: DescMessage, responseSchema: DescMessage): En
     const bytes = toBinary(responseSchema, create(responseSchema, envelope as never));
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   };
-  return {
+  const codec: EnvelopeCodec = {
     contentType: null,
+    // protobuf-es decodes a message in one go: the large-message steps each take a turn.
+    decodeLarge: (message, metadata, abort) => largePayloadTurn().then(() => codec.decode(message, metadata, abort)),
+    successLarge: (requestId, encoded) => largePayloadTurn().then(() => codec.success(requestId, encoded)),
     decode(message, metadata, abort) {
       let envelope: RequestEnvelope;
       try {
@@ -45,6 +49,7 @@ function protoCodec(requestSchema: DescMessage, responseSchema: DescMessage): En
     event: (requestId, _encoded, value, final) => encode(valueEnvelope(requestId, value, final)),
     failure: (requestId, error) => encode(failureEnvelope(requestId, error)),
   };
+  return codec;
 }
 
 export const protoEnvelopes: Readonly<Record<TransportMethod, EnvelopeCodec>> = {

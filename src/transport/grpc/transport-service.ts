@@ -116,11 +116,12 @@ export function createTransportService(options: TransportServiceOptions): Untype
   /** Invoke's answer message; the response headers go out as soon as the request id is known. */
   const answerInvoke = async (call: UnaryCall, codec: EnvelopeCodec): Promise<Buffer> => {
     const { bytes, context } = call.request;
-    // A large message's decoding, its serving and its answer's encoding are heavy steps: each
-    // waits for its turn.
+    // A large message's decoding (on a worker, or in a turn), its serving and its answer's
+    // encoding are heavy steps: each waits for its turn.
     const large = isLargePayload(bytes.length);
-    if (large) await largePayloadTurn();
-    const decoded = codec.decode(bytes, call.metadata, context.abort);
+    const decoded = large
+      ? await codec.decodeLarge(bytes, call.metadata, context.abort)
+      : codec.decode(bytes, call.metadata, context.abort);
     call.sendMetadata(responseMetadata(codec, decoded.requestId));
     if (!decoded.ok) return refuse(context, codec, decoded.requestId, decoded.error, decoded.tooDeep);
     const { requestId, inbound } = decoded;
@@ -134,7 +135,7 @@ export function createTransportService(options: TransportServiceOptions): Untype
       if (large) await largePayloadTurn();
       const outcome = await dispatcher.unary(inbound, endpoint);
       if (outcome.kind === 'text') return codec.text(requestId, outcome.text);
-      if (isLargePayload(outcome.encoded.bytes)) await largePayloadTurn();
+      if (isLargePayload(outcome.encoded.bytes)) return await codec.successLarge(requestId, outcome.encoded);
       return codec.success(requestId, outcome.encoded);
     } catch (raw) {
       if (raw instanceof CallStatus) throw raw;
@@ -183,8 +184,9 @@ export function createTransportService(options: TransportServiceOptions): Untype
   const answerStream = async (call: StreamCall, codec: EnvelopeCodec): Promise<void> => {
     const { bytes, context } = call.request;
     const large = isLargePayload(bytes.length);
-    if (large) await largePayloadTurn();
-    const decoded = codec.decode(bytes, call.metadata, context.abort);
+    const decoded = large
+      ? await codec.decodeLarge(bytes, call.metadata, context.abort)
+      : codec.decode(bytes, call.metadata, context.abort);
     call.sendMetadata(responseMetadata(codec, decoded.requestId));
     if (!decoded.ok) {
       await write(call, context, refuse(context, codec, decoded.requestId, decoded.error, decoded.tooDeep));

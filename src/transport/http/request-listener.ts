@@ -6,6 +6,8 @@ import { newId } from '../../core/ids.js';
 import { jsonValueTooDeep, MAX_JSON_DEPTH } from '../../core/json-depth.js';
 import { isLargePayload, largePayloadTurn } from '../../core/large-payload-turns.js';
 import { describeJsonSyntaxError } from '../../core/json-syntax.js';
+import { decodeJsonOffThread } from '../../core/off-thread-json.js';
+import { utf8InTurns } from '../../core/utf8-in-turns.js';
 import { LazyAbort } from '../../core/lazy-abort.js';
 import { headerValue, paramsFromSearch } from '../query-params.js';
 import { extractCredentials } from '../../auth/credentials.js';
@@ -143,11 +145,11 @@ async function handle(
       res.writeHead(204, [REQUEST_ID_HEADER, requestId]);
       res.end();
     } else {
-      const length = String(outcome.encoded.bytes);
-      // Writing a large answer's text to the socket (as UTF-8) is the last heavy step.
-      if (isLargePayload(outcome.encoded.bytes)) await largePayloadTurn();
-      res.writeHead(200, ['content-type', 'application/json', 'content-length', length, REQUEST_ID_HEADER, requestId]);
-      res.end(outcome.encoded.text);
+      const { text, bytes } = outcome.encoded;
+      // A large answer is encoded as UTF-8 a slice per turn and written as those bytes.
+      const body = isLargePayload(bytes) ? await utf8InTurns(text, bytes) : text;
+      res.writeHead(200, ['content-type', 'application/json', 'content-length', String(bytes), REQUEST_ID_HEADER, requestId]);
+      res.end(body);
     }
   } catch (error) {
     writeError(res, toEndpointError(error), requestId, served);
@@ -253,11 +255,23 @@ function readBody(
       if (jsonValueTooDeep(data)) return reject(EndpointError.tooDeep('request body', MAX_JSON_DEPTH));
       resolve({ data, bytes });
     };
+    // A large JSON body is decoded on a worker thread; joining its chunks first waits for a turn.
+    const decodeOffThread = () => {
+      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes);
+      chunks.length = 0;
+      // A raw body's endpoint words its own refusals: it is handed the worker's result.
+      const options = raw ? { checkDepth: false, blankIsNothing: true } : { checkDepth: true, blankIsNothing: !expectsBody };
+      decodeJsonOffThread(body, options).then((result) => {
+        if (raw) resolve({ data: new RawHttpBody('', req, result), bytes });
+        else if (result.kind === 'value') resolve({ data: result.value, bytes });
+        else if (result.kind === 'too_deep') reject(EndpointError.tooDeep('request body', MAX_JSON_DEPTH));
+        else reject(new EndpointError('invalid_json', `request body is not valid JSON: ${result.located}`));
+      }, reject);
+    };
     req.on('end', () => {
       if (watch) watch.expire = null;
-      // Decoding a large body is a heavy step of its own: it waits for its turn.
-      if (isLargePayload(bytes)) void largePayloadTurn().then(decode);
-      else decode();
+      if (!isLargePayload(bytes)) decode();
+      else void largePayloadTurn().then(decodeOffThread);
     });
   });
 }

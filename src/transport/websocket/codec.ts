@@ -4,6 +4,7 @@
 import type { WebSocket } from 'ws';
 import { describeJsonSyntaxError } from '../../core/json-syntax.js';
 import { isLargePayload } from '../../core/large-payload-turns.js';
+import { decodeJsonOffThread } from '../../core/off-thread-json.js';
 import type { InboundEvent, OutboundCall } from '../binding.js';
 import type { Limits } from '../config.js';
 import { EndpointError, type ErrorObject } from '../endpoint-error.js';
@@ -72,18 +73,40 @@ export function decodeRequestFrame(raw: RawData, isBinary: boolean, maxRequestBy
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return {
-      ok: false,
-      id: null,
-      error: new EndpointError('invalid_json', `request frame is not valid JSON: ${describeJsonSyntaxError(text, error)}`),
-      bytes: buffer.length,
-    };
+    return notJson(describeJsonSyntaxError(text, error), buffer.length);
   }
+  return requestFromValue(value, buffer.length, maxRequestBytes);
+}
+
+/**
+ * decodeRequestFrame for a large frame: the text is decoded and parsed on a worker thread
+ * (../../core/off-thread-json.ts), with the same outcomes. The frame's bytes are handed over.
+ */
+export async function decodeLargeRequestFrame(raw: RawData, isBinary: boolean, maxRequestBytes: number): Promise<DecodedRequest> {
+  if (isBinary) return decodeRequestFrame(raw, isBinary, maxRequestBytes);
+  const buffer = frameBuffer(raw);
+  const frameSize = buffer.length;
+  // The envelope's data and params are checked for depth below, as for any frame.
+  const decoded = await decodeJsonOffThread(buffer, { checkDepth: false });
+  if (decoded.kind === 'invalid_json') return notJson(decoded.located, frameSize);
+  return requestFromValue(decoded.kind === 'value' ? decoded.value : undefined, frameSize, maxRequestBytes);
+}
+
+function notJson(located: string, frameSize: number): DecodedRequest {
+  return {
+    ok: false,
+    id: null,
+    error: new EndpointError('invalid_json', `request frame is not valid JSON: ${located}`),
+    bytes: frameSize,
+  };
+}
+
+function requestFromValue(value: unknown, frameSize: number, maxRequestBytes: number): DecodedRequest {
   const read = readRequestEnvelope(value);
-  if (!read.ok) return { ok: false, id: read.id, error: read.error, bytes: buffer.length };
+  if (!read.ok) return { ok: false, id: read.id, error: read.error, bytes: frameSize };
   const envelope = read.envelope;
   // Nesting is bounded by now, so measuring the payload alone cannot exhaust the stack.
-  const bytes = buffer.length <= maxRequestBytes ? buffer.length : Buffer.byteLength(JSON.stringify(envelope.data ?? null));
+  const bytes = frameSize <= maxRequestBytes ? frameSize : Buffer.byteLength(JSON.stringify(envelope.data ?? null));
   // Fields listed out: a spread here costs more than the rest of the decoding.
   const { id, method, path, data, params, idempotencyKey, trace } = envelope;
   return { ok: true, frame: { id, method, path, data, params, idempotencyKey, trace, bytes } };

@@ -13,8 +13,17 @@ import type { Dispatcher } from '../dispatcher.js';
 import { Inbound, type Endpoint, type InboundRequest } from '../endpoint.js';
 import { LazyAbort } from '../../core/lazy-abort.js';
 import { toEndpointError, type EndpointError } from '../endpoint-error.js';
-import { decodeRequestFrame, errorFrame, frameBytes, okFrame, TEXT_FRAME, type RawData } from './codec.js';
+import {
+  decodeLargeRequestFrame,
+  decodeRequestFrame,
+  errorFrame,
+  frameBytes,
+  okFrame,
+  TEXT_FRAME,
+  type RawData,
+} from './codec.js';
 import { isLargePayload, largePayloadTurn } from '../../core/large-payload-turns.js';
+import { utf8InTurns } from '../../core/utf8-in-turns.js';
 import { startPings } from './keepalive.js';
 import { StreamCork } from '../stream-cork.js';
 import { closeWithin } from '../close-within.js';
@@ -128,7 +137,10 @@ export class ServerConnection {
     // A large frame's decoding, then its serving, are heavy steps: each waits for its turn.
     const large = isLargePayload(frameBytes(data));
     if (large) await largePayloadTurn();
-    const decoded = decodeRequestFrame(data, isBinary, this.config.limits.maxRequestBytes);
+    const maxRequestBytes = this.config.limits.maxRequestBytes;
+    const decoded = large
+      ? await decodeLargeRequestFrame(data, isBinary, maxRequestBytes)
+      : decodeRequestFrame(data, isBinary, maxRequestBytes);
     if (!decoded.ok) return this.refuse(decoded.id, decoded.error, decoded.bytes, arrived);
     const frame = decoded.frame;
     let endpoint: Endpoint;
@@ -186,9 +198,10 @@ export class ServerConnection {
   private async serveUnary(endpoint: Endpoint, request: InboundRequest): Promise<void> {
     const outcome = await this.dispatcher.unary(request, endpoint);
     const result = outcome.kind === 'json' ? outcome.encoded.text : JSON.stringify(outcome.text);
-    // Encoding a large answer's frame as UTF-8 is the last heavy step.
-    if (outcome.kind === 'json' && isLargePayload(outcome.encoded.bytes)) await largePayloadTurn();
-    await this.send(okFrame(request.requestId, result, true));
+    const frame = okFrame(request.requestId, result, true);
+    // A large answer's frame is encoded as UTF-8 a slice per turn, then sent as those bytes.
+    const large = outcome.kind === 'json' && isLargePayload(outcome.encoded.bytes);
+    await this.send(large ? await utf8InTurns(frame) : frame);
   }
 
   /** Errors before the first event are thrown (one error frame); after it, frames carry them. */
@@ -210,12 +223,12 @@ export class ServerConnection {
    * A stream's frames before its last (`held`) may wait for the ones that follow (StreamCork);
    * anything else goes out at once, with whatever was held before it.
    */
-  private send(text: string, held = false): Promise<void> {
+  private send(text: string | Buffer, held = false): Promise<void> {
     if (this.socket.readyState !== this.socket.OPEN) return SENT;
     if (held) this.cork.hold();
     // Below the high-water mark nobody waits, so no write callback is needed either.
     // A Buffer is encoded once here; a string would be measured by ws, then encoded again.
-    const bytes = Buffer.from(text);
+    const bytes = typeof text === 'string' ? Buffer.from(text) : text;
     if (this.socket.bufferedAmount + bytes.length <= SEND_HIGH_WATER) {
       this.socket.send(bytes, TEXT_FRAME);
       if (!held) this.cork.flush();
