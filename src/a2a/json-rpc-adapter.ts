@@ -49,7 +49,7 @@ import { checkMediaType, checkVersion } from './service-parameters.js';
 import { stateFromA2a } from './task-states.js';
 import { INBOUND_KEY, statusTime, taskToA2aJson, type InboundRecord } from './tasks.js';
 import { TaskIndexFullError, TaskQuotaError, type IndexedTask, type TaskIndex, type TaskScope } from './task-index.js';
-import type { PreEncoded } from '../core/json.js';
+import type { PreEncoded } from '../core/json/encoded.js';
 import { RedisStoreError } from '../store/redis/redis-error.js';
 
 export interface A2aAdapterOptions {

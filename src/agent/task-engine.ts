@@ -12,8 +12,9 @@ import type { CancelRequest, Task, TaskState } from '../../generated/types/index
 import { AsyncQueue } from '../core/async-queue.js';
 import { nowIso } from '../core/clock.js';
 import { isTerminal } from '../core/task-state.js';
-import { DeferredJson } from '../core/deferred-json.js';
-import { normalizeJson, PreEncoded, type EncodedJson } from '../core/json.js';
+import { DeferredJson } from '../core/json/encoded.js';
+import { PreEncoded, type EncodedJson } from '../core/json/encoded.js';
+import { normalizeJson } from '../core/json/normalize.js';
 import type { RequestContext, StreamItem } from '../transport/endpoint.js';
 import { EndpointError } from '../transport/endpoint-error.js';
 import type { AgentEvent, AgentHandler, HandlerOutput, TaskOutcome } from './handler.js';

@@ -2,8 +2,9 @@
 import type { Artifact, Message, Task, TaskState } from '../../generated/types/index.js';
 import { nowIso } from '../core/clock.js';
 import { newId } from '../core/ids.js';
-import { isPlainJson, normalizeJson, type EncodedJson } from '../core/json.js';
-import { WRITE_APART_LENGTH, stringifyWithLongStrings, type LongStringSpot } from '../core/json-long-strings.js';
+import type { EncodedJson } from '../core/json/encoded.js';
+import { isPlainJson, normalizeJson } from '../core/json/normalize.js';
+import { WRITE_APART_LENGTH, stringifyWithLongStrings, type LongStringSpot } from '../core/json/long-strings.js';
 import { merge } from '../core/objects.js';
 import type { ArtifactInput, MessageInput } from './handler.js';
 

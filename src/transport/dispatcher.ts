@@ -4,8 +4,9 @@
 // key, checks the response size and counts it. A transport knows framing, not business.
 import type { SecurityContext } from '../../generated/types/index.js';
 import { validate, isSchemaName, validateSecurityContext } from '../../generated/validators/index.js';
-import { DeferredJson } from '../core/deferred-json.js';
-import { encodeNormalizedJson, normalizeJson, PreEncoded, type EncodedJson } from '../core/json.js';
+import { DeferredJson } from '../core/json/encoded.js';
+import { encodeNormalizedJson, PreEncoded, type EncodedJson } from '../core/json/encoded.js';
+import { normalizeJson } from '../core/json/normalize.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { Tracing } from '../observability/tracing.js';
 import type { ResolvedConfig } from './config.js';

@@ -2,7 +2,7 @@
 // and what the dispatcher hands to a handler.
 import type { OperationSpec } from '../../generated/operations/spec.js';
 import type { SecurityContext } from '../../generated/types/index.js';
-import type { EncodedJson } from '../core/json.js';
+import type { EncodedJson } from '../core/json/encoded.js';
 import type { TransportName } from './capabilities.js';
 import type { TraceHeaders } from './trace-headers.js';
 

@@ -1,8 +1,9 @@
 // Byte limits, measured as the UTF-8 length of the normalized JSON, and the one place that
 // encodes a payload so it is serialized once per hop.
-import { DeferredJson, measureJson } from '../core/deferred-json.js';
-import { copyJson, NOT_PLAIN } from '../core/json-copy.js';
-import { encodeJson, normalizeJson, PreEncoded, type EncodedJson } from '../core/json.js';
+import { DeferredJson, measureJson } from '../core/json/encoded.js';
+import { measuredCopy, NOT_PLAIN } from '../core/json/measure.js';
+import { encodeJson, PreEncoded, type EncodedJson } from '../core/json/encoded.js';
+import { normalizeJson } from '../core/json/normalize.js';
 import { TransportLimitError, type PayloadKind } from './errors.js';
 
 export type { PayloadKind } from './errors.js';
@@ -21,7 +22,7 @@ export function encodeWithin(kind: PayloadKind, value: unknown, limit: number, c
 
 /**
  * encodeWithin for a payload handed over in-process: the same size and the same check, and the
- * receiver's own copy (json-copy.ts), both from one walk of the value; the text is written only
+ * receiver's own copy (core/json/measure.ts), both from one walk of the value; the text is written only
  * if someone reads it, so `value` must not change until then. `copy` is undefined for a value
  * that is not plain JSON: it is normalized and measured, and the receiver parses its text.
  */
@@ -39,7 +40,7 @@ export function handOverWithin(
     // answers, a task waiting for input) leaves its value to be copied on its own.
     if (encoded instanceof DeferredJson && !encoded.hasText) copy = encoded.copy();
     else {
-      const copied = copyJson(value.value);
+      const copied = measuredCopy(value.value);
       copy = copied === NOT_PLAIN ? NOT_PLAIN : copied.value;
     }
   } else {

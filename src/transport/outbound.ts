@@ -4,8 +4,8 @@
 import type { CallOptions, OperationSpec } from '../../generated/operations/spec.js';
 import { sleep } from '../core/clock.js';
 import { newId } from '../core/ids.js';
-import { DeferredJson } from '../core/deferred-json.js';
-import type { EncodedJson } from '../core/json.js';
+import { DeferredJson } from '../core/json/encoded.js';
+import type { EncodedJson } from '../core/json/encoded.js';
 import { LazyAbort } from '../core/lazy-abort.js';
 import { merge } from '../core/objects.js';
 import { sharedTimeout, type SharedTimeout } from '../core/shared-timers.js';

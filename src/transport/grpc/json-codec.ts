@@ -10,7 +10,7 @@
 // `idempotency_key` are strings (null reads as absent), `params` an object, `data` any JSON; a
 // member of the wrong type, or text that is not a JSON object, is INVALID_ARGUMENT. Answers
 // list their members in field-number order.
-import { normalizeJson } from '../../core/json.js';
+import { normalizeJson } from '../../core/json/normalize.js';
 import { type EnvelopeFields, inboundFromMetadata } from './codec.js';
 import { CallStatus, GrpcStatus } from './errors.js';
 import type { EnvelopeCodec } from './message-encoding.js';

@@ -3,7 +3,7 @@
 // the request, hands it to the dispatcher and writes the answer.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { newId } from '../../core/ids.js';
-import { jsonValueTooDeep, MAX_JSON_DEPTH } from '../../core/json-depth.js';
+import { jsonValueTooDeep, MAX_JSON_DEPTH } from '../../core/json/depth.js';
 import { isLargePayload, largePayloadTurn } from '../../core/large-payload-turns.js';
 import { describeJsonSyntaxError } from '../../core/json-syntax.js';
 import { LazyAbort } from '../../core/lazy-abort.js';
