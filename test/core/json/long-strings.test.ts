@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import test from 'node:test';
 import { WRITE_APART_LENGTH, stringifyWithLongStrings, type LongStringSpot } from '../../../src/core/json/long-strings.js';
 import { DeferredJson } from '../../../src/core/json/encoded.js';
-import { writeFinishedTask } from '../../../src/agent/task-record.js';
+import { writeFinishedTask } from '../../../src/agent/task-engine.js';
 
 /** Writes `value` with `spots` apart and checks the text and size against JSON.stringify's. */
 function assertWrittenAsStringify(value: unknown, spots: readonly LongStringSpot[]): void {
