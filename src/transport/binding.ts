@@ -86,7 +86,8 @@ export interface TransportServer {
 export interface TransportClient {
   /**
    * The client hands a body's value over in-process (the target copies it) rather than send
-   * its text: the body is measured for the limits, and written as text only if read.
+   * its text: the body is measured for the limits, and written as text only if read. Read
+   * in one place, transport/payload.ts.
    */
   readonly inProcess?: boolean;
   /** One attempt of a unary call. Throws the taxonomy's errors. */

@@ -4,8 +4,7 @@
 // key, checks the response size and counts it. A transport knows framing, not business.
 import type { SecurityContext } from '../../generated/types/index.js';
 import { validate, isSchemaName, validateSecurityContext } from '../../generated/validators/index.js';
-import { DeferredJson } from '../core/json/encoded.js';
-import { encodeNormalizedJson, PreEncoded, type EncodedJson } from '../core/json/encoded.js';
+import type { EncodedJson } from '../core/json/encoded.js';
 import { normalizeJson } from '../core/json/normalize.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { Tracing } from '../observability/tracing.js';
@@ -25,7 +24,8 @@ import { EndpointError, toEndpointError, type ErrorObject } from './endpoint-err
 import { assertNotExpired, expiryOf, hasExpired, credentialsExpired, untilExpired } from './credential-expiry.js';
 import { IdempotencyCache } from './idempotency-cache.js';
 import type { IdempotencyRunner, IdempotencyStore } from './idempotency-store.js';
-import { assertWithin, encodeWithin, handOverWithin } from './limits.js';
+import { assertWithin } from './limits.js';
+import { prepareEvent, preparePayload } from './payload.js';
 import type { TransportMetrics } from './metrics.js';
 import { Slots } from './slots.js';
 import { CLIENT_CLOSED, RequestLog, type Refusal, type RequestEnding } from '../observability/request-log.js';
@@ -304,13 +304,10 @@ export class Dispatcher {
         if (textType) return { kind: 'text', text: String(result), contentType: textType };
         replayable = target.replayable?.(result) ?? true;
         const limit = this.options.config.limits.maxResponseBytes;
-        if (!request.inProcess) {
-          return { kind: 'json', encoded: encodeWithin('response', result, limit, request), replayed: false };
-        }
-        // This caller's own copy, made in the walk that measures the answer.
-        const handed = handOverWithin('response', result, limit, request);
-        copy = handed.copy;
-        return { kind: 'json', encoded: handed.encoded, replayed: false };
+        // An in-process caller's own copy comes with it, made in the walk that measures the answer.
+        const payload = preparePayload('response', result, limit, request);
+        copy = payload.copy;
+        return { kind: 'json', encoded: payload.encoded, replayed: false };
       };
       // Control-plane calls (and probes) never wait behind the work they control; model-backed
       // work waits for a model slot before it takes a request slot.
@@ -406,21 +403,8 @@ export class Dispatcher {
       try {
         for await (const item of source) {
           const value = item.encoded ? item.result : normalizeJson(item.result);
-          let frame: StreamFrame;
-          if (request.inProcess) {
-            // The reader's own copy, made in the walk that measures the event; its text is left unwritten.
-            const handed = handOverWithin(
-              'event',
-              new PreEncoded(value, item.encoded ?? new DeferredJson(value)),
-              limit,
-              request,
-            );
-            frame = { ok: true, encoded: handed.encoded, value, final: item.final, copy: handed.copy };
-          } else {
-            const encoded = item.encoded ?? encodeNormalizedJson(value);
-            assertWithin('event', encoded.bytes, limit, request);
-            frame = { ok: true, encoded, value, final: item.final };
-          }
+          const payload = prepareEvent(value, item.encoded, limit, request);
+          const frame: StreamFrame = { ok: true, encoded: payload.encoded, value, final: item.final, copy: payload.copy };
           metrics.sent(frame.encoded.bytes);
           // Marked before the yield: a consumer may stop reading once it has the final frame.
           if (item.final) ok = true;

@@ -35,7 +35,8 @@ export interface InboundRequest {
   readonly trace?: TraceHeaders;
   /**
    * Set by the in-process transport, whose caller copies the answer's value rather than parse
-   * its text: the answer is measured for the limits, and written as text only if read.
+   * its text: the answer is measured for the limits, and written as text only if read. Read
+   * in one place, transport/payload.ts.
    */
   readonly inProcess?: boolean;
 }
