@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { newId } from '../../core/ids.js';
 import { jsonValueTooDeep, MAX_JSON_DEPTH } from '../../core/json/depth.js';
 import { isLargePayload, largePayloadTurn } from '../../core/large-payload-turns.js';
-import { describeJsonSyntaxError } from '../../core/json-syntax.js';
+import { describeJsonSyntaxError } from '../../core/json/syntax.js';
 import { LazyAbort } from '../../core/lazy-abort.js';
 import { headerValue, paramsFromSearch } from '../query-params.js';
 import { extractCredentials } from '../../auth/credentials.js';
