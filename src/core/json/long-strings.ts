@@ -4,7 +4,9 @@
 // writeJsonString (below) finds that a string needs no escaping about four times faster, and
 // the same string held in several places is checked once; the rest of the value, small by then,
 // still goes through JSON.stringify. The text is the same either way, and its UTF-8 size comes
-// out of the same pass instead of another scan of the whole text.
+// out of the same pass instead of another scan of the whole text. Which strings are long, and
+// where they sit, only the caller knows (the task engine passes a spot finder for a task), so
+// nothing here knows the shape of a task.
 import { randomBytes } from 'node:crypto';
 import type { EncodedJson } from './encoded.js';
 import { NEEDS_ESCAPE, PLAIN_ASCII } from './string-size.js';
@@ -90,7 +92,7 @@ function writeWithSpots(value: unknown, spots: readonly LongStringSpot[] | null)
  * JSON.stringify, which checks every character for escaping itself (about four times slower
  * than these regular expressions); the text is the same.
  */
-export function writeJsonString(text: string): EncodedJson {
+function writeJsonString(text: string): EncodedJson {
   if (PLAIN_ASCII.test(text)) return { text: `"${text}"`, bytes: text.length + 2 };
   if (!NEEDS_ESCAPE.test(text)) return { text: `"${text}"`, bytes: Buffer.byteLength(text, 'utf8') + 2 };
   const json = JSON.stringify(text);
