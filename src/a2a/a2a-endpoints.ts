@@ -5,7 +5,7 @@
 // a JSON-RPC error too, with the transport's HTTP status.
 import { agentOperations } from '../../generated/operations/agent.js';
 import type { OperationSpec } from '../../generated/operations/spec.js';
-import { encodeNormalizedJson, PreEncoded } from '../core/json.js';
+import { encodeNormalizedJson, PreEncoded } from '../core/json/encoded.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { CardIdentity } from '../core/card-identity.js';
 import { routeKey, type Endpoint } from '../transport/endpoint.js';

@@ -3,7 +3,7 @@
 // per request instead. A result too large to send becomes an internal error (-32603) with the
 // request's id, the largest results first, until the rest fits. The requests have run; only
 // those results are not sent (the client can ask again for less: historyLength, pageSize).
-import { encodeNormalizedJson, PreEncoded, type EncodedJson } from '../core/json.js';
+import { encodeNormalizedJson, PreEncoded, type EncodedJson } from '../core/json/encoded.js';
 import { A2aRpcError } from './errors.js';
 import { rpcFailure, type RpcResponse } from './json-rpc.js';
 

@@ -52,7 +52,7 @@ import { INBOUND_KEY, taskToA2aJson, type InboundRecord } from './tasks.js';
 import { statusTime } from '../stores/task-entries.js';
 import { TaskIndexFullError, TaskQuotaError, type IndexedTask, type TaskIndex, type TaskScope } from './task-index.js';
 import type { TaskRunner } from './task-runner.js';
-import type { PreEncoded } from '../core/json.js';
+import type { PreEncoded } from '../core/json/encoded.js';
 
 export interface A2aAdapterOptions {
   /** Runs the tasks SendMessage submits and cancels them; the agent server hands in its engine. */

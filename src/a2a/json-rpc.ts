@@ -2,7 +2,7 @@
 // responses. What is a valid request is JSON-RPC's rule: an object with `jsonrpc` "2.0", a
 // string `method`, `params` (if any) an object or array, and `id` (if any) a string, a number
 // or null. A request without `id` is a notification, which gets no response.
-import { encodeNormalizedJson, PreEncoded } from '../core/json.js';
+import { encodeNormalizedJson, PreEncoded } from '../core/json/encoded.js';
 import type { JsonDecodeResult } from '../core/off-thread-json.js';
 import { A2aRpcError, type RpcErrorObject } from './errors.js';
 

@@ -2,7 +2,7 @@
 // The agent server hands its engine in as this interface when it builds the adapter, so a2a
 // depends on two methods rather than on the agent folder that composes it.
 import type { CancelRequest, Task } from '../../generated/types/index.js';
-import type { PreEncoded } from '../core/json.js';
+import type { PreEncoded } from '../core/json/encoded.js';
 import type { RequestContext } from '../transport/endpoint.js';
 
 export interface TaskRunner {

@@ -6,7 +6,7 @@ import { agentOperations } from '../../generated/operations/agent.js';
 import type { OperationSpec } from '../../generated/operations/spec.js';
 import type { AgentHandlers } from '../../generated/handlers/agent.js';
 import type { Task } from '../../generated/types/index.js';
-import { PreEncoded } from '../core/json.js';
+import { PreEncoded } from '../core/json/encoded.js';
 import { isTerminal } from '../core/task-state.js';
 import { routeKey, type Endpoint, type RequestContext } from '../transport/endpoint.js';
 import { EndpointError } from '../transport/endpoint-error.js';

@@ -18,7 +18,7 @@ import type {
 } from '../../generated/types/index.js';
 import { newId } from '../core/ids.js';
 import { agentOpenApiDocument } from '../core/openapi-documents.js';
-import { normalizeJson } from '../core/json.js';
+import { normalizeJson } from '../core/json/normalize.js';
 import { ConfigError, InvalidArgumentError, StateError } from '../core/errors.js';
 import { isAuthenticator } from '../auth/authenticator.js';
 import { compactHistory, countTokens } from '../llm/history-compaction.js';

@@ -8,7 +8,7 @@
 import type { SecurityContext } from '../../generated/types/index.js';
 import { nowIso } from '../core/clock.js';
 import { InvalidArgumentError } from '../core/errors.js';
-import { normalizeJson } from '../core/json.js';
+import { normalizeJson } from '../core/json/normalize.js';
 import type { ChatTurn } from '../llm/language-model.js';
 
 export interface Session {

@@ -6,7 +6,8 @@ import type { Artifact, LlmRun, Message, StreamEvent, Task, ToolCall } from '../
 import { nowIso } from '../core/clock.js';
 import { StateError } from '../core/errors.js';
 import { newId } from '../core/ids.js';
-import { normalizeJson, type EncodedJson } from '../core/json.js';
+import type { EncodedJson } from '../core/json/encoded.js';
+import { normalizeJson } from '../core/json/normalize.js';
 import { merge } from '../core/objects.js';
 import type { LanguageModel } from '../llm/language-model.js';
 import type { ModelLoopObserver, ModelLoopResult, ModelTextChunk } from '../llm/model-loop.js';

@@ -12,15 +12,16 @@ import type { CancelRequest, Task, TaskState } from '../../generated/types/index
 import { AsyncQueue } from '../core/async-queue.js';
 import { nowIso } from '../core/clock.js';
 import { isTerminal } from '../core/task-state.js';
-import { DeferredJson } from '../core/deferred-json.js';
-import { normalizeJson, PreEncoded, type EncodedJson } from '../core/json.js';
+import { DeferredJson, PreEncoded, type EncodedJson } from '../core/json/encoded.js';
+import { writeWithLongStrings } from '../core/json/long-strings.js';
+import { normalizeJson } from '../core/json/normalize.js';
 import type { RequestContext, StreamItem } from '../transport/endpoint.js';
 import { EndpointError } from '../transport/endpoint-error.js';
 import type { AgentEvent, AgentHandler, HandlerOutput, TaskOutcome } from './handler.js';
 import type { ModelSetup } from './model-setup.js';
 import { RunContext, type EventSink, type Run } from './task-context.js';
 import { taskCompletedEvent } from './task-completed-event.js';
-import { settleFinishedTask, writeFinishedTask, writeHoldingTask } from './task-record.js';
+import { longTextParts, settleFinishedTask } from './task-record.js';
 import { prepareTask, transition } from '../core/task-lifecycle.js';
 import type { SessionStore } from './sessions.js';
 
@@ -357,4 +358,19 @@ export class TaskCanceledError extends Error {
     super(reason);
     this.name = 'TaskCanceledError';
   }
+}
+
+/**
+ * A finished task's JSON text; with its size too when the task carries long text parts, which
+ * are written apart (core/json/long-strings.ts, told where by longTextParts). A record
+ * JSON.stringify refuses (a handler kept an object it had attached and later put a bigint or a
+ * cycle into it) is repaired first, as settleFinishedTask repairs it.
+ */
+export function writeFinishedTask(task: unknown): string | EncodedJson {
+  return writeWithLongStrings(task, task as Task, longTextParts, settleFinishedTask);
+}
+
+/** writeFinishedTask for a value that holds the finished `task` (the event that closes its stream). */
+function writeHoldingTask(value: unknown, task: Task): string | EncodedJson {
+  return writeWithLongStrings(value, task, longTextParts, settleFinishedTask);
 }

@@ -4,8 +4,8 @@
 import type { Artifact, Message, Task } from '../../generated/types/index.js';
 import { nowIso } from '../core/clock.js';
 import { newId } from '../core/ids.js';
-import { isPlainJson, normalizeJson, type EncodedJson } from '../core/json.js';
-import { WRITE_APART_LENGTH, stringifyWithLongStrings, type LongStringSpot } from '../core/json-long-strings.js';
+import { isPlainJson, normalizeJson } from '../core/json/normalize.js';
+import { WRITE_APART_LENGTH, type LongStringSpot } from '../core/json/long-strings.js';
 import { merge } from '../core/objects.js';
 import type { ArtifactInput, MessageInput } from './handler.js';
 
@@ -90,33 +90,11 @@ export function settleFinishedTask(task: Task): void {
 }
 
 /**
- * A finished task's JSON text; with its size too when the task carries long text parts, which
- * are written apart (json-long-strings.ts). A record JSON.stringify refuses (a handler kept an
- * object it had attached and later put a bigint or a cycle into it) is repaired first, as
- * settleFinishedTask repairs it.
+ * Where a task keeps strings long enough to write apart (core/json/long-strings.ts): the text
+ * parts of its messages and artifacts at least WRITE_APART_LENGTH long; null for none. The
+ * task engine hands this to the writer, which knows nothing of a task's shape.
  */
-export function writeFinishedTask(task: unknown): string | EncodedJson {
-  return writeHoldingTask(task, task as Task);
-}
-
-/** writeFinishedTask for a value that holds the finished `task` (the event that closes its stream). */
-export function writeHoldingTask(value: unknown, task: Task): string | EncodedJson {
-  try {
-    return writeWithTask(value, task);
-  } catch {
-    // Repaired below; the common case pays nothing for the check.
-  }
-  settleFinishedTask(task);
-  return writeWithTask(value, task);
-}
-
-function writeWithTask(value: unknown, task: Task): string | EncodedJson {
-  const spots = longTextParts(task);
-  return spots === null ? JSON.stringify(value) : stringifyWithLongStrings(value, spots);
-}
-
-/** The text parts of the task's messages and artifacts at least WRITE_APART_LENGTH long; null for none. */
-function longTextParts(task: Task): LongStringSpot[] | null {
+export function longTextParts(task: Task): LongStringSpot[] | null {
   let spots: LongStringSpot[] | null = null;
   const scan = (parts: unknown) => {
     if (!Array.isArray(parts)) return;

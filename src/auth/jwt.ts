@@ -9,7 +9,7 @@
 import type { SecurityContext, SecurityScheme } from '../../generated/types/index.js';
 import { ConfigError, importOptional } from '../core/errors.js';
 import { lazyLoader } from '../core/lazy-import.js';
-import { copyJson, setOwn } from '../core/objects.js';
+import { cloneJson, setOwn } from '../core/objects.js';
 import { AuthenticationError } from './authentication-error.js';
 import type { Authenticator } from './authenticator.js';
 import { secretDigest } from './secret-compare.js';
@@ -191,7 +191,7 @@ export class JwtAuthenticator implements Authenticator {
       token,
       expiresAt: verified.expiresAt,
       issuedAt: verified.issuedAt,
-      metadata: verified.hasMetadata ? copyJson(verified.metadata) : {},
+      metadata: verified.hasMetadata ? cloneJson(verified.metadata) : {},
     });
   }
 }

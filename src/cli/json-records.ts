@@ -3,7 +3,7 @@
 //   single  one JSON value (the whole text parses);
 //   array   one JSON array whose items are checked one by one (when the caller asks for it);
 //   ndjson  one JSON value per line (blank lines ignored), the JSON Lines convention.
-import { locateJsonSyntaxError } from '../core/json-syntax.js';
+import { locateJsonSyntaxError } from '../core/json/syntax.js';
 
 type RecordLayout = 'single' | 'array' | 'ndjson';
 

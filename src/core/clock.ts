@@ -31,7 +31,7 @@ export function nowIso(): string {
 /**
  * The string nowIso handed out last ('' before the first). A task carries the same timestamp in
  * every entry made within one millisecond, and it is plain ASCII by construction, so counting
- * a task's size checks for it before scanning a string (json.ts).
+ * a task's size checks for it before scanning a string (core/json/string-size.ts).
  */
 export function lastIsoString(): string {
   return lastIso;

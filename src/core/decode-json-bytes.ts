@@ -1,8 +1,8 @@
 // One decoding of JSON bytes, the same wherever it runs: on a decoding worker, or on the main
 // thread when the worker cannot send its value back (off-thread-json.ts).
 import type { JsonDecodeJob, JsonDecodeResult } from './json-decode-job.js';
-import { jsonValueTooDeep } from './json-depth.js';
-import { describeJsonSyntaxError } from './json-syntax.js';
+import { jsonValueTooDeep } from './json/depth.js';
+import { describeJsonSyntaxError } from './json/syntax.js';
 
 /** UTF-8, JSON.parse and (when asked) the nesting check, as a request body is read. */
 export function decodeJsonBytes(job: JsonDecodeJob): JsonDecodeResult {

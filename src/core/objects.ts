@@ -24,12 +24,14 @@ function isEmpty(object: object): boolean {
  * A deep copy of parsed JSON data (plain objects, arrays, strings, numbers, booleans, null),
  * sharing nothing mutable with `value`. A walk over those few kinds costs about a tenth of
  * structuredClone, which must handle every kind of value, on the small objects a request copies.
+ * (core/json/measure.ts measuredCopy is the other contract: it also counts the text's size, and
+ * gives up on anything the text would show differently.)
  */
-export function copyJson<T>(value: T): T {
+export function cloneJson<T>(value: T): T {
   if (typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) return value.map(copyJson) as T;
+  if (Array.isArray(value)) return value.map(cloneJson) as T;
   const copy: Record<string, unknown> = {};
-  for (const name of Object.keys(value)) setOwn(copy, name, copyJson((value as Record<string, unknown>)[name]));
+  for (const name of Object.keys(value)) setOwn(copy, name, cloneJson((value as Record<string, unknown>)[name]));
   return copy as T;
 }
 

@@ -10,7 +10,7 @@
 import type { LlmRun, LlmUsage, Message, Part } from '../../generated/types/index.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { newId } from '../core/ids.js';
-import { normalizeJson } from '../core/json.js';
+import { normalizeJson } from '../core/json/normalize.js';
 import { compactHistory, countTokens } from './history-compaction.js';
 import { estimateTokens, type ChatTurn, type LanguageModel, type ModelToolCall, type TokenCounter } from './language-model.js';
 import type { LoopEvent, LoopMessage } from './loop-events.js';

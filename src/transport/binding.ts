@@ -2,7 +2,7 @@
 // (one attempt on the wire). Everything around them is shared: the Transport class runs the
 // lifecycle, the Dispatcher the server pipeline, the outbound pipeline retries and limits.
 import type { OperationSpec } from '../../generated/operations/spec.js';
-import type { EncodedJson } from '../core/json.js';
+import type { EncodedJson } from '../core/json/encoded.js';
 import type { LazyAbort } from '../core/lazy-abort.js';
 import type { BindingCapabilities, TransportName } from './capabilities.js';
 import type { ResolvedConfig } from './config.js';
@@ -18,7 +18,7 @@ export interface OutboundCall {
   readonly body: EncodedJson | null;
   /**
    * For an in-process binding, on a first attempt: the target's own copy of the body (plain
-   * JSON, made when the call began, in the walk that measured it; core/json-copy.ts), handed
+   * JSON, made when the call began, in the walk that measured it; core/json/measure.ts), handed
    * over instead of `body`'s text. Undefined otherwise: on retries, for network bindings, for
    * operations without a body, and for a body that is not plain JSON (its text is parsed).
    */
@@ -86,7 +86,8 @@ export interface TransportServer {
 export interface TransportClient {
   /**
    * The client hands a body's value over in-process (the target copies it) rather than send
-   * its text: the body is measured for the limits, and written as text only if read.
+   * its text: the body is measured for the limits, and written as text only if read. Read
+   * in one place, transport/payload.ts.
    */
   readonly inProcess?: boolean;
   /** One attempt of a unary call. Throws the taxonomy's errors. */

@@ -4,8 +4,8 @@
 // key, checks the response size and counts it. A transport knows framing, not business.
 import type { SecurityContext } from '../../generated/types/index.js';
 import { validate, isSchemaName, validateSecurityContext } from '../../generated/validators/index.js';
-import { DeferredJson } from '../core/deferred-json.js';
-import { encodeNormalizedJson, normalizeJson, PreEncoded, type EncodedJson } from '../core/json.js';
+import type { EncodedJson } from '../core/json/encoded.js';
+import { normalizeJson } from '../core/json/normalize.js';
 import { isLargePayload, largePayloadTurn } from '../core/large-payload-turns.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { ResolvedConfig } from './config.js';
@@ -33,7 +33,8 @@ import {
 import { assertNotExpired, expiryOf, hasExpired, credentialsExpired, untilExpired } from './credential-expiry.js';
 import { IdempotencyCache } from './idempotency-cache.js';
 import type { IdempotencyRunner, IdempotencyStore } from './idempotency-store.js';
-import { assertWithin, encodeWithin, handOverWithin } from './limits.js';
+import { assertWithin } from './limits.js';
+import { prepareEvent, preparePayload } from './payload.js';
 import type { TransportMetrics } from './metrics.js';
 import { Slots } from './slots.js';
 import { reportEscapedError } from './escaped-error.js';
@@ -317,13 +318,10 @@ export class Dispatcher {
         // The answer to a large request is mostly as large (a task carries its messages back):
         // writing its JSON is a heavy step of its own, apart from the validation and the handler.
         if (isLargePayload(request.receivedBytes)) await largePayloadTurn();
-        if (!request.inProcess) {
-          return { kind: 'json', encoded: encodeWithin('response', result, limit, request), replayed: false };
-        }
-        // This caller's own copy, made in the walk that measures the answer.
-        const handed = handOverWithin('response', result, limit, request);
-        copy = handed.copy;
-        return { kind: 'json', encoded: handed.encoded, replayed: false };
+        // An in-process caller's own copy comes with it, made in the walk that measures the answer.
+        const payload = preparePayload('response', result, limit, request);
+        copy = payload.copy;
+        return { kind: 'json', encoded: payload.encoded, replayed: false };
       };
       // Control-plane calls (and probes) never wait behind the work they control; model-backed
       // work waits for a model slot before it takes a request slot.
@@ -419,21 +417,8 @@ export class Dispatcher {
       try {
         for await (const item of source) {
           const value = item.encoded ? item.result : normalizeJson(item.result);
-          let frame: StreamFrame;
-          if (request.inProcess) {
-            // The reader's own copy, made in the walk that measures the event; its text is left unwritten.
-            const handed = handOverWithin(
-              'event',
-              new PreEncoded(value, item.encoded ?? new DeferredJson(value)),
-              limit,
-              request,
-            );
-            frame = { ok: true, encoded: handed.encoded, value, final: item.final, copy: handed.copy };
-          } else {
-            const encoded = item.encoded ?? encodeNormalizedJson(value);
-            assertWithin('event', encoded.bytes, limit, request);
-            frame = { ok: true, encoded, value, final: item.final };
-          }
+          const payload = prepareEvent(value, item.encoded, limit, request);
+          const frame: StreamFrame = { ok: true, encoded: payload.encoded, value, final: item.final, copy: payload.copy };
           metrics.sent(frame.encoded.bytes);
           // Marked before the yield: a consumer may stop reading once it has the final frame.
           if (item.final) ok = true;

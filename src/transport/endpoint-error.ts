@@ -48,7 +48,7 @@ export class EndpointError extends Error {
     return new EndpointError('invalid_request', `${what} does not match its schema${where}`, { issues });
   }
 
-  /** JSON nested past the depth every wire carries (see core/json-depth.ts). */
+  /** JSON nested past the depth every wire carries (see core/json/depth.ts). */
   static tooDeep(what: string, limit: number): EndpointError {
     return new EndpointError('invalid_request', `${what} nests arrays and objects more than ${limit} levels deep`, { limit });
   }

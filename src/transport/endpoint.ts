@@ -2,7 +2,7 @@
 // and what the dispatcher hands to a handler.
 import type { OperationSpec } from '../../generated/operations/spec.js';
 import type { SecurityContext } from '../../generated/types/index.js';
-import type { EncodedJson } from '../core/json.js';
+import type { EncodedJson } from '../core/json/encoded.js';
 import type { TransportName } from './capabilities.js';
 import type { TraceHeaders } from './trace-headers.js';
 
@@ -35,7 +35,8 @@ export interface InboundRequest {
   readonly trace?: TraceHeaders;
   /**
    * Set by the in-process transport, whose caller copies the answer's value rather than parse
-   * its text: the answer is measured for the limits, and written as text only if read.
+   * its text: the answer is measured for the limits, and written as text only if read. Read
+   * in one place, transport/payload.ts.
    */
   readonly inProcess?: boolean;
 }

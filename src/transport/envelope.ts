@@ -5,7 +5,7 @@
 // the dispatcher encoded it (never serialized twice); clients read responses. gRPC carries
 // protobuf messages: its binding turns them into plain values and hands them to these readers.
 import { validate } from '../../generated/validators/index.js';
-import { jsonValueTooDeep, MAX_JSON_DEPTH } from '../core/json-depth.js';
+import { jsonValueTooDeep, MAX_JSON_DEPTH } from '../core/json/depth.js';
 import type { InboundEvent } from './binding.js';
 import type { QueryParams } from './endpoint.js';
 import { EndpointError, type ErrorObject } from './endpoint-error.js';

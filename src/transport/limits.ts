@@ -1,8 +1,7 @@
-// Byte limits, measured as the UTF-8 length of the normalized JSON, and the one place that
-// encodes a payload so it is serialized once per hop.
-import { DeferredJson, measureJson } from '../core/deferred-json.js';
-import { copyJson, NOT_PLAIN } from '../core/json-copy.js';
-import { encodeJson, normalizeJson, PreEncoded, type EncodedJson } from '../core/json.js';
+// Byte limits, measured as the UTF-8 length of the normalized JSON, and the encoding of a
+// payload for a network wire, so it is serialized once per hop (payload.ts chooses between
+// this and the in-process hand-over).
+import { encodeJson, type EncodedJson } from '../core/json/encoded.js';
 import { TransportLimitError, type PayloadKind } from './errors.js';
 
 export type { PayloadKind } from './errors.js';
@@ -17,38 +16,6 @@ export function encodeWithin(kind: PayloadKind, value: unknown, limit: number, c
   const encoded = encodeJson(value);
   assertWithin(kind, encoded.bytes, limit, context);
   return encoded;
-}
-
-/**
- * encodeWithin for a payload handed over in-process: the same size and the same check, and the
- * receiver's own copy (json-copy.ts), both from one walk of the value; the text is written only
- * if someone reads it, so `value` must not change until then. `copy` is undefined for a value
- * that is not plain JSON: it is normalized and measured, and the receiver parses its text.
- */
-export function handOverWithin(
-  kind: PayloadKind,
-  value: unknown,
-  limit: number,
-  context: LimitContext = {},
-): { readonly encoded: EncodedJson; readonly copy: unknown } {
-  let encoded: EncodedJson;
-  let copy: unknown;
-  if (value instanceof PreEncoded) {
-    encoded = value.encoded;
-    // Text not written yet is copied and counted in one walk; a text written already (A2A's
-    // answers, a task waiting for input) leaves its value to be copied on its own.
-    if (encoded instanceof DeferredJson && !encoded.hasText) copy = encoded.copy();
-    else {
-      const copied = copyJson(value.value);
-      copy = copied === NOT_PLAIN ? NOT_PLAIN : copied.value;
-    }
-  } else {
-    const plain = new DeferredJson(value);
-    copy = plain.copy();
-    encoded = copy === NOT_PLAIN ? new DeferredJson(normalizeJson(value)) : plain;
-  }
-  assertWithin(kind, measureJson(encoded), limit, context);
-  return { encoded, copy: copy === NOT_PLAIN ? undefined : copy };
 }
 
 export function assertWithin(kind: PayloadKind, bytes: number, limit: number, context: LimitContext = {}): void {

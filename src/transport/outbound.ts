@@ -4,8 +4,7 @@
 import type { CallOptions, OperationSpec } from '../../generated/operations/spec.js';
 import { sleep } from '../core/clock.js';
 import { newId } from '../core/ids.js';
-import { DeferredJson } from '../core/deferred-json.js';
-import type { EncodedJson } from '../core/json.js';
+import type { EncodedJson } from '../core/json/encoded.js';
 import { LazyAbort } from '../core/lazy-abort.js';
 import { merge } from '../core/objects.js';
 import { sharedTimeout, type SharedTimeout } from '../core/shared-timers.js';
@@ -17,7 +16,8 @@ import { resultBytes } from './envelope.js';
 import { TransportLimitError, TransportProtocolError, TransportTimeoutError } from './errors.js';
 import type { CallSpan, ClientSpanHook } from './hooks.js';
 import { idempotencyKeyFor } from './idempotency-key.js';
-import { assertWithin, encodeWithin, handOverWithin } from './limits.js';
+import { assertWithin } from './limits.js';
+import { preparePayload, writeTextNow } from './payload.js';
 import type { TransportMetrics } from './metrics.js';
 import { backoffSeconds, shouldRetry } from './retry.js';
 import { Slots } from './slots.js';
@@ -107,9 +107,8 @@ export class Outbound {
           } catch (raw) {
             const error = deadline.translate(raw, url, requestId);
             if (attempt < config.retry.maxAttempts && shouldRetry(config.retry, spec, error)) {
-              // Retries send the request's text; an in-process body has it written now, so they
-              // all send the same whatever the caller does with its object meanwhile.
-              if (body instanceof DeferredJson) body.writeNow();
+              // Retries send the request's text, the same on every attempt (payload.ts).
+              if (body !== null) writeTextNow(body);
               metrics.retried();
               span?.retried(attempt, error);
               await sleep(backoffSeconds(config.retry, attempt) * 1000, options.signal);
@@ -163,10 +162,12 @@ export class Outbound {
   private encodeBody(spec: OperationSpec, request: unknown, url: string, requestId: string): RequestBody {
     if (!spec.request) return NO_BODY;
     const limit = this.context.config.limits.maxRequestBytes;
-    if (!this.context.client().inProcess)
-      return { body: encodeWithin('request', request ?? null, limit, { url, requestId }), copy: undefined };
-    const handed = handOverWithin('request', request ?? null, limit, { url, requestId });
-    return { body: handed.encoded, copy: handed.copy };
+    const payload = preparePayload('request', request ?? null, limit, {
+      url,
+      requestId,
+      inProcess: this.context.client().inProcess,
+    });
+    return { body: payload.encoded, copy: payload.copy };
   }
 
   /** The caller's headers plus the credential headers, which win on a clash. */

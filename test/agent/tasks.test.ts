@@ -89,7 +89,7 @@ for (const kind of TRANSPORTS) {
     });
 
     test('long texts come back whole: one needing escapes, one in other scripts, one in a frozen part', async (t) => {
-      // Long text parts are written apart from the rest of the task (core/json-long-strings.ts).
+      // Long text parts are written apart from the rest of the task (core/json/long-strings.ts).
       const quoted = 'say "hi" \\ then\nnext line; '.repeat(4_000);
       const other = 'こんにちは, wörld 👍 '.repeat(5_000);
       const frozen = Object.freeze({ type: 'text', content: 'a frozen part. '.repeat(6_000) });

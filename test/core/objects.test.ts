@@ -1,24 +1,24 @@
-// copyJson and setOwn: the copy shares nothing mutable with its source, and a member named
+// cloneJson and setOwn: the copy shares nothing mutable with its source, and a member named
 // `__proto__` (as JSON.parse makes one) stays a member rather than becoming the prototype.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { copyJson, setOwn } from '../../src/core/objects.js';
+import { cloneJson, setOwn } from '../../src/core/objects.js';
 
-test('copyJson: an equal value that shares no object or array with the source', () => {
+test('cloneJson: an equal value that shares no object or array with the source', () => {
   const source = JSON.parse('{"a":{"b":[1,{"c":"x"}],"n":null,"t":true},"list":[[2],[3]],"s":"text","z":0}');
-  const copy = copyJson(source);
+  const copy = cloneJson(source);
   assert.deepEqual(copy, source);
   copy.a.b[1].c = 'y';
   copy.a.b.push(9);
   copy.list[0].push(4);
   copy.a.added = 1;
   assert.deepEqual(source, JSON.parse('{"a":{"b":[1,{"c":"x"}],"n":null,"t":true},"list":[[2],[3]],"s":"text","z":0}'));
-  for (const scalar of ['s', 1.5, false, null]) assert.equal(copyJson(scalar), scalar);
+  for (const scalar of ['s', 1.5, false, null]) assert.equal(cloneJson(scalar), scalar);
 });
 
-test('copyJson: a member named __proto__ is copied as a member, and the copy keeps the plain prototype', () => {
+test('cloneJson: a member named __proto__ is copied as a member, and the copy keeps the plain prototype', () => {
   const source = JSON.parse('{"__proto__":{"admin":true},"inner":{"__proto__":[1]}}');
-  const copy = copyJson(source);
+  const copy = cloneJson(source);
   assert.equal(Object.getPrototypeOf(copy), Object.prototype);
   assert.equal(copy.admin, undefined);
   assert.deepEqual(Object.keys(copy), ['__proto__', 'inner']);

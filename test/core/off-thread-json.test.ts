@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { jsonValueTooDeep, MAX_JSON_DEPTH } from '../../src/core/json-depth.js';
-import { describeJsonSyntaxError } from '../../src/core/json-syntax.js';
+import { jsonValueTooDeep, MAX_JSON_DEPTH } from '../../src/core/json/depth.js';
+import { describeJsonSyntaxError } from '../../src/core/json/syntax.js';
 import {
   decodeJsonOffThread,
   jsonDecodeWorkers,

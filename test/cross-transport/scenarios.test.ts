@@ -109,7 +109,7 @@ const scenarios: Scenario[] = [
   {
     name: 'long texts come back whole, answered and streamed: escapes, other scripts, a frozen part',
     async run(f) {
-      // Long text parts are written apart from the rest of the task (core/json-long-strings.ts).
+      // Long text parts are written apart from the rest of the task (core/json/long-strings.ts).
       const quoted = 'say "hi" \\ then\nnext line; '.repeat(4_000);
       const other = `${TEXT} 👍 `.repeat(5_000);
       const frozen = Object.freeze({ type: 'text', content: 'a frozen part. '.repeat(6_000) });

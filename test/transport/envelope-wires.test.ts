@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import * as grpc from '@grpc/grpc-js';
 import { status as GrpcCode } from '@grpc/grpc-js';
 import { TransportProtocolError, TransportRemoteError } from '../../src/transport/errors.js';
-import { MAX_JSON_DEPTH } from '../../src/core/json-depth.js';
+import { MAX_JSON_DEPTH } from '../../src/core/json/depth.js';
 import { collect } from '../support/async.js';
 import { client, echoTask, ops, rawServer, rejection, runtimeUrl, serve, stream, table } from '../support/transport-fixtures.js';
 import { jsonClient, passThroughService, statusOf, unaryCall } from '../support/grpc-peers.js';

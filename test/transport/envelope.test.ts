@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { validate } from '../../generated/validators/index.js';
-import { MAX_JSON_DEPTH } from '../../src/core/json-depth.js';
+import { MAX_JSON_DEPTH } from '../../src/core/json/depth.js';
 import { EndpointError } from '../../src/transport/endpoint-error.js';
 import {
   envelopeHead,

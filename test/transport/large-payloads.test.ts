@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import type { Task } from '../../generated/types/index.js';
 import { AgentServer } from '../../src/agent/agent-server.js';
 import { AgentClient } from '../../src/client/agent-client.js';
-import { MAX_JSON_DEPTH } from '../../src/core/json-depth.js';
+import { MAX_JSON_DEPTH } from '../../src/core/json/depth.js';
 import { LARGE_PAYLOAD_BYTES } from '../../src/core/large-payload-turns.js';
 import { createMountedTransport } from '../../src/transport/http/express-adapter.js';
 

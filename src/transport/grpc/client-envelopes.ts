@@ -10,7 +10,7 @@ import {
   StreamRequestSchema,
   StreamResponseSchema,
 } from '../../../generated/proto/svc/transport/v1/transport_pb.js';
-import { jsonByteLength } from '../../core/json.js';
+import { jsonByteLength } from '../../core/json/measure.js';
 import type { InboundEvent, OutboundCall } from '../binding.js';
 import { readResponseEnvelope } from '../envelope.js';
 import { TransportProtocolError } from '../errors.js';

@@ -11,7 +11,7 @@
 // member of the wrong type, or text that is not a JSON object, is INVALID_ARGUMENT. Answers
 // list their members in field-number order.
 import type { Metadata } from '@grpc/grpc-js';
-import { normalizeJson } from '../../core/json.js';
+import { normalizeJson } from '../../core/json/normalize.js';
 import { decodeJsonOffThread } from '../../core/off-thread-json.js';
 import { utf8InTurns } from '../../core/utf8-in-turns.js';
 import type { SignalSource } from '../endpoint.js';

@@ -18,7 +18,7 @@
 // (set through the response metadata, which grpc-js lays over its default headers) and binary
 // ones under grpc-js's `application/grpc+proto`; gRPC clients accept either subtype.
 import type { Metadata } from '@grpc/grpc-js';
-import type { EncodedJson } from '../../core/json.js';
+import type { EncodedJson } from '../../core/json/encoded.js';
 import type { SignalSource } from '../endpoint.js';
 import type { ErrorObject } from '../endpoint-error.js';
 import type { DecodedRequest } from './codec.js';

@@ -3,9 +3,9 @@
 // the request, hands it to the dispatcher and writes the answer.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { newId } from '../../core/ids.js';
-import { jsonValueTooDeep, MAX_JSON_DEPTH } from '../../core/json-depth.js';
+import { jsonValueTooDeep, MAX_JSON_DEPTH } from '../../core/json/depth.js';
 import { isLargePayload, largePayloadTurn } from '../../core/large-payload-turns.js';
-import { describeJsonSyntaxError } from '../../core/json-syntax.js';
+import { describeJsonSyntaxError } from '../../core/json/syntax.js';
 import { decodeJsonOffThread } from '../../core/off-thread-json.js';
 import { utf8InTurns } from '../../core/utf8-in-turns.js';
 import { LazyAbort } from '../../core/lazy-abort.js';

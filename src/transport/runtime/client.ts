@@ -1,7 +1,7 @@
 // Calls go straight to the target's dispatcher in this process. Payloads are measured as their
-// JSON would be (deferred-json.ts), so the size checks and byte counts match the network
+// JSON would be (core/json/encoded.ts DeferredJson), so the size checks and byte counts match the network
 // transports, but no text is written unless read: each side gets its own copy of the other's
-// value, made by the sender in the walk that measures it (core/json-copy.ts: plain JSON copied,
+// value, made by the sender in the walk that measures it (core/json/measure.ts: plain JSON copied,
 // strings shared; the text is written and parsed when the value is not plain JSON), and caller
 // and target never share an object. Query parameters
 // are discarded, except for an operation whose request is its query
@@ -17,9 +17,9 @@ import { TransportConnectionError } from '../errors.js';
 import { remoteErrorFrom } from '../wire-errors.js';
 import { findTarget } from './directory.js';
 import { extractCredentials } from '../../auth/credentials.js';
-import type { EncodedJson } from '../../core/json.js';
+import type { EncodedJson } from '../../core/json/encoded.js';
 import type { LazyAbort } from '../../core/lazy-abort.js';
-import { jsonValueTooDeep, MAX_JSON_DEPTH } from '../../core/json-depth.js';
+import { jsonValueTooDeep, MAX_JSON_DEPTH } from '../../core/json/depth.js';
 
 /** In-process work cannot be interrupted, but the caller can stop waiting for it. */
 function untilAborted<T>(work: Promise<T>, cancellation: LazyAbort): Promise<T> {

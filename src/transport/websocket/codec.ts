@@ -2,7 +2,7 @@
 // (schemas/native/request-envelope.schema.json); every answer is a response envelope, one
 // per unary call or one per stream event, the last with `final` true.
 import type { WebSocket } from 'ws';
-import { describeJsonSyntaxError } from '../../core/json-syntax.js';
+import { describeJsonSyntaxError } from '../../core/json/syntax.js';
 import { isLargePayload } from '../../core/large-payload-turns.js';
 import { decodeJsonOffThread } from '../../core/off-thread-json.js';
 import type { InboundEvent, OutboundCall } from '../binding.js';

@@ -2,7 +2,9 @@
 // value (schema validation, normalization, protobuf conversion, JSON.stringify to measure) is
 // recursive, and a value a few thousand levels deep exhausts the call stack in any of them.
 // Request bodies are held to MAX_JSON_DEPTH here, right after JSON.parse (which does not
-// recurse) and before any of those steps runs.
+// recurse) and before any of those steps runs. This file is also the one depth rule of
+// core/json/: the recursive walks there (normalize.ts, measure.ts) count levels the same way and
+// give up past the same MAX_JSON_DEPTH, falling back to a path that gives the same result.
 
 /**
  * The deepest nesting of arrays and objects a request body (or an envelope's `data` or

@@ -5,9 +5,9 @@
 // are written this way, with the same text.
 import assert from 'node:assert/strict';
 import test from 'node:test';
-import { WRITE_APART_LENGTH, stringifyWithLongStrings, type LongStringSpot } from '../../src/core/json-long-strings.js';
-import { DeferredJson } from '../../src/core/deferred-json.js';
-import { writeFinishedTask } from '../../src/agent/task-record.js';
+import { WRITE_APART_LENGTH, stringifyWithLongStrings, type LongStringSpot } from '../../../src/core/json/long-strings.js';
+import { DeferredJson } from '../../../src/core/json/encoded.js';
+import { writeFinishedTask } from '../../../src/agent/task-engine.js';
 
 /** Writes `value` with `spots` apart and checks the text and size against JSON.stringify's. */
 function assertWrittenAsStringify(value: unknown, spots: readonly LongStringSpot[]): void {

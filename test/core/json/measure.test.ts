@@ -4,8 +4,8 @@
 // would show differently.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MAX_JSON_DEPTH } from '../../src/core/json-depth.js';
-import { copyJson as copyMeasured, NOT_PLAIN } from '../../src/core/json-copy.js';
+import { MAX_JSON_DEPTH } from '../../../src/core/json/depth.js';
+import { measuredCopy as copyMeasured, NOT_PLAIN } from '../../../src/core/json/measure.js';
 
 /** The copy alone, or NOT_PLAIN. */
 function copyJson(value: unknown, maxDepth?: number): unknown {

@@ -2,8 +2,8 @@
 // written once, only when read.
 import assert from 'node:assert/strict';
 import test from 'node:test';
-import { DeferredJson, measureJson } from '../../src/core/deferred-json.js';
-import { NOT_PLAIN } from '../../src/core/json-copy.js';
+import { DeferredJson, measureJson } from '../../../src/core/json/encoded.js';
+import { NOT_PLAIN } from '../../../src/core/json/measure.js';
 
 const task = { id: 't1', state: 'completed', messages: [{ role: 'user', parts: [{ type: 'text', content: 'héllo "world"' }] }] };
 

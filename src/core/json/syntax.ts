@@ -3,7 +3,7 @@
 // recursion (so any nesting depth is fine), and reports the offset of the first character that
 // breaks the grammar of RFC 8259. It builds no values: call it only after JSON.parse has failed.
 
-import { positionAt, type TextPosition } from './text-position.js';
+import { positionAt, type TextPosition } from '../text-position.js';
 
 interface JsonSyntaxProblem {
   /** Offset of the offending character (the text's length for an early end). */

@@ -1,10 +1,47 @@
-// JSON whose text is written only when someone reads it. An in-process call hands values over
-// (each side copies what it receives) and needs only their size, for the same limits and byte
-// counts as a network wire: writing a 3.5 KB task as text just to count its bytes costs more
-// than the rest of the call. So the size can be counted from the value, and the text is left
-// unwritten unless a reader asks for it (a network transport, a replay that parses it).
-import { copyJson, NOT_PLAIN } from './json-copy.js';
-import { plainJsonByteLength, type EncodedJson } from './json.js';
+// JSON with its size: the forms a payload takes once it is normalized. Three remain, each for a
+// reason the others cannot serve:
+// - EncodedJson, the contract: text and its UTF-8 size, travelling together so nothing is
+//   serialized or measured twice. What every wire reads.
+// - PreEncoded, a value handed over together with its encoding, so the pipeline takes that
+//   encoding as it is instead of writing the value again (finished tasks, A2A answers), while
+//   the in-process wire can still copy the value.
+// - DeferredJson, an EncodedJson whose text is written only when someone reads it: an
+//   in-process call needs only the size (measure.ts counts it from the value), and writing a
+//   3.5 KB task as text just to count its bytes costs more than the rest of the call.
+// (The review counted two more: a plain `{text, bytes}` is an EncodedJson, and NOT_PLAIN is
+// measure.ts's "gave up" answer, not a form of JSON.)
+import { measuredCopy, NOT_PLAIN, plainJsonByteLength } from './measure.js';
+import { normalizeJson } from './normalize.js';
+
+/** Serializes normalized JSON once; the text and its UTF-8 size travel together from here. */
+export interface EncodedJson {
+  readonly text: string;
+  readonly bytes: number;
+}
+
+/**
+ * A value handed over together with its encoding (the task engine's finished tasks, whose text
+ * is written when first read, and A2A answers): encodeJson takes that encoding as it is. Once
+ * its text is written, `encoded` holds no reference to `value`, so it can be kept without the
+ * object graph.
+ */
+export class PreEncoded {
+  constructor(
+    readonly value: unknown,
+    readonly encoded: EncodedJson,
+  ) {}
+}
+
+export function encodeJson(value: unknown): EncodedJson {
+  if (value instanceof PreEncoded) return value.encoded;
+  return encodeNormalizedJson(normalizeJson(value));
+}
+
+/** encodeJson for a value normalizeJson has already been through. */
+export function encodeNormalizedJson(value: unknown): EncodedJson {
+  const text = JSON.stringify(value) ?? 'null';
+  return { text, bytes: Buffer.byteLength(text, 'utf8') };
+}
 
 export class DeferredJson implements EncodedJson {
   private value: unknown;
@@ -73,13 +110,13 @@ export class DeferredJson implements EncodedJson {
   }
 
   /**
-   * A copy of the value for a receiver in this process (json-copy.ts), with the size counted in
+   * A copy of the value for a receiver in this process (measure.ts), with the size counted in
    * the same walk; NOT_PLAIN when the text is written already or the value is not plain JSON
    * (the receiver then parses the text).
    */
   copy(): unknown {
     if (this.written !== null) return NOT_PLAIN;
-    const copied = copyJson(this.value);
+    const copied = measuredCopy(this.value);
     if (copied === NOT_PLAIN) return NOT_PLAIN;
     this.size = copied.bytes;
     return copied.value;

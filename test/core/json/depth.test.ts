@@ -1,7 +1,7 @@
 // The nesting check every request body passes before anything walks it recursively.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { jsonValueTooDeep, MAX_JSON_DEPTH } from '../../src/core/json-depth.js';
+import { jsonValueTooDeep, MAX_JSON_DEPTH } from '../../../src/core/json/depth.js';
 
 /** `depth` levels of alternating arrays and objects around a string. */
 function nested(depth: number): unknown {

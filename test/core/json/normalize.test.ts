@@ -1,8 +1,10 @@
-// src/core/json.ts: normalization to plain JSON, and the UTF-8 byte size every limit uses.
+// src/core/json/: normalization to plain JSON, and the UTF-8 byte size every limit uses.
 import { test } from 'node:test';
-import { nowIso } from '../../src/core/clock.js';
+import { nowIso } from '../../../src/core/clock.js';
 import assert from 'node:assert/strict';
-import { encodeJson, jsonByteLength, normalizeJson, plainJsonByteLength } from '../../src/core/json.js';
+import { encodeJson } from '../../../src/core/json/encoded.js';
+import { jsonByteLength, plainJsonByteLength } from '../../../src/core/json/measure.js';
+import { normalizeJson } from '../../../src/core/json/normalize.js';
 
 class Point {
   constructor(

@@ -1,12 +1,15 @@
 // JSON text for a value that holds a few very long strings (a 4 MiB text part, echoed back
 // three times). JSON.stringify checks every character of a string for escaping at about
 // 150 MB/s on the machines here, so writing such a task kept the event loop for 60-80 ms.
-// writeJsonString (json.ts) finds that a string needs no escaping about four times faster, and
+// writeJsonString (below) finds that a string needs no escaping about four times faster, and
 // the same string held in several places is checked once; the rest of the value, small by then,
 // still goes through JSON.stringify. The text is the same either way, and its UTF-8 size comes
-// out of the same pass instead of another scan of the whole text.
+// out of the same pass instead of another scan of the whole text. Which strings are long, and
+// where they sit, only the caller knows (the task engine passes a spot finder for a task), so
+// nothing here knows the shape of a task.
 import { randomBytes } from 'node:crypto';
-import { writeJsonString, type EncodedJson } from './json.js';
+import type { EncodedJson } from './encoded.js';
+import { NEEDS_ESCAPE, PLAIN_ASCII } from './string-size.js';
 
 /** Where a long string sits: `holder[key]`. */
 export interface LongStringSpot {
@@ -55,4 +58,43 @@ export function stringifyWithLongStrings(value: unknown, allSpots: readonly Long
     return json.text;
   });
   return { text, bytes };
+}
+
+/**
+ * The text of `value`, which holds `holder` (a finished task, or the event that closes its
+ * stream), with the long strings `findSpots` points at in `holder` written apart; with its
+ * size too when there were any. `findSpots` knows the holder's shape, so this file does not:
+ * the task engine passes its own. When JSON.stringify refuses the value (a handler kept an
+ * object it had attached and later put a bigint or a cycle into it), `repair` makes the holder
+ * plain and the text is written again; the common case pays nothing for the check.
+ */
+export function writeWithLongStrings<H>(
+  value: unknown,
+  holder: H,
+  findSpots: (holder: H) => readonly LongStringSpot[] | null,
+  repair: (holder: H) => void,
+): string | EncodedJson {
+  try {
+    return writeWithSpots(value, findSpots(holder));
+  } catch {
+    // Repaired below.
+  }
+  repair(holder);
+  return writeWithSpots(value, findSpots(holder));
+}
+
+function writeWithSpots(value: unknown, spots: readonly LongStringSpot[] | null): string | EncodedJson {
+  return spots === null ? JSON.stringify(value) : stringifyWithLongStrings(value, spots);
+}
+
+/**
+ * `text` as a JSON string, with its UTF-8 size. For a long string this is cheaper than
+ * JSON.stringify, which checks every character for escaping itself (about four times slower
+ * than these regular expressions); the text is the same.
+ */
+function writeJsonString(text: string): EncodedJson {
+  if (PLAIN_ASCII.test(text)) return { text: `"${text}"`, bytes: text.length + 2 };
+  if (!NEEDS_ESCAPE.test(text)) return { text: `"${text}"`, bytes: Buffer.byteLength(text, 'utf8') + 2 };
+  const json = JSON.stringify(text);
+  return { text: json, bytes: Buffer.byteLength(json, 'utf8') };
 }
