@@ -6,13 +6,12 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigError } from '../../../src/core/errors.js';
-import type { ChatTurn, ModelEvent } from '../../../src/llm/language-model.js';
-import { ModelError } from '../../../src/llm/model-error.js';
+import type { ChatTurn } from '../../../src/llm/language-model.js';
 import { AnthropicMessagesModel, type AnthropicMessagesOptions } from '../../../src/llm/providers/anthropic-messages.js';
 import { anthropicError, startAnthropicServer, type AnthropicTurn } from '../fake-anthropic-server.js';
 import type { ScriptedServer } from '../scripted-server.js';
+import { collect, failureOf, FAST_RETRY, hello } from './provider-checks.js';
 
-const FAST_RETRY = { maxAttempts: 3, initialBackoff: 0.001, maxBackoff: 0.002, jitter: 0 };
 const KEY = 'sk-ant-test-secret-0123456789';
 
 function model(server: ScriptedServer<AnthropicTurn>, options: Partial<AnthropicMessagesOptions> = {}): AnthropicMessagesModel {
@@ -24,27 +23,6 @@ function model(server: ScriptedServer<AnthropicTurn>, options: Partial<Anthropic
     ...options,
   });
 }
-
-async function collect(source: AsyncIterable<ModelEvent>): Promise<ModelEvent[]> {
-  const events: ModelEvent[] = [];
-  for await (const event of source) events.push(event);
-  return events;
-}
-
-async function failureOf(work: Promise<unknown>): Promise<ModelError> {
-  try {
-    await work;
-  } catch (error) {
-    assert.ok(error instanceof ModelError, `expected a ModelError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail('expected the step to fail');
-}
-
-const hello: ChatTurn[] = [
-  { role: 'system', content: 'Be brief.' },
-  { role: 'user', content: 'Say hello' },
-];
 
 describe('anthropic provider', () => {
   test('streams the text, then the end with the stop reason as finish reason and usage', async (t) => {

@@ -6,13 +6,12 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigError } from '../../../src/core/errors.js';
-import { estimateTokens, type ChatTurn, type ModelEvent, type ModelRequest } from '../../../src/llm/language-model.js';
-import { ModelError } from '../../../src/llm/model-error.js';
+import { estimateTokens, type ChatTurn, type ModelRequest } from '../../../src/llm/language-model.js';
 import { OpenAIChatModel, type OpenAIChatOptions } from '../../../src/llm/providers/openai-chat.js';
 import { openaiError, startOpenAIServer, type OpenAITurn } from '../fake-openai-server.js';
 import type { ScriptedServer } from '../scripted-server.js';
+import { collect, failureOf, FAST_RETRY, hello } from './provider-checks.js';
 
-const FAST_RETRY = { maxAttempts: 3, initialBackoff: 0.001, maxBackoff: 0.002, jitter: 0 };
 const KEY = 'sk-test-secret-key-0123456789';
 
 function model(server: ScriptedServer<OpenAITurn>, options: Partial<OpenAIChatOptions> = {}): OpenAIChatModel {
@@ -24,27 +23,6 @@ function model(server: ScriptedServer<OpenAITurn>, options: Partial<OpenAIChatOp
     ...options,
   });
 }
-
-async function collect(source: AsyncIterable<ModelEvent>): Promise<ModelEvent[]> {
-  const events: ModelEvent[] = [];
-  for await (const event of source) events.push(event);
-  return events;
-}
-
-async function failureOf(work: Promise<unknown>): Promise<ModelError> {
-  try {
-    await work;
-  } catch (error) {
-    assert.ok(error instanceof ModelError, `expected a ModelError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail('expected the step to fail');
-}
-
-const hello: ChatTurn[] = [
-  { role: 'system', content: 'Be brief.' },
-  { role: 'user', content: 'Say hello' },
-];
 
 describe('openai provider', () => {
   test('streams the text, then the end with the finish reason and usage', async (t) => {
