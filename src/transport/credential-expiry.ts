@@ -64,16 +64,23 @@ export function whenExpired(at: number, expired: () => void): () => void {
  */
 export async function* untilExpired<T>(source: AsyncIterable<T>, at: number): AsyncGenerator<T, void, undefined> {
   const iterator = source[Symbol.asyncIterator]();
-  let stop: () => void = () => undefined;
-  const expiry = new Promise<never>((_resolve, reject) => {
-    stop = whenExpired(at, () => reject(credentialsExpired()));
+  // The pending step's rejection, while a step is awaited: expiry fails that step. (Not a race
+  // against one long-lived promise, which would keep a reaction for every event of the stream.)
+  let failStep: ((error: Error) => void) | null = null;
+  let expired = false;
+  const stop = whenExpired(at, () => {
+    expired = true;
+    failStep?.(credentialsExpired());
   });
-  // A refusal nobody is racing for yet must not count as unhandled.
-  expiry.catch(() => undefined);
   let done = false;
   try {
     for (;;) {
-      const step = await Promise.race([iterator.next(), expiry]);
+      if (expired) throw credentialsExpired();
+      const step = await new Promise<IteratorResult<T>>((resolve, reject) => {
+        failStep = reject;
+        iterator.next().then(resolve, reject);
+      });
+      failStep = null;
       if (step.done) {
         done = true;
         return;
