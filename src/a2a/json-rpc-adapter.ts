@@ -234,7 +234,10 @@ export class A2aAdapter {
       await this.index.add(entry);
     }
     const run = this.run(entry, context);
-    if (!configuration?.returnImmediately) await run;
+    // Answered at once: a run that fails later (the engine refused it, the index is out of
+    // reach) has no caller left to tell, and must not end the process as an unhandled rejection.
+    if (configuration?.returnImmediately) run.catch(() => undefined);
+    else await run;
     return { task: taskToA2aJson(entry.task, { contextId: entry.contextId, historyLength, includeArtifacts: true }) };
   }
 
@@ -357,7 +360,11 @@ function asRpcError(error: unknown): A2aRpcError {
   if (error instanceof TaskQuotaError) return new A2aRpcError('internalError', error.message, { quota: String(error.quota) });
   if (error instanceof EndpointError && error.code === 'conflict') return new A2aRpcError('unsupportedOperation', error.message);
   // A store that may come back (a shared store out of reach): nothing ran; the client may retry.
+  // Its own message names the store (a Redis URL): the caller gets a fixed text and the code.
   if (error instanceof StoreUnavailableError && error.retryable)
-    return new A2aRpcError('internalError', error.message, { retryable: 'true', reason: error.code });
+    return new A2aRpcError('internalError', 'the task store is unavailable; nothing ran, try again', {
+      retryable: 'true',
+      reason: error.code,
+    });
   return new A2aRpcError('internalError', error instanceof Error ? error.message : String(error));
 }

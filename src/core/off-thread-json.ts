@@ -66,7 +66,7 @@ export interface DecodeOptions {
 /**
  * Decodes UTF-8 JSON on a worker. The bytes are handed over: when they own their whole
  * buffer it is moved to the worker (and left empty here), otherwise their span is copied first.
- * Rejects only if the worker itself fails (it ran out of memory, say).
+ * Rejects if the worker fails (it ran out of memory, say); throws if no worker can be started.
  */
 export function decodeJsonOffThread(bytes: Uint8Array, options: DecodeOptions): Promise<JsonDecodeResult> {
   const target = pickWorker();
@@ -84,7 +84,7 @@ export function decodeJsonOffThread(bytes: Uint8Array, options: DecodeOptions): 
       clearTimeout(target.idle);
       target.idle = null;
     }
-    if (target.jobs.size === 1) give(target, job);
+    if (target.jobs.size === 1) gaveOrFailed(target, job);
     else target.waiting.push(job);
   });
 }
@@ -134,9 +134,9 @@ function startWorker(): DecodeWorker {
     // A value too deeply nested to copy (rare, and refused for its depth anyway) is decoded here.
     if (answer.kind === 'unsent') pending?.resolve(decodeJsonBytes({ ...pending.job, bytes: answer.bytes }));
     else pending?.resolve(answer);
-    const next = entry.waiting.shift();
-    if (next) give(entry, next);
-    else entry.idle = setTimeout(() => endIdle(entry), IDLE_MS).unref();
+    let next = entry.waiting.shift();
+    while (next && !gaveOrFailed(entry, next)) next = entry.waiting.shift();
+    if (!next) entry.idle = setTimeout(() => endIdle(entry), IDLE_MS).unref();
   });
   // A worker that fails takes its jobs with it; the next job starts a fresh one.
   worker.on('error', (error) => {
@@ -167,6 +167,22 @@ function endIdle(entry: DecodeWorker): void {
 
 function give(entry: DecodeWorker, job: JsonDecodeJob): void {
   entry.worker.postMessage(job, [job.bytes.buffer as ArrayBuffer]);
+}
+
+/**
+ * give() from the worker's message handler, where a throw would escape: a job that cannot be
+ * handed over fails alone (false), and the caller moves on to the next.
+ */
+function gaveOrFailed(entry: DecodeWorker, job: JsonDecodeJob): boolean {
+  try {
+    give(entry, job);
+    return true;
+  } catch (error) {
+    const pending = entry.jobs.get(job.id);
+    entry.jobs.delete(job.id);
+    pending?.reject(error as Error);
+    return false;
+  }
 }
 
 function forget(entry: DecodeWorker): void {

@@ -99,6 +99,8 @@ export class RedisCancelBus {
     } catch {
       return;
     }
+    // Anyone who can publish on the channel can send anything: only objects are read.
+    if (typeof message !== 'object' || message === null) return;
     if (channel === this.requests) this.answer(message as CancelRequestMessage);
     else if (channel === this.replies) this.received(message as CancelReplyMessage);
   }

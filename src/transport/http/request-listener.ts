@@ -271,7 +271,8 @@ function readBody(
     req.on('end', () => {
       if (watch) watch.expire = null;
       if (!isLargePayload(bytes)) decode();
-      else void largePayloadTurn().then(decodeOffThread);
+      // A worker that cannot be started (or a body it cannot be handed) fails this request only.
+      else void largePayloadTurn().then(decodeOffThread).catch(reject);
     });
   });
 }
