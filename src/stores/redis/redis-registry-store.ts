@@ -30,7 +30,7 @@ local function unindex(p, url)
 end
 `;
 
-/** Whether `caller` ('' for anonymous) may write the entry at `url` (registry-store.ts mayWrite). */
+/** Whether `caller` ('' for anonymous) may write the entry at `url` (mayWrite in stores/registry-entries.ts). */
 const ALLOWED = `
 local function allowed(p, url, caller)
   if caller == '' then return true end

@@ -184,7 +184,7 @@ export class SqliteRegistryStore {
     });
   }
 
-  /** Whether `caller` may write the entry at `url` (registry-store.ts mayWrite); true when there is none. */
+  /** Whether `caller` may write the entry at `url` (mayWrite in stores/registry-entries.ts); true when there is none. */
   private mayWrite(url: string, caller: string | null | undefined): boolean {
     if (caller == null) return true;
     const row = this.ready().ownerOf.get(url) as { owner: string | null } | undefined;
