@@ -91,8 +91,9 @@ export function toEndpointError(error: unknown): EndpointError {
     }
   }
   // A store that may come back (a shared store out of reach): a 503 the client retries; nothing ran.
+  // Its own message names the store (a Redis URL): the client gets a fixed text and the code.
   if (error instanceof StoreUnavailableError && error.retryable)
-    return new EndpointError('unavailable', error.message, { reason: error.code });
+    return new EndpointError('unavailable', 'the shared store is unavailable; nothing ran, try again', { reason: error.code });
   const message = error instanceof Error ? error.message : String(error);
   return new EndpointError('internal', message || 'internal error');
 }
