@@ -44,9 +44,9 @@ import { renderStatusPage } from './pages/status-page.js';
 import { SessionStore, sessionOwner } from './sessions.js';
 import { StateOperations } from './state-operations.js';
 import { TaskEngine } from './task-engine.js';
-import { A2aAdapter } from '../a2a/json-rpc-adapter.js';
-import { buildA2aEndpoints } from '../a2a/a2a-endpoints.js';
-import type { TaskIndex } from '../a2a/task-index.js';
+import { buildA2aEndpoints } from '../a2a/endpoints.js';
+import { A2aRequestHandler } from '../a2a/handler/request-handler.js';
+import type { TaskIndex } from '../a2a/handler/task-index.js';
 import { openStores, type StoreChoice } from '../stores/open.js';
 import type { RedisAgentState } from '../stores/redis/redis-agent-state.js';
 import type { IdempotencyBounds } from '../transport/idempotency-store.js';
@@ -198,15 +198,15 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
       tasksUseModel: this.llm !== null && this.options.handler === undefined,
     });
     if (this.options.a2a) {
-      const adapter = new A2aAdapter({
+      const handler = new A2aRequestHandler({
         engine: this.engine,
         index: this.options.a2aTaskIndex ?? shared?.taskIndex,
         pageTokenKey: shared?.pageTokenKey,
         cancelElsewhere: shared ? (id, principal, metadata) => shared.cancelBus.cancel(id, principal, metadata) : undefined,
-        maxResponseBytes: transport.config.limits.maxResponseBytes,
       });
       const a2a = buildA2aEndpoints({
-        adapter,
+        handler,
+        jsonRpc: { maxResponseBytes: transport.config.limits.maxResponseBytes },
         identity: this.options,
         authenticator: this.options.authenticator ?? null,
         url: () => transport.url,

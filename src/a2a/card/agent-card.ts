@@ -2,9 +2,9 @@
 // JSON-RPC interface at the agent's root speaking A2A 1.0, streaming, push notifications and
 // the extended card declared off, and the authenticator's scheme as A2A security.
 import { create, toJson, type JsonObject } from '@bufbuild/protobuf';
-import { AgentCardSchema } from '../../generated/proto/lf/a2a/v1/a2a_pb.js';
-import type { Authenticator } from '../auth/authenticator.js';
-import type { CardIdentity } from '../core/card-identity.js';
+import { AgentCardSchema } from '../../../generated/proto/lf/a2a/v1/a2a_pb.js';
+import type { Authenticator } from '../../auth/authenticator.js';
+import type { CardIdentity } from '../../core/card-identity.js';
 import { securityToA2a } from './security-schemes.js';
 
 /** The A2A protocol version this boundary speaks. */
