@@ -13,6 +13,8 @@ export interface CardEndpointOptions {
   readonly authenticator: Authenticator | null;
   /** The agent's address once it listens. */
   readonly url: () => string;
+  /** The card declares the extended card (capabilities.extendedAgentCard). */
+  readonly extendedCard?: boolean;
 }
 
 export function buildCardEndpoint(options: CardEndpointOptions): [string, Endpoint] {
@@ -22,7 +24,9 @@ export function buildCardEndpoint(options: CardEndpointOptions): [string, Endpoi
     spec,
     unary: () => {
       if (!card) {
-        const value = buildA2aCard(options.identity, options.url(), options.authenticator);
+        const value = buildA2aCard(options.identity, options.url(), options.authenticator, {
+          extendedCard: options.extendedCard,
+        });
         card = new PreEncoded(value, encodeNormalizedJson(value));
       }
       return Promise.resolve(card);

@@ -50,6 +50,11 @@ export interface A2aHandlerOptions {
    * or undefined when no replica runs it.
    */
   readonly cancelElsewhere?: (id: string, principal: string | null, metadata: JsonObject) => Promise<NativeTask | undefined>;
+  /**
+   * The extended card GetExtendedAgentCard answers an authenticated caller (card/extended-card.ts);
+   * without it the method is unsupported, as the public card says (capabilities.extendedAgentCard).
+   */
+  readonly extendedCard?: () => JsonObject;
 }
 
 /** One event of a stream (SendStreamingMessage, SubscribeToTask): a StreamResponse in ProtoJSON. */
@@ -64,11 +69,13 @@ export class A2aRequestHandler {
   private readonly engine: TaskRunner;
   private readonly tokens: PageTokens;
   private readonly cancelElsewhere: A2aHandlerOptions['cancelElsewhere'];
+  private readonly extendedCard: A2aHandlerOptions['extendedCard'];
 
   constructor(options: A2aHandlerOptions) {
     this.engine = options.engine;
     this.tokens = new PageTokens(options.pageTokenKey);
     this.cancelElsewhere = options.cancelElsewhere;
+    this.extendedCard = options.extendedCard;
     this.index = options.index ?? new MemoryTaskIndex();
   }
 
@@ -248,13 +255,23 @@ export class A2aRequestHandler {
     return pushUnsupported();
   }
 
+  /**
+   * The extended card, to an authenticated caller only. The route already refuses a caller
+   * without valid credentials (HTTP 401) when the agent has an authenticator, and the agent
+   * refuses an extended card without one; the check here keeps the rule where the card is.
+   */
   getExtendedAgentCard(
     _request: MessageShape<typeof GetExtendedAgentCardRequestSchema>,
-    _context: RequestContext,
+    context: RequestContext,
   ): Promise<JsonObject> {
-    return Promise.reject(
-      new A2aError('unsupportedOperation', 'this agent has no extended card (capabilities.extendedAgentCard is false)'),
-    );
+    // A2A: without capabilities.extendedAgentCard the method is UnsupportedOperation.
+    if (!this.extendedCard)
+      return Promise.reject(
+        new A2aError('unsupportedOperation', 'this agent has no extended card (capabilities.extendedAgentCard is false)'),
+      );
+    if (!context.security)
+      return Promise.reject(new A2aError('unsupportedOperation', 'the extended card is shown to authenticated callers only'));
+    return Promise.resolve(this.extendedCard());
   }
 }
 
