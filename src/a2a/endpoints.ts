@@ -5,6 +5,7 @@ import { buildCardEndpoint, type CardEndpointOptions } from './card/card-endpoin
 import type { A2aRequestHandler } from './handler/request-handler.js';
 import { buildJsonRpcEndpoints } from './jsonrpc/binding.js';
 import type { JsonRpcOptions } from './jsonrpc/dispatch.js';
+import { buildRestEndpoints } from './rest/binding.js';
 
 export interface A2aEndpointOptions extends CardEndpointOptions {
   readonly handler: A2aRequestHandler;
@@ -13,6 +14,7 @@ export interface A2aEndpointOptions extends CardEndpointOptions {
 
 export function buildA2aEndpoints(options: A2aEndpointOptions): Map<string, Endpoint> {
   const endpoints = buildJsonRpcEndpoints(options.handler, options.jsonRpc);
+  for (const [key, endpoint] of buildRestEndpoints(options.handler)) endpoints.set(key, endpoint);
   const [key, card] = buildCardEndpoint(options);
   endpoints.set(key, card);
   return endpoints;

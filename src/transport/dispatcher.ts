@@ -32,6 +32,7 @@ import {
 } from './hooks.js';
 import { assertNotExpired, expiryOf, hasExpired, credentialsExpired, untilExpired } from './credential-expiry.js';
 import { IdempotencyCache } from './idempotency-cache.js';
+import { PathTemplate, RouteTemplates } from './route-templates.js';
 import type { IdempotencyRunner, IdempotencyStore } from './idempotency-store.js';
 import { assertWithin } from './limits.js';
 import { prepareEvent, preparePayload } from './payload.js';
@@ -100,6 +101,8 @@ export type StreamFrame =
 
 export class Dispatcher {
   private readonly paths = new Map<string, Set<string>>();
+  /** Routes with {name} parts in their path, tried only when no exact route matches; null when none. */
+  private readonly templates: RouteTemplates<Endpoint> | null = null;
   private readonly idempotency: IdempotencyRunner;
   private readonly inbound: Slots;
   private readonly streams: Slots;
@@ -115,10 +118,16 @@ export class Dispatcher {
     readonly endpoints: EndpointTable,
     private readonly options: DispatcherOptions,
   ) {
-    for (const endpoint of endpoints.values()) {
-      const methods = this.paths.get(endpoint.spec.path) ?? new Set();
+    for (const [key, endpoint] of endpoints) {
+      // A key is `METHOD path`; a path with {name} parts is matched by templates (route-templates.ts).
+      const path = key.slice(key.indexOf(' ') + 1);
+      if (PathTemplate.isTemplate(path)) {
+        (this.templates ??= new RouteTemplates()).add(endpoint.spec.method, path, endpoint);
+        continue;
+      }
+      const methods = this.paths.get(path) ?? new Set();
       methods.add(endpoint.spec.method);
-      this.paths.set(endpoint.spec.path, methods);
+      this.paths.set(path, methods);
     }
     const bounds = {
       ttlSeconds: options.config.idempotencyTtl,
@@ -201,9 +210,10 @@ export class Dispatcher {
 
   /** The endpoint for a route, or a 404/405 EndpointError. */
   route(method: string, path: string): Endpoint {
-    const endpoint = this.endpoints.get(routeKey(method, path));
+    const endpoint = this.endpoints.get(routeKey(method, path)) ?? this.templates?.find(method, path);
     if (endpoint) return endpoint;
-    const allowed = this.paths.get(path);
+    const templated = this.templates?.methodsFor(path);
+    const allowed = this.paths.get(path) ?? (templated && templated.length > 0 ? templated : undefined);
     if (allowed) {
       throw new EndpointError('method_not_allowed', `${method} is not allowed on ${path}`, {
         allowed: [...allowed].sort(),
@@ -284,7 +294,9 @@ export class Dispatcher {
 
   /** The endpoint a request names, or undefined when no route matches (route() then refuses it). */
   private lookUp(request: InboundRequest, endpoint: Endpoint | undefined): Endpoint | undefined {
-    return endpoint ?? this.endpoints.get(routeKey(request.method, request.path));
+    return (
+      endpoint ?? this.endpoints.get(routeKey(request.method, request.path)) ?? this.templates?.find(request.method, request.path)
+    );
   }
 
   /** `span`: the request's SERVER span, for the handler to refine, when it records. */
@@ -483,9 +495,11 @@ export class Dispatcher {
   ): Prepared {
     assertWithin('request', request.receivedBytes, this.options.config.limits.maxRequestBytes, request);
     const { spec } = endpoint;
-    // Body operations get the body; query operations (registry discovery) get the parameters.
-    const input = spec.request ? request.data : spec.query ? request.params : undefined;
-    const schema = spec.request ?? spec.query;
+    // Body operations get the body; query operations (registry discovery) get the parameters. An
+    // endpoint that reads its body itself (rawBody: A2A's bindings) gets the raw body, which holds
+    // the headers and path too, and checks what it reads in its own protocol's terms.
+    const input = endpoint.rawBody ? request.data : spec.request ? request.data : spec.query ? request.params : undefined;
+    const schema = endpoint.rawBody ? null : (spec.request ?? spec.query);
     if (schema && isSchemaName(schema)) {
       const checked = validate(schema, input);
       if (!checked.valid) throw EndpointError.invalidRequest(spec.request ? 'request body' : 'query', checked.errors);

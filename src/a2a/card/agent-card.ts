@@ -1,7 +1,7 @@
-// The public A2A 1.0 card (GET /.well-known/agent-card.json): the agent's identity, one
-// JSON-RPC interface at the agent's root speaking A2A 1.0, streaming and push notifications
-// declared off, the extended card on when the agent has one (extended-card.ts), and the
-// authenticator's scheme as A2A security.
+// The public A2A 1.0 card (GET /.well-known/agent-card.json): the agent's identity, two
+// interfaces speaking A2A 1.0 (JSON-RPC at the agent's root, HTTP+JSON under /a2a/rest),
+// streaming and push notifications declared off, the extended card on when the agent has one
+// (extended-card.ts), and the authenticator's scheme as A2A security.
 import { create, toJson, type JsonObject } from '@bufbuild/protobuf';
 import { AgentCardSchema } from '../../../generated/proto/lf/a2a/v1/a2a_pb.js';
 import type { Authenticator } from '../../auth/authenticator.js';
@@ -10,8 +10,14 @@ import { securityToA2a } from './security-schemes.js';
 
 /** The A2A protocol version this boundary speaks. */
 export const A2A_PROTOCOL_VERSION = '1.0';
-/** The protocol binding it offers. */
+/** The protocol bindings it offers, as the card names them. */
 export const JSONRPC_BINDING = 'JSONRPC';
+export const HTTP_JSON_BINDING = 'HTTP+JSON';
+/**
+ * Where the HTTP+JSON binding is mounted on the agent: under its own base path, since the native
+ * routes own `/tasks/...` at the root (schemas/operations/agent.json, the `a2aRest...` rows).
+ */
+export const HTTP_JSON_BASE_PATH = '/a2a/rest';
 
 const MODES = ['text/plain', 'application/json'];
 
@@ -28,11 +34,14 @@ export function buildA2aCard(
   features: CardFeatures = {},
 ): JsonObject {
   const security = authenticator ? securityToA2a(authenticator.scheme) : null;
+  const base = url.replace(/\/$/, '');
   const card = create(AgentCardSchema, {
     name: identity.name,
     description: identity.description || identity.name,
+    // JSON-RPC first: the binding parley has spoken longest, and a client takes the first it speaks.
     supportedInterfaces: [
-      { url: `${url.replace(/\/$/, '')}/`, protocolBinding: JSONRPC_BINDING, protocolVersion: A2A_PROTOCOL_VERSION },
+      { url: `${base}/`, protocolBinding: JSONRPC_BINDING, protocolVersion: A2A_PROTOCOL_VERSION },
+      { url: `${base}${HTTP_JSON_BASE_PATH}`, protocolBinding: HTTP_JSON_BINDING, protocolVersion: A2A_PROTOCOL_VERSION },
     ],
     version: identity.version ?? '1.0.0',
     capabilities: { streaming: false, pushNotifications: false, extendedAgentCard: features.extendedCard === true },
