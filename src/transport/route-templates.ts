@@ -21,7 +21,7 @@ export class PathTemplate {
         const parts = [...segment.matchAll(/\{([^{}]+)\}/g)];
         if (parts.length === 0) {
           rank.push(2);
-          return escape(segment);
+          return literal(segment);
         }
         if (parts.length > 1) throw new Error(`route ${path}: one {name} per segment`);
         const part = parts[0]!;
@@ -29,7 +29,7 @@ export class PathTemplate {
         const before = segment.slice(0, part.index);
         const after = segment.slice(part.index + part[0].length);
         rank.push(before || after ? 1 : 0);
-        return `${escape(before)}([^/]+?)${escape(after)}`;
+        return `${literal(before)}([^/]+?)${literal(after)}`;
       })
       .join('/');
     this.pattern = new RegExp(`^${source}$`);
@@ -93,6 +93,6 @@ export class RouteTemplates<T> {
   }
 }
 
-function escape(text: string): string {
+function literal(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

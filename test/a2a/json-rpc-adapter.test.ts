@@ -256,12 +256,15 @@ describe('A2A JSON-RPC: methods', () => {
     }
   });
 
-  test('the card: public, one JSONRPC 1.0 interface, streaming, push and extended card off', async (t) => {
+  test('the card: public, a JSONRPC 1.0 interface then an HTTP+JSON one, streaming, push and extended card off', async (t) => {
     const { url } = await startA2aAgent(t, { authenticator: new ApiKeyAuthenticator({ validKeys: { 'secret-key-1': [] } }) });
     const response = await fetch(`${url}/.well-known/agent-card.json`);
     assert.equal(response.status, 200);
     const card: any = await response.json();
-    assert.deepEqual(card.supportedInterfaces, [{ url: `${url}/`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]);
+    assert.deepEqual(card.supportedInterfaces, [
+      { url: `${url}/`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      { url: `${url}/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+    ]);
     assert.deepEqual(card.capabilities, { streaming: false, pushNotifications: false, extendedAgentCard: false });
     const scheme = card.securitySchemes.apiKey.apiKeySecurityScheme;
     assert.deepEqual([scheme.location, scheme.name], ['header', 'X-API-Key']);
