@@ -44,6 +44,11 @@ async function restClient(t: { after(fn: () => unknown): void }): Promise<{ clie
   return { client, url };
 }
 
+/** The HTTP status the SDK's REST errors carry. */
+function statusOf(error: unknown): number | undefined {
+  return (error as { statusCode?: number }).statusCode;
+}
+
 function textsOf(parts: any[] | undefined): string[] {
   return (parts ?? []).filter((part) => part.content?.$case === 'text').map((part) => part.content.value);
 }
@@ -80,7 +85,7 @@ describe('the @a2a-js/sdk client over HTTP+JSON against a parley agent', () => {
     assert.equal(canceled.status.state, STATE.CANCELED);
     await assert.rejects(
       client.cancelTask({ id: started.id } as any),
-      (error: any) => error instanceof TaskNotCancelableError && error.statusCode === 400,
+      (error: any) => error instanceof TaskNotCancelableError && statusOf(error) === 400,
     );
   });
 
@@ -127,7 +132,7 @@ describe('the @a2a-js/sdk client over HTTP+JSON against a parley agent', () => {
 
   test('an unknown task is TaskNotFoundError with HTTP 404, for get and cancel', async (t) => {
     const { client } = await restClient(t);
-    const notFound = (error: any) => error instanceof TaskNotFoundError && error.statusCode === 404;
+    const notFound = (error: any) => error instanceof TaskNotFoundError && statusOf(error) === 404;
     await assert.rejects(client.getTask({ id: 'no-such-task' } as any), notFound);
     await assert.rejects(client.cancelTask({ id: 'no-such-task' } as any), notFound);
   });
