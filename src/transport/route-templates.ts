@@ -55,7 +55,7 @@ export class PathTemplate {
 }
 
 /** Orders templates most specific first (see the top of this file). */
-export function bySpecificity(a: PathTemplate, b: PathTemplate): number {
+function bySpecificity(a: PathTemplate, b: PathTemplate): number {
   const length = Math.min(a.rank.length, b.rank.length);
   for (let at = 0; at < length; at++) {
     const difference = b.rank[at]! - a.rank[at]!;

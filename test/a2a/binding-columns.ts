@@ -8,7 +8,7 @@ import type { AgentServerOptions } from '../../src/agent/agent-server.js';
 import type { AgentHandler } from '../../src/agent/handler.js';
 import { startA2aAgent } from './support.js';
 
-export type A2aMethod =
+type A2aMethod =
   | 'SendMessage'
   | 'GetTask'
   | 'ListTasks'
@@ -46,7 +46,7 @@ function errorOutcome(info: any, fieldPrefix = ''): Outcome {
   };
 }
 
-export const jsonRpcColumn: BindingColumn = {
+const jsonRpcColumn: BindingColumn = {
   name: 'JSON-RPC',
   async open(t, handler, options = {}) {
     const { url } = await startA2aAgent(t, { handler, ...options });
@@ -112,7 +112,7 @@ function restRequest(method: A2aMethod, request: Record<string, unknown>): { ver
   }
 }
 
-export const restColumn: BindingColumn = {
+const restColumn: BindingColumn = {
   name: 'HTTP+JSON',
   async open(t, handler, options = {}) {
     const { url } = await startA2aAgent(t, { handler, ...options });

@@ -12,7 +12,7 @@ import { securityToA2a } from './security-schemes.js';
 export const A2A_PROTOCOL_VERSION = '1.0';
 /** The protocol bindings it offers, as the card names them. */
 export const JSONRPC_BINDING = 'JSONRPC';
-export const HTTP_JSON_BINDING = 'HTTP+JSON';
+const HTTP_JSON_BINDING = 'HTTP+JSON';
 /**
  * Where the HTTP+JSON binding is mounted on the agent: under its own base path, since the native
  * routes own `/tasks/...` at the root (schemas/operations/agent.json, the `a2aRest...` rows).

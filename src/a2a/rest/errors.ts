@@ -25,7 +25,7 @@ const CODE_NAMES: Readonly<Record<number, string>> = {
 };
 
 /** The `error` member of an answer. */
-export interface RestErrorStatus {
+interface RestErrorStatus {
   readonly code: number;
   readonly status: string;
   readonly message: string;
@@ -48,7 +48,7 @@ export class RestError extends EndpointError {
  * decoder writes from `/params`, JSON-RPC's member) points into the request message here: a body
  * field, or a query parameter by its name.
  */
-export function restErrorBody(error: A2aError): { readonly error: RestErrorStatus } {
+function restErrorBody(error: A2aError): { readonly error: RestErrorStatus } {
   const info = error.errorInfo();
   const field = info.metadata?.field;
   const fixed =
