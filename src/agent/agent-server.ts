@@ -102,7 +102,7 @@ export interface AgentServerOptions extends CardIdentity, ServerLifecycleOptions
   readonly registry?: string | AgentRegistrationOptions;
   /**
    * Serve the A2A 1.0 boundary too (http transport only): the public A2A card at
-   * GET /.well-known/agent-card.json and JSON-RPC at POST /. Default false.
+   * GET /.well-known/agent-card.json, JSON-RPC at POST / and HTTP+JSON under /a2a/rest. Default false.
    */
   readonly a2a?: boolean;
   /**

@@ -77,7 +77,8 @@ Options:
   --config FILE     read these settings, the transport configuration and auth from a
                     JSON file (see docs/cli.md); flags override it
   --a2a             also speak A2A 1.0 (http only): the public A2A card at
-                    /.well-known/agent-card.json and JSON-RPC at POST /
+                    /.well-known/agent-card.json, JSON-RPC at POST / and HTTP+JSON
+                    under /a2a/rest
   --a2a-extended-card FILE
                     a JSON file with a description and skills (A2A AgentSkill objects)
                     that GetExtendedAgentCard shows to authenticated callers only (or
