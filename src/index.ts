@@ -1,8 +1,8 @@
 // parley's public API: what users call (servers, clients, authenticators, model providers,
 // stores, metrics), the errors they catch, and the wire types. Generated pieces (types,
 // validators, operation tables, typed clients, handler interfaces) are also importable on their
-// own: parley/types, parley/validators, ... The pipeline's plumbing (endpoint tables, span
-// starts, stream items) is in parley/internal (src/internal.ts), which may change in any release.
+// own: parley-agents/types, parley-agents/validators, ... The pipeline's plumbing (endpoint tables, span
+// starts, stream items) is in parley-agents/internal (src/internal.ts), which may change in any release.
 
 export { AgentServer, type AgentServerOptions, type StatePolicy } from './agent/agent-server.js';
 export { advertisedSchemes, type AdvertisedScheme } from './agent/agent-card.js';

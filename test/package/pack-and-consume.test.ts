@@ -26,9 +26,9 @@ function output(result: SpawnSyncReturns<string>): string {
 const CONSUMER_SOURCE = `
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { AgentOperationsClient } from 'parley/clients';
-import type { Task } from 'parley/types';
-import { validateTask } from 'parley/validators';
+import type { AgentOperationsClient } from 'parley-agents/clients';
+import type { Task } from 'parley-agents/types';
+import { validateTask } from 'parley-agents/validators';
 
 // Typed by the generated client: sendTask takes a Task and resolves to a Task.
 export async function submit(client: AgentOperationsClient, task: Task): Promise<Task> {
@@ -48,8 +48,8 @@ const valid = validateTask(good);
 const invalid = validateTask({ id: 'task-2', state: 'paused' });
 
 const require = createRequire(import.meta.url);
-const nativeSchema = JSON.parse(readFileSync(require.resolve('parley/schemas/native/task.schema.json'), 'utf8'));
-const a2aSchema = JSON.parse(readFileSync(require.resolve('parley/schemas/a2a/Task.schema.json'), 'utf8'));
+const nativeSchema = JSON.parse(readFileSync(require.resolve('parley-agents/schemas/native/task.schema.json'), 'utf8'));
+const a2aSchema = JSON.parse(readFileSync(require.resolve('parley-agents/schemas/a2a/Task.schema.json'), 'utf8'));
 const manifest = JSON.parse(readFileSync(require.resolve('parley/package.json'), 'utf8'));
 
 console.log(JSON.stringify({
@@ -147,7 +147,7 @@ test('the packed tarball installs into a fresh TypeScript project and works ther
   assert.deepEqual(report.badPointers, ['/state']);
   assert.equal(report.nativeSchemaId, 'https://parley.dev/schemas/native/task.schema.json');
   assert.equal(report.a2aSchemaId, 'https://parley.dev/schemas/a2a/Task.schema.json');
-  assert.equal(report.name, 'parley');
+  assert.equal(report.name, 'parley-agents');
 
   // 6. The installed bin.
   const bin = join(consumer, 'node_modules', '.bin', 'parley');
