@@ -17,7 +17,10 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src src
 COPY generated generated
 COPY schemas schemas
-RUN npm run build && npm prune --omit=dev
+# The heavier features are optional peers of the package (devDependencies here): the image
+# keeps them all but express, so every transport, store and provider works in it.
+RUN npm run build && npm prune --omit=dev && \
+    npm install --no-save --omit=dev $(node -p "Object.entries(require('./package.json').peerDependencies).filter(([n]) => n !== 'express').map(([n, v]) => n + '@' + v).join(' ')")
 
 FROM node:20-bookworm-slim
 WORKDIR /app
