@@ -38,7 +38,7 @@ export { MemoryRegistryStore } from './stores/memory/memory-registry-store.js';
 export { SqliteRegistryStore, type SqliteRegistryStoreOptions } from './stores/sqlite/sqlite-registry-store.js';
 export { RegistryStoreError, type RegistryStoreErrorCode } from './stores/sqlite/sqlite-error.js';
 export { RedisRegistryStore } from './stores/redis/redis-registry-store.js';
-export type { RedisConnectOptions } from './stores/redis/redis-connection.js';
+export type { RedisConnectOptions } from './stores/redis/redis-target.js';
 export { RedisStoreError, type RedisStoreErrorCode } from './stores/redis/redis-error.js';
 export { StoreUnavailableError } from './core/store-unavailable-error.js';
 export type { IdempotencyBounds, IdempotencyRunner, IdempotencyStore } from './transport/idempotency-store.js';

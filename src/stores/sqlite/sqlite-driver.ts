@@ -51,7 +51,7 @@ const loadDriver = lazyLoader(async (): Promise<{ name: SqliteDriverName; open: 
   if (builtin) return { name: 'node:sqlite', open: (path) => new builtin.DatabaseSync(path) };
   const { default: Database } = await importOptional<{ default: new (path: string) => DriverDatabase }>(
     'better-sqlite3',
-    'the SQLite registry store on Node older than 22.5',
+    'the SQLite registry store (this Node has no node:sqlite)',
   );
   return { name: 'better-sqlite3', open: (path) => new Database(path) };
 });
@@ -59,7 +59,10 @@ const loadDriver = lazyLoader(async (): Promise<{ name: SqliteDriverName; open: 
 /** Opens (creating if need be) the database at `path`, or `:memory:`. */
 export async function openSqlite(path: string): Promise<SqliteConnection> {
   const driver = await loadDriver();
-  return new Connection(driver.name, translated(() => driver.open(path)));
+  return new Connection(
+    driver.name,
+    translated(() => driver.open(path)),
+  );
 }
 
 /** Reads one pragma's value (the first column of its row). */
