@@ -29,6 +29,10 @@ test('every example file is quoted in docs/consumers.md exactly as it is', () =>
   const files = readdirSync(EXAMPLES).sort();
   assert.deepEqual([...blocks.keys()].sort(), files);
   for (const file of files) {
-    assert.equal(blocks.get(file), readFileSync(`${EXAMPLES}${file}`, 'utf8'), `docs/consumers.md quotes ${file} differently: run node scripts/quote-consumer-examples.mjs`);
+    assert.equal(
+      blocks.get(file),
+      readFileSync(`${EXAMPLES}${file}`, 'utf8'),
+      `docs/consumers.md quotes ${file} differently: run node scripts/quote-consumer-examples.mjs`,
+    );
   }
 });
