@@ -159,11 +159,14 @@ function translated<T>(call: () => T): T {
   }
 }
 
-function withSqliteCode(error: unknown): unknown {
+/** A node:sqlite failure as an Error whose `code` is SQLite's name for it; any other error as it is. */
+export function withSqliteCode(error: unknown): unknown {
   const failure = error as { code?: unknown; errcode?: unknown; message?: unknown };
-  if (failure?.code !== 'ERR_SQLITE_ERROR' || typeof failure.errcode !== 'number') return error;
-  // errcode is the extended result code; its low byte is the primary one.
-  const code = RESULT_CODES[failure.errcode & 0xff] ?? `SQLITE_ERROR_${failure.errcode}`;
+  if (failure?.code !== 'ERR_SQLITE_ERROR') return error;
+  // errcode is the extended result code; its low byte is the primary one. A Node too early to
+  // set it still gets a SQLite code, the generic one.
+  const primary = typeof failure.errcode === 'number' ? failure.errcode & 0xff : 1;
+  const code = RESULT_CODES[primary] ?? `SQLITE_ERROR_${primary}`;
   return Object.assign(new Error(String(failure.message), { cause: error }), { code });
 }
 

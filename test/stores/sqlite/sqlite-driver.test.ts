@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { withSqliteCode } from '../../../src/stores/sqlite/sqlite-driver.js';
 import { SqliteRegistryStore } from '../../../src/stores/sqlite/sqlite-registry-store.js';
 
 async function nodeHasSqlite(): Promise<boolean> {
@@ -33,4 +34,33 @@ test('the store opens on node:sqlite when Node has it, on better-sqlite3 when no
   assert.deepEqual(store.urls(), ['http://a']);
   assert.equal(store.prune(10_000, 1), 1);
   assert.equal(store.count(), 0);
+});
+
+// node:sqlite reports SQLite's result code as a number (errcode, the extended code); the store
+// classifies failures by better-sqlite3's names. This Node may have no node:sqlite, so the
+// translation is checked on the error objects node:sqlite documents.
+const translations: Array<[string, Record<string, unknown>, string | undefined]> = [
+  ['busy', { code: 'ERR_SQLITE_ERROR', errcode: 5, errstr: 'database is locked' }, 'SQLITE_BUSY'],
+  ['an extended busy code (SQLITE_BUSY_SNAPSHOT)', { code: 'ERR_SQLITE_ERROR', errcode: 517 }, 'SQLITE_BUSY'],
+  ['not a database', { code: 'ERR_SQLITE_ERROR', errcode: 26 }, 'SQLITE_NOTADB'],
+  ['corrupt', { code: 'ERR_SQLITE_ERROR', errcode: 11 }, 'SQLITE_CORRUPT'],
+  ['disk full', { code: 'ERR_SQLITE_ERROR', errcode: 13 }, 'SQLITE_FULL'],
+  ['no errcode (an early node:sqlite)', { code: 'ERR_SQLITE_ERROR' }, 'SQLITE_ERROR'],
+  ['an unlisted code', { code: 'ERR_SQLITE_ERROR', errcode: 23 }, 'SQLITE_ERROR_23'],
+];
+for (const [what, fields, code] of translations) {
+  test(`a node:sqlite failure (${what}) carries ${code}, its message and the original as cause`, () => {
+    const original = Object.assign(new Error('sqlite said no'), fields);
+    const translated = withSqliteCode(original) as Error & { code: string };
+    assert.equal(translated.code, code);
+    assert.equal(translated.message, 'sqlite said no');
+    assert.equal(translated.cause, original);
+  });
+}
+
+test('an error that is not from node:sqlite is left as it is (better-sqlite3 already names its codes)', () => {
+  const own = Object.assign(new Error('x'), { code: 'SQLITE_BUSY' });
+  assert.equal(withSqliteCode(own), own);
+  const other = new TypeError('y');
+  assert.equal(withSqliteCode(other), other);
 });
