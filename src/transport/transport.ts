@@ -283,6 +283,6 @@ export class Transport implements OperationInvoker {
 /** A traced transport nobody gave a tracer: say which option is missing, at the first start or call. */
 function missingTracing(): Promise<never> {
   return Promise.reject(
-    new StateError("tracing is on but no tracer was handed in: pass `hooks: observabilityHooks` (from 'parley')"),
+    new StateError("tracing is on but no tracer was handed in: pass `hooks: observabilityHooks` (from 'parley-agents')"),
   );
 }
