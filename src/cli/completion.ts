@@ -38,6 +38,7 @@ const USAGES: Readonly<Record<string, () => Promise<string>>> = {
   unregister: async () => (await import('./unregister.js')).UNREGISTER_USAGE,
   validate: async () => (await import('./validate.js')).VALIDATE_USAGE,
   schemas: async () => (await import('./schemas.js')).SCHEMAS_USAGE,
+  contract: async () => (await import('./contract.js')).CONTRACT_USAGE,
   'serve agent': async () => (await import('./serve.js')).SERVE_USAGE,
   'serve registry': async () => (await import('./serve-registry.js')).SERVE_REGISTRY_USAGE,
   completion: async () => COMPLETION_USAGE,

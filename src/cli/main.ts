@@ -85,6 +85,13 @@ const commands: Readonly<Record<string, Command>> = {
       return runStream(args);
     },
   },
+  contract: {
+    summary: 'check JSON Schemas and operations manifests for breaking changes: parley contract check|release',
+    async run(args) {
+      const { runContract } = await import('./contract.js');
+      return runContract(args);
+    },
+  },
   completion: {
     summary: 'print a bash or zsh completion script: parley completion bash|zsh',
     async run(args) {
