@@ -8,7 +8,7 @@ import { valueAt } from './pointer.js';
 import { splitCanonical, UNRESOLVED_PREFIX } from './refs.js';
 import { intersectTypes, sameJson, typeSet } from './json-types.js';
 
-export type SchemaNode = boolean | Readonly<Record<string, unknown>>;
+type SchemaNode = boolean | Readonly<Record<string, unknown>>;
 export type Effective = { readonly schema: SchemaNode } | { readonly unjudged: string };
 
 /** How many `$ref`/`allOf` steps are followed from one place before the checker gives up. */

@@ -26,10 +26,6 @@ export function unionDirection(a: Direction | undefined, b: Direction): Directio
   return 'both';
 }
 
-export function travelsAs(direction: Direction, side: 'request' | 'answer'): boolean {
-  return direction === 'both' || direction === side;
-}
-
 /** How a direction reads in a sentence. */
 export function directionWords(direction: Direction): string {
   if (direction === 'both') return 'requests and answers';

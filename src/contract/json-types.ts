@@ -4,7 +4,7 @@ import { isDeepStrictEqual } from 'node:util';
 
 const ALL_TYPES = ['null', 'boolean', 'object', 'array', 'number', 'string'] as const;
 
-export function typeOfValue(value: unknown): string {
+function typeOfValue(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
   if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';

@@ -18,7 +18,7 @@ export function passes(outcome: CheckOutcome): boolean {
   return !failing && !(outcome.strict && outcome.unusedAccepted.length > 0);
 }
 
-export function summary(outcome: CheckOutcome): { breaking: number; unjudged: number; warning: number; accepted: number } {
+function summary(outcome: CheckOutcome): { breaking: number; unjudged: number; warning: number; accepted: number } {
   const open = outcome.findings.filter((finding) => finding.accepted === undefined);
   return {
     breaking: open.filter((finding) => finding.verdict === 'breaking').length,
