@@ -31,6 +31,7 @@ const FIELD_RULES: ReadonlyArray<[string, RuleName]> = [
 ];
 
 export function compareManifests(c: OperationsComparison): void {
+  reportUnknownSchemaNames(c);
   for (const [file, before] of c.before.manifests) {
     const shown = c.showManifest(file);
     const emit = (rule: RuleName, pointer: string, message: string) =>
@@ -131,5 +132,26 @@ function compareShapes(
       c.before.schemas.get(fileBefore),
       c.after.schemas.get(fileAfter),
     );
+  }
+}
+
+/** A schema name the new manifests use that names no file leaves a direction unknown: said, not skipped. */
+function reportUnknownSchemaNames(c: OperationsComparison): void {
+  for (const [file, manifest] of c.after.manifests) {
+    (manifest.operations as unknown[]).forEach((operation, index) => {
+      if (operation === null || typeof operation !== 'object') return;
+      for (const field of ['request', 'query', 'response']) {
+        const name = (operation as Record_)[field];
+        if (typeof name !== 'string' || name.includes(':') || schemaFileOf(c.after, name) !== undefined) continue;
+        c.report({
+          file: c.showManifest(file),
+          pointer: childPointer('/operations', index, field),
+          rule: 'UNJUDGED',
+          verdict: 'unjudged',
+          direction: field === 'response' ? 'answer' : 'request',
+          message: `schema ${JSON.stringify(name)} is not in the schema folder`,
+        });
+      }
+    });
   }
 }

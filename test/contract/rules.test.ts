@@ -332,6 +332,30 @@ describe('contract rules', () => {
     );
   });
 
+  test('UNJUDGED: references nested deeper than the bound are reported, not passed', () => {
+    const chain: Record<string, unknown> = { 'r20.schema.json': str() };
+    for (let i = 0; i < 20; i++) chain[`r${i}.schema.json`] = { $ref: `r${i + 1}.schema.json` };
+    const findings = compareSides(
+      { schemas: { 'thing.schema.json': str(), ...chain }, operations: usedAs('request') },
+      { schemas: { 'thing.schema.json': { $ref: 'r0.schema.json' }, ...chain }, operations: usedAs('request') },
+    );
+    assert.ok(
+      findings.some((finding) => finding.rule === 'UNJUDGED' && /more than 16/.test(finding.message)),
+      JSON.stringify(findings),
+    );
+  });
+
+  test('UNJUDGED: an operation naming a schema that is not in the folder', () => {
+    const findings = compareSides(
+      { schemas: { 'thing.schema.json': str() }, operations: [op('a', { request: 'thing' })] },
+      { schemas: { 'thing.schema.json': str() }, operations: [op('a', { request: 'thnig' })] },
+    );
+    assert.deepEqual(
+      findings.map(({ file, pointer, rule, verdict }) => ({ file, pointer, rule, verdict })),
+      [{ file: 'service.json', pointer: '/operations/0/request', rule: 'UNJUDGED', verdict: 'unjudged' }],
+    );
+  });
+
   for (const r of OPERATION_ROWS) {
     test(`${r.rule}: ${r.expect}`, () => {
       const side = (part: Partial<Side>): Side => ({
