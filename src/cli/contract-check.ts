@@ -24,8 +24,8 @@ export async function runContractCheck(cwd: string, paths: ContractPaths, option
   const against = options.against ?? (paths.parleyLayout ? PARLEY_LAYOUT.baseline : undefined);
   if (against === undefined) throw new UsageError('contract check: --against DIR|REF is required with --schemas');
   const baseline = baselineTree(cwd, against);
-  const before = load(baseline, paths);
-  const after = load(directoryTree(cwd, 'the working tree'), paths);
+  const before = load(baseline, paths, true);
+  const after = load(directoryTree(cwd, 'the working tree'), paths, false);
   const join = (folder: string | undefined) => (file: string) => (folder ? `${folder}/${file}` : file);
   const findings = compareContracts(before, after, { showSchema: join(paths.schemas), showManifest: join(paths.manifest) });
   const accepted = readAccepted(
@@ -49,9 +49,9 @@ function baselineTree(cwd: string, against: string): SourceTree {
   });
 }
 
-function load(tree: SourceTree, paths: ContractPaths): Contract {
+function load(tree: SourceTree, paths: ContractPaths, isBaseline: boolean): Contract {
   try {
-    return loadContract(tree, paths.schemas, paths.manifest);
+    return loadContract(tree, paths.schemas, paths.manifest, isBaseline);
   } catch (error) {
     if (error instanceof ContractLoadError)
       throw new UsageError(`contract check: ${error.message}`, { code: 'unreadable_contract' });

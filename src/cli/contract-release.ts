@@ -4,7 +4,7 @@
 // reads). The accepted breaks belonged to the previous baseline, so their file is emptied.
 import { spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { ContractLoadError, loadContract } from '../contract/load.js';
 import { writeBaseline } from '../contract/release.js';
 import { directoryTree } from '../contract/trees.js';
@@ -29,6 +29,7 @@ export async function runContractRelease(cwd: string, paths: ContractPaths, opti
   }
   const out = options.out ?? PARLEY_LAYOUT.baseline;
   const folders = paths.manifest === undefined ? [paths.schemas] : [paths.schemas, paths.manifest];
+  refuseOverlap(cwd, out, folders);
   const count = writeBaseline(tree, folders, resolve(cwd, out));
   process.stdout.write(`wrote ${count} files of ${folders.join(' and ')} to ${out}\n`);
   if (paths.parleyLayout && existsSync(resolve(cwd, PARLEY_LAYOUT.accepted))) {
@@ -52,4 +53,20 @@ function writeProtoImage(cwd: string): number {
   }
   process.stdout.write(`wrote ${PARLEY_LAYOUT.protoImage}\n`);
   return EXIT.ok;
+}
+
+/** The copy must not land on or inside what it copies (`--out .` would replace the sources with themselves, emptied first). */
+function refuseOverlap(cwd: string, out: string, folders: readonly string[]): void {
+  for (const folder of folders) {
+    const source = resolve(cwd, folder);
+    for (const target of folders.map((f) => resolve(cwd, out, f))) {
+      const inside = (a: string, b: string) => {
+        const rel = relative(a, b);
+        return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+      };
+      if (inside(source, target) || inside(target, source)) {
+        throw new UsageError(`contract release: --out ${out} would write over ${folder}; choose a folder apart from the sources`);
+      }
+    }
+  }
 }

@@ -22,12 +22,21 @@ export class ContractLoadError extends Error {
   }
 }
 
-export function loadContract(tree: SourceTree, schemaDir: string, manifestDir: string | undefined): Contract {
+/**
+ * `manifestsOptional`: a tree without the manifest folder has no manifests, rather than being
+ * an error (a baseline from before the manifests existed).
+ */
+export function loadContract(
+  tree: SourceTree,
+  schemaDir: string,
+  manifestDir: string | undefined,
+  manifestsOptional = false,
+): Contract {
   const schemas = new Map<string, unknown>();
   for (const file of listFolder(tree, schemaDir, 'schema')) schemas.set(file, parse(tree, join(schemaDir, file)));
   canonicalizeRefs(schemas);
   const manifests = new Map<string, Record<string, unknown>>();
-  if (manifestDir !== undefined) {
+  if (manifestDir !== undefined && !(manifestsOptional && !tree.hasFolder(manifestDir))) {
     for (const file of listFolder(tree, manifestDir, 'manifest')) {
       const value = parse(tree, join(manifestDir, file));
       if (value !== null && typeof value === 'object' && Array.isArray((value as { operations?: unknown }).operations)) {

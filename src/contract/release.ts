@@ -5,9 +5,12 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { SourceTree } from './trees.js';
 
-/** Replaces `out` with copies of every JSON file under `folders` of `tree`; returns how many were written. */
+/**
+ * Replaces `out/<folder>` with copies of every JSON file under each of `folders` of `tree`;
+ * returns how many were written. Only those folders under `out` are removed first, never `out`.
+ */
 export function writeBaseline(tree: SourceTree, folders: readonly string[], out: string): number {
-  rmSync(out, { recursive: true, force: true });
+  for (const folder of folders) rmSync(join(out, folder), { recursive: true, force: true });
   let written = 0;
   for (const folder of folders) {
     for (const file of tree.listJson(folder)) {

@@ -43,7 +43,8 @@ export function renderText(outcome: CheckOutcome): string {
     `${counts.warning} warning${counts.warning === 1 ? '' : 's'}`,
   ];
   if (counts.accepted > 0) parts.push(`${counts.accepted} accepted`);
-  lines.push(`${passes(outcome) ? 'compatible' : 'breaking'} with ${outcome.baseline}: ${parts.join(', ')}`);
+  const verdict = passes(outcome) ? 'compatible' : counts.breaking > 0 ? 'breaking' : 'not judged compatible';
+  lines.push(`${verdict} with ${outcome.baseline}: ${parts.join(', ')}`);
   return `${lines.join('\n')}\n`;
 }
 

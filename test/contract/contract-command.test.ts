@@ -4,7 +4,7 @@
 // one document; a git ref can be the baseline; accepted breaks and --strict do what they say.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
@@ -174,12 +174,15 @@ describe('parley contract check', () => {
       [['check', '--schemas', '../elsewhere', '--against', '.'], /must be inside the working directory/],
       [['check', '--out', 'x'], /--out is an option of release/],
       [['check', '--accept', 'nope.json'], /--accept nope\.json does not exist/],
+      [['release', '--out', '.', '--skip-proto'], /--out \. would write over schemas\/native/],
+      [['release', '--out', 'schemas/native/released', '--skip-proto'], /would write over/],
     ];
     for (const [args, message] of cases) {
       const result = await parley(dir, ...args);
       assert.equal(result.code, 2, `${args.join(' ')}: ${result.stdout}${result.stderr}`);
       assert.match(result.stderr, message, args.join(' '));
     }
+    assert.ok(existsSync(join(dir, TASK)), 'a refused release removed nothing');
     const json = await parley(dir, 'check', '--schemas', 'schemas/native', '--against', 'no-such-ref', '--json');
     assert.equal(json.code, 2);
     assert.equal(JSON.parse(json.stdout).error.code, 'unknown_baseline');
@@ -190,6 +193,11 @@ describe('parley contract check', () => {
     const git = (...args: string[]) =>
       execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@localhost', ...args], { cwd: dir, stdio: 'pipe' });
     git('init', '-q');
+    git('add', 'schemas/native');
+    git('commit', '-qm', 'schemas before the manifests');
+    const withManifests = ['check', '--schemas', 'schemas/native', '--manifest', 'schemas/operations', '--against', 'HEAD'];
+    const early = await parley(dir, ...withManifests);
+    assert.equal(early.code, 0, `a baseline without the manifest folder has no manifests: ${early.stdout}${early.stderr}`);
     git('add', 'schemas');
     git('commit', '-qm', 'released');
     edit(dir, 'schemas/native/task-state.schema.json', (s) => s.enum.push('paused'));
