@@ -74,6 +74,16 @@ export function compareSchemas(
   compareObjects(c, before, after, pointer, walk);
   compareArrays(c, before, after, pointer, walk);
   compareBranches(c, before, after, pointer, walk);
+  compareDefinitions(before, after, pointer, walk);
+}
+
+/** The `$defs` both sides keep, each compared where it sits (one that is dropped matters only through a `$ref` to it). */
+function compareDefinitions(
+  before: Schema,
+  after: Schema,
+  pointer: string,
+  walk: (was: unknown, now: unknown, at: string) => void,
+): void {
   for (const defs of ['$defs', 'definitions']) {
     const was = before[defs];
     const now = after[defs];
@@ -81,6 +91,13 @@ export function compareSchemas(
     for (const name of Object.keys(was))
       if (Object.hasOwn(now, name)) walk(was[name], now[name], childPointer(pointer, defs, name));
   }
+}
+
+/** A schema without its `$defs`: after taking in a `$ref`, those are the target's, compared in its own file. */
+function withoutDefinitions(schema: boolean | Schema): boolean | Schema {
+  if (typeof schema === 'boolean') return schema;
+  const { $defs: _defs, definitions: _definitions, ...rest } = schema;
+  return rest;
 }
 
 function compareExpanded(
@@ -112,6 +129,9 @@ function compareExpanded(
     emit(c, 'UNJUDGED', pointer, `references nest more than ${MAX_REF_DEPTH} deep`);
     return;
   }
+  if (isSchemaObject(before) && isSchemaObject(after)) {
+    compareDefinitions(before, after, pointer, (was, now, at) => compareSchemas(c, was, now, at, depth, pairs));
+  }
   const was = effectiveSchema(c.before, before);
   const now = effectiveSchema(c.after, after);
   if ('unjudged' in was || 'unjudged' in now) {
@@ -119,7 +139,7 @@ function compareExpanded(
     emit(c, 'UNJUDGED', pointer, `${reason} (${'unjudged' in now ? 'new' : 'old'} schema)`);
     return;
   }
-  compareSchemas(c, was.schema, now.schema, pointer, depth + 1, [...pairs, pair]);
+  compareSchemas(c, withoutDefinitions(was.schema), withoutDefinitions(now.schema), pointer, depth + 1, [...pairs, pair]);
 }
 
 function compareBooleans(

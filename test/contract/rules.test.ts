@@ -321,6 +321,34 @@ describe('contract rules', () => {
     );
   });
 
+  test("a root that gains a $ref keeps its own $defs compared, and the target's are left to the target's file", () => {
+    const defs = (values: string[]) => ({ $defs: { Kind: str({ enum: values }) } });
+    const findings = compareSides(
+      {
+        schemas: {
+          'thing.schema.json': { ...object({ k: { $ref: '#/$defs/Kind' } }), ...defs(['a', 'b']) },
+          'base.schema.json': object({}),
+        },
+        operations: usedAs('request'),
+      },
+      {
+        schemas: {
+          'thing.schema.json': {
+            $ref: 'base.schema.json',
+            ...object({ k: { $ref: '#/$defs/Kind' } }),
+            ...defs(['a']),
+          },
+          'base.schema.json': { ...object({}), ...defs(['z']) },
+        },
+        operations: usedAs('request'),
+      },
+    );
+    assert.deepEqual(
+      findings.map(({ file, pointer, rule, message }) => ({ file, pointer, rule, message })),
+      [{ file: 'thing.schema.json', pointer: '/$defs/Kind/enum', rule: 'ENUM_VALUE_REMOVED', message: 'enum value "b" removed' }],
+    );
+  });
+
   test('MANIFEST_REMOVED: a manifest of the baseline is gone', () => {
     const findings = compareSides(
       { schemas: { 'thing.schema.json': str() }, operations: [op('a')], manifestFile: 'old.json' },
