@@ -73,6 +73,13 @@ export function checkConst(c: SchemaComparison, before: Schema, after: Schema, p
 }
 
 export function checkBounds(c: SchemaComparison, before: Schema, after: Schema, pointer: string): void {
+  for (const keyword of [...LOWER_BOUNDS, ...UPPER_BOUNDS, 'multipleOf']) {
+    // A bound that is not a number (draft 4's boolean exclusiveMinimum, say) is not compared.
+    const odd = (value: unknown) => value !== undefined && typeof value !== 'number';
+    if ((odd(before[keyword]) || odd(after[keyword])) && !sameJson(before[keyword], after[keyword])) {
+      emit(c, 'UNJUDGED', childPointer(pointer, keyword), `"${keyword}" changed to or from a value that is not a number`);
+    }
+  }
   for (const keyword of [...LOWER_BOUNDS, ...UPPER_BOUNDS]) {
     const was = numberOrUndefined(before[keyword]);
     const now = numberOrUndefined(after[keyword]);

@@ -142,6 +142,13 @@ const SCHEMA_ROWS: readonly SchemaRow[] = [
   row(
     'UNJUDGED',
     'request',
+    { type: 'number', minimum: 0, exclusiveMinimum: false },
+    { type: 'number', minimum: 0, exclusiveMinimum: true },
+    'unjudged',
+  ),
+  row(
+    'UNJUDGED',
+    'request',
     object({ a: { $ref: 'part.schema.json' } }),
     object({ a: { $ref: 'gone.schema.json' } }),
     'unjudged',
