@@ -356,6 +356,34 @@ describe('contract rules', () => {
     );
   });
 
+  test('a $ref by absolute $id, or relative to the $id, reaches the file; one that reaches nothing is UNJUDGED', () => {
+    const holder = object({
+      a: { $ref: 'https://schemas.example/common/kind.json#/$defs/Kind' },
+      b: { $ref: '../common/kind.json#/$defs/Kind' },
+      c: { $ref: 'kind.json#/$defs/Kind' },
+    });
+    const kind = (values: string[]) => ({
+      $id: 'https://schemas.example/common/kind.json',
+      $defs: { Kind: str({ enum: values }) },
+    });
+    const side = (values: string[]): Side => ({
+      schemas: {
+        'thing.schema.json': { $id: 'https://schemas.example/api/thing.json', ...holder },
+        'nested/kind.json': kind(values),
+      },
+      operations: usedAs('request'),
+    });
+    const findings = compareSides(side(['a', 'b']), side(['a']));
+    assert.deepEqual(
+      findings.map(({ file, pointer, rule }) => ({ file, pointer, rule })),
+      [
+        { file: 'nested/kind.json', pointer: '/$defs/Kind/enum', rule: 'ENUM_VALUE_REMOVED' },
+        // Relative to the $id, kind.json is https://schemas.example/api/kind.json: no such schema.
+        { file: 'thing.schema.json', pointer: '/properties/c/$ref', rule: 'UNJUDGED' },
+      ],
+    );
+  });
+
   test('MANIFEST_REMOVED: a manifest of the baseline is gone', () => {
     const findings = compareSides(
       { schemas: { 'thing.schema.json': str() }, operations: [op('a')], manifestFile: 'old.json' },
