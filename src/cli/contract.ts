@@ -64,6 +64,7 @@ export async function runContract(args: string[]): Promise<number> {
   }
   if (verb === undefined || verb.startsWith('-'))
     throw new UsageError('contract: name the action first: parley contract check, or parley contract release');
+  if (verb !== 'check' && verb !== 'release') throw new UsageError(`contract: unknown action "${verb}"; use check or release`);
   const { options } = parseCommandArgs(`contract ${verb}`, rest, {
     schemas: { type: 'string' },
     manifest: { type: 'string' },
@@ -92,13 +93,10 @@ export async function runContract(args: string[]): Promise<number> {
       json: options.json === true,
     });
   }
-  if (verb === 'release') {
-    for (const name of ['against', 'accept', 'strict', 'json'])
-      if (options[name] !== undefined) throw new UsageError(`contract release: --${name} is an option of check`);
-    const { runContractRelease } = await import('./contract-release.js');
-    return runContractRelease(cwd, paths, { out: stringOption(options.out), skipProto: options['skip-proto'] === true });
-  }
-  throw new UsageError(`contract: unknown action "${verb}"; use check or release`);
+  for (const name of ['against', 'accept', 'strict', 'json'])
+    if (options[name] !== undefined) throw new UsageError(`contract release: --${name} is an option of check`);
+  const { runContractRelease } = await import('./contract-release.js');
+  return runContractRelease(cwd, paths, { out: stringOption(options.out), skipProto: options['skip-proto'] === true });
 }
 
 function contractPaths(
@@ -124,7 +122,7 @@ function contractPaths(
 /** A folder given on the command line, as a path relative to the working directory; it must lie inside it. */
 function inside(cwd: string, path: string, option: string): string {
   const rel = relative(cwd, resolve(cwd, path));
-  if (rel.startsWith('..') || isAbsolute(rel)) {
+  if (rel.split(sep)[0] === '..' || isAbsolute(rel)) {
     throw new UsageError(
       `contract: ${option} ${path} must be inside the working directory (the baseline holds the same relative paths)`,
     );
