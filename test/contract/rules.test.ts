@@ -384,6 +384,29 @@ describe('contract rules', () => {
     );
   });
 
+  test('an operation that names another schema has the two compared in its direction', () => {
+    const schemas = {
+      'thing.schema.json': object({ a: str() }),
+      'thing2.schema.json': object({ a: str() }, { required: ['a'] }),
+    };
+    const findings = compareSides(
+      { schemas, operations: [op('a', { request: 'thing', response: 'thing' })] },
+      { schemas, operations: [op('a', { request: 'thing2', response: 'thing2' })] },
+    );
+    assert.deepEqual(
+      findings.map(({ file, pointer, rule, direction, message }) => ({ file, pointer, rule, direction, message })),
+      [
+        {
+          file: 'thing2.schema.json',
+          pointer: '/properties/a',
+          rule: 'PROPERTY_NEWLY_REQUIRED',
+          direction: 'request',
+          message: 'property "a" is now required (compared with "thing", the old request of operation "a")',
+        },
+      ],
+    );
+  });
+
   test('MANIFEST_REMOVED: a manifest of the baseline is gone', () => {
     const findings = compareSides(
       { schemas: { 'thing.schema.json': str() }, operations: [op('a')], manifestFile: 'old.json' },
