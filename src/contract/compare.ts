@@ -53,9 +53,9 @@ export function compareContracts(before: Contract, after: Contract, options: Com
     }
   }
   compareManifests({ before, after, directions, showManifest, showSchema, report });
-  return unique(findings).sort(
-    (a, b) => a.file.localeCompare(b.file) || a.pointer.localeCompare(b.pointer) || a.rule.localeCompare(b.rule),
-  );
+  // Plain code-unit order, so the output is the same whatever the machine's locale.
+  const order = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return unique(findings).sort((a, b) => order(a.file, b.file) || order(a.pointer, b.pointer) || order(a.rule, b.rule));
 }
 
 function* unresolvedRefs(node: unknown, pointer: string): Generator<{ pointer: string; ref: string }> {
