@@ -26,6 +26,12 @@ const EXAMPLES: Readonly<Record<string, readonly string[]>> = {
     'cat message.json | parley validate --schema message -',
   ],
   schemas: ['parley schemas', 'parley schemas --json'],
+  contract: [
+    'parley contract check',
+    'parley contract check --schemas api/schemas --against origin/main',
+    'parley contract check --schemas api/schemas --manifest api/operations --against ../released --json',
+    'parley contract release',
+  ],
   serve: [
     'parley serve agent',
     'parley serve agent --transport websocket --url ws://127.0.0.1:0 --name helper',
