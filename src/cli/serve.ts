@@ -67,16 +67,27 @@ Options:
   --name NAME       the agent's name in its card (default: echo; with --llm: assistant)
   --registry URL    register with this registry once serving, heartbeat every 30 s and
                     unregister at exit; a registry that is down does not stop the agent
-  --registry-api-key KEY, --registry-api-key-file FILE
+  --registry-api-key KEY
                     the API key to send to a protected registry (or PARLEY_REGISTRY_API_KEY,
                     or registry.api_key in --config); the agent's own keys are not sent
-  --registry-token TOKEN, --registry-token-file FILE
+  --registry-api-key-file FILE
+                    the same, the key being the first line of FILE
+  --registry-token TOKEN
                     a bearer token (a JWT) for the registry instead (or PARLEY_REGISTRY_TOKEN)
-  --registry-basic USER:PASSWORD, --registry-basic-file FILE
+  --registry-token-file FILE
+                    the same, the token being the first line of FILE
+  --registry-basic USER:PASSWORD
                     HTTP Basic credentials for the registry instead (or PARLEY_REGISTRY_BASIC)
-  --registry-ca FILE, --registry-cert FILE, --registry-key FILE, --registry-servername NAME
-                    TLS for an https, wss or grpcs registry: the CA to trust, the agent's
-                    client certificate and key (mutual TLS), the name to check
+  --registry-basic-file FILE
+                    the same, from the first USER:PASSWORD line of FILE
+  --registry-ca FILE
+                    for an https, wss or grpcs registry: the CA (PEM) to trust
+  --registry-cert FILE
+                    the agent's client certificate (PEM) for a mutual-TLS registry
+  --registry-key FILE
+                    the private key (PEM) of --registry-cert
+  --registry-servername NAME
+                    the name to check the registry's certificate against
   --store URL       share idempotency records, A2A tasks and cancels with the agent's other
                     replicas through Redis: redis://host:port[/db] (docs/replicas.md). A
                     Redis whose maxmemory-policy is not noeviction is refused at start
