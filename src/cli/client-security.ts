@@ -83,9 +83,10 @@ export async function clientSecurity(
   return { ...(auth && { auth }), ...(tls && { tls }) };
 }
 
-/** Whether any of the flags (with `prefix`) is given. */
-export function givesClientSecurity(flags: Flags, prefix = ''): boolean {
-  return FLAG_NAMES.some((name) => flags.options[prefix + name] !== undefined);
+/** The first of the flags (with `prefix`) that is given, as `--name`; null when none is. */
+export function givenClientSecurityFlag(flags: Flags, prefix = ''): string | null {
+  const name = FLAG_NAMES.find((flag) => flags.options[prefix + flag] !== undefined);
+  return name === undefined ? null : `--${prefix}${name}`;
 }
 
 async function authFromFlags(command: string, options: Flags['options'], prefix: string): Promise<ClientAuth | undefined> {

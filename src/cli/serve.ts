@@ -8,7 +8,7 @@ import type { TransportName } from '../transport/capabilities.js';
 import { resolveTransportName } from '../transport/factory.js';
 import { parseCommandArgs, type OptionSpecs, type ParsedArgs } from './args.js';
 import type { AgentRegistrationOptions } from '../agent/agent-registration.js';
-import { clientSecurity, clientSecurityOptions, givesClientSecurity } from './client-security.js';
+import { clientSecurity, clientSecurityOptions, givenClientSecurityFlag } from './client-security.js';
 import { readServeConfig, type ServeFileSettings } from './serve-config.js';
 import { resolveServeSecurity, SECURITY_OPTIONS, SECURITY_USAGE } from './serve-security.js';
 import { LLM_OPTIONS, LLM_USAGE, modelFromFlags } from './llm-flags.js';
@@ -224,11 +224,9 @@ async function registryFromFlags(
 ): Promise<AgentRegistrationOptions | undefined> {
   const url = flags.registry ?? file?.registry?.url;
   if (url === undefined) {
-    if (givesClientSecurity(parsed, 'registry-') || file?.registry?.apiKey !== undefined) {
-      throw new UsageError(
-        'serve agent: registry credentials and TLS (--registry-api-key, --registry-token, --registry-basic, --registry-ca, ..., registry.api_key) need --registry URL or registry.url',
-      );
-    }
+    const given =
+      givenClientSecurityFlag(parsed, 'registry-') ?? (file?.registry?.apiKey !== undefined ? 'registry.api_key' : null);
+    if (given !== null) throw new UsageError(`serve agent: ${given} needs --registry URL or registry.url`);
     return undefined;
   }
   const { auth, tls } = await clientSecurity('serve agent', parsed, url, 'registry', 'registry-');

@@ -310,7 +310,11 @@ describe('mistakes in the credential and TLS flags are usage errors, in the comm
       ['send', 'http://127.0.0.1:1', 'x', '--transport', 'sse', '--protocol', 'a2a'],
       /--protocol a2a needs the http transport, not --transport sse/,
     ],
-    ['registry flags without --registry', ['serve', 'agent', '--registry-token', 't'], /need --registry URL or registry\.url/],
+    [
+      'registry flags without --registry',
+      ['serve', 'agent', '--registry-token', 't'],
+      /^parley: serve agent: --registry-token needs --registry URL or registry\.url$/m,
+    ],
     [
       '--metrics on grpc without --metrics-url',
       ['serve', 'agent', '--transport', 'grpc', '--metrics'],
