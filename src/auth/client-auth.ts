@@ -14,7 +14,7 @@ export type ClientAuth =
   | { readonly bearer: BearerToken }
   | { readonly basic: { readonly user: string; readonly password: string } };
 
-export type AuthHeaders = Readonly<Record<string, string>>;
+type AuthHeaders = Readonly<Record<string, string>>;
 
 /** Gives the headers for one call: at once for fixed credentials, a promise only for an async token. */
 export type AuthHeaderSource = () => AuthHeaders | Promise<AuthHeaders>;
