@@ -52,7 +52,11 @@ export async function runRegister(args: string[]): Promise<number> {
     throw new UsageError('register: give exactly one of --card FILE and --agent AGENT_URL');
   }
   const json = flags.json === true;
-  const security = await clientSecurity('register', parsed, positionals[0], 'registry');
+  // The TLS flags may be meant for a secure agent that --agent names, not the registry.
+  const registryUrl = positionals[0];
+  const secureUrl =
+    registryUrl !== undefined && !isSecureUrl(registryUrl) && flags.agent !== undefined ? flags.agent : registryUrl;
+  const security = await clientSecurity('register', parsed, secureUrl, 'registry');
   const client = registryClient('register', positionals[0], flags.transport, security);
   try {
     let card: AgentCard;

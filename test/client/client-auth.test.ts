@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { SignJWT } from 'jose';
+import { AgentOperationsClient } from '../../generated/clients/agent.js';
 import type { AgentCard } from '../../generated/types/index.js';
 import { AgentServer } from '../../src/agent/agent-server.js';
 import { ApiKeyAuthenticator } from '../../src/auth/api-key.js';
@@ -17,6 +18,7 @@ import { RegistryClient } from '../../src/client/registry-client.js';
 import { InvalidArgumentError } from '../../src/core/errors.js';
 import { RegistryServer } from '../../src/registry/registry-server.js';
 import { TransportRemoteError } from '../../src/transport/errors.js';
+import { createTransport } from '../../src/transport/factory.js';
 
 const SECRET = 'a-test-secret-of-at-least-32-bytes!!';
 const TRANSPORTS = ['http', 'sse', 'websocket', 'grpc', 'runtime'] as const;
@@ -161,6 +163,24 @@ for (const transport of TRANSPORTS) {
     }
   });
 }
+
+describe('the generated typed clients over createTransport', () => {
+  it('AgentOperationsClient sends auth from the transport options, with no authenticator', async (t) => {
+    const agent = new AgentServer({
+      name: 'typed',
+      transport: 'sse',
+      url: 'http://127.0.0.1:0',
+      authenticator: new BasicAuthenticator({ validCredentials: { ci: 'pw' } }),
+    });
+    await agent.start();
+    t.after(() => agent.stop());
+    const transport = await createTransport('sse', agent.url, { auth: { basic: { user: 'ci', password: 'pw' } } });
+    t.after(() => transport.stop());
+    const typed = new AgentOperationsClient(transport);
+    assert.equal((await typed.getCard()).name, 'typed');
+    assert.equal((await typed.sendTask({ id: 'typed-1', messages: [] })).state, 'completed');
+  });
+});
 
 describe('a bearer token function', () => {
   for (const transport of ['http', 'websocket', 'grpc'] as const) {
