@@ -28,7 +28,9 @@ export interface TransportOptions extends Omit<TransportConfigOptions, 'tls'> {
   /**
    * Client side: what is sent to protected peers, `{ apiKey }` (X-API-Key), `{ bearer }`
    * (Authorization: Bearer; a string, or a function returning the current token, called before
-   * each call) or `{ basic: { user, password } }`. Needs no authenticator.
+   * each call) or `{ basic: { user, password } }`. Needs no authenticator. Over websocket the
+   * token is sent at the handshake: a different token opens a new connection, so a function
+   * should return the same token until it has to change.
    */
   auth?: ClientAuth;
   /**
