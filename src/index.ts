@@ -50,6 +50,8 @@ export { JwtAuthenticator, JWT_ALGORITHMS, type JwtAlgorithm, type JwtAuthentica
 export { OAuthDelegationAuthenticator, type OAuthDelegationAuthenticatorOptions } from './auth/oauth-delegation.js';
 export { createSecurityContext, isExpired, NaiveTimestampError, type SecurityContextInit } from './auth/security-context.js';
 export { extractCredentials } from './auth/credentials.js';
+export type { BearerToken, ClientAuth } from './auth/client-auth.js';
+export type { Pem, TlsMaterial, TransportTlsOptions } from './tls/tls-material.js';
 export {
   estimateTokens,
   type ChatTurn,
