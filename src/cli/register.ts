@@ -5,7 +5,7 @@ import type { AgentCard } from '../../generated/types/index.js';
 import { REGISTRY_STATUS } from '../../generated/operations/registry.js';
 import { agentClient } from './agent-target.js';
 import { parseCommandArgs, type OptionSpecs } from './args.js';
-import { errorFields, EXIT, printJson, reportRemoteFailure } from './output.js';
+import { EXIT, printJson, remoteFailure, reportRemoteFailure } from './output.js';
 import { readInput } from './read-input.js';
 import { registryClient, TRANSPORT_HELP } from './registry-target.js';
 import { UsageError } from './usage-error.js';
@@ -26,7 +26,8 @@ the card or could not be reached.
 Options:
   --card FILE       the card as JSON; - reads standard input
   --agent URL       fetch the card from the running agent at URL (its /.well-known/agent.json)
-  --json            print the registry's answer as JSON: {"status", "registered", "url"}
+  --json            print the registry's answer as JSON: {"status", "registered", "url"};
+                    a failure as {"error": {"code", "message", "url", "agent_url", ...}}
 ${TRANSPORT_HELP}
   -h, --help        show this help
 
@@ -58,12 +59,9 @@ export async function runRegister(args: string[]): Promise<number> {
     const outcome = await client.register(card);
     const registered = !outcome.error && outcome.status === REGISTRY_STATUS.registered;
     if (json) {
-      printJson({
-        status: outcome.status,
-        registered,
-        url: card.url ?? null,
-        ...(outcome.error && { error: errorFields(outcome.error) }),
-      });
+      // A failure is the `{"error": ...}` document every command prints in JSON mode.
+      if (outcome.error) printJson(remoteFailure('register', client.url, outcome.error, { agent_url: card.url ?? null }));
+      else printJson({ status: outcome.status, registered, url: card.url ?? null });
     } else if (registered) console.log(`${outcome.status}: ${card.name} at ${card.url}`);
     else console.error(`parley: the registry at ${client.url} did not register ${card.url ?? 'the card'}: ${outcome.status}`);
     return registered ? EXIT.ok : EXIT.failed;
