@@ -147,9 +147,9 @@ export async function runServeRegistry(
     console.error(`parley: could not start the registry: ${(error as Error).message}`);
     return 1;
   }
-  const count = await registry.count();
   // The log lines so far (listening) come before the command's own.
   log.flush();
+  const count = await registry.count();
   console.log(`store: ${store.kind} ${store.location} (${count} agent${count === 1 ? '' : 's'})`);
   if (transport === 'http' || transport === 'sse') console.log(`status page: ${registry.url.replace(/\/$/, '')}/status`);
   // Last, so that whoever waits for it has every line above.

@@ -173,9 +173,11 @@ export async function runServe(args: string[]): Promise<number> {
     console.error(`parley: could not start the agent: ${(error as Error).message}`);
     return 1;
   }
+  // The `listening` line goes out now, as it would unbatched, before the registration's answer.
+  log.flush();
   // Ready means discoverable too: wait for the first registration's answer (bounded by its deadline).
   const joined = await agent.whenRegistered();
-  // The log lines so far (listening, registering) come before the command's own.
+  // Any line logged meanwhile comes before the command's own.
   log.flush();
   if (joined?.error) console.error(`parley: could not register with ${registry?.url}: ${joined.status}; retrying every 30 s`);
   else if (joined) console.log(`registered with ${registry?.url}`);
