@@ -22,7 +22,8 @@ export class SseServer extends HttpServer {
   }
 }
 
-const writeSseStream: StreamWriter = async (
+/** A task stream's answer as `text/event-stream`; also what an agent mounted in an app streams with. */
+export const writeSseStream: StreamWriter = async (
   dispatcher: Dispatcher,
   endpoint: Endpoint,
   request: InboundRequest,
