@@ -437,6 +437,7 @@ export class Dispatcher {
       log?.stream(request, operation, started, security, failure, 0);
       throw failure;
     }
+    metrics.received(request.receivedBytes);
     return this.framesOf(request, source, release, operation, security, started);
   }
 
@@ -484,8 +485,8 @@ export class Dispatcher {
   ): AsyncGenerator<StreamFrame, void, undefined> {
     const { metrics, config } = this.options;
     const log = this.log;
+    // The request's bytes are counted by whoever opened it (serveStream, or serveUnary for a StreamAnswer).
     metrics.streamStarted();
-    metrics.received(request.receivedBytes);
     this.inFlight++;
     let finished = false;
     let events = 0;

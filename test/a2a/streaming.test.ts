@@ -7,7 +7,10 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ClientFactory, type Client } from '@a2a-js/sdk/client';
 import { TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
+import { SignJWT } from 'jose';
 import type { AgentHandler } from '../../src/agent/handler.js';
+import { JwtAuthenticator } from '../../src/auth/jwt.js';
+import { aborted } from '../support/async.js';
 import { call, postRpc, startA2aAgent, userMessage } from './support.js';
 
 const ROLE_USER = 1;
@@ -247,5 +250,38 @@ describe('A2A streaming: a caller that leaves', () => {
     assert.equal(events.at(-1).payload.value.status.state, STATE.COMPLETED);
     const left = (await call(url, 'GetTask', { id: taskId })).result;
     assert.equal(left.status.state, 'TASK_STATE_CANCELED');
+  });
+});
+
+describe('A2A streaming: credentials', () => {
+  const SECRET = 'a2a-streaming-test-secret-0123456789';
+  test('a stream outlives no token: it ends with a JSON-RPC error event once the token expires', {
+    timeout: 20_000,
+  }, async (t) => {
+    const waiting: AgentHandler = async ({ signal }) => {
+      throw await aborted(signal);
+    };
+    const { url } = await startA2aAgent(t, { handler: waiting, authenticator: new JwtAuthenticator({ secret: SECRET }) });
+    // Valid from now for one to two seconds (exp is in whole seconds).
+    const exp = Math.ceil(Date.now() / 1000) + 1;
+    const token = await new SignJWT({ sub: 'alice', exp })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .sign(new TextEncoder().encode(SECRET));
+    const answer = await rawStream(
+      url,
+      'SendStreamingMessage',
+      { message: userMessage('a long job') },
+      {
+        authorization: `Bearer ${token}`,
+      },
+    );
+    assert.match(answer.type, /^text\/event-stream/);
+    assert.ok(answer.events[0].result.task, 'the stream opened');
+    const last = answer.events.at(-1);
+    assert.equal(last.id, 'req-7');
+    assert.equal(last.error.code, -32603);
+    assert.equal(last.error.message, 'the credentials expired');
+    assert.equal(last.error.data[0].metadata.reason, 'unauthenticated');
+    assert.ok(Date.now() >= exp * 1000, 'not before the token expired');
   });
 });
