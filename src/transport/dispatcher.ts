@@ -344,7 +344,7 @@ export class Dispatcher {
         if (result instanceof StreamAnswer) {
           if (streams && !target.spec.idempotent)
             return this.answerAsStream(result, request, target, operation, context.security);
-          void (result.items as Partial<AsyncGenerator<StreamItem>>).return?.(undefined);
+          result.abandon();
           throw new EndpointError(
             'invalid_request',
             `${target.spec.method} ${target.spec.path} answered with a stream this wire cannot carry`,
@@ -463,7 +463,7 @@ export class Dispatcher {
     } catch (error) {
       release();
       // The items were never read: let their producer stop.
-      void (answer.items as AsyncGenerator<StreamItem>).return?.(undefined);
+      answer.abandon();
       throw error;
     }
     const frames = this.framesOf(request, source, release, operation, security, started);

@@ -16,5 +16,10 @@ export class StreamAnswer {
      * that expired, an event over the limit), in the route's own protocol.
      */
     readonly failureEvent: (error: ErrorObject) => unknown,
+    /**
+     * Called when the stream is refused before its first item is read (no stream slot came,
+     * the credentials had expired): a generator never started cannot clean up by itself.
+     */
+    readonly abandon: () => void = () => undefined,
   ) {}
 }

@@ -17,7 +17,12 @@ export async function openRpcStream(id: RpcId, events: AsyncIterable<JsonObject>
   const iterator = events[Symbol.asyncIterator]();
   const first = await iterator.next();
   if (first.done) throw new A2aError('internalError', 'the stream ended before its first event');
-  return new StreamAnswer(rpcEvents(id, first.value, iterator), (error) => failureEvent(id, error));
+  return new StreamAnswer(
+    rpcEvents(id, first.value, iterator),
+    (error) => failureEvent(id, error),
+    // Refused before the events were read: the handler's stream stops (its task is canceled).
+    () => void iterator.return?.()?.catch(() => undefined),
+  );
 }
 
 async function* rpcEvents(id: RpcId, first: JsonObject, rest: AsyncIterator<JsonObject>): AsyncGenerator<StreamItem> {
