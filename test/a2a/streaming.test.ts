@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { ClientFactory, type Client } from '@a2a-js/sdk/client';
 import { TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import { SignJWT } from 'jose';
-import type { AgentHandler } from '../../src/agent/handler.js';
+import { needsInput, type AgentHandler } from '../../src/agent/handler.js';
 import { JwtAuthenticator } from '../../src/auth/jwt.js';
 import { aborted } from '../support/async.js';
 import { call, postRpc, startA2aAgent, userMessage } from './support.js';
@@ -203,6 +203,18 @@ describe('A2A streaming: SubscribeToTask', () => {
     assert.equal(rest.at(-1).payload.value.status.state, STATE.COMPLETED);
     assert.equal(subscriber[0].payload.$case, 'task');
     assert.equal(subscriber.at(-1).payload.value.status.state, STATE.COMPLETED);
+  });
+
+  test('a task waiting for input: the task, then its input-required status, and the stream ends', async (t) => {
+    const asking: AgentHandler = () => needsInput('which city?');
+    const { url } = await startA2aAgent(t, { handler: asking });
+    const client = await sdkClient(url);
+    const waiting: any = await client.sendMessage({ message: message('weather') } as any);
+    assert.equal(waiting.status.state, STATE.INPUT_REQUIRED);
+    const events: any[] = [];
+    for await (const event of client.resubscribeTask({ id: waiting.id } as any)) events.push(event);
+    assert.deepEqual(kinds(events), ['task', 'statusUpdate']);
+    assert.equal(events[1].payload.value.status.state, STATE.INPUT_REQUIRED);
   });
 
   test('an unknown task is TaskNotFoundError (-32001); a finished one UnsupportedOperationError (-32004)', async (t) => {

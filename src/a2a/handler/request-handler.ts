@@ -1,6 +1,7 @@
 // The A2A 1.0 request handler: the A2A operations, one method per A2A method, whatever the
 // binding that carries them. Each takes the decoded protobuf-es request message and parley's
-// RequestContext and answers the ProtoJSON object of the response; a refusal is thrown as an
+// RequestContext and answers the ProtoJSON object of the response (the two streaming methods:
+// an AsyncIterable of StreamResponse objects, checked at the first read); a refusal is thrown as an
 // A2aError (or, from below: the task index, the engine, a store, as an error failures.ts turns
 // into one), which each binding maps to its own shape. Tasks run on the agent's own engine and
 // are remembered in the task index, scoped to the request's tenant and principal. Bindings live
