@@ -35,7 +35,7 @@ export function buildA2aCard(
       { url: `${url.replace(/\/$/, '')}/`, protocolBinding: JSONRPC_BINDING, protocolVersion: A2A_PROTOCOL_VERSION },
     ],
     version: identity.version ?? '1.0.0',
-    capabilities: { streaming: false, pushNotifications: false, extendedAgentCard: features.extendedCard === true },
+    capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: features.extendedCard === true },
     securitySchemes: security?.schemes ?? {},
     securityRequirements: security?.requirements ?? [],
     defaultInputModes: MODES,
