@@ -44,10 +44,10 @@ describe('parley serve agent --a2a', () => {
     }
   });
 
-  it('--a2a with another transport is a usage error', async () => {
-    const result = await runCli(['serve', 'agent', '--a2a', '--transport', 'grpc'], { cwd: ROOT });
+  it('--a2a with a transport that has no A2A binding is a usage error', async () => {
+    const result = await runCli(['serve', 'agent', '--a2a', '--transport', 'websocket'], { cwd: ROOT });
     assert.equal(result.code, 2);
-    assert.match(result.stderr, /--a2a needs the http transport/);
+    assert.match(result.stderr, /--a2a needs the http or grpc transport, not websocket/);
     assertNoStackTrace(result);
   });
 });
