@@ -13,14 +13,14 @@ import { securityToA2a } from './security-schemes.js';
 export const A2A_PROTOCOL_VERSION = '1.0';
 /** The protocol bindings it offers, as A2A names them. */
 export const JSONRPC_BINDING = 'JSONRPC';
-export const GRPC_BINDING = 'GRPC';
+const GRPC_BINDING = 'GRPC';
 
 /**
  * The interfaces an agent at `url` serves. A grpc agent's is its address as gRPC clients dial
  * it, `host:port` (grpc-js, the A2A SDKs' gRPC transports and grpc-go take that target as it
  * is; a `grpc://` URL is no target they resolve); an http agent's is JSON-RPC at its root.
  */
-export function interfacesAt(url: string): { url: string; protocolBinding: string; protocolVersion: string }[] {
+function interfacesAt(url: string): { url: string; protocolBinding: string; protocolVersion: string }[] {
   const grpc = /^grpcs?:\/\/([^/]+)/i.exec(url);
   if (grpc) return [{ url: grpc[1]!, protocolBinding: GRPC_BINDING, protocolVersion: A2A_PROTOCOL_VERSION }];
   return [{ url: `${url.replace(/\/$/, '')}/`, protocolBinding: JSONRPC_BINDING, protocolVersion: A2A_PROTOCOL_VERSION }];

@@ -32,7 +32,14 @@ import type {
 import { extractCredentials } from '../../auth/credentials.js';
 import { newId } from '../../core/ids.js';
 import type { Dispatcher } from '../dispatcher.js';
-import { Inbound, type Endpoint, type EndpointTable, type GrpcFailure, type QueryParams } from '../endpoint.js';
+import {
+  Inbound,
+  type Endpoint,
+  type EndpointTable,
+  type GrpcFailure,
+  type GrpcMethodBinding,
+  type QueryParams,
+} from '../endpoint.js';
 import { EndpointError, toEndpointError } from '../endpoint-error.js';
 import type { Slots } from '../slots.js';
 import { traceHeadersFrom } from '../trace-headers.js';
@@ -122,7 +129,7 @@ export function createMethodService(served: MethodService, options: MethodServic
   };
 
   for (const [name, endpoint] of served.endpoints) {
-    const binding = endpoint.grpc!;
+    const binding: GrpcMethodBinding = endpoint.grpc!;
     const { input, output } = binding.method;
     const fail = (error: EndpointError) => new MethodFailure(binding.failure(error));
 
