@@ -2,7 +2,8 @@
 // the method's request type (garbage, a message cut short, a field of the wrong wire type) end
 // the call INVALID_ARGUMENT with an ErrorInfo, on unary and streaming methods alike; the agent
 // serves the next call as before. The binding's methods are reachable only as gRPC methods: an
-// SvcTransport envelope naming their path is an unknown route.
+// SvcTransport envelope naming their path is an unknown route. Calls wait for the grpc server's
+// RPC slots, and a call past its deadline ends DEADLINE_EXCEEDED.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { create, toBinary } from '@bufbuild/protobuf';
@@ -110,14 +111,44 @@ describe('A2A gRPC binding: reachable as gRPC methods only', () => {
   });
 });
 
+describe('A2A gRPC binding: slots', () => {
+  test('a call waits for a maximumConcurrentRpcs slot and gets one once it frees', async (t) => {
+    let entered: () => void = () => undefined;
+    const arrived = new Promise<void>((resolve) => (entered = resolve));
+    let release: () => void = () => undefined;
+    const handler: AgentHandler = ({ input }) => {
+      if (input !== 'hold') return input;
+      entered();
+      return new Promise((resolve) => (release = () => resolve('released')));
+    };
+    const { target } = await startGrpcA2aAgent(t, { handler, transportOptions: { grpc: { maximumConcurrentRpcs: 1 } } });
+    const stub = grpcJsStub(t, target);
+    const held = unaryCall(stub, 'SendMessage', { message: userMessage('hold') });
+    await arrived;
+    // GetTask answers at once when it runs; here it can only wait for the slot the held call has.
+    const waiting = await new Promise<grpc.ServiceError | null>((resolve) =>
+      stub.GetTask({ id: 'nope' }, metadataOf(), { deadline: Date.now() + 1500 }, (error: grpc.ServiceError | null) =>
+        resolve(error),
+      ),
+    );
+    assert.equal(waiting?.code, grpc.status.DEADLINE_EXCEEDED);
+    release();
+    assert.equal((await held).answer?.task.status.state, 'TASK_STATE_COMPLETED');
+    const served = await unaryCall(stub, 'GetTask', { id: 'nope' });
+    assert.equal(served.error?.code, grpc.status.NOT_FOUND);
+  });
+});
+
 describe('A2A gRPC binding: deadlines', () => {
   test('a call past its deadline is DEADLINE_EXCEEDED; the agent serves the next', async (t) => {
     let entered: () => void = () => undefined;
     const arrived = new Promise<void>((resolve) => (entered = resolve));
-    const handler: AgentHandler = ({ input, signal }) => {
+    let release: () => void = () => undefined;
+    const handler: AgentHandler = ({ input }) => {
       if (input !== 'hold') return input;
       entered();
-      return new Promise((resolve) => signal.addEventListener('abort', () => resolve('stopped')));
+      // The task outlives its caller (A2A tasks do); the test lets it go once the deadline passed.
+      return new Promise((resolve) => (release = () => resolve('released')));
     };
     const { target } = await startGrpcA2aAgent(t, { handler });
     const stub = grpcJsStub(t, target);
@@ -132,6 +163,7 @@ describe('A2A gRPC binding: deadlines', () => {
     );
     await arrived;
     assert.equal((await held)?.code, grpc.status.DEADLINE_EXCEEDED);
+    release();
     const next = await unaryCall(stub, 'SendMessage', { message: userMessage('next') });
     assert.equal(next.answer?.task.status.state, 'TASK_STATE_COMPLETED');
   });
