@@ -16,6 +16,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const COMMANDS = [
   'validate',
   'schemas',
+  'contract',
   'serve',
   'discover',
   'register',
@@ -95,6 +96,8 @@ describe('parley completion', () => {
     assert.deepEqual(complete('validate', '--schema', 'agent-card'), ['agent-card', 'agent-card-list']);
     assert.deepEqual(complete('validate', '--schema', 'task', 'ta'), ['task.json']);
     assert.deepEqual(complete('completion', ''), ['bash', 'zsh']);
+    assert.deepEqual(complete('contract', ''), ['check', 'release']);
+    assert.deepEqual(complete('contract', 'check', '--ag'), ['--against']);
     // Every option each command's help lists is offered for it.
     for (const topic of HELP_TOPICS.filter((words) => words[0] !== 'help')) {
       const help = await parley([...topic, '--help']);
