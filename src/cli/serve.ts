@@ -97,8 +97,9 @@ Options:
                     start on such a Redis anyway, accepting that shared state can be lost
   --config FILE     read these settings, the transport configuration and auth from a
                     JSON file (see docs/cli.md); flags override it
-  --a2a             also speak A2A 1.0 (http only): the public A2A card at
-                    /.well-known/agent-card.json and JSON-RPC at POST /
+  --a2a             also speak A2A 1.0: on http the public A2A card at
+                    /.well-known/agent-card.json and JSON-RPC at POST /; on grpc the
+                    gRPC binding (lf.a2a.v1.A2AService) on the same port
   --a2a-extended-card FILE
                     a JSON file with a description and skills (A2A AgentSkill objects)
                     that GetExtendedAgentCard shows to authenticated callers only (or
@@ -168,7 +169,8 @@ export async function runServe(args: string[]): Promise<number> {
   const logLevel = logOptions('serve agent', flags['log-level']);
   const file = flags.config === undefined ? null : await readServeConfig(flags.config);
   const transport = servedTransport(flags.transport ?? file?.transport ?? 'http');
-  if (a2a && transport !== 'http') throw new UsageError(`serve agent: --a2a needs the http transport, not ${transport}`);
+  if (a2a && transport !== 'http' && transport !== 'grpc')
+    throw new UsageError(`serve agent: --a2a needs the http or grpc transport, not ${transport}`);
   const security = await resolveServeSecurity(parsed, file, flags.config ?? null, DEFAULT_URLS[transport]);
   const a2aExtendedCard = await extendedCardFrom(extendedCardFile, file);
   if (a2aExtendedCard && !a2a) throw new UsageError('serve agent: an extended A2A card needs --a2a');

@@ -125,6 +125,7 @@ export class Dispatcher {
     private readonly options: DispatcherOptions,
   ) {
     for (const endpoint of endpoints.values()) {
+      if (endpoint.grpc) continue;
       const methods = this.paths.get(endpoint.spec.path) ?? new Set();
       methods.add(endpoint.spec.method);
       this.paths.set(endpoint.spec.path, methods);
@@ -210,7 +211,7 @@ export class Dispatcher {
 
   /** The endpoint for a route, or a 404/405 EndpointError. */
   route(method: string, path: string): Endpoint {
-    const endpoint = this.endpoints.get(routeKey(method, path));
+    const endpoint = this.routable(method, path);
     if (endpoint) return endpoint;
     const allowed = this.paths.get(path);
     if (allowed) {
@@ -220,7 +221,7 @@ export class Dispatcher {
     }
     // The commonest slip: a trailing slash too many or too few (`/tasks` for `/tasks/`).
     const near = path.endsWith('/') ? path.slice(0, -1) : `${path}/`;
-    if (this.endpoints.has(routeKey(method, near))) {
+    if (this.routable(method, near)) {
       throw new EndpointError('not_found', `no endpoint for ${method} ${path}; did you mean ${method} ${near}?`);
     }
     throw new EndpointError('not_found', `no endpoint for ${method} ${path}`);
@@ -309,7 +310,13 @@ export class Dispatcher {
 
   /** The endpoint a request names, or undefined when no route matches (route() then refuses it). */
   private lookUp(request: InboundRequest, endpoint: Endpoint | undefined): Endpoint | undefined {
-    return endpoint ?? this.endpoints.get(routeKey(request.method, request.path));
+    return endpoint ?? this.routable(request.method, request.path);
+  }
+
+  /** The table's endpoint for a route, unless it is served as a gRPC method only (Endpoint.grpc). */
+  private routable(method: string, path: string): Endpoint | undefined {
+    const endpoint = this.endpoints.get(routeKey(method, path));
+    return endpoint?.grpc ? undefined : endpoint;
   }
 
   /** `span`: the request's SERVER span, for the handler to refine, when it records. */
@@ -412,9 +419,11 @@ export class Dispatcher {
     let release: () => void = () => undefined;
     let operation: string | null = null;
     let security: SecurityContext | null = null;
+    let endsWithSource = false;
     try {
       const target = endpoint ?? this.route(request.method, request.path);
       operation = target.spec.name;
+      endsWithSource = target.endsWithSource === true;
       if (!target.spec.streaming || !target.stream) {
         throw new EndpointError('invalid_request', `${target.spec.method} ${target.spec.path} is not a stream`);
       }
@@ -438,7 +447,7 @@ export class Dispatcher {
       throw failure;
     }
     metrics.received(request.receivedBytes);
-    return this.framesOf(request, source, release, operation, security, started);
+    return this.framesOf(request, source, release, operation, security, started, endsWithSource);
   }
 
   /**
@@ -466,7 +475,7 @@ export class Dispatcher {
       answer.abandon();
       throw error;
     }
-    const frames = this.framesOf(request, source, release, operation, security, started);
+    const frames = this.framesOf(request, source, release, operation, security, started, false);
     return { kind: 'stream', frames, failureEvent: answer.failureEvent };
   }
 
@@ -482,6 +491,8 @@ export class Dispatcher {
     operation: string | null,
     security: SecurityContext | null,
     started: number,
+    /** The endpoint's `endsWithSource`: its items end without a final one, and that is a whole stream. */
+    endsWithSource: boolean,
   ): AsyncGenerator<StreamFrame, void, undefined> {
     const { metrics, config } = this.options;
     const log = this.log;
@@ -515,6 +526,10 @@ export class Dispatcher {
           events++;
           yield frame;
           if (item.final) return;
+        }
+        if (endsWithSource) {
+          ok = true;
+          return;
         }
         failure = new EndpointError('internal', 'the stream handler ended without a final event').toObject(request.requestId);
         yield { ok: false, error: failure, final: true };

@@ -1,5 +1,6 @@
-// The public A2A 1.0 card (GET /.well-known/agent-card.json): the agent's identity, one
-// JSON-RPC interface at the agent's root speaking A2A 1.0, streaming and push notifications
+// The public A2A 1.0 card (GET /.well-known/agent-card.json): the agent's identity, the
+// interface its transport serves (JSON-RPC at the root of an http agent, gRPC at the address of
+// a grpc agent) speaking A2A 1.0, streaming and push notifications
 // declared off, the extended card on when the agent has one (extended-card.ts), and the
 // authenticator's scheme as A2A security.
 import { create, toJson, type JsonObject } from '@bufbuild/protobuf';
@@ -10,8 +11,20 @@ import { securityToA2a } from './security-schemes.js';
 
 /** The A2A protocol version this boundary speaks. */
 export const A2A_PROTOCOL_VERSION = '1.0';
-/** The protocol binding it offers. */
+/** The protocol bindings it offers, as A2A names them. */
 export const JSONRPC_BINDING = 'JSONRPC';
+const GRPC_BINDING = 'GRPC';
+
+/**
+ * The interfaces an agent at `url` serves. A grpc agent's is its address as gRPC clients dial
+ * it, `host:port` (grpc-js, the A2A SDKs' gRPC transports and grpc-go take that target as it
+ * is; a `grpc://` URL is no target they resolve); an http agent's is JSON-RPC at its root.
+ */
+function interfacesAt(url: string): { url: string; protocolBinding: string; protocolVersion: string }[] {
+  const grpc = /^grpcs?:\/\/([^/]+)/i.exec(url);
+  if (grpc) return [{ url: grpc[1]!, protocolBinding: GRPC_BINDING, protocolVersion: A2A_PROTOCOL_VERSION }];
+  return [{ url: `${url.replace(/\/$/, '')}/`, protocolBinding: JSONRPC_BINDING, protocolVersion: A2A_PROTOCOL_VERSION }];
+}
 
 const MODES = ['text/plain', 'application/json'];
 
@@ -31,9 +44,7 @@ export function buildA2aCard(
   const card = create(AgentCardSchema, {
     name: identity.name,
     description: identity.description || identity.name,
-    supportedInterfaces: [
-      { url: `${url.replace(/\/$/, '')}/`, protocolBinding: JSONRPC_BINDING, protocolVersion: A2A_PROTOCOL_VERSION },
-    ],
+    supportedInterfaces: interfacesAt(url),
     version: identity.version ?? '1.0.0',
     capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: features.extendedCard === true },
     securitySchemes: security?.schemes ?? {},
