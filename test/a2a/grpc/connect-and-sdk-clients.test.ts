@@ -57,17 +57,37 @@ describe('A2A gRPC binding: a connect-es client', () => {
     assert.equal(info?.domain, 'a2a-protocol.org');
   });
 
-  test('a server stream the agent refuses ends with its status (streaming off: FailedPrecondition)', async (t) => {
+  test('SendStreamingMessage as a typed server stream: the task first, the artifact, the completed status last', async (t) => {
+    const { target } = await startGrpcA2aAgent(t);
+    const client = connectClient(target);
+    const cases: string[] = [];
+    let text: string | undefined;
+    let lastState: TaskState | undefined;
+    for await (const event of client.sendStreamingMessage({ message: message('streamed to connect') }, VERSION)) {
+      cases.push(String(event.payload.case));
+      if (event.payload.case === 'artifactUpdate') {
+        const part = event.payload.value.artifact?.parts[0]?.content;
+        if (part?.case === 'text') text = part.value;
+      }
+      if (event.payload.case === 'statusUpdate') lastState = event.payload.value.status?.state;
+    }
+    assert.equal(cases[0], 'task');
+    assert.equal(cases.at(-1), 'statusUpdate');
+    assert.equal(lastState, TaskState.COMPLETED);
+    assert.equal(text, 'streamed to connect');
+  });
+
+  test('SubscribeToTask for an unknown task ends with NotFound (TASK_NOT_FOUND)', async (t) => {
     const { target } = await startGrpcA2aAgent(t);
     const client = connectClient(target);
     const error = await (async () => {
-      for await (const _ of client.sendStreamingMessage({ message: message('hi') }, VERSION)) void _;
+      for await (const _ of client.subscribeToTask({ id: 'no-such-task' }, VERSION)) void _;
     })().then(
       () => null,
       (failure: unknown) => ConnectError.from(failure),
     );
-    assert.equal(error?.code, Code.FailedPrecondition);
-    assert.equal(error?.findDetails(ErrorInfoSchema)[0]?.reason, 'UNSUPPORTED_OPERATION');
+    assert.equal(error?.code, Code.NotFound);
+    assert.equal(error?.findDetails(ErrorInfoSchema)[0]?.reason, 'TASK_NOT_FOUND');
   });
 });
 

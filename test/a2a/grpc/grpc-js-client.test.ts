@@ -39,6 +39,17 @@ function streamStatus(stub: A2aStub, method: string, request: unknown, metadata 
   });
 }
 
+/** Every event of a server-streaming call that ends without an error. */
+function streamEvents(stub: A2aStub, method: string, request: unknown, metadata = metadataOf()): Promise<any[]> {
+  return new Promise((resolve, reject) => {
+    const events: any[] = [];
+    const call = stub[method](request, metadata) as grpc.ClientReadableStream<unknown>;
+    call.on('data', (event) => events.push(event));
+    call.on('error', reject);
+    call.on('end', () => resolve(events));
+  });
+}
+
 describe('A2A gRPC binding: every method through a grpc-js stub', () => {
   test('SendMessage runs the task to completion; GetTask and ListTasks find it', async (t) => {
     const { target } = await startGrpcA2aAgent(t);
@@ -96,16 +107,20 @@ describe('A2A gRPC binding: every method through a grpc-js stub', () => {
     }
   });
 
-  test('SendStreamingMessage and SubscribeToTask end as the handler refuses them (streaming off: UNSUPPORTED_OPERATION)', async (t) => {
+  test('SendStreamingMessage streams the task, its artifact and the terminal status, then ends; SubscribeToTask refuses unknown and finished tasks', async (t) => {
     const { target } = await startGrpcA2aAgent(t);
     const stub = grpcJsStub(t, target);
+    const events = await streamEvents(stub, 'SendStreamingMessage', { message: userMessage('streamed over grpc') });
+    assert.equal(events[0].payload, 'task', 'the first event is the task');
+    const last = events.at(-1);
+    assert.equal(last.payload, 'statusUpdate');
+    assert.equal(last.statusUpdate.status.state, 'TASK_STATE_COMPLETED');
+    const artifact = events.find((event) => event.payload === 'artifactUpdate');
+    assert.equal(artifact?.artifactUpdate.artifact.parts[0].text, 'streamed over grpc');
+    const taskId = events[0].task.id;
+    assertA2aStatus(await streamStatus(stub, 'SubscribeToTask', { id: 'x' }), grpc.status.NOT_FOUND, 'TASK_NOT_FOUND');
     assertA2aStatus(
-      await streamStatus(stub, 'SendStreamingMessage', { message: userMessage('hi') }),
-      grpc.status.FAILED_PRECONDITION,
-      'UNSUPPORTED_OPERATION',
-    );
-    assertA2aStatus(
-      await streamStatus(stub, 'SubscribeToTask', { id: 'x' }),
+      await streamStatus(stub, 'SubscribeToTask', { id: taskId }),
       grpc.status.FAILED_PRECONDITION,
       'UNSUPPORTED_OPERATION',
     );
