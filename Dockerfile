@@ -14,6 +14,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json README.md ./
+COPY scripts/build.mjs scripts/
 COPY src src
 COPY generated generated
 COPY schemas schemas

@@ -83,7 +83,7 @@ export {
 } from './llm/providers/step-call.js';
 export { Transport, type TransportOptions } from './transport/transport.js';
 export { TRANSPORT_NAMES } from './transport/factory.js';
-export type { MountedAgentTransport } from './transport/http/express-adapter.js';
+export type { MountedAgentTransport, MountOptions } from './transport/http/express-adapter.js';
 export { createMountedTransport, createTransport } from './observability/observed-transport.js';
 export type { BindingCapabilities, Capabilities, Capability, TransportName } from './transport/capabilities.js';
 export {

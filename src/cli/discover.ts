@@ -21,8 +21,9 @@ export const DISCOVER_USAGE = `Usage: parley discover REGISTRY_URL [--name NAME]
                       [--transport NAME] [credential and TLS options]
 
 Lists the live agents registered at REGISTRY_URL that match every filter given: a table of
-name, role, tags and URL, or with --json the cards themselves as a JSON array. Exits 0 when
-the registry answered (even with no match), 1 when it could not be reached or refused.
+name, role, tags and URL, or with --json the cards themselves as a JSON array, both sorted
+by name (then URL). Exits 0 when the registry answered (even with no match), 1 when it
+could not be reached or refused.
 
 Options:
   --name NAME       exactly this agent name
@@ -58,6 +59,8 @@ export async function runDiscover(args: string[]): Promise<number> {
   } finally {
     await client.close();
   }
+  // By name, then URL, in both forms: the registry's own order is its storage's.
+  cards.sort((a, b) => a.name.localeCompare(b.name) || a.url.localeCompare(b.url));
   if (flags.json) {
     process.stdout.write(`${JSON.stringify(cards, null, 2)}\n`);
     return 0;
@@ -70,9 +73,8 @@ export async function runDiscover(args: string[]): Promise<number> {
   return 0;
 }
 
-/** Aligned columns, sorted by name then URL; a long description is left to --json. */
-function table(cards: readonly AgentCard[]): string {
-  const sorted = [...cards].sort((a, b) => a.name.localeCompare(b.name) || a.url.localeCompare(b.url));
+/** Aligned columns, in the order given; a long description is left to --json. */
+function table(sorted: readonly AgentCard[]): string {
   const rows = [
     ['NAME', 'ROLE', 'TAGS', 'URL'],
     ...sorted.map((card) => [card.name, card.role || '-', (card.tags ?? []).join(',') || '-', card.url]),

@@ -111,7 +111,8 @@ const commands: Readonly<Record<string, Command>> = {
         process.stdout.write(usage());
         return 0;
       }
-      return dispatch(topic, ['--help']);
+      // The words after the topic reach it too: `parley help serve registry` is the registry's help.
+      return dispatch(topic, [...args.slice(1), '--help']);
     },
   },
 };

@@ -6,7 +6,7 @@ import { REGISTRY_STATUS } from '../../generated/operations/registry.js';
 import { agentClient } from './agent-target.js';
 import { parseCommandArgs, type OptionSpecs } from './args.js';
 import { CLIENT_SECURITY_OPTIONS, CLIENT_SECURITY_USAGE, clientSecurity, type ClientSecurity } from './client-security.js';
-import { errorFields, EXIT, printJson, reportRemoteFailure } from './output.js';
+import { EXIT, printJson, remoteFailure, reportRemoteFailure } from './output.js';
 import { readInput } from './read-input.js';
 import { registryClient, TRANSPORT_HELP } from './registry-target.js';
 import { UsageError } from './usage-error.js';
@@ -31,7 +31,8 @@ Options:
   --card FILE       the card as JSON; - reads standard input
   --agent URL       fetch the card from the running agent at URL (its /.well-known/agent.json);
                     the TLS options below apply to it too, the credentials only to the registry
-  --json            print the registry's answer as JSON: {"status", "registered", "url"}
+  --json            print the registry's answer as JSON: {"status", "registered", "url"};
+                    a failure as {"error": {"code", "message", "url", "agent_url", ...}}
 ${TRANSPORT_HELP}
   -h, --help        show this help
 
@@ -71,12 +72,9 @@ export async function runRegister(args: string[]): Promise<number> {
     const outcome = await client.register(card);
     const registered = !outcome.error && outcome.status === REGISTRY_STATUS.registered;
     if (json) {
-      printJson({
-        status: outcome.status,
-        registered,
-        url: card.url ?? null,
-        ...(outcome.error && { error: errorFields(outcome.error) }),
-      });
+      // A failure is the `{"error": ...}` document every command prints in JSON mode.
+      if (outcome.error) printJson(remoteFailure('register', client.url, outcome.error, { agent_url: card.url ?? null }));
+      else printJson({ status: outcome.status, registered, url: card.url ?? null });
     } else if (registered) console.log(`${outcome.status}: ${card.name} at ${card.url}`);
     else console.error(`parley: the registry at ${client.url} did not register ${card.url ?? 'the card'}: ${outcome.status}`);
     return registered ? EXIT.ok : EXIT.failed;

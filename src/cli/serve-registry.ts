@@ -8,7 +8,7 @@ import { SqliteRegistryStore } from '../stores/sqlite/sqlite-registry-store.js';
 import { RedisRegistryStore } from '../stores/redis/redis-registry-store.js';
 import type { TransportName } from '../transport/capabilities.js';
 import { parseCommandArgs, type OptionSpecs } from './args.js';
-import { LOG_OPTIONS, LOG_USAGE, logOptions } from './log-level.js';
+import { LOG_OPTIONS, LOG_USAGE, logOptions, serverLog } from './log-level.js';
 import { METRICS_OPTIONS, METRICS_USAGE, metricsAddress, metricsFromFlags } from './metrics-flags.js';
 import { readServeConfig } from './serve-config.js';
 import { resolveServeSecurity, SECURITY_OPTIONS, SECURITY_USAGE } from './serve-security.js';
@@ -112,7 +112,7 @@ export async function runServeRegistry(
   }
   const file = flags.config === undefined ? null : await readServeConfig(flags.config, 'registry');
   const transport = resolveTransport(flags.transport ?? file?.transport ?? 'http');
-  const logger = logOptions('serve registry', flags['log-level']);
+  const logLevel = logOptions('serve registry', flags['log-level']);
   let ttl: number | null = null;
   if (flags.ttl !== undefined) {
     ttl = Number(flags.ttl);
@@ -134,22 +134,26 @@ export async function runServeRegistry(
   const store = flags.store
     ? new RedisRegistryStore(flags.store, { allowEviction: allowEviction === true })
     : new SqliteRegistryStore(flags.db ?? DEFAULT_DATABASE);
+  const log = serverLog(logLevel);
   const registry = new RegistryServer({
     transport,
     ...security,
     publicDiscovery: open,
     store,
     entryTtlSeconds: ttl,
-    logger,
+    logger: log.logger,
     tracing: tracing === true,
     ...(metrics && { metrics }),
   });
   try {
     await registry.start();
   } catch (error) {
+    log.flush();
     console.error(`parley: could not start the registry: ${(error as Error).message}`);
     return 1;
   }
+  // The log lines so far (listening) come before the command's own.
+  log.flush();
   const count = await registry.count();
   console.log(`store: ${store.kind} ${store.location} (${count} agent${count === 1 ? '' : 's'})`);
   if (transport === 'http' || transport === 'sse') console.log(`status page: ${registry.url.replace(/\/$/, '')}/status`);
@@ -162,6 +166,7 @@ export async function runServeRegistry(
     process.once('SIGTERM', stop);
   });
   await registry.stop();
+  log.flush();
   console.log('stopped');
   return 0;
 }

@@ -13,7 +13,7 @@ import { readInput } from './read-input.js';
 import { extendedCardAt, readServeConfig, type ServeFileSettings } from './serve-config.js';
 import { resolveServeSecurity, SECURITY_OPTIONS, SECURITY_USAGE } from './serve-security.js';
 import { LLM_OPTIONS, LLM_USAGE, modelFromFlags } from './llm-flags.js';
-import { LOG_OPTIONS, LOG_USAGE, logOptions } from './log-level.js';
+import { LOG_OPTIONS, LOG_USAGE, logOptions, serverLog } from './log-level.js';
 import { METRICS_OPTIONS, METRICS_USAGE, metricsAddress, metricsFromFlags } from './metrics-flags.js';
 import { UsageError } from './usage-error.js';
 
@@ -97,9 +97,10 @@ Options:
                     start on such a Redis anyway, accepting that shared state can be lost
   --config FILE     read these settings, the transport configuration and auth from a
                     JSON file (see docs/cli.md); flags override it
-  --a2a             also speak A2A 1.0 (http only): the public A2A card at
+  --a2a             also speak A2A 1.0: on http the public A2A card at
                     /.well-known/agent-card.json, JSON-RPC at POST / and HTTP+JSON
-                    under /a2a/rest
+                    under /a2a/rest; on grpc the gRPC binding (lf.a2a.v1.A2AService) on
+                    the same port
   --a2a-extended-card FILE
                     a JSON file with a description and skills (A2A AgentSkill objects)
                     that GetExtendedAgentCard shows to authenticated callers only (or
@@ -166,10 +167,11 @@ export async function runServe(args: string[]): Promise<number> {
       throw new UsageError(`serve agent: --${name} needs a value`);
   }
   if (allowStoreEviction && flags.store === undefined) throw new UsageError('serve agent: --store-allow-eviction needs --store');
-  const logger = logOptions('serve agent', flags['log-level']);
+  const logLevel = logOptions('serve agent', flags['log-level']);
   const file = flags.config === undefined ? null : await readServeConfig(flags.config);
   const transport = servedTransport(flags.transport ?? file?.transport ?? 'http');
-  if (a2a && transport !== 'http') throw new UsageError(`serve agent: --a2a needs the http transport, not ${transport}`);
+  if (a2a && transport !== 'http' && transport !== 'grpc')
+    throw new UsageError(`serve agent: --a2a needs the http or grpc transport, not ${transport}`);
   const security = await resolveServeSecurity(parsed, file, flags.config ?? null, DEFAULT_URLS[transport]);
   const a2aExtendedCard = await extendedCardFrom(extendedCardFile, file);
   if (a2aExtendedCard && !a2a) throw new UsageError('serve agent: an extended A2A card needs --a2a');
@@ -189,6 +191,7 @@ export async function runServe(args: string[]): Promise<number> {
       };
   const metrics = metricsFromFlags('serve agent', options, transport);
   const registry = await registryFromFlags(parsed, flags, file);
+  const log = serverLog(logLevel);
   const agent = new AgentServer({
     ...identity,
     transport,
@@ -200,17 +203,22 @@ export async function runServe(args: string[]): Promise<number> {
     llm,
     store: flags.store,
     allowStoreEviction: allowStoreEviction === true,
-    logger,
+    logger: log.logger,
     ...(metrics && { metrics }),
   });
   try {
     await agent.start();
   } catch (error) {
+    log.flush();
     console.error(`parley: could not start the agent: ${(error as Error).message}`);
     return 1;
   }
+  // The `listening` line goes out now, as it would unbatched, before the registration's answer.
+  log.flush();
   // Ready means discoverable too: wait for the first registration's answer (bounded by its deadline).
   const joined = await agent.whenRegistered();
+  // Any line logged meanwhile comes before the command's own.
+  log.flush();
   if (joined?.error) console.error(`parley: could not register with ${registry?.url}: ${joined.status}; retrying every 30 s`);
   else if (joined) console.log(`registered with ${registry?.url}`);
   if (metrics) console.log(`metrics ${metricsAddress(agent.url, agent.metricsUrl)}`);
@@ -221,6 +229,7 @@ export async function runServe(args: string[]): Promise<number> {
     process.once('SIGTERM', stop);
   });
   await agent.stop();
+  log.flush();
   console.log('stopped');
   return 0;
 }

@@ -2,7 +2,7 @@
 // registry does not know is removed all the same (the call is idempotent).
 import { parseCommandArgs, type OptionSpecs } from './args.js';
 import { CLIENT_SECURITY_OPTIONS, CLIENT_SECURITY_USAGE, clientSecurity } from './client-security.js';
-import { errorFields, EXIT, printJson } from './output.js';
+import { EXIT, printJson, remoteFailure } from './output.js';
 import { registryClient, TRANSPORT_HELP } from './registry-target.js';
 import { UsageError } from './usage-error.js';
 
@@ -19,7 +19,8 @@ the registry's answer, which is a success for an unknown agent too. Exits 1 when
 registry could not be reached.
 
 Options:
-  --json            print the registry's answer as JSON: {"status", "unregistered", "url"}
+  --json            print the registry's answer as JSON: {"status", "unregistered", "url"};
+                    a failure as {"error": {"code", "message", "url", "agent_url", ...}}
 ${TRANSPORT_HELP}
   -h, --help        show this help
 
@@ -42,12 +43,9 @@ export async function runUnregister(args: string[]): Promise<number> {
     // The client answers failures too (unreachable, refused) as a status with the error beside it.
     const outcome = await client.unregister(agentUrl);
     if (json) {
-      printJson({
-        status: outcome.status,
-        unregistered: !outcome.error,
-        url: agentUrl,
-        ...(outcome.error && { error: errorFields(outcome.error) }),
-      });
+      // A failure is the `{"error": ...}` document every command prints in JSON mode.
+      if (outcome.error) printJson(remoteFailure('unregister', client.url, outcome.error, { agent_url: agentUrl }));
+      else printJson({ status: outcome.status, unregistered: true, url: agentUrl });
     } else if (outcome.error) console.error(`parley: could not unregister ${agentUrl} at ${client.url}: ${outcome.status}`);
     else console.log(`${outcome.status}: ${agentUrl}`);
     return outcome.error ? EXIT.failed : EXIT.ok;

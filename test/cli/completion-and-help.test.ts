@@ -55,6 +55,21 @@ describe('parley --help', () => {
     }
   });
 
+  test("parley help serve registry is the registry's help; serve agent's names llama.cpp on the port the docs use", async () => {
+    const viaHelp = await parley(['help', 'serve', 'registry']);
+    const direct = await parley(['serve', 'registry', '--help']);
+    assert.equal(viaHelp.code, 0, viaHelp.stderr);
+    assert.equal(viaHelp.stdout, direct.stdout);
+    assert.match(viaHelp.stdout, /^Usage: parley serve registry /m);
+    const agent = await parley(['help', 'serve']);
+    assert.match(agent.stdout, /^Usage: parley serve agent /m);
+    // docs/llm.md starts llama-server on 8081, since 8080 is the agent's own default.
+    assert.match(agent.stdout, /127\.0\.0\.1:8081\/v1\s+\(llama\.cpp/);
+    assert.doesNotMatch(agent.stdout, /8080\/v1/);
+    const llmDoc = readFileSync(join(ROOT, 'docs/llm.md'), 'utf8');
+    assert.match(llmDoc, /llama-server .*--port 8081/);
+  });
+
   test('docs/cli.md has a section for every command and the exit statuses', () => {
     const doc = readFileSync(join(ROOT, 'docs/cli.md'), 'utf8');
     for (const command of COMMANDS) assert.match(doc, new RegExp(`^#+ .*\\bparley ${command}\\b`, 'm'), command);
