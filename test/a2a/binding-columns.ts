@@ -3,9 +3,11 @@
 // through it, each with its request as the ProtoJSON object of the A2A request message, and
 // reports what came back in one binding-neutral form: the answer's ProtoJSON object, or the
 // error's ErrorInfo reason (and, for a bad field, the JSON pointer of the field in the request
-// message). A new binding (gRPC) adds a column here; the scenarios stay as they are.
+// message). A new binding adds a column here (gRPC's is in grpc/binding-column.ts); the
+// scenarios stay as they are.
 import type { AgentServerOptions } from '../../src/agent/agent-server.js';
 import type { AgentHandler } from '../../src/agent/handler.js';
+import { grpcColumn } from './grpc/binding-column.js';
 import { startA2aAgent } from './support.js';
 
 type A2aMethod =
@@ -130,4 +132,4 @@ const restColumn: BindingColumn = {
 };
 
 /** Every binding parley serves, one column each. */
-export const COLUMNS: readonly BindingColumn[] = [jsonRpcColumn, restColumn];
+export const COLUMNS: readonly BindingColumn[] = [jsonRpcColumn, restColumn, grpcColumn];

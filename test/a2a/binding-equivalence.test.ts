@@ -4,6 +4,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { COLUMNS } from './binding-columns.js';
+import { NotExpressible } from './grpc/binding-column.js';
 import { SCENARIOS, scenarioHandler } from './binding-scenarios.js';
 
 describe('A2A bindings: the same scenarios give the same answers', () => {
@@ -11,8 +12,16 @@ describe('A2A bindings: the same scenarios give the same answers', () => {
     test(column.name, async (t) => {
       const call = await column.open(t, scenarioHandler);
       for (const [at, scenario] of SCENARIOS.entries()) {
-        await t.test(scenario.name, async () => {
-          assert.deepEqual(await scenario.run(call, `scenario-${at}`), scenario.expected);
+        await t.test(scenario.name, async (step) => {
+          let answer: unknown;
+          try {
+            answer = await scenario.run(call, `scenario-${at}`);
+          } catch (error) {
+            // A request this binding's wire cannot carry (a JSON-only mistake over protobuf).
+            if (error instanceof NotExpressible) return step.skip(`${column.name} cannot send it: ${error.message}`);
+            throw error;
+          }
+          assert.deepEqual(answer, scenario.expected);
         });
       }
     });

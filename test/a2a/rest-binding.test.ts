@@ -326,18 +326,29 @@ describe("A2A HTTP+JSON: every refusal in the binding's error shape, with the ta
       request: () => ['GET', '/a2a/rest/tasks', undefined, { 'a2a-version': '2.0' }],
       expect: [400, 'FAILED_PRECONDITION', 'VERSION_NOT_SUPPORTED'],
     },
+    // The streams' refusals come before any event: an ordinary error answer, not a stream.
     {
-      name: 'SendStreamingMessage (streaming off)',
-      request: () => ['POST', '/a2a/rest/message:stream', send()],
+      name: 'SendStreamingMessage without parts',
+      request: () => ['POST', '/a2a/rest/message:stream', { message: userMessage('x', { parts: [] }) }],
+      expect: [400, 'INVALID_ARGUMENT', 'INVALID_PARAMS', '/message/parts'],
+    },
+    {
+      name: 'SendStreamingMessage to a completed task',
+      request: (done) => ['POST', '/a2a/rest/message:stream', { message: userMessage('again', { taskId: done }) }],
       expect: [400, 'FAILED_PRECONDITION', 'UNSUPPORTED_OPERATION'],
     },
     {
-      name: 'SubscribeToTask by POST (streaming off)',
+      name: 'SubscribeToTask by POST to an unknown task',
+      request: () => ['POST', '/a2a/rest/tasks/no-such-task:subscribe'],
+      expect: [404, 'NOT_FOUND', 'TASK_NOT_FOUND'],
+    },
+    {
+      name: 'SubscribeToTask by POST to a completed task',
       request: (done) => ['POST', `/a2a/rest/tasks/${done}:subscribe`],
       expect: [400, 'FAILED_PRECONDITION', 'UNSUPPORTED_OPERATION'],
     },
     {
-      name: 'SubscribeToTask by GET (streaming off)',
+      name: 'SubscribeToTask by GET to a completed task',
       request: (done) => ['GET', `/a2a/rest/tasks/${done}:subscribe`],
       expect: [400, 'FAILED_PRECONDITION', 'UNSUPPORTED_OPERATION'],
     },

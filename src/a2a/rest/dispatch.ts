@@ -14,6 +14,7 @@ import { checkMediaType, checkVersion } from '../handler/service-parameters.js';
 import { decodeParams } from '../model/params.js';
 import { RestError } from './errors.js';
 import { bodyObject, queryObject, refuseQuery, withPathFields } from './request.js';
+import { openRestStream } from './stream.js';
 import type { RestRoute } from './routes.js';
 
 /** Serves one route at one path template (the plain one, or the one under a tenant prefix). */
@@ -32,7 +33,9 @@ export class RestRouteDispatcher {
       const request = this.read(body, context);
       checkVersion(body.header('a2a-version'));
       const answer = this.route.run(request as never, context);
-      return isStream(answer) ? await streamed(answer) : await answer;
+      // A stream (SendStreamingMessage, SubscribeToTask) is answered as server-sent events once
+      // its first event is there; a refusal before that is still an ordinary error answer.
+      return isStream(answer) ? await openRestStream(answer) : await answer;
     } catch (error) {
       throw new RestError(asA2aError(error));
     }
@@ -58,14 +61,4 @@ export class RestRouteDispatcher {
 
 function isStream(answer: unknown): answer is AsyncIterable<StreamResponseJson> {
   return typeof answer === 'object' && answer !== null && Symbol.asyncIterator in answer;
-}
-
-/**
- * A stream the handler opened. The http transport cannot yet answer a unary route with events,
- * so the stream is let go and the request refused as streaming-less (as the card says:
- * capabilities.streaming false).
- */
-async function streamed(stream: AsyncIterable<StreamResponseJson>): Promise<never> {
-  await (stream[Symbol.asyncIterator]() as Partial<AsyncIterator<StreamResponseJson>>).return?.();
-  throw new A2aError('unsupportedOperation', 'streaming is not supported by this agent (capabilities.streaming is false)');
 }

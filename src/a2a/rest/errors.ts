@@ -48,7 +48,7 @@ export class RestError extends EndpointError {
  * decoder writes from `/params`, JSON-RPC's member) points into the request message here: a body
  * field, or a query parameter by its name.
  */
-function restErrorBody(error: A2aError): { readonly error: RestErrorStatus } {
+export function restErrorBody(error: A2aError): { readonly error: RestErrorStatus } {
   const info = error.errorInfo();
   const field = info.metadata?.field;
   const fixed =
