@@ -3,7 +3,8 @@
 // same reason: media type (a body labelled as anything but JSON), JSON, the request message
 // (ProtoJSON, strictly: unknown fields, wrong types), the A2A version; only then does the
 // request handler's method run. Every refusal is an A2aError, thrown as a RestError so the
-// transport sends it with the kind's HTTP status.
+// transport sends it with the kind's HTTP status. A streaming method's answer is a StreamAnswer
+// (stream.ts), which the http transport writes as server-sent events.
 import type { RequestContext } from '../../transport/endpoint.js';
 import type { RawHttpBody } from '../../transport/http/raw-body.js';
 import { PathTemplate } from '../../transport/route-templates.js';
