@@ -8,7 +8,8 @@ import { SqliteRegistryStore } from '../stores/sqlite/sqlite-registry-store.js';
 import { RedisRegistryStore } from '../stores/redis/redis-registry-store.js';
 import type { TransportName } from '../transport/capabilities.js';
 import { parseCommandArgs, type OptionSpecs } from './args.js';
-import { LOG_OPTIONS, LOG_USAGE, logOptions } from './log-level.js';
+import { LOG_OPTIONS, LOG_USAGE } from './log-level.js';
+import { serverLogger } from './server-logger.js';
 import { METRICS_OPTIONS, METRICS_USAGE, metricsAddress, metricsFromFlags } from './metrics-flags.js';
 import { readServeConfig } from './serve-config.js';
 import { resolveServeSecurity, SECURITY_OPTIONS, SECURITY_USAGE } from './serve-security.js';
@@ -112,7 +113,7 @@ export async function runServeRegistry(
   }
   const file = flags.config === undefined ? null : await readServeConfig(flags.config, 'registry');
   const transport = resolveTransport(flags.transport ?? file?.transport ?? 'http');
-  const logger = logOptions('serve registry', flags['log-level']);
+  const logger = await serverLogger('serve registry', flags['log-level']);
   let ttl: number | null = null;
   if (flags.ttl !== undefined) {
     ttl = Number(flags.ttl);

@@ -13,7 +13,8 @@ import { readInput } from './read-input.js';
 import { extendedCardAt, readServeConfig, type ServeFileSettings } from './serve-config.js';
 import { resolveServeSecurity, SECURITY_OPTIONS, SECURITY_USAGE } from './serve-security.js';
 import { LLM_OPTIONS, LLM_USAGE, modelFromFlags } from './llm-flags.js';
-import { LOG_OPTIONS, LOG_USAGE, logOptions } from './log-level.js';
+import { LOG_OPTIONS, LOG_USAGE } from './log-level.js';
+import { serverLogger } from './server-logger.js';
 import { METRICS_OPTIONS, METRICS_USAGE, metricsAddress, metricsFromFlags } from './metrics-flags.js';
 import { UsageError } from './usage-error.js';
 
@@ -165,7 +166,7 @@ export async function runServe(args: string[]): Promise<number> {
       throw new UsageError(`serve agent: --${name} needs a value`);
   }
   if (allowStoreEviction && flags.store === undefined) throw new UsageError('serve agent: --store-allow-eviction needs --store');
-  const logger = logOptions('serve agent', flags['log-level']);
+  const logger = await serverLogger('serve agent', flags['log-level']);
   const file = flags.config === undefined ? null : await readServeConfig(flags.config);
   const transport = servedTransport(flags.transport ?? file?.transport ?? 'http');
   if (a2a && transport !== 'http') throw new UsageError(`serve agent: --a2a needs the http transport, not ${transport}`);
