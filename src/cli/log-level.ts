@@ -4,8 +4,9 @@
 // On a pipe or a file the lines are written in batches (observability/buffered-log.ts); the
 // command flushes them before each line of its own, so stdout keeps the order of events.
 import { bufferedLog } from '../observability/buffered-log.js';
-import { isLogLevel, LOG_LEVELS, type LogOptions } from '../observability/logger.js';
+import { isLogLevel, LOG_LEVELS, type LoggerOption, type LogOptions } from '../observability/logger.js';
 import type { OptionSpecs } from './args.js';
+import { serverLogger } from './server-logger.js';
 import { UsageError } from './usage-error.js';
 
 export const LOG_OPTIONS: OptionSpecs = {
@@ -28,8 +29,8 @@ export function logOptions(command: string, level: string | undefined): LogOptio
 }
 
 export interface ServerLog {
-  /** The server's `logger` option. */
-  readonly logger: LogOptions;
+  /** The server's `logger` option: pino's options, or the plain line logger when pino is missing. */
+  readonly logger: LoggerOption;
   /** Writes the held log lines; call it before the command prints a line of its own. */
   flush(): void;
 }
@@ -38,8 +39,9 @@ export interface ServerLog {
  * Where a served command's log lines go: a terminal gets each line as it comes (readable, and
  * few); a pipe or a file gets them in batches, flushed by `flush()` and at exit.
  */
-export function serverLog(options: LogOptions): ServerLog {
-  if (options.level === 'silent' || process.stdout.isTTY) return { logger: options, flush: () => undefined };
-  const destination = bufferedLog();
-  return { logger: { ...options, destination }, flush: () => destination.flush() };
+export async function serverLog(command: string, options: LogOptions): Promise<ServerLog> {
+  if (options.level === 'silent') return { logger: options, flush: () => undefined };
+  const destination = process.stdout.isTTY ? undefined : bufferedLog();
+  const logger = await serverLogger(command, options, destination);
+  return { logger, flush: () => destination?.flush() };
 }

@@ -134,7 +134,7 @@ export async function runServeRegistry(
   const store = flags.store
     ? new RedisRegistryStore(flags.store, { allowEviction: allowEviction === true })
     : new SqliteRegistryStore(flags.db ?? DEFAULT_DATABASE);
-  const log = serverLog(logLevel);
+  const log = await serverLog('serve registry', logLevel);
   const registry = new RegistryServer({
     transport,
     ...security,

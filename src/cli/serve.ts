@@ -191,7 +191,7 @@ export async function runServe(args: string[]): Promise<number> {
       };
   const metrics = metricsFromFlags('serve agent', options, transport);
   const registry = await registryFromFlags(parsed, flags, file);
-  const log = serverLog(logLevel);
+  const log = await serverLog('serve agent', logLevel);
   const agent = new AgentServer({
     ...identity,
     transport,

@@ -2,8 +2,10 @@
 // a fresh ESM TypeScript project (the core install: no peer, nothing native), type-check and run
 // a program there that touches every public entry and every feature whose peer is absent, run
 // the installed `parley` bin (and `npx -p <package> parley` from a folder that has not
-// installed it); then add the peers the guide's examples use, compile every example of
-// docs/consumers.md and run each against real agents started with the installed bin. Slow by
+// installed it), and serve an agent from the core install with the default logging (no pino:
+// the plain line fallback); then add the peers the guide's examples use, compile every example
+// of docs/consumers.md and run each against real agents started with the installed bin (the
+// protected ones over TLS with the guide's own openssl certificates). Slow by
 // nature (a build and two installs), so it is one test; installs prefer the npm cache and fall
 // back on the registry.
 import assert from 'node:assert/strict';
@@ -76,9 +78,18 @@ function installedPackages(dir: string): string[] {
     .flatMap((name) => (name.startsWith('@') ? readdirSync(join(modules, name)).map((inner) => `${name}/${inner}`) : [name]));
 }
 
-/** Starts the installed bin's `serve agent` with `args`, resolving to the URL of its ready line. */
-function serveAgent(t: TestContext, cwd: string, args: readonly string[]): Promise<string> {
-  const child = spawn(join(cwd, 'node_modules', '.bin', 'parley'), ['serve', 'agent', '--log-level', 'silent', ...args], {
+interface ServedAgent {
+  readonly url: string;
+  /** Every stdout line so far, the `ready` line included. */
+  readonly lines: string[];
+  stderr(): string;
+  /** Resolves with the first stdout line (past or coming) that `test` accepts. */
+  lineMatching(test: (line: string) => boolean): Promise<string>;
+}
+
+/** Starts the installed bin's `serve agent` with `args`, resolving once it printed its ready line. */
+function startAgent(t: TestContext, cwd: string, args: readonly string[]): Promise<ServedAgent> {
+  const child = spawn(join(cwd, 'node_modules', '.bin', 'parley'), ['serve', 'agent', ...args], {
     cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -87,12 +98,32 @@ function serveAgent(t: TestContext, cwd: string, args: readonly string[]): Promi
   });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const lines: string[] = [];
+  const waiting = new Set<{ test: (line: string) => boolean; resolve: (line: string) => void }>();
+  const lineMatching = (test: (line: string) => boolean) =>
+    new Promise<string>((resolve) => {
+      const seen = lines.find(test);
+      if (seen !== undefined) resolve(seen);
+      else waiting.add({ test, resolve });
+    });
   return new Promise((resolve, reject) => {
     createInterface({ input: child.stdout }).on('line', (line) => {
-      if (line.startsWith('ready ')) resolve(line.slice('ready '.length).trim());
+      lines.push(line);
+      for (const waiter of waiting) {
+        if (!waiter.test(line)) continue;
+        waiting.delete(waiter);
+        waiter.resolve(line);
+      }
+      if (line.startsWith('ready '))
+        resolve({ url: line.slice('ready '.length).trim(), lines, stderr: () => stderr, lineMatching });
     });
     child.on('exit', (code) => reject(new Error(`parley serve agent ${args.join(' ')} exited ${code}: ${stderr}`)));
   });
+}
+
+/** An agent that logs nothing, for the examples: its URL. */
+async function serveAgent(t: TestContext, cwd: string, args: readonly string[]): Promise<string> {
+  return (await startAgent(t, cwd, ['--log-level', 'silent', ...args])).url;
 }
 
 interface ExampleRun {
@@ -258,6 +289,23 @@ test('the packed tarball installs light, and every example of docs/consumers.md 
   assert.equal(npx.status, 1, output(npx));
   assert.match(npx.stdout, /^fixtures\/bad\.task\.json\/state: must be one of /m);
 
+  // 5b. The core install serves from the command line with its default logging: without pino
+  //     it writes the same JSON lines itself, after one note on stderr naming the package.
+  const coreAgent = await startAgent(t, project, ['--url', 'http://127.0.0.1:0']);
+  assert.match(coreAgent.stderr(), /^parley: pino not installed: .*; npm install pino for the faster logger\n$/);
+  const coreSend = run(bin, ['send', coreAgent.url, 'hello from the core install', '--json'], project);
+  assert.equal(coreSend.status, 0, output(coreSend));
+  assert.equal((JSON.parse(coreSend.stdout) as { state: string }).state, 'completed');
+  const requestLine = JSON.parse(await coreAgent.lineMatching((line) => line.includes('"operation":"sendTask"'))) as Record<
+    string,
+    unknown
+  >;
+  assert.deepEqual(
+    { level: requestLine.level, operation: requestLine.operation, status: requestLine.status, msg: requestLine.msg },
+    { level: 30, operation: 'sendTask', status: 200, msg: 'request' },
+  );
+  assert.equal(JSON.parse(coreAgent.lines[0]!).msg, 'listening', coreAgent.lines.join('\n'));
+
   // 6. The guide's examples: their peers added, compiled together, each run.
   npmInstall(t, project, EXAMPLE_PACKAGES);
   cpSync(join(CONSUMER, 'examples'), join(project, 'examples'), { recursive: true });
@@ -270,10 +318,17 @@ test('the packed tarball installs light, and every example of docs/consumers.md 
   writeFileSync(join(fixtures, 'b.task.json'), JSON.stringify({ id: 'task-2', state: 'paused' }));
   writeFileSync(join(fixtures, 'hello.message.json'), JSON.stringify({ role: 'user', parts: [{ type: 'text', content: 'hi' }] }));
 
-  const [httpUrl, sseUrl, grpcUrl] = await Promise.all([
+  // The protected agents of "Calling a protected agent over TLS": the guide's certificates, and
+  // the two `serve agent` commands it shows, on free ports.
+  const certificates = run('bash', ['examples/make-certificates.sh'], project);
+  assert.equal(certificates.status, 0, output(certificates));
+  const tlsFiles = ['--tls-cert', 'server.pem', '--tls-key', 'server.key'];
+  const [httpUrl, sseUrl, grpcUrl, keyUrl, mutualUrl] = await Promise.all([
     serveAgent(t, project, ['--url', 'http://127.0.0.1:0', '--a2a']),
     serveAgent(t, project, ['--transport', 'sse', '--url', 'http://127.0.0.1:0']),
     serveAgent(t, project, ['--transport', 'grpc', '--url', 'grpc://127.0.0.1:0']),
+    serveAgent(t, project, ['--url', 'https://127.0.0.1:0', ...tlsFiles, '--api-key-file', 'api-key.txt']),
+    serveAgent(t, project, ['--url', 'https://127.0.0.1:0', ...tlsFiles, '--tls-ca', 'ca.pem', '--require-client-cert']),
   ]);
   const env = { AGENT_URL: httpUrl, GRPC_AGENT_URL: grpcUrl };
   const examples = (name: string, args: readonly string[] = [], more: NodeJS.ProcessEnv = {}) =>
@@ -319,6 +374,25 @@ test('the packed tarball installs light, and every example of docs/consumers.md 
   const connect = await examples('connect-client');
   assert.equal(connect.lines[0], 'connect: completed', connect.text);
   assert.match(connect.lines[1] ?? '', /^connect stream: task_status (\w+ )*task_completed$/, connect.text);
+
+  const tlsEnv = { AGENT_URL: keyUrl, MTLS_AGENT_URL: mutualUrl };
+  const protectedAgent = await examples('protected-agent', [], tlsEnv);
+  assert.equal(protectedAgent.status, 0, protectedAgent.text);
+  assert.deepEqual(
+    protectedAgent.lines,
+    [
+      'api key: completed, hello with a key',
+      'bearer: completed, hello with a token',
+      'mutual tls: completed, hello with a certificate',
+      'no key: refused with 401',
+    ],
+    protectedAgent.text,
+  );
+
+  const protectedCli = run('bash', ['examples/call-protected-agent.sh'], project, tlsEnv);
+  assert.equal(protectedCli.status, 0, output(protectedCli));
+  const answers = protectedCli.stdout.split('\n').filter((line) => line.startsWith('  '));
+  assert.deepEqual(answers, ['  hello from the CLI', '  hello over mutual TLS'], output(protectedCli));
 
   const grpcJs = await examples('grpc-js-client');
   assert.equal(grpcJs.lines[0], 'grpc-js: completed', grpcJs.text);
