@@ -36,6 +36,7 @@ import { chooseInterface } from './binding-choice.js';
 import { BoundedCache } from './bounded-cache.js';
 import { A2aClientError } from './errors.js';
 import { GrpcClient } from './grpc.js';
+import { withIdleDeadline } from './idle-deadline.js';
 import { JsonRpcClient } from './jsonrpc.js';
 import { RestClient } from './rest.js';
 import { StreamFolder } from './stream-events.js';
@@ -120,7 +121,8 @@ export class A2aPeer {
     }
     const task = prepareTask(structuredClone(input));
     const folder = new StreamFolder(task, client.url);
-    yield* this.follow(folder, client.sendStreamingMessage(this.messageRequest(task), options), 'SendStreamingMessage');
+    const request = this.messageRequest(task);
+    yield* this.follow(folder, (call) => client.sendStreamingMessage(request, call), options, 'SendStreamingMessage');
   }
 
   /**
@@ -139,7 +141,7 @@ export class A2aPeer {
     const remoteId = this.taskIds.get(taskId)?.taskId ?? taskId;
     const folder = new StreamFolder(prepareTask({ id: taskId }), client.url);
     const request = create(SubscribeToTaskRequestSchema, { id: remoteId });
-    yield* this.follow(folder, client.subscribeToTask(request, options), 'SubscribeToTask');
+    yield* this.follow(folder, (call) => client.subscribeToTask(request, call), options, 'SubscribeToTask');
   }
 
   /** The agent's task by its own id (GetTask), as the agent sends it. */
@@ -196,13 +198,18 @@ export class A2aPeer {
     this.taskIds.set(task.id, { taskId: remote.id, contextId: remote.contextId });
   }
 
-  /** Folds a stream into native events; a stream that stops before a final state is an error. */
+  /**
+   * Folds a stream into native events; a stream that stops before a final state is an error.
+   * Between two events the stream may wait `timeoutMs`, else the transport's `timeout`.
+   */
   private async *follow(
     folder: StreamFolder,
-    responses: AsyncIterable<StreamResponse>,
+    open: (options: CallOptions) => AsyncIterable<StreamResponse>,
+    options: CallOptions | undefined,
     method: string,
   ): AsyncGenerator<StreamEvent, void, undefined> {
-    for await (const response of responses) {
+    const idleMs = options?.timeoutMs ?? this.cardTransport!.config.timeout * 1000;
+    for await (const response of withIdleDeadline(open, options, idleMs, `${method} from ${this.url}`)) {
       const events = folder.fold(response);
       const record = remoteRecord(folder.task);
       if (record?.task_id && !this.taskIds.get(folder.task.id)) {
