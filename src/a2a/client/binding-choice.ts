@@ -61,8 +61,10 @@ function resolve(binding: A2aBindingName, written: string, cardUrl: string): str
       ? new URL(written)
       : new URL(`${secureCard ? 'grpcs' : 'grpc'}://${written}`);
     const secure = url.protocol === 'grpcs:' || url.protocol === 'https:';
-    if (!['grpc:', 'grpcs:', 'http:', 'https:'].includes(url.protocol) || !url.port) return null;
-    return `${secure ? 'grpcs' : 'grpc'}://${url.host}`;
+    // An http(s) URL may leave its port implied; a bare or grpc(s) target must name it.
+    const port = url.port || { 'https:': '443', 'http:': '80' }[url.protocol];
+    if (!['grpc:', 'grpcs:', 'http:', 'https:'].includes(url.protocol) || !port) return null;
+    return `${secure ? 'grpcs' : 'grpc'}://${url.hostname}:${port}`;
   } catch {
     return null;
   }
