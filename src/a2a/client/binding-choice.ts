@@ -8,7 +8,7 @@
 // and it uses TLS when it says grpcs:// or https://, or the card came over https.
 import type { AgentCard, AgentInterface } from '../../../generated/proto/lf/a2a/v1/a2a_pb.js';
 import { A2A_PROTOCOL_VERSION } from '../card/agent-card.js';
-import type { A2aBindingName } from './binding.js';
+import { A2A_BINDINGS, type A2aBindingName } from './binding.js';
 import { A2aClientError } from './errors.js';
 import { sameOrigin } from './same-origin.js';
 
@@ -49,7 +49,7 @@ export function chooseInterface(card: AgentCard, cardUrl: string, options: Choic
 function bindingOf(entry: AgentInterface): A2aBindingName | null {
   if (!/^1\.0(\.\d+)?$/.test(entry.protocolVersion.trim())) return null;
   const name = entry.protocolBinding.trim().toUpperCase();
-  return name === 'JSONRPC' || name === 'HTTP+JSON' || name === 'GRPC' ? name : null;
+  return A2A_BINDINGS.find((binding) => binding === name) ?? null;
 }
 
 /** The interface's absolute URL, or null when it cannot be read. */

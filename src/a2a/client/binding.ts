@@ -14,9 +14,10 @@ import type {
   SubscribeToTaskRequest,
   Task,
 } from '../../../generated/proto/lf/a2a/v1/a2a_pb.js';
+import { JSONRPC_BINDING } from '../card/agent-card.js';
 
 /** The bindings parley's client speaks, as a card's `protocolBinding` names them. */
-export const A2A_BINDINGS = ['JSONRPC', 'HTTP+JSON', 'GRPC'] as const;
+export const A2A_BINDINGS = [JSONRPC_BINDING, 'HTTP+JSON', 'GRPC'] as const;
 export type A2aBindingName = (typeof A2A_BINDINGS)[number];
 
 export interface A2aBindingClient {
