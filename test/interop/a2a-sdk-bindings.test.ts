@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import type { StreamEvent } from '../../generated/types/index.js';
 import { AgentClient } from '../../src/client/agent-client.js';
 import { A2aClientError } from '../../src/a2a/client/errors.js';
+import { TransportLimitError } from '../../src/transport/errors.js';
 import { type Binding, startStreamingSdkAgent, type StreamingSdkAgentOptions } from './sdk-streaming-agent.js';
 
 type Scope = { after(fn: () => unknown): void };
@@ -155,6 +156,20 @@ for (const binding of ['JSONRPC', 'HTTP+JSON', 'GRPC'] as const satisfies readon
       const rest: string[] = [];
       for (let next = await events.next(); !next.done; next = await events.next()) rest.push(summary(next.value));
       assert.equal(rest.at(-1), 'task_completed canceled');
+    });
+
+    test('an event over max_event_bytes ends the stream with TransportLimitError', async (t) => {
+      const agent = await sdkAgent(t);
+      const parley = client(t, agent.url, { a2aBinding: binding, limits: { maxEventBytes: 100 } });
+      await assert.rejects(
+        async () => {
+          for await (const _ of parley.streamTask('a task whose first event is longer than 100 bytes')) {
+            // the first event is already too large
+          }
+        },
+        (error) => error instanceof TransportLimitError && error.limit === 100,
+      );
+      assert.equal((await parley.sendTask('unary calls are not events')).state, 'completed');
     });
 
     test('errors: the same A2aClientError kind and JSON-RPC code on every binding', async (t) => {

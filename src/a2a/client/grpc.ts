@@ -3,7 +3,8 @@
 // from the committed proto, service parameters (`a2a-version`, credentials) as call metadata,
 // streams as server streaming calls. A refused call carries a google.rpc.Status in
 // `grpc-status-details-bin` whose ErrorInfo names the A2A error. grpc-js reads a stream only as
-// fast as the caller takes its messages, and refuses one over `max_event_bytes`.
+// fast as the caller takes its messages (and holds none over its receive limit); a stream message
+// over `max_event_bytes` ends the stream.
 import { fromBinary, toBinary, toJson, type DescMessage, type MessageShape } from '@bufbuild/protobuf';
 import { anyUnpack } from '@bufbuild/protobuf/wkt';
 import type { Client, Metadata, ServiceError } from '@grpc/grpc-js';
@@ -28,6 +29,7 @@ import {
   type SubscribeToTaskRequest,
 } from '../../../generated/proto/lf/a2a/v1/a2a_pb.js';
 import { credentialHeaders } from '../../auth/credentials.js';
+import { TransportLimitError } from '../../transport/errors.js';
 import { channelCredentials, ConnectionFailure } from '../../transport/grpc/channel-credentials.js';
 import { type GrpcJsModule, loadGrpcJs } from '../../transport/grpc/load.js';
 import type { Transport } from '../../transport/transport.js';
@@ -156,9 +158,18 @@ export class GrpcClient implements A2aBindingClient {
       {},
     );
     const stop = onAbort(options?.signal, () => call.cancel());
+    const limit = this.settings.config.limits.maxEventBytes;
     let finished = false;
     try {
       for await (const bytes of call as AsyncIterable<Buffer>) {
+        if (bytes.length > limit) {
+          throw new TransportLimitError(`a ${method} event from ${this.url} is over ${limit} bytes`, {
+            kind: 'response',
+            url: this.url,
+            limit,
+            size: bytes.length,
+          });
+        }
         let response: StreamResponse;
         try {
           response = fromBinary(StreamResponseSchema, bytes);
