@@ -6,7 +6,7 @@
 // someone else started can be followed with SubscribeToTask. A2A agents choose their own task
 // ids: the caller's task keeps its id, the remote one goes in `metadata.a2a_remote` and in a
 // local-to-remote map (1 hour, 1,024 tasks, oldest first) that cancellation by local id uses.
-import { create, fromJson, type JsonValue } from '@bufbuild/protobuf';
+import { create, fromJson, type JsonValue, type MessageInitShape } from '@bufbuild/protobuf';
 import { agentOperations } from '../../../generated/operations/agent.js';
 import type { CallOptions, OperationSpec } from '../../../generated/operations/spec.js';
 import type { Task as NativeTask, StreamEvent } from '../../../generated/types/index.js';
@@ -24,7 +24,6 @@ import {
   type StreamResponse,
   type Task,
 } from '../../../generated/proto/lf/a2a/v1/a2a_pb.js';
-import type { MessageInitShape } from '@bufbuild/protobuf';
 import { nowIso } from '../../core/clock.js';
 import { prepareTask, transition } from '../../core/task-lifecycle.js';
 import { createTransport } from '../../transport/factory.js';
