@@ -6,6 +6,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { StreamEvent } from '../../generated/types/index.js';
+import { AgentServer } from '../../src/agent/agent-server.js';
 import { AgentClient } from '../../src/client/agent-client.js';
 import { A2aClientError } from '../../src/a2a/client/errors.js';
 import { TransportLimitError } from '../../src/transport/errors.js';
@@ -251,6 +252,48 @@ describe('which binding the client picks from the card', () => {
         }
       },
       (error) => error instanceof A2aClientError && error.code === 'a2a_streaming_unsupported',
+    );
+  });
+});
+
+describe('subscribe by local id, and a2a() on a native peer', () => {
+  test('a local id this client sent is followed under the remote id, its events under the local one', async (t) => {
+    const agent = await sdkAgent(t);
+    const parley = client(t, agent.url);
+    const started = parley.streamTask({
+      id: 'local-w',
+      messages: [{ role: 'user', parts: [{ type: 'text', content: 'wait' }] }],
+    });
+    const events = started[Symbol.asyncIterator]();
+    let event = await events.next();
+    while (!event.done && !(event.value.type === 'task_status' && event.value.state === 'working')) event = await events.next();
+    const follower = parley.subscribe('local-w')[Symbol.asyncIterator]();
+    const now = await follower.next();
+    assert.equal(now.value?.task_id, 'local-w');
+    agent.release(remoteId(event.value as StreamEvent));
+    let last: StreamEvent | undefined;
+    for (let next = await follower.next(); !next.done; next = await follower.next()) last = next.value;
+    assert.equal(last?.type, 'task_completed');
+    assert.equal(last?.task_id, 'local-w');
+    let starterLast: StreamEvent | undefined;
+    for (let next = await events.next(); !next.done; next = await events.next()) starterLast = next.value;
+    assert.equal(starterLast?.type, 'task_completed');
+  });
+
+  test('a2a() and subscribe on a parley peer: InvalidArgumentError', async (t) => {
+    const native = new AgentServer({ name: 'native' });
+    await native.start();
+    t.after(() => native.stop());
+    const parley = new AgentClient(native.url);
+    t.after(() => parley.close());
+    await assert.rejects(parley.a2a(), (error: Error) => error.name === 'InvalidArgumentError');
+    await assert.rejects(
+      async () => {
+        for await (const _ of parley.subscribe('x')) {
+          // a parley peer has no SubscribeToTask
+        }
+      },
+      (error: Error) => error.name === 'InvalidArgumentError',
     );
   });
 });
