@@ -12,12 +12,13 @@ import { UsageError } from './usage-error.js';
 
 const SEND_OPTIONS: OptionSpecs = {
   protocol: { type: 'string', choices: ['auto', 'parley', 'native', 'a2a'] },
+  'a2a-binding': { type: 'string', choices: ['JSONRPC', 'HTTP+JSON', 'GRPC'] },
   json: { type: 'boolean' },
   transport: { type: 'string' },
   ...CLIENT_SECURITY_OPTIONS,
 };
 
-export const SEND_USAGE = `Usage: parley send URL TEXT [--protocol auto|parley|a2a] [--json] [--transport NAME]
+export const SEND_USAGE = `Usage: parley send URL TEXT [--protocol auto|parley|a2a] [--a2a-binding NAME] [--json] [--transport NAME]
                   [credential and TLS options]
 
 Sends TEXT to the agent at URL as a one-message task and prints the agent's answer, the
@@ -27,7 +28,10 @@ it failed or was canceled or the agent could not be reached.
 Options:
   --protocol NAME   auto (default): ask the agent for its native card, and use A2A 1.0
                     only when it has none (404 or 405); parley (or native): always the
-                    native routes; a2a: always A2A 1.0 JSON-RPC
+                    native routes; a2a: always A2A 1.0
+  --a2a-binding JSONRPC|HTTP+JSON|GRPC
+                    to an A2A agent, use this binding (default: the first of its card's
+                    interfaces that parley speaks)
   --json            print the whole task as JSON
 ${TRANSPORT_HELP}
   -h, --help        show this help
@@ -44,9 +48,19 @@ export async function runSend(args: string[]): Promise<number> {
   const [url, text, ...extra] = positionals;
   if (url === undefined || text === undefined) throw new UsageError('send: needs a URL and a text (see parley send --help)');
   if (extra.length > 0) throw new UsageError(`send: unexpected argument ${JSON.stringify(extra[0])} (see parley send --help)`);
-  const flags = options as { protocol?: 'auto' | 'parley' | 'native' | 'a2a'; json?: boolean; transport?: string };
+  const flags = options as {
+    protocol?: 'auto' | 'parley' | 'native' | 'a2a';
+    'a2a-binding'?: 'JSONRPC' | 'HTTP+JSON' | 'GRPC';
+    json?: boolean;
+    transport?: string;
+  };
   const security = await clientSecurity('send', parsed, url);
-  const client = agentClient('send', url, { transport: flags.transport, protocol: flags.protocol ?? 'auto', ...security });
+  const client = agentClient('send', url, {
+    transport: flags.transport,
+    protocol: flags.protocol ?? 'auto',
+    a2aBinding: flags['a2a-binding'],
+    ...security,
+  });
   let task: Task;
   try {
     task = await client.sendTask(text);

@@ -23,6 +23,7 @@ import { createTransport, transportForScheme } from '../transport/factory.js';
 import type { OutboundOptions } from '../transport/outbound.js';
 import type { Transport, TransportOptions } from '../transport/transport.js';
 import { A2aPeer } from '../a2a/client/a2a-client.js';
+import { checkBindingOption, type A2aBindingName } from '../a2a/client/binding.js';
 import {
   checkProtocolOption,
   probeProtocol,
@@ -41,8 +42,13 @@ export interface AgentClientOptions extends TransportOptions {
    * Other transports are always native.
    */
   readonly protocol?: ProtocolOption;
-  /** Trust an A2A JSON-RPC interface the card advertises on another origin. Default false. */
+  /** Trust an A2A interface the card advertises on another origin. Default false. */
   readonly a2aAllowCrossOrigin?: boolean;
+  /**
+   * The A2A binding to use: `JSONRPC`, `HTTP+JSON` or `GRPC` (the card must offer it). By
+   * default the first interface of the card's list that parley speaks (the agent's preference).
+   */
+  readonly a2aBinding?: A2aBindingName;
 }
 
 /** A task that ended `failed`, raised by sendMessage (sendTask returns failed tasks as they are). */
@@ -69,6 +75,7 @@ export class AgentClient {
   ) {
     const name = transportForUrl(url, options.transport);
     this.protocolOption = checkProtocolOption(options.protocol ?? 'auto');
+    checkBindingOption(options.a2aBinding);
     // Only the http transport can reach an A2A agent; every other one is native.
     if (this.protocolOption === 'parley' || this.protocolOption === 'native' || name.trim().toLowerCase() !== 'http') {
       if (this.protocolOption === 'a2a' && name.trim().toLowerCase() !== 'http') {
@@ -82,7 +89,13 @@ export class AgentClient {
 
   /** The underlying transport, created on first use. */
   transport(): Promise<Transport> {
-    const { transport: name, protocol: _protocol, a2aAllowCrossOrigin: _crossOrigin, ...options } = this.options;
+    const {
+      transport: name,
+      protocol: _protocol,
+      a2aAllowCrossOrigin: _crossOrigin,
+      a2aBinding: _binding,
+      ...options
+    } = this.options;
     this.transportPromise ??= createTransport(transportForUrl(this.url, name), this.url, {
       hooks: observabilityHooks,
       ...options,
@@ -132,9 +145,31 @@ export class AgentClient {
     return { id: newId(), role: 'agent', parts: (task.artifacts ?? []).flatMap((a) => a.parts), timestamp: nowIso() };
   }
 
-  /** Submits a task and yields its events; ends with `task_completed`. */
+  /**
+   * Submits a task and yields its events; ends with `task_completed`. To an A2A agent it goes
+   * as SendStreamingMessage when its card offers streaming (else one SendMessage, answered as
+   * the one `task_completed` event), the A2A events mapped to these.
+   */
   async *streamTask(task: Task | string, options?: OutboundOptions): AsyncGenerator<StreamEvent, void, undefined> {
-    yield* (await this.api()).streamTask(toTask(task), options);
+    if ((await this.protocol(options)) === 'a2a') yield* this.peer().streamTask(toTask(task), options);
+    else yield* (await this.api()).streamTask(toTask(task), options);
+  }
+
+  /**
+   * A2A agents only: follows a task this client may not have started (SubscribeToTask), by this
+   * client's local id or the agent's own task id; yields the task now, then its events until
+   * `task_completed`.
+   */
+  async *subscribe(taskId: string, options?: OutboundOptions): AsyncGenerator<StreamEvent, void, undefined> {
+    yield* (await this.a2a(options)).subscribe(taskId, options);
+  }
+
+  /** The A2A client of this peer (getTask, listTasks, the binding in use); InvalidArgumentError for a native peer. */
+  async a2a(options?: OutboundOptions): Promise<A2aPeer> {
+    if ((await this.protocol(options)) !== 'a2a') {
+      throw new InvalidArgumentError(`${this.url} is a parley agent, not an A2A one`, 'invalid_argument');
+    }
+    return this.peer();
   }
 
   /**
@@ -191,10 +226,11 @@ export class AgentClient {
   }
 
   private peer(): A2aPeer {
-    const { transport: _name, protocol: _protocol, a2aAllowCrossOrigin, ...transportOptions } = this.options;
+    const { transport: _name, protocol: _protocol, a2aAllowCrossOrigin, a2aBinding, ...transportOptions } = this.options;
     this.a2aPeer ??= new A2aPeer(this.url, {
       transportOptions: { hooks: observabilityHooks, ...transportOptions },
       allowCrossOrigin: a2aAllowCrossOrigin ?? false,
+      binding: checkBindingOption(a2aBinding),
     });
     return this.a2aPeer;
   }

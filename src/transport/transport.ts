@@ -8,7 +8,7 @@ import type { Authenticator } from '../auth/authenticator.js';
 import { type AuthHeaderSource, type ClientAuth, clientAuthHeaders } from '../auth/client-auth.js';
 import { credentialHeaders } from '../auth/credentials.js';
 import { InvalidArgumentError } from '../core/errors.js';
-import { clientTlsOptions } from '../tls/node-tls-options.js';
+import { clientTlsOptions, type ClientTlsOptions } from '../tls/node-tls-options.js';
 import { splitTlsOption, type TlsMaterial, type TransportTlsOptions } from '../tls/tls-material.js';
 import type { BindingContext, TransportBinding, TransportClient, TransportServer } from './binding.js';
 import type { Capabilities, Capability, TransportName } from './capabilities.js';
@@ -299,17 +299,25 @@ export class Transport implements OperationInvoker {
     return this.tracer;
   }
 
-  /** Headers for the configured credentials; nothing to wait for when there are none. */
-  private authHeaders(): Readonly<Record<string, string>> | Promise<Readonly<Record<string, string>>> {
+  /**
+   * Headers for the configured credentials (`auth`, or an authenticator with `credentials`);
+   * nothing to wait for when there are none. Public for calls a protocol makes outside the
+   * pipeline (A2A's event streams and gRPC binding), so they send what the pipeline sends.
+   */
+  authHeaders(): Readonly<Record<string, string>> | Promise<Readonly<Record<string, string>>> {
     if (this.clientAuth) return this.clientAuth();
     if (!this.authenticator) return NO_HEADERS;
     const scheme = this.authenticator.scheme;
     return this.authenticate().then((context) => credentialHeaders(scheme, context));
   }
 
+  /** The node:tls options of this transport's outbound connections: its settings and the in-memory CA, certificate and key. */
+  clientTls(): ClientTlsOptions {
+    return clientTlsOptions(this.config.tls, this.tlsMaterial);
+  }
+
   private bindingContext(): BindingContext {
-    const { config, tlsMaterial } = this;
-    return { name: this.name, config, metrics: this.metrics, clientTls: () => clientTlsOptions(config.tls, tlsMaterial) };
+    return { name: this.name, config: this.config, metrics: this.metrics, clientTls: () => this.clientTls() };
   }
 }
 

@@ -10,6 +10,7 @@ import { ClientFactory } from '@a2a-js/sdk/client';
 import { AgentServer } from '../../src/agent/agent-server.js';
 import { grpcJsStub, unaryCall, userMessage } from '../a2a/grpc/support.js';
 import { startSdkAgent } from '../interop/sdk-agent.js';
+import { startStreamingSdkAgent } from '../interop/sdk-streaming-agent.js';
 import { assertNoStackTrace, runCli, scratchDir, untilServing } from './run-cli.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -175,10 +176,29 @@ describe('parley send', () => {
     assert.equal(task.metadata.a2a_remote.state, 'TASK_STATE_COMPLETED');
   });
 
-  it('a missing text or an unknown protocol is a usage error', async () => {
+  it('--a2a-binding sends over the binding named, whatever the card prefers', async (t) => {
+    const agent = await startStreamingSdkAgent({ order: ['JSONRPC', 'HTTP+JSON', 'GRPC'] });
+    t.after(() => agent.close());
+    for (const [binding, url] of [
+      ['HTTP+JSON', `${agent.url}/rest`],
+      ['GRPC', /^grpc:\/\/127\.0\.0\.1:\d+$/],
+    ] as const) {
+      const result = await runCli(['send', agent.url, 'hi', '--protocol', 'a2a', '--a2a-binding', binding, '--json'], {
+        cwd: ROOT,
+      });
+      assert.equal(result.code, 0, result.stderr);
+      const task = JSON.parse(result.stdout);
+      assert.equal(task.state, 'completed');
+      if (typeof url === 'string') assert.equal(task.metadata.a2a_remote.url, url);
+      else assert.match(task.metadata.a2a_remote.url, url);
+    }
+  });
+
+  it('a missing text, an unknown protocol or binding is a usage error', async () => {
     for (const args of [
       ['send', 'http://127.0.0.1:1'],
       ['send', 'http://127.0.0.1:1', 'x', '--protocol', 'smoke'],
+      ['send', 'http://127.0.0.1:1', 'x', '--a2a-binding', 'SOAP'],
     ]) {
       const result = await runCli(args, { cwd: ROOT });
       assert.equal(result.code, 2);

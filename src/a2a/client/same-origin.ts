@@ -1,6 +1,6 @@
-// The same-origin rule for an A2A card's JSON-RPC interface: scheme, hostname and effective
-// port (the scheme's default when none is written) must equal the card address's, or the card
-// is refused before any request goes to the interface.
+// The same-origin rule for an A2A card's JSON-RPC and HTTP+JSON interfaces: scheme, hostname and
+// effective port (the scheme's default when none is written) must equal the card address's, or
+// the interface is not used (binding-choice.ts).
 
 const DEFAULT_PORTS: Readonly<Record<string, string>> = { 'http:': '80', 'https:': '443' };
 
