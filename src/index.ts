@@ -21,6 +21,7 @@ export {
 export type { SessionValues } from './agent/sessions.js';
 export { TaskCanceledError } from './agent/task-engine.js';
 export { AgentClient, TaskFailedError, type AgentClientOptions } from './client/agent-client.js';
+export { A2aClientError, type A2aClientErrorCode } from './a2a/client/errors.js';
 export type { AgentRegistrationOptions } from './agent/agent-registration.js';
 export {
   RegistryClient,
