@@ -98,8 +98,11 @@ interface Destination {
 interface PendingTask {
   readonly scope: TaskScope;
   readonly taskId: string;
-  readonly bodies: Buffer[];
+  readonly changes: TaskChange[];
 }
+
+/** Makes the StreamResponses (JSON) that tell of one change of a task, oldest first. */
+export type TaskChange = () => readonly JsonValue[];
 
 export class PushDelivery {
   readonly policy: DestinationPolicy;
@@ -152,24 +155,24 @@ export class PushDelivery {
   }
 
   /**
-   * The task changed: `payload` (a StreamResponse in its JSON form) goes to each of the task's
-   * configs in `scope`. Returns at once; never throws.
+   * The task changed: `change` makes the StreamResponses (in JSON) that tell of it, and each
+   * goes to every config of the task in `scope`. It is called only when the task has configs,
+   * so a task without any pays for no payload. Returns at once; never throws.
    */
-  notify(scope: TaskScope, taskId: string, payload: JsonValue): void {
+  notify(scope: TaskScope, taskId: string, change: TaskChange): void {
     if (this.closed) return;
-    const body = Buffer.from(JSON.stringify(payload));
     const key = pushTaskKey(scope, taskId);
     const waiting = this.pending.get(key);
     if (waiting) {
-      if (waiting.bodies.length >= this.maxPendingPerTask) {
-        waiting.bodies.shift();
+      if (waiting.changes.length >= this.maxPendingPerTask) {
+        waiting.changes.shift();
         this.counts.dropped += 1;
         this.options.logger?.warn({ taskId }, 'a2a push: a task change was dropped while its webhook configs were being read');
       }
-      waiting.bodies.push(body);
+      waiting.changes.push(change);
       return;
     }
-    const task: PendingTask = { scope, taskId, bodies: [body] };
+    const task: PendingTask = { scope, taskId, changes: [change] };
     this.pending.set(key, task);
     void this.readConfigs(key, task);
   }
@@ -190,20 +193,31 @@ export class PushDelivery {
 
   /** Reads the task's configs for the changes waiting, then for any that came meanwhile, until none wait. */
   private async readConfigs(key: string, task: PendingTask): Promise<void> {
-    while (task.bodies.length > 0 && !this.closed) {
-      const bodies = task.bodies.splice(0);
+    while (task.changes.length > 0 && !this.closed) {
+      const changes = task.changes.splice(0);
       let configs: readonly StoredPushConfig[];
       try {
         configs = await this.store.touch(task.scope, task.taskId);
       } catch (error) {
-        this.counts.dropped += bodies.length;
+        this.counts.dropped += changes.length;
         this.options.logger?.warn(
           { taskId: task.taskId, err: error },
           'a2a push: the webhook configs could not be read; this change is not pushed',
         );
         continue;
       }
-      for (const body of bodies) for (const config of configs) this.enqueue(config, body);
+      if (configs.length === 0) continue;
+      for (const change of changes) {
+        let bodies: Buffer[];
+        try {
+          bodies = change().map((payload) => Buffer.from(JSON.stringify(payload)));
+        } catch (error) {
+          this.counts.dropped += 1;
+          this.options.logger?.warn({ taskId: task.taskId, err: error }, 'a2a push: a task change could not be written');
+          continue;
+        }
+        for (const body of bodies) for (const config of configs) this.enqueue(config, body);
+      }
     }
     this.pending.delete(key);
   }

@@ -54,6 +54,8 @@ function delivery(t: TestContext, options: PushDeliveryOptions = {}) {
 }
 
 const statusUpdate = (state: string) => ({ statusUpdate: { taskId: 'task-1', contextId: 'ctx', status: { state } } });
+/** A change that tells of one status update. */
+const statusChange = (state: string) => () => [statusUpdate(state)];
 
 test('a change is POSTed as its StreamResponse JSON with the token header and the Authorization the config describes', async (t) => {
   const receiver = await startWebhookReceiver(t);
@@ -64,7 +66,7 @@ test('a change is POSTed as its StreamResponse JSON with the token header and th
       authentication: { scheme: 'Bearer', credentials: 'secret' },
     }),
   );
-  push.notify(scope, 'task-1', statusUpdate('TASK_STATE_WORKING'));
+  push.notify(scope, 'task-1', statusChange('TASK_STATE_WORKING'));
   const call = await receiver.nth(1);
   assert.equal(call.path, '/hook?x=1');
   assert.deepEqual(JSON.parse(call.body), statusUpdate('TASK_STATE_WORKING'));
@@ -88,11 +90,32 @@ test('without token or authentication neither header is sent; every config of th
   await store.put(config(`${receiver.origin}/b`, 'b'));
   await store.put({ ...config(`${receiver.origin}/other-task`, 'c'), taskId: 'task-2' });
   await store.put({ ...config(`${receiver.origin}/other-owner`, 'd'), owner: 'bob' });
-  push.notify(scope, 'task-1', statusUpdate('TASK_STATE_COMPLETED'));
+  push.notify(scope, 'task-1', statusChange('TASK_STATE_COMPLETED'));
   await outcome(2);
   assert.deepEqual(receiver.calls.map((call) => call.path).sort(), ['/a', '/b']);
   assert.equal(receiver.calls[0]!.headers['x-a2a-notification-token'], undefined);
   assert.equal(receiver.calls[0]!.headers.authorization, undefined);
+});
+
+test('a change of a task without configs is never written; one with several StreamResponses sends them in order', async (t) => {
+  const receiver = await startWebhookReceiver(t);
+  const { store, push, outcome } = delivery(t);
+  let made = 0;
+  push.notify(scope, 'task-without-configs', () => {
+    made += 1;
+    return [statusUpdate('TASK_STATE_WORKING')];
+  });
+  await store.put(config(`${receiver.origin}/`));
+  const artifact = {
+    artifactUpdate: { taskId: 'task-1', contextId: 'ctx', artifact: { artifactId: 'a', parts: [{ text: 'hi' }] } },
+  };
+  push.notify(scope, 'task-1', () => [artifact, statusUpdate('TASK_STATE_COMPLETED')]);
+  await outcome(2);
+  assert.equal(made, 0);
+  assert.deepEqual(
+    receiver.calls.map((call) => JSON.parse(call.body)),
+    [artifact, statusUpdate('TASK_STATE_COMPLETED')],
+  );
 });
 
 test("one config's changes arrive in the order they happened", async (t) => {
@@ -106,7 +129,7 @@ test("one config's changes arrive in the order they happened", async (t) => {
     'TASK_STATE_WORKING',
     'TASK_STATE_COMPLETED',
   ];
-  for (const state of states) push.notify(scope, 'task-1', statusUpdate(state));
+  for (const state of states) push.notify(scope, 'task-1', statusChange(state));
   await outcome(states.length);
   assert.deepEqual(
     receiver.calls.map((call) => JSON.parse(call.body).statusUpdate.status.state),
@@ -118,7 +141,7 @@ test('a 503 then a 500 then a 200: delivered on the third attempt, the same body
   const receiver = await startWebhookReceiver(t, { answer: (n) => ({ status: n === 1 ? 503 : n === 2 ? 500 : 200 }) });
   const { store, push, outcome } = delivery(t);
   await store.put(config(`${receiver.origin}/`));
-  push.notify(scope, 'task-1', statusUpdate('TASK_STATE_WORKING'));
+  push.notify(scope, 'task-1', statusChange('TASK_STATE_WORKING'));
   const result = await outcome();
   assert.equal(result.result, 'delivered');
   assert.equal(result.attempts, 3);
@@ -131,7 +154,7 @@ test('a receiver that keeps failing gets maxAttempts calls, then the call is giv
   const receiver = await startWebhookReceiver(t, { answer: () => ({ status: 500 }) });
   const { store, push, outcome } = delivery(t, { maxAttempts: 3 });
   await store.put(config(`${receiver.origin}/`));
-  push.notify(scope, 'task-1', statusUpdate('TASK_STATE_WORKING'));
+  push.notify(scope, 'task-1', statusChange('TASK_STATE_WORKING'));
   const result = await outcome();
   assert.equal(result.result, 'failed');
   assert.equal(result.attempts, 3);
@@ -144,7 +167,7 @@ test('no attempt starts past maxDeliveryMs: the backoff that would cross it ends
   const receiver = await startWebhookReceiver(t, { answer: () => ({ status: 503 }) });
   const { store, push, outcome } = delivery(t, { maxAttempts: 10, initialBackoffMs: 60_000, maxDeliveryMs: 30_000 });
   await store.put(config(`${receiver.origin}/`));
-  push.notify(scope, 'task-1', statusUpdate('TASK_STATE_WORKING'));
+  push.notify(scope, 'task-1', statusChange('TASK_STATE_WORKING'));
   const result = await outcome();
   assert.equal(result.result, 'failed');
   assert.equal(result.attempts, 1);
@@ -156,7 +179,7 @@ for (const status of [400, 401, 404]) {
     const receiver = await startWebhookReceiver(t, { answer: () => ({ status }) });
     const { store, push, outcome } = delivery(t);
     await store.put(config(`${receiver.origin}/`));
-    push.notify(scope, 'task-1', statusUpdate('TASK_STATE_WORKING'));
+    push.notify(scope, 'task-1', statusChange('TASK_STATE_WORKING'));
     const result = await outcome();
     assert.deepEqual([result.result, result.attempts, result.reason], ['failed', 1, `answered ${status}`]);
   });
@@ -169,7 +192,7 @@ test('a redirect is not followed: the call fails and the place it points to is n
   });
   const { store, push, outcome } = delivery(t);
   await store.put(config(`${receiver.origin}/`));
-  push.notify(scope, 'task-1', statusUpdate('TASK_STATE_WORKING'));
+  push.notify(scope, 'task-1', statusChange('TASK_STATE_WORKING'));
   const result = await outcome();
   assert.equal(result.result, 'failed');
   assert.equal(result.attempts, 1);
@@ -181,7 +204,7 @@ test('a large answer body is not read past maxResponseBytes; the call still coun
   const receiver = await startWebhookReceiver(t, { answer: () => ({ status: 200, body: Buffer.alloc(4 * 1024 * 1024, 'x') }) });
   const { store, push, outcome } = delivery(t, { maxResponseBytes: 1024 });
   await store.put(config(`${receiver.origin}/`));
-  push.notify(scope, 'task-1', statusUpdate('TASK_STATE_WORKING'));
+  push.notify(scope, 'task-1', statusChange('TASK_STATE_WORKING'));
   assert.equal((await outcome()).result, 'delivered');
 });
 
@@ -189,7 +212,7 @@ test('a receiver that never answers: the attempt ends at attemptTimeoutMs', asyn
   const receiver = await startWebhookReceiver(t, { answer: () => 'hang' });
   const { store, push, outcome } = delivery(t, { attemptTimeoutMs: 200, maxAttempts: 1 });
   await store.put(config(`${receiver.origin}/`));
-  push.notify(scope, 'task-1', statusUpdate('TASK_STATE_WORKING'));
+  push.notify(scope, 'task-1', statusChange('TASK_STATE_WORKING'));
   const result = await outcome();
   assert.equal(result.result, 'failed');
   assert.match(result.reason!, /no answer within 200 ms/);
@@ -209,9 +232,11 @@ test('a hanging receiver blocks neither notify nor other destinations; its full 
     'TASK_STATE_WORKING',
     'TASK_STATE_COMPLETED',
   ];
-  for (const state of states) push.notify(scope, 'task-1', statusUpdate(state));
+  for (const state of states) push.notify(scope, 'task-1', statusChange(state));
   await slow.nth(1);
-  push.notify(scope, 'task-2', { statusUpdate: { taskId: 'task-2', contextId: 'ctx', status: { state: 'TASK_STATE_WORKING' } } });
+  push.notify(scope, 'task-2', () => [
+    { statusUpdate: { taskId: 'task-2', contextId: 'ctx', status: { state: 'TASK_STATE_WORKING' } } },
+  ]);
   await fast.nth(1);
   await outcome(3);
   assert.deepEqual(outcomes.map((item) => [item.result, item.configId]).sort(), [
@@ -238,7 +263,7 @@ test('a store that cannot be read drops the change, counted; notify still return
   };
   const push = new PushDelivery(failing);
   t.after(() => push.close());
-  push.notify(scope, 'task-1', statusUpdate('TASK_STATE_WORKING'));
+  push.notify(scope, 'task-1', statusChange('TASK_STATE_WORKING'));
   while (push.stats().dropped === 0) await new Promise((resolve) => setImmediate(resolve));
   assert.equal(push.stats().dropped, 1);
 });
@@ -272,7 +297,7 @@ for (const [name, address, kind] of REFUSED_BY_NAME) {
   test(`refused at connect: a name that resolves to ${name} (${address})`, async (t) => {
     const { store, push, outcome } = delivery(t, { allowPrivate: false, resolve: resolverTo([address]) });
     await store.put(config('http://hooks.example:8080/'));
-    push.notify(scope, 'task-1', statusUpdate('TASK_STATE_WORKING'));
+    push.notify(scope, 'task-1', statusChange('TASK_STATE_WORKING'));
     const result = await outcome();
     assert.equal(result.result, 'failed');
     assert.equal(result.refused, true);
@@ -286,7 +311,7 @@ test('refused: a literal loopback address in the URL, with the receiver listenin
   const receiver = await startWebhookReceiver(t);
   const { store, push, outcome } = delivery(t, { allowPrivate: false });
   await store.put(config(`${receiver.origin}/`));
-  push.notify(scope, 'task-1', statusUpdate('TASK_STATE_WORKING'));
+  push.notify(scope, 'task-1', statusChange('TASK_STATE_WORKING'));
   const result = await outcome();
   assert.deepEqual([result.result, result.refused], ['failed', true]);
   assert.equal(receiver.calls.length, 0);
@@ -296,7 +321,7 @@ test('refused: a literal IPv4-mapped loopback address, [::ffff:127.0.0.1]', asyn
   const receiver = await startWebhookReceiver(t);
   const { store, push, outcome } = delivery(t, { allowPrivate: false });
   await store.put(config(`http://[::ffff:127.0.0.1]:${receiver.port}/`));
-  push.notify(scope, 'task-1', statusUpdate('TASK_STATE_WORKING'));
+  push.notify(scope, 'task-1', statusChange('TASK_STATE_WORKING'));
   assert.equal((await outcome()).refused, true);
   assert.equal(receiver.calls.length, 0);
 });
@@ -309,7 +334,7 @@ test('a name with refused and allowed addresses connects only to an allowed one'
     resolve: resolverTo(['10.0.0.1', '127.0.0.1']),
   });
   await store.put(config(`http://hooks.example:${receiver.port}/`));
-  push.notify(scope, 'task-1', statusUpdate('TASK_STATE_WORKING'));
+  push.notify(scope, 'task-1', statusChange('TASK_STATE_WORKING'));
   assert.equal((await outcome()).result, 'delivered');
   assert.equal(receiver.calls[0]!.headers.host, `hooks.example:${receiver.port}`);
 });
@@ -323,7 +348,7 @@ test('an allowed host name may reach a private address; another name at the same
   });
   await store.put(config(`http://hooks.internal:${receiver.port}/`, 'allowed'));
   await store.put(config(`http://other.internal:${receiver.port}/`, 'other'));
-  push.notify(scope, 'task-1', statusUpdate('TASK_STATE_WORKING'));
+  push.notify(scope, 'task-1', statusChange('TASK_STATE_WORKING'));
   await outcome(2);
   const byId = new Map((await Promise.all([outcome(1), outcome(2)])).map((item) => [item.configId, item]));
   assert.equal(byId.get('allowed')!.result, 'delivered');
@@ -346,7 +371,7 @@ test('https webhooks go through the same guard, and the certificate must name th
   });
   await store.put(config(`https://localhost:${receiver.port}/secure`, 'tls', { token: 't' }));
   await store.put(config(`https://not-in-cert.example:${receiver.port}/`, 'wrong-name'));
-  push.notify(scope, 'task-1', statusUpdate('TASK_STATE_WORKING'));
+  push.notify(scope, 'task-1', statusChange('TASK_STATE_WORKING'));
   await outcome(2);
   const byId = new Map([await outcome(1), await outcome(2)].map((item) => [item.configId, item]));
   assert.equal(byId.get('tls')!.result, 'delivered');
