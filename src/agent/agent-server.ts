@@ -44,9 +44,10 @@ import { renderStatusPage } from './pages/status-page.js';
 import { SessionStore, sessionOwner } from './sessions.js';
 import { StateOperations } from './state-operations.js';
 import { TaskEngine } from './task-engine.js';
-import { A2aAdapter } from '../a2a/json-rpc-adapter.js';
-import { buildA2aEndpoints } from '../a2a/a2a-endpoints.js';
-import type { TaskIndex } from '../a2a/task-index.js';
+import { checkExtendedCard, extendedCardSource, type A2aExtendedCard } from '../a2a/card/extended-card.js';
+import { buildA2aEndpoints } from '../a2a/endpoints.js';
+import { A2aRequestHandler } from '../a2a/handler/request-handler.js';
+import type { TaskIndex } from '../a2a/handler/task-index.js';
 import { openStores, type StoreChoice } from '../stores/open.js';
 import type { RedisAgentState } from '../stores/redis/redis-agent-state.js';
 import type { IdempotencyBounds } from '../transport/idempotency-store.js';
@@ -104,6 +105,13 @@ export interface AgentServerOptions extends CardIdentity, ServerLifecycleOptions
    * GET /.well-known/agent-card.json and JSON-RPC at POST /. Default false.
    */
   readonly a2a?: boolean;
+  /**
+   * The authenticated extended A2A card: a description and skills (A2A AgentSkill objects in
+   * ProtoJSON) that GetExtendedAgentCard shows to authenticated callers only, on top of the
+   * public card; the public card then says `capabilities.extendedAgentCard: true`. Needs `a2a`
+   * and an `authenticator`. Default none.
+   */
+  readonly a2aExtendedCard?: A2aExtendedCard;
   /** Where the A2A boundary remembers its tasks; default in memory (1 hour, 1,024 tasks), or the shared `store`. */
   readonly a2aTaskIndex?: TaskIndex;
   /** A session unused for this long is dropped. Default 3600 (one hour). */
@@ -131,6 +139,8 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
   /** What the `store` option names, checked at construction and opened at each start. */
   private readonly storeChoice: StoreChoice;
   private shared: RedisAgentState | null = null;
+  /** The extended A2A card's settings, checked at construction. */
+  private readonly extendedCard: A2aExtendedCard | null;
 
   constructor(private readonly options: AgentServerOptions) {
     if (!options.name) throw new InvalidArgumentError('an agent needs a name', 'invalid_argument');
@@ -157,6 +167,17 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
           'invalid_argument',
         );
       }
+    }
+    this.extendedCard = null;
+    if (options.a2aExtendedCard !== undefined) {
+      if (!options.a2a) throw new InvalidArgumentError('a2aExtendedCard needs a2a: true', 'invalid_argument');
+      // A2A: the extended card MUST require authentication; without an authenticator no caller has any.
+      if (!options.authenticator)
+        throw new InvalidArgumentError(
+          'a2aExtendedCard needs an authenticator: the extended card is for authenticated callers only',
+          'invalid_argument',
+        );
+      this.extendedCard = checkExtendedCard(options.a2aExtendedCard, 'a2aExtendedCard');
     }
     this.llm = options.llm ?? null;
     this.model = modelSetup(options);
@@ -198,15 +219,19 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
       tasksUseModel: this.llm !== null && this.options.handler === undefined,
     });
     if (this.options.a2a) {
-      const adapter = new A2aAdapter({
+      const handler = new A2aRequestHandler({
         engine: this.engine,
         index: this.options.a2aTaskIndex ?? shared?.taskIndex,
         pageTokenKey: shared?.pageTokenKey,
         cancelElsewhere: shared ? (id, principal, metadata) => shared.cancelBus.cancel(id, principal, metadata) : undefined,
-        maxResponseBytes: transport.config.limits.maxResponseBytes,
+        extendedCard: this.extendedCard
+          ? extendedCardSource(this.options, () => transport.url, this.options.authenticator ?? null, this.extendedCard)
+          : undefined,
       });
       const a2a = buildA2aEndpoints({
-        adapter,
+        handler,
+        extendedCard: this.extendedCard !== null,
+        jsonRpc: { maxResponseBytes: transport.config.limits.maxResponseBytes },
         identity: this.options,
         authenticator: this.options.authenticator ?? null,
         url: () => transport.url,

@@ -10,6 +10,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import type { TransportConfig } from '../../generated/types/index.js';
 import { validateTransportConfig } from '../../generated/validators/index.js';
 import { JWT_ALGORITHMS, type JwtAlgorithm } from '../auth/jwt.js';
+import { checkExtendedCard, type A2aExtendedCard } from '../a2a/card/extended-card.js';
 import { ConfigError } from '../core/errors.js';
 import { ResolvedConfig } from '../transport/config.js';
 import { readInput } from './read-input.js';
@@ -27,6 +28,8 @@ export interface ServeFileSettings {
   readonly registry?: { readonly url?: string; readonly apiKey?: string };
   /** The registry's reads need no credentials. */
   readonly publicDiscovery?: boolean;
+  /** The agent's authenticated extended A2A card (`a2a_extended_card`), checked. */
+  readonly a2aExtendedCard?: A2aExtendedCard;
 }
 
 /** Which command reads the file: each takes its own settings beside the shared ones. */
@@ -34,7 +37,7 @@ export type ServeRole = 'agent' | 'registry';
 
 const SHARED_KEYS = ['$schema', 'transport', 'url', 'transport_config', 'auth'];
 const TOP_KEYS: Readonly<Record<ServeRole, readonly string[]>> = {
-  agent: [...SHARED_KEYS, 'name', 'registry'],
+  agent: [...SHARED_KEYS, 'name', 'registry', 'a2a_extended_card'],
   registry: [...SHARED_KEYS, 'public_discovery'],
 };
 const REGISTRY_KEYS = ['url', 'api_key', 'api_key_file'];
@@ -78,7 +81,18 @@ export async function readServeConfig(path: string, role: ServeRole = 'agent'): 
     auth: await authSection(root.auth, path, local, invalid),
     ...(root.registry !== undefined && { registry: await registrySection(root.registry, path, local, invalid) }),
     ...(root.public_discovery !== undefined && { publicDiscovery: root.public_discovery as boolean }),
+    ...(root.a2a_extended_card !== undefined && { a2aExtendedCard: extendedCardAt(root.a2a_extended_card, path) }),
   };
+}
+
+/** The agent's `a2a_extended_card`: what GetExtendedAgentCard adds for authenticated callers. */
+export function extendedCardAt(value: unknown, path: string): A2aExtendedCard {
+  try {
+    return checkExtendedCard(value, '/a2a_extended_card');
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    throw new UsageError(`${path}: ${error.message}`, { code: 'invalid_config', file: path, pointer: '/a2a_extended_card' });
+  }
 }
 
 /** The agent's `registry` section: `url`, and its API key as `api_key` or `api_key_file` (the first key in it). */

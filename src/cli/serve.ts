@@ -9,7 +9,7 @@ import { resolveTransportName } from '../transport/factory.js';
 import { parseCommandArgs, type OptionSpecs } from './args.js';
 import type { AgentRegistrationOptions } from '../agent/agent-registration.js';
 import { readInput } from './read-input.js';
-import { readServeConfig, type ServeFileSettings } from './serve-config.js';
+import { extendedCardAt, readServeConfig, type ServeFileSettings } from './serve-config.js';
 import { resolveServeSecurity, SECURITY_OPTIONS, SECURITY_USAGE, splitKeys } from './serve-security.js';
 import { LLM_OPTIONS, LLM_USAGE, modelFromFlags } from './llm-flags.js';
 import { LOG_OPTIONS, LOG_USAGE, logOptions } from './log-level.js';
@@ -38,6 +38,7 @@ const SERVE_OPTIONS: OptionSpecs = {
   store: { type: 'string' },
   'store-allow-eviction': { type: 'boolean' },
   a2a: { type: 'boolean' },
+  'a2a-extended-card': { type: 'string' },
   tracing: { type: 'boolean' },
   ...SECURITY_OPTIONS,
   ...LLM_OPTIONS,
@@ -45,7 +46,7 @@ const SERVE_OPTIONS: OptionSpecs = {
 };
 
 export const SERVE_USAGE = `Usage: parley serve agent [--transport ${SERVED.join('|')}] [--url URL] [--name NAME] [--registry URL] [--a2a]
-                         [--store redis://HOST:PORT [--store-allow-eviction]] [--config FILE] [--log-level LEVEL] [--tracing]
+                         [--a2a-extended-card FILE] [--store redis://HOST:PORT [--store-allow-eviction]] [--config FILE] [--log-level LEVEL] [--tracing]
                          [authentication and TLS options]
        parley serve registry [--transport ${SERVED.join('|')}] [--url URL] [--db FILE] [--ttl SECONDS]
 
@@ -77,6 +78,10 @@ Options:
                     JSON file (see docs/cli.md); flags override it
   --a2a             also speak A2A 1.0 (http only): the public A2A card at
                     /.well-known/agent-card.json and JSON-RPC at POST /
+  --a2a-extended-card FILE
+                    a JSON file with a description and skills (A2A AgentSkill objects)
+                    that GetExtendedAgentCard shows to authenticated callers only (or
+                    a2a_extended_card in --config); needs --a2a and an authenticator
   --tracing         OpenTelemetry spans for every request, with W3C trace context read
                     from callers; needs @opentelemetry/api, and an SDK registered in the
                     process (node --import ./otel.mjs) to export them (docs/operations.md)
@@ -115,8 +120,10 @@ export async function runServe(args: string[]): Promise<number> {
     a2a,
     tracing,
     'store-allow-eviction': allowStoreEviction,
+    'a2a-extended-card': extendedCardFile,
     ...flags
   } = options as {
+    'a2a-extended-card'?: string;
     'store-allow-eviction'?: boolean;
     transport?: string;
     url?: string;
@@ -142,6 +149,12 @@ export async function runServe(args: string[]): Promise<number> {
   const transport = servedTransport(flags.transport ?? file?.transport ?? 'http');
   if (a2a && transport !== 'http') throw new UsageError(`serve agent: --a2a needs the http transport, not ${transport}`);
   const security = await resolveServeSecurity(parsed, file, flags.config ?? null, DEFAULT_URLS[transport]);
+  const a2aExtendedCard = await extendedCardFrom(extendedCardFile, file);
+  if (a2aExtendedCard && !a2a) throw new UsageError('serve agent: an extended A2A card needs --a2a');
+  if (a2aExtendedCard && !security.authenticator)
+    throw new UsageError(
+      'serve agent: an extended A2A card needs an authenticator (it is shown to authenticated callers only); see --api-key, --basic or --jwt-secret',
+    );
   const llm = modelFromFlags(flags);
   const name = flags.name ?? file?.name;
   const identity = llm
@@ -159,6 +172,7 @@ export async function runServe(args: string[]): Promise<number> {
     ...security,
     registry,
     a2a: a2a === true,
+    ...(a2aExtendedCard && { a2aExtendedCard }),
     tracing: tracing === true,
     llm,
     store: flags.store,
@@ -184,6 +198,20 @@ export async function runServe(args: string[]): Promise<number> {
   await agent.stop();
   console.log('stopped');
   return 0;
+}
+
+/** The extended A2A card: --a2a-extended-card FILE over the config file's a2a_extended_card. */
+async function extendedCardFrom(path: string | undefined, file: ServeFileSettings | null) {
+  if (path === undefined) return file?.a2aExtendedCard;
+  if (path === '') throw new UsageError('serve agent: --a2a-extended-card needs a value');
+  const text = await readInput(path === '-' ? './-' : path);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${path} is not JSON: ${(error as Error).message}`, { code: 'invalid_json', file: path });
+  }
+  return extendedCardAt(value, path);
 }
 
 /**

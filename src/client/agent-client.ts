@@ -22,14 +22,14 @@ import { observabilityHooks } from '../observability/hooks.js';
 import { createTransport, transportForScheme } from '../transport/factory.js';
 import type { OutboundOptions } from '../transport/outbound.js';
 import type { Transport, TransportOptions } from '../transport/transport.js';
-import { A2aPeer } from '../a2a/a2a-client.js';
+import { A2aPeer } from '../a2a/client/a2a-client.js';
 import {
   checkProtocolOption,
   probeProtocol,
   PROTOCOL_CHOICE_TTL_MS,
   type PeerProtocol,
   type ProtocolOption,
-} from '../a2a/protocol-choice.js';
+} from '../a2a/client/protocol-choice.js';
 
 export interface AgentClientOptions extends TransportOptions {
   /** Transport name; by default inferred from the URL scheme. */

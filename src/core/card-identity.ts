@@ -1,6 +1,6 @@
 // What an agent says about itself: its name, description, role, tags and version. Both cards
 // are built from it, the native one (agent/agent-card.ts) and the public A2A one
-// (a2a/agent-card.ts); it sits below both so neither card folder reaches into the other.
+// (a2a/card/agent-card.ts); it sits below both so neither card folder reaches into the other.
 export interface CardIdentity {
   readonly name: string;
   readonly description?: string;

@@ -2,7 +2,7 @@
 // the indexed task and the caller's scope, a ListTasks query and its page, each caller's share
 // of the index (shareOf) and the two refusals when the index is full. Every lookup is scoped: a
 // task is visible only to the tenant and principal that created it (visibleTo). The TaskIndex
-// interface stays with its consumer (a2a/task-index.ts); this file sits in stores/ because the
+// interface stays with its consumer (a2a/handler/task-index.ts); this file sits in stores/ because the
 // backends need these as values and stores/ lies below a2a/ in the layers (docs/layout.md).
 import type { Task as NativeTask, TaskState } from '../../generated/types/index.js';
 

@@ -9,8 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { AgentClient } from '../../src/client/agent-client.js';
 import { ApiKeyAuthenticator } from '../../src/auth/api-key.js';
 import { needsInput } from '../../src/agent/handler.js';
-import { BoundedCache } from '../../src/a2a/bounded-cache.js';
-import { protocolChoices } from '../../src/a2a/protocol-choice.js';
+import { BoundedCache } from '../../src/a2a/client/bounded-cache.js';
+import { protocolChoices } from '../../src/a2a/client/protocol-choice.js';
 import { TransportConnectionError, TransportRemoteError } from '../../src/transport/errors.js';
 import { startA2aAgent } from './support.js';
 

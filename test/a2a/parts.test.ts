@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { fromJson, toJson } from '@bufbuild/protobuf';
 import { PartSchema } from '../../generated/proto/lf/a2a/v1/a2a_pb.js';
 import type { Part as NativePart } from '../../generated/types/index.js';
-import { partFromA2a, partToA2a } from '../../src/a2a/parts.js';
+import { partFromA2a, partToA2a } from '../../src/a2a/model/parts.js';
 
 const wire = (part: NativePart) => toJson(PartSchema, partToA2a(part));
 const back = (json: unknown) => partFromA2a(fromJson(PartSchema, json as never), '/message/parts/0');

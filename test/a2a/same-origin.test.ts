@@ -4,7 +4,7 @@
 // origin, and a port written out equal to the scheme's default is the same one.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sameOrigin } from '../../src/a2a/same-origin.js';
+import { sameOrigin } from '../../src/a2a/client/same-origin.js';
 
 describe('sameOrigin', () => {
   const cases: [string, string, string, boolean][] = [

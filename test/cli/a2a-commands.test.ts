@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { AgentServer } from '../../src/agent/agent-server.js';
 import { startSdkAgent } from '../interop/sdk-agent.js';
-import { assertNoStackTrace, runCli } from './run-cli.js';
+import { assertNoStackTrace, runCli, scratchDir, untilServing } from './run-cli.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
@@ -49,6 +49,74 @@ describe('parley serve agent --a2a', () => {
     assert.equal(result.code, 2);
     assert.match(result.stderr, /--a2a needs the http transport/);
     assertNoStackTrace(result);
+  });
+});
+
+describe('parley serve agent --a2a-extended-card', () => {
+  const EXTENDED = JSON.stringify({
+    description: 'For members: echoes and translates.',
+    skills: [{ id: 'translate', name: 'Translate', description: 'Translates to French.', tags: ['i18n'] }],
+  });
+
+  it('serves the extended card to an authenticated caller; the public card declares it', async (t) => {
+    const scratch = scratchDir({ 'extended.json': EXTENDED });
+    t.after(scratch.cleanup);
+    const args = ['serve', 'agent', '--a2a', '--url', 'http://127.0.0.1:0', '--api-key', 'cli-extended-key-1'];
+    const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args, '--a2a-extended-card', 'extended.json'], {
+      cwd: scratch.dir,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    try {
+      const { url } = await untilServing(child);
+      const card: any = await (await fetch(`${url}/.well-known/agent-card.json`)).json();
+      assert.equal(card.capabilities.extendedAgentCard, true);
+      const response = await fetch(`${url}/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'a2a-version': '1.0', 'x-api-key': 'cli-extended-key-1' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetExtendedAgentCard', params: {} }),
+      });
+      const extended = ((await response.json()) as any).result;
+      assert.equal(extended.description, 'For members: echoes and translates.');
+      assert.deepEqual(
+        extended.skills.map((skill: any) => skill.id),
+        ['echo', 'translate'],
+      );
+    } finally {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+  });
+
+  const refusals: [string, string[], Record<string, string>, RegExp][] = [
+    ['without --a2a', ['--api-key', 'cli-extended-key-1'], { 'e.json': EXTENDED }, /needs --a2a/],
+    ['without an authenticator', ['--a2a'], { 'e.json': EXTENDED }, /needs an authenticator/],
+    ['a file that is not JSON', ['--a2a', '--api-key', 'cli-extended-key-1'], { 'e.json': '{' }, /e\.json is not JSON/],
+    [
+      'a skill without a name',
+      ['--a2a', '--api-key', 'cli-extended-key-1'],
+      { 'e.json': JSON.stringify({ skills: [{ id: 'x', description: 'd', tags: [] }] }) },
+      /e\.json: \/a2a_extended_card\.skills\[0\]\.name: is required/,
+    ],
+  ];
+  for (const [name, flags, files, message] of refusals) {
+    it(`${name} is a usage error (status 2)`, async (t) => {
+      const scratch = scratchDir(files);
+      t.after(scratch.cleanup);
+      const result = await runCli(['serve', 'agent', ...flags, '--a2a-extended-card', 'e.json'], { cwd: scratch.dir });
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(result.stderr, message);
+    });
+  }
+
+  it('a2a_extended_card in --config is read the same way', async (t) => {
+    const config = { a2a_extended_card: { skills: [{ id: 'x', name: 'n', description: 'd', colour: 'red' }] } };
+    const scratch = scratchDir({ 'c.json': JSON.stringify(config) });
+    t.after(scratch.cleanup);
+    const result = await runCli(['serve', 'agent', '--a2a', '--api-key', 'cli-extended-key-1', '--config', 'c.json'], {
+      cwd: scratch.dir,
+    });
+    assert.equal(result.code, 2, result.stderr);
+    assert.match(result.stderr, /c\.json: \/a2a_extended_card\.skills\[0\]: must be an A2A AgentSkill/);
   });
 });
 

@@ -5,8 +5,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AgentClient } from '../../src/client/agent-client.js';
-import { A2aClientError } from '../../src/a2a/errors.js';
-import { protocolChoices } from '../../src/a2a/protocol-choice.js';
+import { A2aClientError } from '../../src/a2a/client/errors.js';
+import { protocolChoices } from '../../src/a2a/client/protocol-choice.js';
 import { startSdkAgent } from './sdk-agent.js';
 
 async function sdkAgent(t: { after(fn: () => unknown): void }, options?: Parameters<typeof startSdkAgent>[0]) {

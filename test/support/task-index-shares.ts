@@ -11,7 +11,7 @@ import {
   type IndexedTask,
   type TaskIndex,
   type TaskScope,
-} from '../../src/a2a/task-index.js';
+} from '../../src/a2a/handler/task-index.js';
 
 export interface ShareOptions {
   readonly maxTasks?: number;

@@ -4,8 +4,8 @@
 // gives up its own inactive task changed longest ago, and a full index the largest share's, so
 // a light caller keeps its tasks. Active tasks are never evicted: a share of active tasks
 // refuses its caller's new task, a full index of them everyone's. Lost on restart, like every
-// per-process cache. It fits the TaskIndex interface of a2a/task-index.ts without naming it
-// (stores/ lies below a2a/); the adapter's assignment checks the fit.
+// per-process cache. It fits the TaskIndex interface of a2a/handler/task-index.ts without naming it
+// (stores/ lies below a2a/); the request handler's assignment checks the fit.
 import { pageTasks } from '../page-tasks.js';
 import {
   DEFAULT_MAX_TASKS_PER_CALLER,

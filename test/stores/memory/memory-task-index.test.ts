@@ -5,7 +5,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MemoryTaskIndex } from '../../../src/stores/memory/memory-task-index.js';
-import { TaskIndexFullError, type IndexedTask, type TaskScope } from '../../../src/a2a/task-index.js';
+import { TaskIndexFullError, type IndexedTask, type TaskScope } from '../../../src/a2a/handler/task-index.js';
 import { shareTests } from '../../support/task-index-shares.js';
 
 const scope: TaskScope = { tenant: '', principal: null };

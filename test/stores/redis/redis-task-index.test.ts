@@ -8,7 +8,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Redis } from 'ioredis';
-import { TaskIndexFullError, type IndexedTask, type TaskScope } from '../../../src/a2a/task-index.js';
+import { TaskIndexFullError, type IndexedTask, type TaskScope } from '../../../src/a2a/handler/task-index.js';
 import { connectRedis, parseRedisUrl } from '../../../src/stores/redis/redis-connection.js';
 import { RedisStoreError } from '../../../src/stores/redis/redis-error.js';
 import { defineTaskIndexScripts, RedisTaskIndex } from '../../../src/stores/redis/redis-task-index.js';

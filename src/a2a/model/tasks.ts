@@ -1,12 +1,12 @@
-// Tasks across the A2A boundary: a native task as an A2A Task (for the inbound adapter's
+// Tasks across the A2A boundary: a native task as an A2A Task (for the request handler's
 // answers), and an A2A Task folded into the caller's native task (for the outbound client,
 // which keeps its own task id and records the remote one in namespaced metadata).
 import { create, toJson, type JsonObject } from '@bufbuild/protobuf';
 import { timestampDate, timestampFromMs } from '@bufbuild/protobuf/wkt';
-import type { Message as NativeMessage, Task as NativeTask } from '../../generated/types/index.js';
-import { TaskSchema, TaskState, type Task } from '../../generated/proto/lf/a2a/v1/a2a_pb.js';
-import { transition } from '../core/task-lifecycle.js';
-import { statusTime } from '../stores/task-entries.js';
+import type { Message as NativeMessage, Task as NativeTask } from '../../../generated/types/index.js';
+import { TaskSchema, TaskState, type Task } from '../../../generated/proto/lf/a2a/v1/a2a_pb.js';
+import { transition } from '../../core/task-lifecycle.js';
+import { statusTime } from '../../stores/task-entries.js';
 import { artifactFromA2a, artifactToA2a } from './artifacts.js';
 import { messageFromA2a, messageToA2a } from './messages.js';
 import { a2aStateName, stateFromA2a, stateToA2a } from './task-states.js';

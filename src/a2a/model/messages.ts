@@ -3,10 +3,10 @@
 // message metadata so a parley peer gets the original back. Parts translate one by one
 // (parts.ts); A2A's message id is the native id.
 import { create, type JsonObject } from '@bufbuild/protobuf';
-import type { Message as NativeMessage, MessageRole } from '../../generated/types/index.js';
-import { MessageSchema, Role, type Message } from '../../generated/proto/lf/a2a/v1/a2a_pb.js';
-import { newId } from '../core/ids.js';
-import { nowIso } from '../core/clock.js';
+import type { Message as NativeMessage, MessageRole } from '../../../generated/types/index.js';
+import { MessageSchema, Role, type Message } from '../../../generated/proto/lf/a2a/v1/a2a_pb.js';
+import { newId } from '../../core/ids.js';
+import { nowIso } from '../../core/clock.js';
 import { partFromA2a, partToA2a } from './parts.js';
 
 /** The metadata key that keeps a native role A2A has no twin for. */

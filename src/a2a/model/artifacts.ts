@@ -2,9 +2,9 @@
 // native descriptors that do not (`kind`, `uri`, `media_type`, `action_id`, `timestamp`) ride
 // in the A2A metadata under `svcArtifact`, and come back from there.
 import { create, type JsonObject } from '@bufbuild/protobuf';
-import type { Artifact as NativeArtifact } from '../../generated/types/index.js';
-import { ArtifactSchema, type Artifact } from '../../generated/proto/lf/a2a/v1/a2a_pb.js';
-import { nowIso } from '../core/clock.js';
+import type { Artifact as NativeArtifact } from '../../../generated/types/index.js';
+import { ArtifactSchema, type Artifact } from '../../../generated/proto/lf/a2a/v1/a2a_pb.js';
+import { nowIso } from '../../core/clock.js';
 import { partFromA2a, partToA2a } from './parts.js';
 
 /** The metadata key holding the native descriptors of an artifact. */

@@ -3,11 +3,11 @@
 // there sends discovery to the A2A card. Authentication, connection, timeout and server
 // errors say nothing about the protocol: they are raised, and nothing is remembered. A choice
 // is kept 5 minutes, for at most 1,024 peers, shared by every client in the process.
-import { agentOperations } from '../../generated/operations/agent.js';
-import type { OperationSpec } from '../../generated/operations/spec.js';
-import { TransportRemoteError } from '../transport/errors.js';
-import type { Transport } from '../transport/transport.js';
-import type { CallOptions } from '../../generated/operations/spec.js';
+import { agentOperations } from '../../../generated/operations/agent.js';
+import type { OperationSpec } from '../../../generated/operations/spec.js';
+import { TransportRemoteError } from '../../transport/errors.js';
+import type { Transport } from '../../transport/transport.js';
+import type { CallOptions } from '../../../generated/operations/spec.js';
 import { BoundedCache } from './bounded-cache.js';
 
 /** What a client may ask for: `parley` and `native` are the same thing. */

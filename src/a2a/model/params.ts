@@ -3,7 +3,7 @@
 // runs first so that a refusal names the field by its JSON pointer, which the -32602 error
 // carries; fromJson then applies the rules the walk leaves to it.
 import { fromJson, ScalarType, type DescField, type DescMessage, type JsonValue, type MessageShape } from '@bufbuild/protobuf';
-import { invalidParams } from './errors.js';
+import { invalidParams } from '../errors/a2a-error.js';
 
 const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;

@@ -1,9 +1,9 @@
-// The A2A task index: the tasks the inbound adapter knows, so GetTask, ListTasks, CancelTask
+// The A2A task index: the tasks the request handler knows, so GetTask, ListTasks, CancelTask
 // and follow-up messages find them. A small store interface, async so a shared backend (Redis)
 // can implement it; the in-memory index (stores/memory/memory-task-index.ts) is the default.
 // What an index holds, each caller's share and the refusals are in stores/task-entries.ts, where
-// every backend reaches them; they are re-exported here for the adapter.
-import type { IndexedTask, TaskListPage, TaskListQuery, TaskScope } from '../stores/task-entries.js';
+// every backend reaches them; they are re-exported here for the request handler.
+import type { IndexedTask, TaskListPage, TaskListQuery, TaskScope } from '../../stores/task-entries.js';
 
 export {
   TaskIndexFullError,
@@ -11,7 +11,7 @@ export {
   type IndexedTask,
   type TaskCursor,
   type TaskScope,
-} from '../stores/task-entries.js';
+} from '../../stores/task-entries.js';
 
 export interface TaskIndex {
   /**

@@ -3,7 +3,7 @@
 // instead of steering the listing. A token
 // names the last task of its page (status time and id); the next page starts after it.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { invalidParams } from './errors.js';
+import { invalidParams } from '../errors/a2a-error.js';
 import type { TaskCursor } from './task-index.js';
 
 export class PageTokens {

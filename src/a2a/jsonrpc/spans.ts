@@ -6,9 +6,9 @@
 // method is not one of them, a batch and a body that is not JSON-RPC keep `parley a2a` and no
 // rpc.method: span names stay few whatever a caller sends. Nothing here runs unless a span
 // records.
-import type { SpanHandle, SpanStart } from '../transport/endpoint.js';
-import type { CallSpans } from '../transport/outbound.js';
-import type { RpcCall, RpcId, RpcResponse } from './json-rpc.js';
+import type { SpanHandle, SpanStart } from '../../transport/endpoint.js';
+import type { CallSpans } from '../../transport/outbound.js';
+import type { RpcCall, RpcId, RpcResponse } from './envelope.js';
 
 /** The JSON-RPC methods of A2A 1.0, the only ones a span is named after. */
 const METHODS = [
@@ -46,7 +46,7 @@ function idAttribute(id: RpcId): string {
 
 /**
  * Names the served span after the one call its request holds, once the call is read. `known`:
- * whether the adapter serves the method (an unknown one leaves the bounded name).
+ * whether the binding serves the method (an unknown one leaves the bounded name).
  */
 export function describeServedCall(span: SpanHandle, call: RpcCall, known: boolean): void {
   // A notification has no id, and the conventions leave the attribute out then.

@@ -3,9 +3,9 @@
 // per request instead. A result too large to send becomes an internal error (-32603) with the
 // request's id, the largest results first, until the rest fits. The requests have run; only
 // those results are not sent (the client can ask again for less: historyLength, pageSize).
-import { encodeNormalizedJson, PreEncoded, type EncodedJson } from '../core/json/encoded.js';
-import { A2aRpcError } from './errors.js';
-import { rpcFailure, type RpcResponse } from './json-rpc.js';
+import { encodeNormalizedJson, PreEncoded, type EncodedJson } from '../../core/json/encoded.js';
+import { A2aError } from '../errors/a2a-error.js';
+import { rpcFailure, type RpcResponse } from './envelope.js';
 
 interface Item {
   readonly answer: RpcResponse;
@@ -53,8 +53,8 @@ function fitted(item: Item, limit: number, reported = limit): Item {
   return { answer: error, encoded: encodeNormalizedJson(error) };
 }
 
-function tooLarge(what: string, limit: number): A2aRpcError {
-  return new A2aRpcError(
+function tooLarge(what: string, limit: number): A2aError {
+  return new A2aError(
     'internalError',
     `${what}, over the ${limit}-byte response limit; it ran, but ask for less (historyLength, pageSize) to read it`,
     { limit: String(limit) },

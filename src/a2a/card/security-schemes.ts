@@ -3,13 +3,13 @@
 // `Authorization: ApiKey`); HTTP schemes keep their name; OAuth delegation is a token endpoint
 // a client exchanges credentials at; mutual TLS and OpenID Connect have direct twins.
 import { create, type JsonObject } from '@bufbuild/protobuf';
-import type { SecurityScheme as NativeScheme } from '../../generated/types/index.js';
+import type { SecurityScheme as NativeScheme } from '../../../generated/types/index.js';
 import {
   SecurityRequirementSchema,
   SecuritySchemeSchema,
   type SecurityRequirement,
   type SecurityScheme,
-} from '../../generated/proto/lf/a2a/v1/a2a_pb.js';
+} from '../../../generated/proto/lf/a2a/v1/a2a_pb.js';
 
 export interface A2aSecurity {
   readonly schemes: Record<string, SecurityScheme>;

@@ -1,10 +1,11 @@
 // The public A2A 1.0 card (GET /.well-known/agent-card.json): the agent's identity, one
-// JSON-RPC interface at the agent's root speaking A2A 1.0, streaming, push notifications and
-// the extended card declared off, and the authenticator's scheme as A2A security.
+// JSON-RPC interface at the agent's root speaking A2A 1.0, streaming and push notifications
+// declared off, the extended card on when the agent has one (extended-card.ts), and the
+// authenticator's scheme as A2A security.
 import { create, toJson, type JsonObject } from '@bufbuild/protobuf';
-import { AgentCardSchema } from '../../generated/proto/lf/a2a/v1/a2a_pb.js';
-import type { Authenticator } from '../auth/authenticator.js';
-import type { CardIdentity } from '../core/card-identity.js';
+import { AgentCardSchema } from '../../../generated/proto/lf/a2a/v1/a2a_pb.js';
+import type { Authenticator } from '../../auth/authenticator.js';
+import type { CardIdentity } from '../../core/card-identity.js';
 import { securityToA2a } from './security-schemes.js';
 
 /** The A2A protocol version this boundary speaks. */
@@ -14,7 +15,18 @@ export const JSONRPC_BINDING = 'JSONRPC';
 
 const MODES = ['text/plain', 'application/json'];
 
-export function buildA2aCard(identity: CardIdentity, url: string, authenticator: Authenticator | null): JsonObject {
+/** What the card declares beyond the agent's identity. */
+export interface CardFeatures {
+  /** GetExtendedAgentCard answers an authenticated caller. */
+  readonly extendedCard?: boolean;
+}
+
+export function buildA2aCard(
+  identity: CardIdentity,
+  url: string,
+  authenticator: Authenticator | null,
+  features: CardFeatures = {},
+): JsonObject {
   const security = authenticator ? securityToA2a(authenticator.scheme) : null;
   const card = create(AgentCardSchema, {
     name: identity.name,
@@ -23,7 +35,7 @@ export function buildA2aCard(identity: CardIdentity, url: string, authenticator:
       { url: `${url.replace(/\/$/, '')}/`, protocolBinding: JSONRPC_BINDING, protocolVersion: A2A_PROTOCOL_VERSION },
     ],
     version: identity.version ?? '1.0.0',
-    capabilities: { streaming: false, pushNotifications: false, extendedAgentCard: false },
+    capabilities: { streaming: false, pushNotifications: false, extendedAgentCard: features.extendedCard === true },
     securitySchemes: security?.schemes ?? {},
     securityRequirements: security?.requirements ?? [],
     defaultInputModes: MODES,

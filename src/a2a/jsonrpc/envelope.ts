@@ -2,9 +2,10 @@
 // responses. What is a valid request is JSON-RPC's rule: an object with `jsonrpc` "2.0", a
 // string `method`, `params` (if any) an object or array, and `id` (if any) a string, a number
 // or null. A request without `id` is a notification, which gets no response.
-import { encodeNormalizedJson, PreEncoded } from '../core/json/encoded.js';
-import type { JsonDecodeResult } from '../core/off-thread-json.js';
-import { A2aRpcError, type RpcErrorObject } from './errors.js';
+import { encodeNormalizedJson, PreEncoded } from '../../core/json/encoded.js';
+import type { JsonDecodeResult } from '../../core/off-thread-json.js';
+import { A2aError } from '../errors/a2a-error.js';
+import { rpcErrorObject, type RpcErrorObject } from './errors.js';
 
 export type RpcId = string | number | null;
 
@@ -23,11 +24,11 @@ const EMPTY_BODY = 'the request body is empty; a JSON-RPC request object was exp
 
 /** Parses the body text; anything that is not JSON is a parse error (-32700). */
 export function parseRpcBody(text: string): unknown {
-  if (text.trim() === '') throw new A2aRpcError('parseError', EMPTY_BODY);
+  if (text.trim() === '') throw new A2aError('parseError', EMPTY_BODY);
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new A2aRpcError('parseError', `the request body is not valid JSON: ${(error as Error).message}`);
+    throw new A2aError('parseError', `the request body is not valid JSON: ${(error as Error).message}`);
   }
 }
 
@@ -37,10 +38,10 @@ export function parseRpcBody(text: string): unknown {
  */
 export function parsedRpcBody(decoded: JsonDecodeResult): unknown {
   if (decoded.kind === 'invalid_json') {
-    throw new A2aRpcError('parseError', `the request body is not valid JSON: ${decoded.parserMessage}`);
+    throw new A2aError('parseError', `the request body is not valid JSON: ${decoded.parserMessage}`);
   }
   const value = decoded.kind === 'value' ? decoded.value : undefined;
-  if (value === undefined) throw new A2aRpcError('parseError', EMPTY_BODY);
+  if (value === undefined) throw new A2aError('parseError', EMPTY_BODY);
   return value;
 }
 
@@ -54,18 +55,18 @@ export function usableId(value: unknown): RpcId {
 /** Reads one request object; a malformed one is an invalid request (-32600). */
 export function readRpcCall(value: unknown): RpcCall {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new A2aRpcError('invalidRequest', 'a JSON-RPC request must be an object');
+    throw new A2aError('invalidRequest', 'a JSON-RPC request must be an object');
   }
   const object = value as Record<string, unknown>;
-  if (object.jsonrpc !== '2.0') throw new A2aRpcError('invalidRequest', 'a JSON-RPC request needs "jsonrpc": "2.0"');
+  if (object.jsonrpc !== '2.0') throw new A2aError('invalidRequest', 'a JSON-RPC request needs "jsonrpc": "2.0"');
   if (typeof object.method !== 'string' || object.method === '') {
-    throw new A2aRpcError('invalidRequest', 'a JSON-RPC request needs "method", a non-empty string');
+    throw new A2aError('invalidRequest', 'a JSON-RPC request needs "method", a non-empty string');
   }
   const hasId = Object.hasOwn(object, 'id');
-  if (hasId && !isValidId(object.id)) throw new A2aRpcError('invalidRequest', '"id" must be a string, a number or null');
+  if (hasId && !isValidId(object.id)) throw new A2aError('invalidRequest', '"id" must be a string, a number or null');
   const params = object.params;
   if (params !== undefined && (typeof params !== 'object' || params === null)) {
-    throw new A2aRpcError('invalidRequest', '"params" must be an object or an array');
+    throw new A2aError('invalidRequest', '"params" must be an object or an array');
   }
   return { id: hasId ? (object.id as RpcId) : null, notification: !hasId, method: object.method, params };
 }
@@ -78,8 +79,8 @@ export function rpcResult(id: RpcId, result: unknown): RpcResponse {
   return { jsonrpc: '2.0', id, result };
 }
 
-export function rpcFailure(id: RpcId, error: A2aRpcError): RpcResponse {
-  return { jsonrpc: '2.0', id, error: error.toObject() };
+export function rpcFailure(id: RpcId, error: A2aError): RpcResponse {
+  return { jsonrpc: '2.0', id, error: rpcErrorObject(error) };
 }
 
 /** A response (or a batch of them) as the text the transport sends. */

@@ -4,9 +4,9 @@
 // caller's task keeps its id, the remote one goes in `metadata.a2a_remote` and in a
 // local-to-remote map (1 hour, 1,024 tasks, oldest first) that cancellation by local id uses.
 import { create, fromJson, type JsonValue } from '@bufbuild/protobuf';
-import { agentOperations } from '../../generated/operations/agent.js';
-import type { CallOptions, OperationSpec } from '../../generated/operations/spec.js';
-import type { Task as NativeTask } from '../../generated/types/index.js';
+import { agentOperations } from '../../../generated/operations/agent.js';
+import type { CallOptions, OperationSpec } from '../../../generated/operations/spec.js';
+import type { Task as NativeTask } from '../../../generated/types/index.js';
 import {
   AgentCardSchema,
   CancelTaskRequestSchema,
@@ -17,19 +17,19 @@ import {
   type AgentInterface,
   type SendMessageResponse,
   type Task,
-} from '../../generated/proto/lf/a2a/v1/a2a_pb.js';
+} from '../../../generated/proto/lf/a2a/v1/a2a_pb.js';
 import { toJson } from '@bufbuild/protobuf';
-import { nowIso } from '../core/clock.js';
-import { prepareTask, transition } from '../core/task-lifecycle.js';
-import { createTransport } from '../transport/factory.js';
-import type { Transport, TransportOptions } from '../transport/transport.js';
-import { A2A_CALL_SPANS } from './a2a-spans.js';
-import { A2A_PROTOCOL_VERSION, JSONRPC_BINDING } from './agent-card.js';
+import { nowIso } from '../../core/clock.js';
+import { prepareTask, transition } from '../../core/task-lifecycle.js';
+import { createTransport } from '../../transport/factory.js';
+import type { Transport, TransportOptions } from '../../transport/transport.js';
+import { A2A_CALL_SPANS } from '../jsonrpc/spans.js';
+import { A2A_PROTOCOL_VERSION, JSONRPC_BINDING } from '../card/agent-card.js';
 import { BoundedCache } from './bounded-cache.js';
 import { A2aClientError } from './errors.js';
-import { messageFromA2a, messageToA2a } from './messages.js';
+import { messageFromA2a, messageToA2a } from '../model/messages.js';
 import { sameOrigin } from './same-origin.js';
-import { applyRemoteTask, REMOTE_KEY, remoteRecord, type RemoteRecord } from './tasks.js';
+import { applyRemoteTask, REMOTE_KEY, remoteRecord, type RemoteRecord } from '../model/tasks.js';
 
 const TASK_ID_MAP_TTL_MS = 3_600_000;
 const TASK_ID_MAP_MAX = 1024;

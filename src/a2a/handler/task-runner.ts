@@ -1,9 +1,9 @@
-// What the JSON-RPC adapter needs from whatever runs tasks: run one to its end, and cancel one.
-// The agent server hands its engine in as this interface when it builds the adapter, so a2a
+// What the A2A request handler needs from whatever runs tasks: run one to its end, and cancel one.
+// The agent server hands its engine in as this interface when it builds the handler, so a2a
 // depends on two methods rather than on the agent folder that composes it.
-import type { CancelRequest, Task } from '../../generated/types/index.js';
-import type { PreEncoded } from '../core/json/encoded.js';
-import type { RequestContext } from '../transport/endpoint.js';
+import type { CancelRequest, Task } from '../../../generated/types/index.js';
+import type { PreEncoded } from '../../core/json/encoded.js';
+import type { RequestContext } from '../../transport/endpoint.js';
 
 export interface TaskRunner {
   /** Runs a task to its end; resolves with the finished task (its `value`) and its JSON. */

@@ -2,8 +2,8 @@
 // parley lacks (`rejected`, `auth-required`), which arrive from remote agents only and are
 // kept verbatim in the task's namespaced metadata while the native state takes the nearest
 // meaning (docs/a2a.md has the table).
-import type { TaskState as NativeState } from '../../generated/types/index.js';
-import { TaskState } from '../../generated/proto/lf/a2a/v1/a2a_pb.js';
+import type { TaskState as NativeState } from '../../../generated/types/index.js';
+import { TaskState } from '../../../generated/proto/lf/a2a/v1/a2a_pb.js';
 
 const TO_A2A: Readonly<Record<NativeState, TaskState>> = {
   submitted: TaskState.SUBMITTED,

@@ -6,9 +6,9 @@
 // same native part.
 import { create, fromJson, toJson, type JsonObject, type JsonValue } from '@bufbuild/protobuf';
 import { ValueSchema } from '@bufbuild/protobuf/wkt';
-import type { Part as NativePart } from '../../generated/types/index.js';
-import { PartSchema, type Part } from '../../generated/proto/lf/a2a/v1/a2a_pb.js';
-import { invalidParams } from './errors.js';
+import type { Part as NativePart } from '../../../generated/types/index.js';
+import { PartSchema, type Part } from '../../../generated/proto/lf/a2a/v1/a2a_pb.js';
+import { invalidParams } from '../errors/a2a-error.js';
 
 /** The metadata key that carries a native part type with no A2A twin. */
 const PART_TYPE_KEY = 'svcPartType';

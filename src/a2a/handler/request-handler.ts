@@ -1,0 +1,294 @@
+// The A2A 1.0 request handler: the A2A operations, one method per A2A method, whatever the
+// binding that carries them. Each takes the decoded protobuf-es request message and parley's
+// RequestContext and answers the ProtoJSON object of the response; a refusal is thrown as an
+// A2aError (or, from below: the task index, the engine, a store, as an error failures.ts turns
+// into one), which each binding maps to its own shape. Tasks run on the agent's own engine and
+// are remembered in the task index, scoped to the request's tenant and principal. Bindings live
+// beside this folder (jsonrpc/, and later rest/ and grpc/); they decode, check the version and
+// call these methods, and nothing here knows which one called.
+import type { JsonObject, MessageShape } from '@bufbuild/protobuf';
+import { timestampMs } from '@bufbuild/protobuf/wkt';
+import type { Task as NativeTask, TaskState as NativeState } from '../../../generated/types/index.js';
+import {
+  Role,
+  TaskState,
+  type CancelTaskRequestSchema,
+  type DeleteTaskPushNotificationConfigRequestSchema,
+  type GetExtendedAgentCardRequestSchema,
+  type GetTaskPushNotificationConfigRequestSchema,
+  type GetTaskRequestSchema,
+  type ListTaskPushNotificationConfigsRequestSchema,
+  type ListTasksRequestSchema,
+  type SendMessageRequestSchema,
+  type SubscribeToTaskRequestSchema,
+  type TaskPushNotificationConfigSchema,
+} from '../../../generated/proto/lf/a2a/v1/a2a_pb.js';
+import { newId } from '../../core/ids.js';
+import { isTerminal } from '../../core/task-state.js';
+import { transition } from '../../core/task-lifecycle.js';
+import type { RequestContext } from '../../transport/endpoint.js';
+import { EndpointError } from '../../transport/endpoint-error.js';
+import { MemoryTaskIndex } from '../../stores/memory/memory-task-index.js';
+import { statusTime } from '../../stores/task-entries.js';
+import { A2aError, invalidParams } from '../errors/a2a-error.js';
+import { messageFromA2a } from '../model/messages.js';
+import { stateFromA2a } from '../model/task-states.js';
+import { INBOUND_KEY, taskToA2aJson, type InboundRecord } from '../model/tasks.js';
+import { PageTokens } from './page-token.js';
+import type { IndexedTask, TaskIndex, TaskScope } from './task-index.js';
+import type { TaskRunner } from './task-runner.js';
+
+export interface A2aHandlerOptions {
+  /** Runs the tasks SendMessage submits and cancels them; the agent server hands in its engine. */
+  readonly engine: TaskRunner;
+  /** Where tasks are remembered; default an in-memory index (1 hour, 1,024 tasks). */
+  readonly index?: TaskIndex;
+  /** Signs ListTasks page tokens; replicas sharing an index share it. Default: made per process. */
+  readonly pageTokenKey?: Buffer;
+  /**
+   * Cancels a task another replica is running (replicas sharing an index): the canceled task,
+   * or undefined when no replica runs it.
+   */
+  readonly cancelElsewhere?: (id: string, principal: string | null, metadata: JsonObject) => Promise<NativeTask | undefined>;
+  /**
+   * The extended card GetExtendedAgentCard answers an authenticated caller (card/extended-card.ts);
+   * without it the method is unsupported, as the public card says (capabilities.extendedAgentCard).
+   */
+  readonly extendedCard?: () => JsonObject;
+}
+
+/** One event of a stream (SendStreamingMessage, SubscribeToTask): a StreamResponse in ProtoJSON. */
+export type StreamResponseJson = JsonObject;
+
+/** ListTasks page size when the request sets none, and the largest it may ask for. */
+const DEFAULT_PAGE_SIZE = 50;
+const MAX_PAGE_SIZE = 100;
+
+export class A2aRequestHandler {
+  readonly index: TaskIndex;
+  private readonly engine: TaskRunner;
+  private readonly tokens: PageTokens;
+  private readonly cancelElsewhere: A2aHandlerOptions['cancelElsewhere'];
+  private readonly extendedCard: A2aHandlerOptions['extendedCard'];
+
+  constructor(options: A2aHandlerOptions) {
+    this.engine = options.engine;
+    this.tokens = new PageTokens(options.pageTokenKey);
+    this.cancelElsewhere = options.cancelElsewhere;
+    this.extendedCard = options.extendedCard;
+    this.index = options.index ?? new MemoryTaskIndex();
+  }
+
+  async sendMessage(request: MessageShape<typeof SendMessageRequestSchema>, context: RequestContext): Promise<JsonObject> {
+    const message = request.message;
+    if (!message) throw invalidParams('/message', 'is required');
+    if (!message.messageId) throw invalidParams('/message/messageId', 'is required');
+    if (message.role === Role.UNSPECIFIED) throw invalidParams('/message/role', 'must be ROLE_USER or ROLE_AGENT');
+    if (message.parts.length === 0) throw invalidParams('/message/parts', 'must hold at least one part');
+    const configuration = request.configuration;
+    const historyLength = checkHistoryLength(configuration?.historyLength, '/configuration/historyLength');
+    const native = messageFromA2a(message, '/message');
+    const scope = scopeOf(request.tenant, context);
+    let entry: IndexedTask;
+    if (message.taskId) {
+      const found = await this.index.get(scope, message.taskId);
+      if (!found) throw new A2aError('taskNotFound', `task ${message.taskId} not found`);
+      if (message.contextId && message.contextId !== found.contextId) {
+        throw invalidParams('/message/contextId', `does not match the context of task ${found.id}`);
+      }
+      if (isTerminal(found.task.state ?? 'submitted')) {
+        throw new A2aError('unsupportedOperation', `task ${found.id} is ${found.task.state} and takes no more messages`);
+      }
+      if (found.active)
+        throw new A2aError(
+          'unsupportedOperation',
+          `task ${found.id} is still working; send the next message once it asks for one`,
+        );
+      entry = found;
+      (entry.task.messages ??= []).push(native);
+      entry.active = true;
+      await this.index.update(entry);
+    } else {
+      const contextId = message.contextId || newId();
+      const inbound: InboundRecord = { context_id: contextId, tenant: scope.tenant, message_id: message.messageId };
+      const task: NativeTask = { id: newId(), messages: [native], metadata: { [INBOUND_KEY]: inbound } };
+      entry = { id: task.id, contextId, tenant: scope.tenant, owner: scope.principal, task, active: true };
+      await this.index.add(entry);
+    }
+    const run = this.run(entry, context);
+    // Answered at once: a run that fails later (the engine refused it, the index is out of
+    // reach) has no caller left to tell, and must not end the process as an unhandled rejection.
+    if (configuration?.returnImmediately) run.catch(() => undefined);
+    else await run;
+    return { task: taskToA2aJson(entry.task, { contextId: entry.contextId, historyLength, includeArtifacts: true }) };
+  }
+
+  /** Runs the entry's task on the engine; the index learns when it settles. */
+  private run(entry: IndexedTask, context: RequestContext): Promise<void> {
+    const settle = () => {
+      entry.active = false;
+      return this.index.update(entry);
+    };
+    return this.engine.submit(entry.task, context).then(
+      (finished) => {
+        entry.task = finished.value as NativeTask;
+        return settle();
+      },
+      async (error: unknown) => {
+        // The engine refused the run itself (it was already running): the task is unchanged.
+        await settle();
+        throw error;
+      },
+    );
+  }
+
+  async getTask(request: MessageShape<typeof GetTaskRequestSchema>, context: RequestContext): Promise<JsonObject> {
+    if (!request.id) throw invalidParams('/id', 'is required');
+    const historyLength = checkHistoryLength(request.historyLength, '/historyLength');
+    const entry = await this.index.get(scopeOf(request.tenant, context), request.id);
+    if (!entry) throw new A2aError('taskNotFound', `task ${request.id} not found`);
+    return taskToA2aJson(entry.task, { contextId: entry.contextId, historyLength, includeArtifacts: true });
+  }
+
+  async listTasks(request: MessageShape<typeof ListTasksRequestSchema>, context: RequestContext): Promise<JsonObject> {
+    // Unset is the default; a 0 written out is below A2A's minimum of 1, as the official SDK holds too.
+    const pageSize = request.pageSize ?? DEFAULT_PAGE_SIZE;
+    if (pageSize < 1 || pageSize > MAX_PAGE_SIZE) throw invalidParams('/pageSize', `must be from 1 to ${MAX_PAGE_SIZE}`);
+    const historyLength = checkHistoryLength(request.historyLength, '/historyLength');
+    const after = request.pageToken ? this.tokens.decode(request.pageToken) : undefined;
+    let state: NativeState | undefined;
+    if (request.status !== TaskState.UNSPECIFIED) {
+      state = stateFromA2a(request.status);
+      // States parley never gives its own tasks: nothing can match them.
+      if (request.status === TaskState.REJECTED || request.status === TaskState.AUTH_REQUIRED)
+        state = 'no-such-state' as NativeState;
+    }
+    const statusAfter = request.statusTimestampAfter ? Number(timestampMs(request.statusTimestampAfter)) : undefined;
+    const page = await this.index.list(scopeOf(request.tenant, context), {
+      contextId: request.contextId || undefined,
+      state,
+      statusAfter,
+      after,
+      limit: pageSize,
+    });
+    const includeArtifacts = request.includeArtifacts ?? false;
+    const tasks = page.tasks.map((entry) =>
+      taskToA2aJson(entry.task, { contextId: entry.contextId, historyLength, includeArtifacts }),
+    );
+    const last = page.tasks.at(-1);
+    const nextPageToken = page.more && last ? this.tokens.encode({ time: statusTime(last.task), id: last.id }) : '';
+    return { tasks, nextPageToken, pageSize, totalSize: page.total };
+  }
+
+  async cancelTask(request: MessageShape<typeof CancelTaskRequestSchema>, context: RequestContext): Promise<JsonObject> {
+    if (!request.id) throw invalidParams('/id', 'is required');
+    const scope = scopeOf(request.tenant, context);
+    const entry = await this.index.get(scope, request.id);
+    if (!entry) throw new A2aError('taskNotFound', `task ${request.id} not found`);
+    if (isTerminal(entry.task.state ?? 'submitted')) {
+      throw new A2aError('taskNotCancelable', `task ${entry.id} is already ${entry.task.state}`);
+    }
+    const metadata: JsonObject = { ...request.metadata };
+    const reason = typeof metadata.reason === 'string' && metadata.reason ? metadata.reason : 'canceled by the A2A client';
+    let answer = entry.task;
+    try {
+      const canceled = this.engine.cancel({ id: entry.id, metadata: { ...metadata, reason } }, scope.principal);
+      // An active run is canceled in place (its settling updates the index); a task waiting for
+      // input comes back as a new record.
+      if (!entry.active) entry.task = canceled;
+      answer = canceled;
+    } catch (error) {
+      if (!(error instanceof EndpointError && error.code === 'not_found')) throw error;
+      // Running on another replica: that one stops it, and its settling updates the index.
+      const elsewhere = entry.active && this.cancelElsewhere;
+      const remote = elsewhere ? await elsewhere(entry.id, scope.principal, { ...metadata, reason }) : undefined;
+      if (remote) return taskToA2aJson(remote, { contextId: entry.contextId, includeArtifacts: true });
+      // The engine no longer remembers a task that waited for input (or, with replicas, no
+      // replica runs the task any more, its own having stopped): cancel the indexed record.
+      transition(entry.task, 'canceled', reason);
+      if (elsewhere) entry.active = false;
+      answer = entry.task;
+    }
+    if (!entry.active) await this.index.update(entry);
+    return taskToA2aJson(answer, { contextId: entry.contextId, includeArtifacts: true });
+  }
+
+  sendStreamingMessage(
+    _request: MessageShape<typeof SendMessageRequestSchema>,
+    _context: RequestContext,
+  ): AsyncIterable<StreamResponseJson> {
+    throw streamingUnsupported();
+  }
+
+  subscribeToTask(
+    _request: MessageShape<typeof SubscribeToTaskRequestSchema>,
+    _context: RequestContext,
+  ): AsyncIterable<StreamResponseJson> {
+    throw streamingUnsupported();
+  }
+
+  createTaskPushNotificationConfig(
+    _request: MessageShape<typeof TaskPushNotificationConfigSchema>,
+    _context: RequestContext,
+  ): Promise<JsonObject> {
+    return pushUnsupported();
+  }
+
+  getTaskPushNotificationConfig(
+    _request: MessageShape<typeof GetTaskPushNotificationConfigRequestSchema>,
+    _context: RequestContext,
+  ): Promise<JsonObject> {
+    return pushUnsupported();
+  }
+
+  listTaskPushNotificationConfigs(
+    _request: MessageShape<typeof ListTaskPushNotificationConfigsRequestSchema>,
+    _context: RequestContext,
+  ): Promise<JsonObject> {
+    return pushUnsupported();
+  }
+
+  deleteTaskPushNotificationConfig(
+    _request: MessageShape<typeof DeleteTaskPushNotificationConfigRequestSchema>,
+    _context: RequestContext,
+  ): Promise<JsonObject> {
+    return pushUnsupported();
+  }
+
+  /**
+   * The extended card, to an authenticated caller only. The route already refuses a caller
+   * without valid credentials (HTTP 401) when the agent has an authenticator, and the agent
+   * refuses an extended card without one; the check here keeps the rule where the card is.
+   */
+  getExtendedAgentCard(
+    _request: MessageShape<typeof GetExtendedAgentCardRequestSchema>,
+    context: RequestContext,
+  ): Promise<JsonObject> {
+    // A2A: without capabilities.extendedAgentCard the method is UnsupportedOperation.
+    if (!this.extendedCard)
+      return Promise.reject(
+        new A2aError('unsupportedOperation', 'this agent has no extended card (capabilities.extendedAgentCard is false)'),
+      );
+    if (!context.security)
+      return Promise.reject(new A2aError('unsupportedOperation', 'the extended card is shown to authenticated callers only'));
+    return Promise.resolve(this.extendedCard());
+  }
+}
+
+function streamingUnsupported(): A2aError {
+  return new A2aError('unsupportedOperation', 'streaming is not supported by this agent (capabilities.streaming is false)');
+}
+
+function pushUnsupported(): Promise<never> {
+  return Promise.reject(new A2aError('pushNotificationNotSupported', 'push notifications are not supported by this agent'));
+}
+
+/** The tenant is the request's `tenant` parameter ('' when absent); the principal is the authenticated one. */
+function scopeOf(tenant: string, context: RequestContext): TaskScope {
+  return { tenant, principal: context.security?.principal_id ?? null };
+}
+
+function checkHistoryLength(value: number | undefined, pointer: string): number | undefined {
+  if (value !== undefined && value < 0) throw invalidParams(pointer, 'must not be negative');
+  return value;
+}
