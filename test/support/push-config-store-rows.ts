@@ -10,7 +10,7 @@ import {
   type PushConfigStore,
   type StoredPushConfig,
 } from '../../src/a2a/push/push-config-store.js';
-import type { TaskScope } from '../../src/a2a/task-index.js';
+import type { TaskScope } from '../../src/a2a/handler/task-index.js';
 
 export interface ClockedPushStore {
   readonly store: PushConfigStore;

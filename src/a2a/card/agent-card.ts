@@ -1,6 +1,7 @@
 // The public A2A 1.0 card (GET /.well-known/agent-card.json): the agent's identity, one
-// JSON-RPC interface at the agent's root speaking A2A 1.0, streaming and push notifications
-// declared off, the extended card on when the agent has one (extended-card.ts), and the
+// JSON-RPC interface at the agent's root speaking A2A 1.0, streaming declared off, push
+// notifications on unless the agent turned them off, the extended card on when the agent has
+// one (extended-card.ts), and the
 // authenticator's scheme as A2A security.
 import { create, toJson, type JsonObject } from '@bufbuild/protobuf';
 import { AgentCardSchema } from '../../../generated/proto/lf/a2a/v1/a2a_pb.js';
@@ -19,6 +20,8 @@ const MODES = ['text/plain', 'application/json'];
 export interface CardFeatures {
   /** GetExtendedAgentCard answers an authenticated caller. */
   readonly extendedCard?: boolean;
+  /** The push-notification config methods and delivery are on (capabilities.pushNotifications). */
+  readonly pushNotifications?: boolean;
 }
 
 export function buildA2aCard(
@@ -35,7 +38,11 @@ export function buildA2aCard(
       { url: `${url.replace(/\/$/, '')}/`, protocolBinding: JSONRPC_BINDING, protocolVersion: A2A_PROTOCOL_VERSION },
     ],
     version: identity.version ?? '1.0.0',
-    capabilities: { streaming: false, pushNotifications: false, extendedAgentCard: features.extendedCard === true },
+    capabilities: {
+      streaming: false,
+      pushNotifications: features.pushNotifications === true,
+      extendedAgentCard: features.extendedCard === true,
+    },
     securitySchemes: security?.schemes ?? {},
     securityRequirements: security?.requirements ?? [],
     defaultInputModes: MODES,

@@ -17,7 +17,7 @@ import {
 import { newId } from '../../core/ids.js';
 import type { StoredPushConfig } from '../../stores/push-configs.js';
 import type { TaskScope } from '../../stores/task-entries.js';
-import { invalidParams } from '../errors.js';
+import { invalidParams } from '../errors/a2a-error.js';
 import type { DestinationPolicy } from './destination-policy.js';
 
 const MAX_URL = 2048;

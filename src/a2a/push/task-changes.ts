@@ -8,9 +8,9 @@ import { timestampFromMs } from '@bufbuild/protobuf/wkt';
 import type { Message as NativeMessage, Task as NativeTask } from '../../../generated/types/index.js';
 import { StreamResponseSchema, TaskState } from '../../../generated/proto/lf/a2a/v1/a2a_pb.js';
 import { statusTime } from '../../stores/task-entries.js';
-import { artifactToA2a } from '../artifacts.js';
-import { messageToA2a } from '../messages.js';
-import { stateToA2a } from '../task-states.js';
+import { artifactToA2a } from '../model/artifacts.js';
+import { messageToA2a } from '../model/messages.js';
+import { stateToA2a } from '../model/task-states.js';
 import type { TaskChange } from './push-delivery.js';
 
 /** The task is now in its current state: one status update. */

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { create } from '@bufbuild/protobuf';
 import { TaskPushNotificationConfigSchema } from '../../../generated/proto/lf/a2a/v1/a2a_pb.js';
-import { A2aRpcError } from '../../../src/a2a/errors.js';
+import { A2aError } from '../../../src/a2a/errors/a2a-error.js';
 import { DestinationPolicy } from '../../../src/a2a/push/destination-policy.js';
 import { configFromA2a, configToA2a } from '../../../src/a2a/push/push-config.js';
 
@@ -82,13 +82,13 @@ const BAD: readonly [string, Record<string, unknown>, string, RegExp][] = [
 ];
 
 for (const [name, fields, field, message] of BAD) {
-  test(`refused with -32602: ${name}`, () => {
+  test(`refused as invalid params: ${name}`, () => {
     for (const pointer of ['', '/configuration/taskPushNotificationConfig']) {
       assert.throws(
         () => read(fields, pointer),
         (error: unknown) =>
-          error instanceof A2aRpcError &&
-          error.code === -32602 &&
+          error instanceof A2aError &&
+          error.kind === 'invalidParams' &&
           error.metadata?.field === `/params${pointer}${field}` &&
           message.test(error.message),
       );
