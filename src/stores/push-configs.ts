@@ -9,7 +9,7 @@
 import { shareOf, type TaskScope } from './task-entries.js';
 
 /** Credentials sent in the webhook call's Authorization header: `<scheme> <credentials>`. */
-export interface StoredPushAuthentication {
+interface StoredPushAuthentication {
   readonly scheme: string;
   readonly credentials: string;
 }

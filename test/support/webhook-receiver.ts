@@ -9,13 +9,13 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TestContext } from 'node:test';
 
-export interface ReceivedCall {
+interface ReceivedCall {
   readonly headers: IncomingHttpHeaders;
   readonly body: string;
   readonly path: string;
 }
 
-export type Answer =
+type Answer =
   | { readonly status: number; readonly headers?: Record<string, string>; readonly body?: string | Buffer }
   | 'hang';
 

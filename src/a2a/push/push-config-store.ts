@@ -6,13 +6,7 @@
 import type { StoredPushConfig } from '../../stores/push-configs.js';
 import type { TaskScope } from '../../stores/task-entries.js';
 
-export {
-  DEFAULT_PUSH_CONFIG_BOUNDS,
-  PushConfigQuotaError,
-  type PushConfigBounds,
-  type StoredPushAuthentication,
-  type StoredPushConfig,
-} from '../../stores/push-configs.js';
+export { PushConfigQuotaError, type PushConfigBounds, type StoredPushConfig } from '../../stores/push-configs.js';
 
 export interface PushConfigStore {
   /**

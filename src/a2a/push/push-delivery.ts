@@ -26,7 +26,7 @@ import { webhookAgents, type WebhookAgentOptions, type WebhookAgents } from './w
 import { postWebhook, type AttemptResult } from './webhook-post.js';
 
 /** The header that carries a config's `token`, as the A2A specification's example names it. */
-export const NOTIFICATION_TOKEN_HEADER = 'X-A2A-Notification-Token';
+const NOTIFICATION_TOKEN_HEADER = 'X-A2A-Notification-Token';
 
 /** The media type of a webhook call's body (a StreamResponse, as the HTTP+JSON binding writes it). */
 const PUSH_CONTENT_TYPE = 'application/a2a+json';
@@ -365,7 +365,7 @@ export class PushDelivery {
 }
 
 /** The headers of a call for this config: the token in its own header, the authentication in Authorization. */
-export function webhookHeaders(config: StoredPushConfig): Record<string, string> {
+function webhookHeaders(config: StoredPushConfig): Record<string, string> {
   const headers: Record<string, string> = { 'content-type': PUSH_CONTENT_TYPE };
   if (config.token) headers[NOTIFICATION_TOKEN_HEADER] = config.token;
   if (config.authentication) headers.authorization = `${config.authentication.scheme} ${config.authentication.credentials}`;

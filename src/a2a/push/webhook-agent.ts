@@ -14,7 +14,7 @@ import type { Duplex } from 'node:stream';
 import type { AddressClass, DestinationPolicy } from './destination-policy.js';
 
 /** Resolves a host name to its addresses (tests hand in their own; default the system resolver). */
-export type Resolver = (hostname: string) => Promise<readonly LookupAddress[]>;
+type Resolver = (hostname: string) => Promise<readonly LookupAddress[]>;
 
 /** A connection refused by the destination policy. */
 export class DestinationRefusedError extends Error {
@@ -29,7 +29,7 @@ export class DestinationRefusedError extends Error {
   }
 }
 
-export const systemResolver: Resolver = (hostname) =>
+const systemResolver: Resolver = (hostname) =>
   new Promise((resolve, reject) => {
     dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses)));
   });
