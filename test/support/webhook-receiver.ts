@@ -15,9 +15,7 @@ interface ReceivedCall {
   readonly path: string;
 }
 
-type Answer =
-  | { readonly status: number; readonly headers?: Record<string, string>; readonly body?: string | Buffer }
-  | 'hang';
+type Answer = { readonly status: number; readonly headers?: Record<string, string>; readonly body?: string | Buffer } | 'hang';
 
 export interface WebhookReceiver {
   /** `http://127.0.0.1:PORT` (or https://). */
