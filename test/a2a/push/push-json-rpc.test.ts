@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import { ClientFactory, type Client } from '@a2a-js/sdk/client';
 import { TaskNotFoundError } from '@a2a-js/sdk/errors';
 import { needsInput, type AgentHandler } from '../../../src/agent/handler.js';
-import type { AgentServerOptions } from '../../../src/agent/agent-server.js';
+import { AgentServer, type AgentServerOptions } from '../../../src/agent/agent-server.js';
+import { ConfigError, InvalidArgumentError } from '../../../src/core/errors.js';
 import type { A2aPushOptions } from '../../../src/a2a/push/push-notifications.js';
 import type { PushOutcome } from '../../../src/a2a/push/push-delivery.js';
 import { call, startA2aAgent } from '../support.js';
@@ -323,5 +324,21 @@ describe('A2A push notifications over JSON-RPC', () => {
       assert.equal((await call(url, method, params)).error?.code, -32001, method);
     }
     assert.equal((await call(url, 'GetTaskPushNotificationConfig', { tenant: 'acme', taskId: task.id, id: 'c' })).result.id, 'c');
+  });
+
+  test('a2aPush is checked when the server is built', () => {
+    assert.throws(() => new AgentServer({ name: 'x', a2aPush: true }), InvalidArgumentError, 'without a2a');
+    for (const [options, field] of [
+      [{ allow: ['10.0.0.0/99'] }, 'a2a push allow'],
+      [{ maxAttempts: 0 }, 'a2aPush.maxAttempts'],
+      [{ attemptTimeoutMs: 1.5 }, 'a2aPush.attemptTimeoutMs'],
+      [{ maxConfigsPerTask: -1 }, 'a2aPush.maxConfigsPerTask'],
+    ] as const) {
+      assert.throws(
+        () => new AgentServer({ name: 'x', a2a: true, a2aPush: options as never }),
+        (error: unknown) => error instanceof ConfigError && error.field === field,
+        JSON.stringify(options),
+      );
+    }
   });
 });
