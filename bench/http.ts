@@ -1,7 +1,9 @@
 // bench/http: native POST /tasks/ to the echo agent on the http transport against a raw
 // node:http JSON server, same load generator (autocannon, 32 connections), same run, rounds
 // alternated; servers on one core, the load generator on the other (cpu-pinning.ts). Target:
-// parley at least 70% of the raw baseline. Also: runtime transport round trip per 1 KB task (the
+// parley at least 70% of the raw baseline. Then `parley serve agent` as users start it, with its
+// default logging (a JSON line per request) against --log-level silent, stdout a pipe read line
+// by line as a log collector reads it; target: at least 0.90. Also: runtime transport round trip per 1 KB task (the
 // compiled code, in this process) against serializing the same task in and out; target: a
 // median round trip under 20 µs.
 import { randomUUID } from 'node:crypto';
@@ -39,6 +41,37 @@ async function httpComparison(): Promise<void> {
   console.log(
     `parley / (raw, parley-sized answer): ${ratio('parley http', 'raw, parley-sized answer').toFixed(2)} ` +
       `(informational: the raw echo answers ${RAW_ANSWER_NOTE})`,
+  );
+}
+
+/** The compiled `parley` command, reporting its CPU at exit. */
+const CLI = 'bench/servers/cli-serve.mjs';
+const CLI_SERVE = ['serve', 'agent', '--url', 'http://127.0.0.1:0'];
+
+async function cliLogging(): Promise<void> {
+  const contenders = [
+    contender('serve agent, default logging', CLI, CLI_SERVE),
+    contender('serve agent, --log-level silent', CLI, [...CLI_SERVE, '--log-level', 'silent']),
+    // Informational: a line per write, as the command logged before its lines were batched.
+    contender('a write per line (before)', 'bench/servers/parley-agent.mjs', ['http', 'http://127.0.0.1:0', 'log-each-line']),
+  ];
+  // child-server.ts reads each server's stdout line by line: the log collector.
+  await runContenders(contenders);
+  const rounds = (name: string) => contenders.find((one) => one.name === name)!.runs.map((run) => run.rps);
+  const best = (name: string) => Math.max(...rounds(name));
+  console.log(
+    `\nparley serve agent's logging, POST /tasks/ (${CONNECTIONS} connections, ${SECONDS}s x ${ROUNDS} rounds alternated)`,
+  );
+  console.table(contenderRows(contenders));
+  const [logged, silent, before] = contenders.map((one) => one.name) as [string, string, string];
+  const paired = pairedRatios(rounds(logged), rounds(silent));
+  console.log(`default logging / silent: ${judgeRatio(paired, best(logged) / best(silent), 0.9)}`);
+  const cost = (name: string) => cpuPerRequest(contenders.find((one) => one.name === name)!) ?? Number.NaN;
+  console.log(
+    `CPU cost ratio silent/default logging: ${(cost(silent) / cost(logged)).toFixed(3)}; a write per line: ${(cost(silent) / cost(before)).toFixed(3)} (the same ratios in CPU time, steadier on a busy machine)`,
+  );
+  console.log(
+    `a write per line / silent: median ${median(pairedRatios(rounds(before), rounds(silent))).toFixed(3)} (informational)`,
   );
 }
 
@@ -96,4 +129,5 @@ execFileSync('npm', ['run', '-s', 'build'], { stdio: 'inherit' });
 pinLoadGenerator();
 console.log(pinningNote());
 await httpComparison();
+await cliLogging();
 await runtimeRoundTrip();

@@ -96,6 +96,10 @@ function operation(
       schema: { type: 'string' },
     },
   ];
+  // Path templates (A2A's HTTP+JSON routes: /a2a/rest/tasks/{id}): each name is a path parameter.
+  for (const [, name] of op.path.matchAll(/\{([^}]+)\}/g)) {
+    parameters.push({ name, in: 'path', required: true, schema: { type: 'string' } });
+  }
   if (op.idempotent) {
     parameters.push({
       name: 'Idempotency-Key',
@@ -128,10 +132,15 @@ function operation(
     ...(op.public && { security: [] }),
     parameters,
     ...(op.request && {
-      requestBody: { required: true, content: { 'application/json': { schema: schemaFor(op.request) } } },
+      // A2A's cancel and subscribe take every field from the path: their body may be left out.
+      requestBody: {
+        required: !/:(cancel|subscribe)$/.test(op.path),
+        content: { 'application/json': { schema: schemaFor(op.request) } },
+      },
     }),
     responses,
     ...(op.path === '/' && { externalDocs: { url: A2A_DOCS, description: 'A2A 1.0 JSON-RPC binding' } }),
+    ...(op.path.startsWith('/a2a/rest/') && { externalDocs: { url: A2A_DOCS, description: 'A2A 1.0 HTTP+JSON binding' } }),
   };
 }
 
@@ -142,6 +151,16 @@ function responseContent(op: OperationEntry, schemaFor: (name: string) => Json):
     case 'text/plain':
       return { 'text/plain': { schema: { type: 'string', description: 'Prometheus text exposition format 0.0.4' } } };
     case 'text/event-stream':
+      // A2A's own streams carry A2A StreamResponse objects, not parley's frames.
+      if (op.response?.startsWith('a2a:'))
+        return {
+          'text/event-stream': {
+            schema: {
+              type: 'string',
+              description: 'Server-sent events: each `data:` line is one A2A 1.0 StreamResponse (ProtoJSON).',
+            },
+          },
+        };
       return {
         'text/event-stream': {
           schema: {

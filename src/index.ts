@@ -1,8 +1,8 @@
 // parley's public API: what users call (servers, clients, authenticators, model providers,
 // stores, metrics), the errors they catch, and the wire types. Generated pieces (types,
 // validators, operation tables, typed clients, handler interfaces) are also importable on their
-// own: parley/types, parley/validators, ... The pipeline's plumbing (endpoint tables, span
-// starts, stream items) is in parley/internal (src/internal.ts), which may change in any release.
+// own: parley-agents/types, parley-agents/validators, ... The pipeline's plumbing (endpoint tables, span
+// starts, stream items) is in parley-agents/internal (src/internal.ts), which may change in any release.
 
 export { AgentServer, type AgentServerOptions, type StatePolicy } from './agent/agent-server.js';
 export { advertisedSchemes, type AdvertisedScheme } from './agent/agent-card.js';
@@ -38,7 +38,7 @@ export { MemoryRegistryStore } from './stores/memory/memory-registry-store.js';
 export { SqliteRegistryStore, type SqliteRegistryStoreOptions } from './stores/sqlite/sqlite-registry-store.js';
 export { RegistryStoreError, type RegistryStoreErrorCode } from './stores/sqlite/sqlite-error.js';
 export { RedisRegistryStore } from './stores/redis/redis-registry-store.js';
-export type { RedisConnectOptions } from './stores/redis/redis-connection.js';
+export type { RedisConnectOptions } from './stores/redis/redis-target.js';
 export { RedisStoreError, type RedisStoreErrorCode } from './stores/redis/redis-error.js';
 export { StoreUnavailableError } from './core/store-unavailable-error.js';
 export type { IdempotencyBounds, IdempotencyRunner, IdempotencyStore } from './transport/idempotency-store.js';
@@ -50,6 +50,8 @@ export { JwtAuthenticator, JWT_ALGORITHMS, type JwtAlgorithm, type JwtAuthentica
 export { OAuthDelegationAuthenticator, type OAuthDelegationAuthenticatorOptions } from './auth/oauth-delegation.js';
 export { createSecurityContext, isExpired, NaiveTimestampError, type SecurityContextInit } from './auth/security-context.js';
 export { extractCredentials } from './auth/credentials.js';
+export type { BearerToken, ClientAuth } from './auth/client-auth.js';
+export type { Pem, TlsMaterial, TransportTlsOptions } from './tls/tls-material.js';
 export {
   estimateTokens,
   type ChatTurn,
@@ -81,7 +83,7 @@ export {
 } from './llm/providers/step-call.js';
 export { Transport, type TransportOptions } from './transport/transport.js';
 export { TRANSPORT_NAMES } from './transport/factory.js';
-export type { MountedAgentTransport } from './transport/http/express-adapter.js';
+export type { MountedAgentTransport, MountOptions } from './transport/http/express-adapter.js';
 export { createMountedTransport, createTransport } from './observability/observed-transport.js';
 export type { BindingCapabilities, Capabilities, Capability, TransportName } from './transport/capabilities.js';
 export {

@@ -1,4 +1,4 @@
-// parley/internal: the pipeline's plumbing, for code that builds its own endpoint tables or
+// parley-agents/internal: the pipeline's plumbing, for code that builds its own endpoint tables or
 // transports around parley's pipeline (and for parley's own tests and benchmarks). Nothing here
 // is part of the public API: any name may change or go in any release, minor and patch included,
 // without a line in the upgrading notes. What users call is in the main entry (`parley`).

@@ -7,7 +7,7 @@ export const agentOpenApi = {
   "info": {
     "title": "parley agent API",
     "version": "0.1.0",
-    "description": "Endpoints of an agent server. The same table is served over every transport; `availability` says where a route exists. The `a2a:` references (`a2a:AgentCard`, `a2a:JSONRPCRequest`, `a2a:JSONRPCResponse`) are A2A 1.0 types owned by the A2A adapter, not native schemas: the JSON-RPC route carries many A2A methods, so it is neither idempotent nor retried as a whole.\n\nGenerated from schemas/operations/agent.json and schemas/native/."
+    "description": "Endpoints of an agent server. The same table is served over every transport; `availability` says where a route exists. The `a2a:` references (`a2a:AgentCard`, `a2a:JSONRPCRequest`, `a2a:JSONRPCResponse`) are A2A 1.0 types owned by the A2A adapter, not native schemas: the JSON-RPC route carries many A2A methods, so it is neither idempotent nor retried as a whole. The HTTP+JSON routes live under /a2a/rest (the native /tasks/ routes own /tasks at the root); each also answers under a tenant prefix, /a2a/rest/{tenant}/..., as A2A's proto declares. Routes that answer with server-sent events are unary routes whose answer turns into a stream once the request is accepted, so a refusal is an ordinary JSON error.\n\nGenerated from schemas/operations/agent.json and schemas/native/."
   },
   "tags": [
     {
@@ -524,6 +524,627 @@ export const agentOpenApi = {
         "externalDocs": {
           "url": "https://a2a-protocol.org/latest/specification/",
           "description": "A2A 1.0 JSON-RPC binding"
+        }
+      }
+    },
+    "/a2a/rest/message:send": {
+      "post": {
+        "operationId": "a2aRestSendMessage",
+        "summary": "A2A 1.0 HTTP+JSON SendMessage: the request in the body, the task in the answer.",
+        "description": "A2A 1.0 HTTP+JSON SendMessage: the request in the body, the task in the answer.\n\nAvailability: a2a.",
+        "tags": [
+          "agent"
+        ],
+        "parameters": [
+          {
+            "name": "X-Svc-Request-ID",
+            "in": "header",
+            "required": false,
+            "description": "Correlation id; the server echoes it and generates one when absent.",
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "description": "A2A 1.0 SendMessageRequest (ProtoJSON); see the A2A specification."
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "Success.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "description": "A2A 1.0 SendMessageResponse (ProtoJSON); see the A2A specification."
+                }
+              }
+            }
+          },
+          "default": {
+            "$ref": "#/components/responses/Error"
+          }
+        },
+        "externalDocs": {
+          "url": "https://a2a-protocol.org/latest/specification/",
+          "description": "A2A 1.0 HTTP+JSON binding"
+        }
+      }
+    },
+    "/a2a/rest/message:stream": {
+      "post": {
+        "operationId": "a2aRestSendStreamingMessage",
+        "summary": "A2A 1.0 HTTP+JSON SendStreamingMessage: a refusal is a JSON error, an accepted request is answered with server-sent events (a unary route whose answer is a stream).",
+        "description": "A2A 1.0 HTTP+JSON SendStreamingMessage: a refusal is a JSON error, an accepted request is answered with server-sent events (a unary route whose answer is a stream).\n\nAvailability: a2a.",
+        "tags": [
+          "agent"
+        ],
+        "parameters": [
+          {
+            "name": "X-Svc-Request-ID",
+            "in": "header",
+            "required": false,
+            "description": "Correlation id; the server echoes it and generates one when absent.",
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "description": "A2A 1.0 SendMessageRequest (ProtoJSON); see the A2A specification."
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "Success.",
+            "content": {
+              "text/event-stream": {
+                "schema": {
+                  "type": "string",
+                  "description": "Server-sent events: each `data:` line is one A2A 1.0 StreamResponse (ProtoJSON)."
+                }
+              }
+            }
+          },
+          "default": {
+            "$ref": "#/components/responses/Error"
+          }
+        },
+        "externalDocs": {
+          "url": "https://a2a-protocol.org/latest/specification/",
+          "description": "A2A 1.0 HTTP+JSON binding"
+        }
+      }
+    },
+    "/a2a/rest/tasks/{id}": {
+      "get": {
+        "operationId": "a2aRestGetTask",
+        "summary": "A2A 1.0 HTTP+JSON GetTask (historyLength in the query).",
+        "description": "A2A 1.0 HTTP+JSON GetTask (historyLength in the query).\n\nAvailability: a2a.",
+        "tags": [
+          "agent"
+        ],
+        "parameters": [
+          {
+            "name": "X-Svc-Request-ID",
+            "in": "header",
+            "required": false,
+            "description": "Correlation id; the server echoes it and generates one when absent.",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "Success.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "description": "A2A 1.0 Task (ProtoJSON); see the A2A specification."
+                }
+              }
+            }
+          },
+          "default": {
+            "$ref": "#/components/responses/Error"
+          }
+        },
+        "externalDocs": {
+          "url": "https://a2a-protocol.org/latest/specification/",
+          "description": "A2A 1.0 HTTP+JSON binding"
+        }
+      }
+    },
+    "/a2a/rest/tasks": {
+      "get": {
+        "operationId": "a2aRestListTasks",
+        "summary": "A2A 1.0 HTTP+JSON ListTasks (filters and paging in the query).",
+        "description": "A2A 1.0 HTTP+JSON ListTasks (filters and paging in the query).\n\nAvailability: a2a.",
+        "tags": [
+          "agent"
+        ],
+        "parameters": [
+          {
+            "name": "X-Svc-Request-ID",
+            "in": "header",
+            "required": false,
+            "description": "Correlation id; the server echoes it and generates one when absent.",
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "Success.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "description": "A2A 1.0 ListTasksResponse (ProtoJSON); see the A2A specification."
+                }
+              }
+            }
+          },
+          "default": {
+            "$ref": "#/components/responses/Error"
+          }
+        },
+        "externalDocs": {
+          "url": "https://a2a-protocol.org/latest/specification/",
+          "description": "A2A 1.0 HTTP+JSON binding"
+        }
+      }
+    },
+    "/a2a/rest/tasks/{id}:cancel": {
+      "post": {
+        "operationId": "a2aRestCancelTask",
+        "summary": "A2A 1.0 HTTP+JSON CancelTask (the body, metadata among it, may be left out).",
+        "description": "A2A 1.0 HTTP+JSON CancelTask (the body, metadata among it, may be left out).\n\nAvailability: a2a.",
+        "tags": [
+          "agent"
+        ],
+        "parameters": [
+          {
+            "name": "X-Svc-Request-ID",
+            "in": "header",
+            "required": false,
+            "description": "Correlation id; the server echoes it and generates one when absent.",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "requestBody": {
+          "required": false,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "description": "A2A 1.0 CancelTaskRequest (ProtoJSON); see the A2A specification."
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "Success.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "description": "A2A 1.0 Task (ProtoJSON); see the A2A specification."
+                }
+              }
+            }
+          },
+          "default": {
+            "$ref": "#/components/responses/Error"
+          }
+        },
+        "externalDocs": {
+          "url": "https://a2a-protocol.org/latest/specification/",
+          "description": "A2A 1.0 HTTP+JSON binding"
+        }
+      }
+    },
+    "/a2a/rest/tasks/{id}:subscribe": {
+      "post": {
+        "operationId": "a2aRestSubscribeToTask",
+        "summary": "A2A 1.0 HTTP+JSON SubscribeToTask, as the specification text and the official SDK send it (POST): a refusal is a JSON error, else server-sent events.",
+        "description": "A2A 1.0 HTTP+JSON SubscribeToTask, as the specification text and the official SDK send it (POST): a refusal is a JSON error, else server-sent events.\n\nAvailability: a2a.",
+        "tags": [
+          "agent"
+        ],
+        "parameters": [
+          {
+            "name": "X-Svc-Request-ID",
+            "in": "header",
+            "required": false,
+            "description": "Correlation id; the server echoes it and generates one when absent.",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "requestBody": {
+          "required": false,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "description": "A2A 1.0 SubscribeToTaskRequest (ProtoJSON); see the A2A specification."
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "Success.",
+            "content": {
+              "text/event-stream": {
+                "schema": {
+                  "type": "string",
+                  "description": "Server-sent events: each `data:` line is one A2A 1.0 StreamResponse (ProtoJSON)."
+                }
+              }
+            }
+          },
+          "default": {
+            "$ref": "#/components/responses/Error"
+          }
+        },
+        "externalDocs": {
+          "url": "https://a2a-protocol.org/latest/specification/",
+          "description": "A2A 1.0 HTTP+JSON binding"
+        }
+      },
+      "get": {
+        "operationId": "a2aRestSubscribeToTaskByGet",
+        "summary": "A2A 1.0 HTTP+JSON SubscribeToTask as the proto annotation declares it (GET); the same as the POST route.",
+        "description": "A2A 1.0 HTTP+JSON SubscribeToTask as the proto annotation declares it (GET); the same as the POST route.\n\nAvailability: a2a.",
+        "tags": [
+          "agent"
+        ],
+        "parameters": [
+          {
+            "name": "X-Svc-Request-ID",
+            "in": "header",
+            "required": false,
+            "description": "Correlation id; the server echoes it and generates one when absent.",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "Success.",
+            "content": {
+              "text/event-stream": {
+                "schema": {
+                  "type": "string",
+                  "description": "Server-sent events: each `data:` line is one A2A 1.0 StreamResponse (ProtoJSON)."
+                }
+              }
+            }
+          },
+          "default": {
+            "$ref": "#/components/responses/Error"
+          }
+        },
+        "externalDocs": {
+          "url": "https://a2a-protocol.org/latest/specification/",
+          "description": "A2A 1.0 HTTP+JSON binding"
+        }
+      }
+    },
+    "/a2a/rest/tasks/{taskId}/pushNotificationConfigs": {
+      "post": {
+        "operationId": "a2aRestCreateTaskPushNotificationConfig",
+        "summary": "A2A 1.0 HTTP+JSON CreateTaskPushNotificationConfig.",
+        "description": "A2A 1.0 HTTP+JSON CreateTaskPushNotificationConfig.\n\nAvailability: a2a.",
+        "tags": [
+          "agent"
+        ],
+        "parameters": [
+          {
+            "name": "X-Svc-Request-ID",
+            "in": "header",
+            "required": false,
+            "description": "Correlation id; the server echoes it and generates one when absent.",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "taskId",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "type": "object",
+                "description": "A2A 1.0 TaskPushNotificationConfig (ProtoJSON); see the A2A specification."
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "Success.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "description": "A2A 1.0 TaskPushNotificationConfig (ProtoJSON); see the A2A specification."
+                }
+              }
+            }
+          },
+          "default": {
+            "$ref": "#/components/responses/Error"
+          }
+        },
+        "externalDocs": {
+          "url": "https://a2a-protocol.org/latest/specification/",
+          "description": "A2A 1.0 HTTP+JSON binding"
+        }
+      },
+      "get": {
+        "operationId": "a2aRestListTaskPushNotificationConfigs",
+        "summary": "A2A 1.0 HTTP+JSON ListTaskPushNotificationConfigs (paging in the query).",
+        "description": "A2A 1.0 HTTP+JSON ListTaskPushNotificationConfigs (paging in the query).\n\nAvailability: a2a.",
+        "tags": [
+          "agent"
+        ],
+        "parameters": [
+          {
+            "name": "X-Svc-Request-ID",
+            "in": "header",
+            "required": false,
+            "description": "Correlation id; the server echoes it and generates one when absent.",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "taskId",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "Success.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "description": "A2A 1.0 ListTaskPushNotificationConfigsResponse (ProtoJSON); see the A2A specification."
+                }
+              }
+            }
+          },
+          "default": {
+            "$ref": "#/components/responses/Error"
+          }
+        },
+        "externalDocs": {
+          "url": "https://a2a-protocol.org/latest/specification/",
+          "description": "A2A 1.0 HTTP+JSON binding"
+        }
+      }
+    },
+    "/a2a/rest/tasks/{taskId}/pushNotificationConfigs/{id}": {
+      "get": {
+        "operationId": "a2aRestGetTaskPushNotificationConfig",
+        "summary": "A2A 1.0 HTTP+JSON GetTaskPushNotificationConfig.",
+        "description": "A2A 1.0 HTTP+JSON GetTaskPushNotificationConfig.\n\nAvailability: a2a.",
+        "tags": [
+          "agent"
+        ],
+        "parameters": [
+          {
+            "name": "X-Svc-Request-ID",
+            "in": "header",
+            "required": false,
+            "description": "Correlation id; the server echoes it and generates one when absent.",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "taskId",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "Success.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "description": "A2A 1.0 TaskPushNotificationConfig (ProtoJSON); see the A2A specification."
+                }
+              }
+            }
+          },
+          "default": {
+            "$ref": "#/components/responses/Error"
+          }
+        },
+        "externalDocs": {
+          "url": "https://a2a-protocol.org/latest/specification/",
+          "description": "A2A 1.0 HTTP+JSON binding"
+        }
+      },
+      "delete": {
+        "operationId": "a2aRestDeleteTaskPushNotificationConfig",
+        "summary": "A2A 1.0 HTTP+JSON DeleteTaskPushNotificationConfig (answers {}).",
+        "description": "A2A 1.0 HTTP+JSON DeleteTaskPushNotificationConfig (answers {}).\n\nAvailability: a2a.",
+        "tags": [
+          "agent"
+        ],
+        "parameters": [
+          {
+            "name": "X-Svc-Request-ID",
+            "in": "header",
+            "required": false,
+            "description": "Correlation id; the server echoes it and generates one when absent.",
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "taskId",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "id",
+            "in": "path",
+            "required": true,
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "Success.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "description": "A2A 1.0 Empty (ProtoJSON); see the A2A specification."
+                }
+              }
+            }
+          },
+          "default": {
+            "$ref": "#/components/responses/Error"
+          }
+        },
+        "externalDocs": {
+          "url": "https://a2a-protocol.org/latest/specification/",
+          "description": "A2A 1.0 HTTP+JSON binding"
+        }
+      }
+    },
+    "/a2a/rest/extendedAgentCard": {
+      "get": {
+        "operationId": "a2aRestGetExtendedAgentCard",
+        "summary": "A2A 1.0 HTTP+JSON GetExtendedAgentCard, to an authenticated caller.",
+        "description": "A2A 1.0 HTTP+JSON GetExtendedAgentCard, to an authenticated caller.\n\nAvailability: a2a.",
+        "tags": [
+          "agent"
+        ],
+        "parameters": [
+          {
+            "name": "X-Svc-Request-ID",
+            "in": "header",
+            "required": false,
+            "description": "Correlation id; the server echoes it and generates one when absent.",
+            "schema": {
+              "type": "string"
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "Success.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "object",
+                  "description": "A2A 1.0 AgentCard (ProtoJSON); see the A2A specification."
+                }
+              }
+            }
+          },
+          "default": {
+            "$ref": "#/components/responses/Error"
+          }
+        },
+        "externalDocs": {
+          "url": "https://a2a-protocol.org/latest/specification/",
+          "description": "A2A 1.0 HTTP+JSON binding"
         }
       }
     },

@@ -45,7 +45,7 @@ import { SessionStore, sessionOwner } from './sessions.js';
 import { StateOperations } from './state-operations.js';
 import { TaskEngine } from './task-engine.js';
 import { checkExtendedCard, extendedCardSource, type A2aExtendedCard } from '../a2a/card/extended-card.js';
-import { buildA2aEndpoints } from '../a2a/endpoints.js';
+import { A2A_TRANSPORTS, buildA2aEndpoints } from '../a2a/endpoints.js';
 import { A2aRequestHandler } from '../a2a/handler/request-handler.js';
 import {
   checkPushOptions,
@@ -107,8 +107,10 @@ export interface AgentServerOptions extends CardIdentity, ServerLifecycleOptions
    */
   readonly registry?: string | AgentRegistrationOptions;
   /**
-   * Serve the A2A 1.0 boundary too (http transport only): the public A2A card at
-   * GET /.well-known/agent-card.json and JSON-RPC at POST /. Default false.
+   * Serve the A2A 1.0 boundary too: on the http transport the public A2A card at
+   * GET /.well-known/agent-card.json, JSON-RPC at POST / and HTTP+JSON under /a2a/rest; on the
+   * grpc transport the gRPC binding (lf.a2a.v1.A2AService) on the same server, and the card
+   * through SvcTransport. Other transports are refused. Default false.
    */
   readonly a2a?: boolean;
   /**
@@ -180,9 +182,9 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
     this.storeChoice = storeChoice;
     if (options.a2a) {
       const name = this.transportName;
-      if (name !== 'http') {
+      if (!(A2A_TRANSPORTS as readonly string[]).includes(name)) {
         throw new InvalidArgumentError(
-          `the A2A 1.0 boundary is served on the http transport only, not ${name}`,
+          `the A2A 1.0 boundary is served on the http (JSON-RPC) and grpc (gRPC) transports only, not ${name}`,
           'invalid_argument',
         );
       }
@@ -274,6 +276,7 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
         extendedCard: this.extendedCard !== null,
         pushNotifications: this.pushOptions !== null,
         jsonRpc: { maxResponseBytes: transport.config.limits.maxResponseBytes },
+        transport: transport.name === 'grpc' ? 'grpc' : 'http',
         identity: this.options,
         authenticator: this.options.authenticator ?? null,
         url: () => transport.url,

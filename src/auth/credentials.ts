@@ -3,6 +3,9 @@ import type { SecurityContext, SecurityScheme } from '../../generated/types/inde
 
 const PREFIX = /^(bearer|basic|apikey)(\s+|$)/i;
 
+/** The query parameters a credential may travel in (a protocol reading its own query skips them). */
+export const CREDENTIAL_QUERY_PARAMS: readonly string[] = ['api_key', 'apikey', 'token'];
+
 /**
  * Finds the credential in a request: the Authorization header (a Bearer, Basic, ApiKey or
  * apikey prefix is removed; any other scheme yields the whole header), then X-API-Key, then
@@ -17,7 +20,7 @@ export function extractCredentials(
   if (authorization !== undefined) return authorization.trim().replace(PREFIX, '').trim();
   const apiKey = header('x-api-key');
   if (apiKey !== undefined) return apiKey.trim();
-  for (const name of ['api_key', 'apikey', 'token']) {
+  for (const name of CREDENTIAL_QUERY_PARAMS) {
     const value = query(name);
     if (value !== undefined) return value.trim();
   }

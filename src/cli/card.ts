@@ -4,6 +4,7 @@
 import type { AgentCard } from '../../generated/types/index.js';
 import { agentClient } from './agent-target.js';
 import { parseCommandArgs, type OptionSpecs } from './args.js';
+import { CLIENT_SECURITY_OPTIONS, CLIENT_SECURITY_USAGE, clientSecurity } from './client-security.js';
 import { EXIT, printJson, reportRemoteFailure } from './output.js';
 import { TRANSPORT_HELP } from './registry-target.js';
 import { UsageError } from './usage-error.js';
@@ -11,9 +12,10 @@ import { UsageError } from './usage-error.js';
 const OPTIONS: OptionSpecs = {
   json: { type: 'boolean' },
   transport: { type: 'string' },
+  ...CLIENT_SECURITY_OPTIONS,
 };
 
-export const CARD_USAGE = `Usage: parley card AGENT_URL [--json] [--transport NAME]
+export const CARD_USAGE = `Usage: parley card AGENT_URL [--json] [--transport NAME] [credential and TLS options]
 
 Prints the card of the agent at AGENT_URL: its name, description, URL, role, tags, version,
 capabilities, interfaces and authentication schemes; with --json the card as the agent sent
@@ -23,17 +25,20 @@ Options:
   --json            print the card as JSON
 ${TRANSPORT_HELP}
   -h, --help        show this help
-`;
+
+${CLIENT_SECURITY_USAGE}`;
 
 export async function runCard(args: string[]): Promise<number> {
-  const { options, positionals } = parseCommandArgs('card', args, { ...OPTIONS, help: { type: 'boolean', short: 'h' } });
+  const parsed = parseCommandArgs('card', args, { ...OPTIONS, help: { type: 'boolean', short: 'h' } });
+  const { options, positionals } = parsed;
   if (options.help) {
     process.stdout.write(CARD_USAGE);
     return EXIT.ok;
   }
   if (positionals.length > 1) throw new UsageError(`card: unexpected argument ${JSON.stringify(positionals[1])}`);
   const flags = options as { json?: boolean; transport?: string };
-  const client = agentClient('card', positionals[0], { transport: flags.transport, protocol: 'parley' });
+  const security = await clientSecurity('card', parsed, positionals[0]);
+  const client = agentClient('card', positionals[0], { transport: flags.transport, protocol: 'parley', ...security });
   let card: AgentCard;
   try {
     card = await client.getCard();

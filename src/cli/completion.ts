@@ -2,7 +2,7 @@
 // options it completes are read from each command's own --help text (its indented option
 // lines), so the script offers exactly what the help documents, and an option added to a
 // command's help is completed without a change here. Values are completed where they are a
-// closed set (transports, protocols, formats, schema names, shells) or a file.
+// closed set (transports, protocols, formats, schema names, shells, contract's actions) or a file.
 import { schemaNames } from '../../generated/validators/index.js';
 import { LOG_LEVELS } from '../observability/logger.js';
 import { parseCommandArgs } from './args.js';
@@ -38,6 +38,7 @@ const USAGES: Readonly<Record<string, () => Promise<string>>> = {
   unregister: async () => (await import('./unregister.js')).UNREGISTER_USAGE,
   validate: async () => (await import('./validate.js')).VALIDATE_USAGE,
   schemas: async () => (await import('./schemas.js')).SCHEMAS_USAGE,
+  contract: async () => (await import('./contract.js')).CONTRACT_USAGE,
   'serve agent': async () => (await import('./serve.js')).SERVE_USAGE,
   'serve registry': async () => (await import('./serve-registry.js')).SERVE_REGISTRY_USAGE,
   completion: async () => COMPLETION_USAGE,
@@ -160,6 +161,11 @@ _parley() {
     help)
       [[ $COMP_CWORD -eq 2 ]] && COMPREPLY=($(compgen -W '${wordList(names)}' -- "$cur"))
       return ;;
+    contract)
+      if [[ $COMP_CWORD -eq 2 && "$cur" != -* ]]; then
+        COMPREPLY=($(compgen -W 'check release' -- "$cur"))
+        return
+      fi ;;
     completion)
       if [[ "$cur" != -* ]]; then
         [[ $COMP_CWORD -eq 2 ]] && COMPREPLY=($(compgen -W '${wordList(SHELLS)}' -- "$cur"))
@@ -225,6 +231,11 @@ ${described.join('\n')}
     help)
       (( CURRENT == 3 )) && _describe 'parley command' commands
       return ;;
+    contract)
+      if (( CURRENT == 3 )) && [[ $PREFIX != -* ]]; then
+        compadd -- check release
+        return
+      fi ;;
     completion)
       if [[ $PREFIX != -* ]]; then
         (( CURRENT == 3 )) && compadd -- ${wordList(SHELLS)}

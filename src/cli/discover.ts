@@ -3,6 +3,7 @@
 import type { AgentCard } from '../../generated/types/index.js';
 import type { DiscoverQuery } from '../../generated/types/index.js';
 import { parseCommandArgs, type OptionSpecs } from './args.js';
+import { CLIENT_SECURITY_OPTIONS, CLIENT_SECURITY_USAGE, clientSecurity } from './client-security.js';
 import { reportRemoteFailure } from './output.js';
 import { registryClient, TRANSPORT_HELP } from './registry-target.js';
 import { UsageError } from './usage-error.js';
@@ -13,13 +14,16 @@ const OPTIONS: OptionSpecs = {
   tag: { type: 'string', multiple: true },
   json: { type: 'boolean' },
   transport: { type: 'string' },
+  ...CLIENT_SECURITY_OPTIONS,
 };
 
 export const DISCOVER_USAGE = `Usage: parley discover REGISTRY_URL [--name NAME] [--role ROLE] [--tag TAG]... [--json]
+                      [--transport NAME] [credential and TLS options]
 
 Lists the live agents registered at REGISTRY_URL that match every filter given: a table of
-name, role, tags and URL, or with --json the cards themselves as a JSON array. Exits 0 when
-the registry answered (even with no match), 1 when it could not be reached or refused.
+name, role, tags and URL, or with --json the cards themselves as a JSON array, both sorted
+by name (then URL). Exits 0 when the registry answered (even with no match), 1 when it
+could not be reached or refused.
 
 Options:
   --name NAME       exactly this agent name
@@ -29,17 +33,20 @@ Options:
   --json            print the matching cards as JSON
 ${TRANSPORT_HELP}
   -h, --help        show this help
-`;
+
+${CLIENT_SECURITY_USAGE}`;
 
 export async function runDiscover(args: string[]): Promise<number> {
   if (args.some((arg) => arg === '--help' || arg === '-h')) {
     process.stdout.write(DISCOVER_USAGE);
     return 0;
   }
-  const { options, lists, positionals } = parseCommandArgs('discover', args, OPTIONS);
+  const parsed = parseCommandArgs('discover', args, OPTIONS);
+  const { options, lists, positionals } = parsed;
   if (positionals.length > 1) throw new UsageError(`discover: unexpected argument ${JSON.stringify(positionals[1])}`);
   const flags = options as { name?: string; role?: string; json?: boolean; transport?: string };
-  const client = registryClient('discover', positionals[0], flags.transport);
+  const security = await clientSecurity('discover', parsed, positionals[0], 'registry');
+  const client = registryClient('discover', positionals[0], flags.transport, security);
   const query: DiscoverQuery = {};
   if (flags.name !== undefined) query.name = flags.name;
   if (flags.role !== undefined) query.role = flags.role;
@@ -52,6 +59,8 @@ export async function runDiscover(args: string[]): Promise<number> {
   } finally {
     await client.close();
   }
+  // By name, then URL, in both forms: the registry's own order is its storage's.
+  cards.sort((a, b) => a.name.localeCompare(b.name) || a.url.localeCompare(b.url));
   if (flags.json) {
     process.stdout.write(`${JSON.stringify(cards, null, 2)}\n`);
     return 0;
@@ -64,9 +73,8 @@ export async function runDiscover(args: string[]): Promise<number> {
   return 0;
 }
 
-/** Aligned columns, sorted by name then URL; a long description is left to --json. */
-function table(cards: readonly AgentCard[]): string {
-  const sorted = [...cards].sort((a, b) => a.name.localeCompare(b.name) || a.url.localeCompare(b.url));
+/** Aligned columns, in the order given; a long description is left to --json. */
+function table(sorted: readonly AgentCard[]): string {
   const rows = [
     ['NAME', 'ROLE', 'TAGS', 'URL'],
     ...sorted.map((card) => [card.name, card.role || '-', (card.tags ?? []).join(',') || '-', card.url]),

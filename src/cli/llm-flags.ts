@@ -19,8 +19,9 @@ export const LLM_USAGE = `  --llm PROVIDER:MODEL  answer with a language model i
                     (key from OPENAI_API_KEY) or anthropic:<model> (ANTHROPIC_API_KEY);
                     the agent then serves POST /chat and a chat page at /chat
   --llm-base-url URL  the model server's API address, for a local OpenAI-compatible
-                    server: http://127.0.0.1:11434/v1 (Ollama), http://127.0.0.1:8080/v1
-                    (llama.cpp); no key needed there
+                    server: http://127.0.0.1:11434/v1 (Ollama), http://127.0.0.1:8081/v1
+                    (llama.cpp's llama-server --port 8081: its own default, 8080, is
+                    this agent's); no key needed there
 `;
 
 export interface LlmFlags {

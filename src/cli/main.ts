@@ -85,6 +85,13 @@ const commands: Readonly<Record<string, Command>> = {
       return runStream(args);
     },
   },
+  contract: {
+    summary: 'check JSON Schemas and operations manifests for breaking changes: parley contract check|release',
+    async run(args) {
+      const { runContract } = await import('./contract.js');
+      return runContract(args);
+    },
+  },
   completion: {
     summary: 'print a bash or zsh completion script: parley completion bash|zsh',
     async run(args) {
@@ -104,7 +111,8 @@ const commands: Readonly<Record<string, Command>> = {
         process.stdout.write(usage());
         return 0;
       }
-      return dispatch(topic, ['--help']);
+      // The words after the topic reach it too: `parley help serve registry` is the registry's help.
+      return dispatch(topic, [...args.slice(1), '--help']);
     },
   },
 };
@@ -123,7 +131,7 @@ function usage(): string {
     '  -v, --version  print the version',
     '',
     'Run parley <command> --help for the options and examples of a command.',
-    'The commands that report something take --json (all but serve, completion and help).',
+    'The commands that report something take --json (all but serve, completion, help and contract release).',
     'Exit status: 0 done, 1 the server or the data said no (unreachable, refused, failed,',
     'invalid), 2 the command was wrong.',
     '',

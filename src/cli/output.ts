@@ -36,7 +36,7 @@ export function printJson(value: unknown): void {
 }
 
 /** The machine-readable parts of an error a client raised (TransportError and friends carry them). */
-export function errorFields(error: unknown): { code: string; message: string; status_code?: unknown; request_id?: unknown } {
+function errorFields(error: unknown): { code: string; message: string; status_code?: unknown; request_id?: unknown } {
   const { code, statusCode, requestId } = (error ?? {}) as { code?: unknown; statusCode?: unknown; requestId?: unknown };
   return {
     code: typeof code === 'string' ? code : 'failed',
@@ -46,13 +46,23 @@ export function errorFields(error: unknown): { code: string; message: string; st
   };
 }
 
+/** The `{"error": {...}}` document of a call to the server at `url` that failed; `extra` adds fields of the command's own. */
+export function remoteFailure(
+  command: string,
+  url: string,
+  error: unknown,
+  extra: Readonly<Record<string, unknown>> = {},
+): { error: Record<string, unknown> } {
+  return { error: { ...errorFields(error), command, url, ...extra } };
+}
+
 /**
  * Reports that talking to `url` failed and returns the exit status: one line on stderr, or in
  * JSON mode the error document on stdout.
  */
 export function reportRemoteFailure(command: string, url: string, error: unknown, json: boolean): number {
   const fields = errorFields(error);
-  if (json) printJson({ error: { ...fields, command, url } });
+  if (json) printJson(remoteFailure(command, url, error));
   else process.stderr.write(`parley: ${command} at ${url} failed: ${fields.message}\n`);
   return EXIT.failed;
 }

@@ -4,6 +4,7 @@
 import type { Task } from '../../generated/types/index.js';
 import { agentClient } from './agent-target.js';
 import { parseCommandArgs, type OptionSpecs } from './args.js';
+import { CLIENT_SECURITY_OPTIONS, CLIENT_SECURITY_USAGE, clientSecurity } from './client-security.js';
 import { EXIT, printJson, reportRemoteFailure } from './output.js';
 import { TRANSPORT_HELP } from './registry-target.js';
 import { describeTask } from './task-text.js';
@@ -13,9 +14,11 @@ const SEND_OPTIONS: OptionSpecs = {
   protocol: { type: 'string', choices: ['auto', 'parley', 'native', 'a2a'] },
   json: { type: 'boolean' },
   transport: { type: 'string' },
+  ...CLIENT_SECURITY_OPTIONS,
 };
 
 export const SEND_USAGE = `Usage: parley send URL TEXT [--protocol auto|parley|a2a] [--json] [--transport NAME]
+                  [credential and TLS options]
 
 Sends TEXT to the agent at URL as a one-message task and prints the agent's answer, the
 task's state and its artifacts. Exits 0 when the task completed or waits for input, 1 when
@@ -28,19 +31,22 @@ Options:
   --json            print the whole task as JSON
 ${TRANSPORT_HELP}
   -h, --help        show this help
-`;
+
+${CLIENT_SECURITY_USAGE}`;
 
 export async function runSend(args: string[]): Promise<number> {
   if (args.some((arg) => arg === '--help' || arg === '-h')) {
     process.stdout.write(SEND_USAGE);
     return 0;
   }
-  const { options, positionals } = parseCommandArgs('send', args, SEND_OPTIONS);
+  const parsed = parseCommandArgs('send', args, SEND_OPTIONS);
+  const { options, positionals } = parsed;
   const [url, text, ...extra] = positionals;
   if (url === undefined || text === undefined) throw new UsageError('send: needs a URL and a text (see parley send --help)');
   if (extra.length > 0) throw new UsageError(`send: unexpected argument ${JSON.stringify(extra[0])} (see parley send --help)`);
   const flags = options as { protocol?: 'auto' | 'parley' | 'native' | 'a2a'; json?: boolean; transport?: string };
-  const client = agentClient('send', url, { transport: flags.transport, protocol: flags.protocol ?? 'auto' });
+  const security = await clientSecurity('send', parsed, url);
+  const client = agentClient('send', url, { transport: flags.transport, protocol: flags.protocol ?? 'auto', ...security });
   let task: Task;
   try {
     task = await client.sendTask(text);

@@ -8,7 +8,8 @@ import { SqliteRegistryStore } from '../stores/sqlite/sqlite-registry-store.js';
 import { RedisRegistryStore } from '../stores/redis/redis-registry-store.js';
 import type { TransportName } from '../transport/capabilities.js';
 import { parseCommandArgs, type OptionSpecs } from './args.js';
-import { LOG_OPTIONS, LOG_USAGE, logOptions } from './log-level.js';
+import { LOG_OPTIONS, LOG_USAGE, logOptions, serverLog } from './log-level.js';
+import { METRICS_OPTIONS, METRICS_USAGE, metricsAddress, metricsFromFlags } from './metrics-flags.js';
 import { readServeConfig } from './serve-config.js';
 import { resolveServeSecurity, SECURITY_OPTIONS, SECURITY_USAGE } from './serve-security.js';
 import { UsageError } from './usage-error.js';
@@ -36,12 +37,14 @@ const OPTIONS: OptionSpecs = {
   'public-discovery': { type: 'boolean' },
   ...LOG_OPTIONS,
   tracing: { type: 'boolean' },
+  ...METRICS_OPTIONS,
   ...SECURITY_OPTIONS,
 };
 
 export const SERVE_REGISTRY_USAGE = `Usage: parley serve registry [--transport http|sse|websocket|grpc] [--url URL] [--db FILE] [--ttl SECONDS]
                              [--store redis://HOST:PORT [--store-allow-eviction]] [--config FILE]
                              [--log-level LEVEL] [--tracing] [--public-discovery]
+                             [--metrics [--metrics-url URL] [--metrics-public]]
                              [authentication and TLS options]
 
 Starts a registry, where agents register their cards and find each other, and prints
@@ -73,7 +76,7 @@ Options:
   --tracing         OpenTelemetry spans for every request, with W3C trace context read
                     from callers; needs @opentelemetry/api, and an SDK registered in the
                     process (node --import ./otel.mjs) to export them (docs/operations.md)
-${LOG_USAGE}  -h, --help        show this help
+${METRICS_USAGE}${LOG_USAGE}  -h, --help        show this help
 
 ${SECURITY_USAGE}`;
 
@@ -109,7 +112,7 @@ export async function runServeRegistry(
   }
   const file = flags.config === undefined ? null : await readServeConfig(flags.config, 'registry');
   const transport = resolveTransport(flags.transport ?? file?.transport ?? 'http');
-  const logger = logOptions('serve registry', flags['log-level']);
+  const logLevel = logOptions('serve registry', flags['log-level']);
   let ttl: number | null = null;
   if (flags.ttl !== undefined) {
     ttl = Number(flags.ttl);
@@ -127,27 +130,34 @@ export async function runServeRegistry(
     // Without an authenticator every route is open already: the flag would promise something.
     throw new UsageError('serve registry: --public-discovery needs an authenticator (--api-key, --basic, --jwt-secret, ...)');
   }
+  const metrics = metricsFromFlags('serve registry', options, transport);
   const store = flags.store
     ? new RedisRegistryStore(flags.store, { allowEviction: allowEviction === true })
     : new SqliteRegistryStore(flags.db ?? DEFAULT_DATABASE);
+  const log = await serverLog('serve registry', logLevel);
   const registry = new RegistryServer({
     transport,
     ...security,
     publicDiscovery: open,
     store,
     entryTtlSeconds: ttl,
-    logger,
+    logger: log.logger,
     tracing: tracing === true,
+    ...(metrics && { metrics }),
   });
   try {
     await registry.start();
   } catch (error) {
+    log.flush();
     console.error(`parley: could not start the registry: ${(error as Error).message}`);
     return 1;
   }
+  // The log lines so far (listening) come before the command's own.
+  log.flush();
   const count = await registry.count();
   console.log(`store: ${store.kind} ${store.location} (${count} agent${count === 1 ? '' : 's'})`);
   if (transport === 'http' || transport === 'sse') console.log(`status page: ${registry.url.replace(/\/$/, '')}/status`);
+  if (metrics) console.log(`metrics ${metricsAddress(registry.url, registry.metricsUrl)}`);
   // Last, so that whoever waits for it has every line above.
   console.log(`ready ${registry.url}`);
   await new Promise<void>((resolve) => {
@@ -156,6 +166,7 @@ export async function runServeRegistry(
     process.once('SIGTERM', stop);
   });
   await registry.stop();
+  log.flush();
   console.log('stopped');
   return 0;
 }

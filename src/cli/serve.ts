@@ -6,13 +6,15 @@
 import { AgentServer } from '../agent/agent-server.js';
 import type { TransportName } from '../transport/capabilities.js';
 import { resolveTransportName } from '../transport/factory.js';
-import { parseCommandArgs, type OptionSpecs } from './args.js';
+import { parseCommandArgs, type OptionSpecs, type ParsedArgs } from './args.js';
 import type { AgentRegistrationOptions } from '../agent/agent-registration.js';
+import { clientSecurity, clientSecurityOptions, givenClientSecurityFlag } from './client-security.js';
 import { readInput } from './read-input.js';
 import { extendedCardAt, readServeConfig, type ServeFileSettings } from './serve-config.js';
-import { resolveServeSecurity, SECURITY_OPTIONS, SECURITY_USAGE, splitKeys } from './serve-security.js';
+import { resolveServeSecurity, SECURITY_OPTIONS, SECURITY_USAGE } from './serve-security.js';
 import { LLM_OPTIONS, LLM_USAGE, modelFromFlags } from './llm-flags.js';
-import { LOG_OPTIONS, LOG_USAGE, logOptions } from './log-level.js';
+import { LOG_OPTIONS, LOG_USAGE, logOptions, serverLog } from './log-level.js';
+import { METRICS_OPTIONS, METRICS_USAGE, metricsAddress, metricsFromFlags } from './metrics-flags.js';
 import { UsageError } from './usage-error.js';
 
 /** A transport something outside this process can reach. */
@@ -33,8 +35,7 @@ const SERVE_OPTIONS: OptionSpecs = {
   name: { type: 'string' },
   config: { type: 'string' },
   registry: { type: 'string' },
-  'registry-api-key': { type: 'string' },
-  'registry-api-key-file': { type: 'string' },
+  ...clientSecurityOptions('registry-'),
   store: { type: 'string' },
   'store-allow-eviction': { type: 'boolean' },
   a2a: { type: 'boolean' },
@@ -43,6 +44,7 @@ const SERVE_OPTIONS: OptionSpecs = {
   'a2a-push-allow-http': { type: 'boolean' },
   'a2a-extended-card': { type: 'string' },
   tracing: { type: 'boolean' },
+  ...METRICS_OPTIONS,
   ...SECURITY_OPTIONS,
   ...LLM_OPTIONS,
   ...LOG_OPTIONS,
@@ -50,6 +52,7 @@ const SERVE_OPTIONS: OptionSpecs = {
 
 export const SERVE_USAGE = `Usage: parley serve agent [--transport ${SERVED.join('|')}] [--url URL] [--name NAME] [--registry URL] [--a2a]
                          [--a2a-extended-card FILE] [--store redis://HOST:PORT [--store-allow-eviction]] [--config FILE] [--log-level LEVEL] [--tracing]
+                         [--metrics [--metrics-url URL] [--metrics-public]]
                          [authentication and TLS options]
        parley serve registry [--transport ${SERVED.join('|')}] [--url URL] [--db FILE] [--ttl SECONDS]
 
@@ -69,9 +72,27 @@ Options:
   --name NAME       the agent's name in its card (default: echo; with --llm: assistant)
   --registry URL    register with this registry once serving, heartbeat every 30 s and
                     unregister at exit; a registry that is down does not stop the agent
-  --registry-api-key KEY, --registry-api-key-file FILE
+  --registry-api-key KEY
                     the API key to send to a protected registry (or PARLEY_REGISTRY_API_KEY,
                     or registry.api_key in --config); the agent's own keys are not sent
+  --registry-api-key-file FILE
+                    the same, the key being the first line of FILE
+  --registry-token TOKEN
+                    a bearer token (a JWT) for the registry instead (or PARLEY_REGISTRY_TOKEN)
+  --registry-token-file FILE
+                    the same, the token being the first line of FILE
+  --registry-basic USER:PASSWORD
+                    HTTP Basic credentials for the registry instead (or PARLEY_REGISTRY_BASIC)
+  --registry-basic-file FILE
+                    the same, from the first USER:PASSWORD line of FILE
+  --registry-ca FILE
+                    for an https, wss or grpcs registry: the CA (PEM) to trust
+  --registry-cert FILE
+                    the agent's client certificate (PEM) for a mutual-TLS registry
+  --registry-key FILE
+                    the private key (PEM) of --registry-cert
+  --registry-servername NAME
+                    the name to check the registry's certificate against
   --store URL       share idempotency records, A2A tasks and cancels with the agent's other
                     replicas through Redis: redis://host:port[/db] (docs/replicas.md). A
                     Redis whose maxmemory-policy is not noeviction is refused at start
@@ -79,8 +100,10 @@ Options:
                     start on such a Redis anyway, accepting that shared state can be lost
   --config FILE     read these settings, the transport configuration and auth from a
                     JSON file (see docs/cli.md); flags override it
-  --a2a             also speak A2A 1.0 (http only): the public A2A card at
-                    /.well-known/agent-card.json and JSON-RPC at POST /
+  --a2a             also speak A2A 1.0: on http the public A2A card at
+                    /.well-known/agent-card.json, JSON-RPC at POST / and HTTP+JSON
+                    under /a2a/rest; on grpc the gRPC binding (lf.a2a.v1.A2AService) on
+                    the same port
   --a2a-push-allow-private
                     let A2A push notifications call webhooks on private, loopback and
                     link-local addresses (refused by default: docs/a2a.md)
@@ -96,7 +119,7 @@ Options:
   --tracing         OpenTelemetry spans for every request, with W3C trace context read
                     from callers; needs @opentelemetry/api, and an SDK registered in the
                     process (node --import ./otel.mjs) to export them (docs/operations.md)
-${LLM_USAGE}${LOG_USAGE}  -h, --help        show this help
+${METRICS_USAGE}${LLM_USAGE}${LOG_USAGE}  -h, --help        show this help
 
 ${SECURITY_USAGE}`;
 
@@ -160,7 +183,7 @@ export async function runServe(args: string[]): Promise<number> {
       throw new UsageError(`serve agent: --${name} needs a value`);
   }
   if (allowStoreEviction && flags.store === undefined) throw new UsageError('serve agent: --store-allow-eviction needs --store');
-  const logger = logOptions('serve agent', flags['log-level']);
+  const logLevel = logOptions('serve agent', flags['log-level']);
   const file = flags.config === undefined ? null : await readServeConfig(flags.config);
   const transport = servedTransport(flags.transport ?? file?.transport ?? 'http');
   const pushAllow = flags['a2a-push-allow']?.split(',').map((entry) => entry.trim());
@@ -168,7 +191,8 @@ export async function runServe(args: string[]): Promise<number> {
     throw new UsageError('serve agent: the --a2a-push-* options need --a2a');
   }
   if (pushAllow?.includes('')) throw new UsageError('serve agent: --a2a-push-allow has an empty entry');
-  if (a2a && transport !== 'http') throw new UsageError(`serve agent: --a2a needs the http transport, not ${transport}`);
+  if (a2a && transport !== 'http' && transport !== 'grpc')
+    throw new UsageError(`serve agent: --a2a needs the http or grpc transport, not ${transport}`);
   const security = await resolveServeSecurity(parsed, file, flags.config ?? null, DEFAULT_URLS[transport]);
   const a2aExtendedCard = await extendedCardFrom(extendedCardFile, file);
   if (a2aExtendedCard && !a2a) throw new UsageError('serve agent: an extended A2A card needs --a2a');
@@ -186,7 +210,9 @@ export async function runServe(args: string[]): Promise<number> {
         role: 'echo',
         tags: ['echo', 'example'],
       };
-  const registry = await registryFromFlags(flags, file);
+  const metrics = metricsFromFlags('serve agent', options, transport);
+  const registry = await registryFromFlags(parsed, flags, file);
+  const log = await serverLog('serve agent', logLevel);
   const agent = new AgentServer({
     ...identity,
     transport,
@@ -202,18 +228,25 @@ export async function runServe(args: string[]): Promise<number> {
     llm,
     store: flags.store,
     allowStoreEviction: allowStoreEviction === true,
-    logger,
+    logger: log.logger,
+    ...(metrics && { metrics }),
   });
   try {
     await agent.start();
   } catch (error) {
+    log.flush();
     console.error(`parley: could not start the agent: ${(error as Error).message}`);
     return 1;
   }
+  // The `listening` line goes out now, as it would unbatched, before the registration's answer.
+  log.flush();
   // Ready means discoverable too: wait for the first registration's answer (bounded by its deadline).
   const joined = await agent.whenRegistered();
+  // Any line logged meanwhile comes before the command's own.
+  log.flush();
   if (joined?.error) console.error(`parley: could not register with ${registry?.url}: ${joined.status}; retrying every 30 s`);
   else if (joined) console.log(`registered with ${registry?.url}`);
+  if (metrics) console.log(`metrics ${metricsAddress(agent.url, agent.metricsUrl)}`);
   console.log(`ready ${agent.url}`);
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
@@ -221,6 +254,7 @@ export async function runServe(args: string[]): Promise<number> {
     process.once('SIGTERM', stop);
   });
   await agent.stop();
+  log.flush();
   console.log('stopped');
   return 0;
 }
@@ -240,42 +274,30 @@ async function extendedCardFrom(path: string | undefined, file: ServeFileSetting
 }
 
 /**
- * The registry the agent joins and the API key it sends there: --registry over the config
- * file's registry.url; the key from --registry-api-key-file, --registry-api-key,
- * PARLEY_REGISTRY_API_KEY, then the config file, the first given winning. A key given on the
- * command line or in the file without a registry is a mistake (the environment may be shared).
+ * The registry the agent joins and how it calls it: --registry over the config file's
+ * registry.url; credentials from the --registry-* flags (api key, token or basic, each with its
+ * -file form), then PARLEY_REGISTRY_API_KEY, _TOKEN or _BASIC, then the file's registry.api_key;
+ * TLS from --registry-ca, --registry-cert, --registry-key and --registry-servername. Any of them
+ * given on the command line or in the file without a registry is a mistake (the environment may
+ * be shared).
  */
 async function registryFromFlags(
-  flags: { registry?: string; 'registry-api-key'?: string; 'registry-api-key-file'?: string },
+  parsed: ParsedArgs,
+  flags: { registry?: string },
   file: ServeFileSettings | null,
 ): Promise<AgentRegistrationOptions | undefined> {
-  const keyFlag = flags['registry-api-key'];
-  const keyFile = flags['registry-api-key-file'];
-  if (keyFlag !== undefined && keyFile !== undefined) {
-    throw new UsageError('serve agent: give the registry key once: --registry-api-key or --registry-api-key-file, not both');
-  }
-  let apiKey: string | undefined;
-  if (keyFile !== undefined) {
-    const text = await readInput(keyFile === '-' ? './-' : keyFile).catch((error: UsageError) => {
-      throw new UsageError(`serve agent: --registry-api-key-file: ${error.message}`, error.details);
-    });
-    apiKey = splitKeys(text, keyFile)[0];
-  } else if (keyFlag !== undefined) {
-    if (keyFlag.trim() === '') throw new UsageError('serve agent: --registry-api-key needs a non-blank key');
-    apiKey = keyFlag;
-  } else {
-    apiKey = process.env.PARLEY_REGISTRY_API_KEY || file?.registry?.apiKey;
-  }
   const url = flags.registry ?? file?.registry?.url;
   if (url === undefined) {
-    if (keyFlag !== undefined || keyFile !== undefined || file?.registry?.apiKey !== undefined) {
-      throw new UsageError(
-        'serve agent: a registry API key (--registry-api-key, --registry-api-key-file, registry.api_key) needs --registry URL or registry.url',
-      );
-    }
+    const given =
+      givenClientSecurityFlag(parsed, 'registry-') ?? (file?.registry?.apiKey !== undefined ? 'registry.api_key' : null);
+    if (given !== null) throw new UsageError(`serve agent: ${given} needs --registry URL or registry.url`);
     return undefined;
   }
-  return { url, ...(apiKey !== undefined && { client: { apiKey } }) };
+  const { auth, tls } = await clientSecurity('serve agent', parsed, url, 'registry', 'registry-');
+  const fileKey = file?.registry?.apiKey;
+  const credentials = auth ?? (fileKey !== undefined ? { apiKey: fileKey } : undefined);
+  if (!credentials && !tls) return { url };
+  return { url, client: { ...(credentials && { auth: credentials }), ...(tls && { tls }) } };
 }
 
 /** The canonical name of a transport this command can listen on, or a usage error. */

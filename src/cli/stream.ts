@@ -9,6 +9,7 @@ import type { AgentClient } from '../client/agent-client.js';
 import { transportForScheme } from '../transport/factory.js';
 import { agentClient } from './agent-target.js';
 import { parseCommandArgs, type OptionSpecs } from './args.js';
+import { CLIENT_SECURITY_OPTIONS, CLIENT_SECURITY_USAGE, clientSecurity } from './client-security.js';
 import { EXIT, reportRemoteFailure } from './output.js';
 import { ProgressLine } from './progress-line.js';
 import { TRANSPORT_HELP } from './registry-target.js';
@@ -19,9 +20,10 @@ const OPTIONS: OptionSpecs = {
   json: { type: 'boolean' },
   transport: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
+  ...CLIENT_SECURITY_OPTIONS,
 };
 
-export const STREAM_USAGE = `Usage: parley stream URL TEXT [--json] [--transport NAME]
+export const STREAM_USAGE = `Usage: parley stream URL TEXT [--json] [--transport NAME] [credential and TLS options]
 
 Sends TEXT to the parley agent at URL as a one-message task and prints its events as they
 arrive: state changes, messages, artifacts, the model's tokens, tool calls and results, and
@@ -35,13 +37,15 @@ Options:
   --json            print each event as one line of JSON (JSON Lines), nothing else
 ${TRANSPORT_HELP.replace('(http/https: http,', '(http/https: sse,')}
   -h, --help        show this help
-`;
+
+${CLIENT_SECURITY_USAGE}`;
 
 /** Failures before the first event that mean "no stream here", answered by a plain send. */
 const NO_STREAM_CODES = new Set(['not_found', 'streaming_unsupported']);
 
 export async function runStream(args: string[]): Promise<number> {
-  const { options, positionals } = parseCommandArgs('stream', args, OPTIONS);
+  const parsed = parseCommandArgs('stream', args, OPTIONS);
+  const { options, positionals } = parsed;
   if (options.help) {
     process.stdout.write(STREAM_USAGE);
     return EXIT.ok;
@@ -52,7 +56,8 @@ export async function runStream(args: string[]): Promise<number> {
     throw new UsageError(`stream: unexpected argument ${JSON.stringify(extra[0])} (see parley stream --help)`);
   const flags = options as { json?: boolean; transport?: string };
   const transport = flags.transport ?? (transportForScheme(url) === 'http' ? 'sse' : undefined);
-  const client = agentClient('stream', url, { transport, protocol: 'parley' });
+  const security = await clientSecurity('stream', parsed, url);
+  const client = agentClient('stream', url, { transport, protocol: 'parley', ...security });
   const printer = new EventPrinter(flags.json === true, process.stdout.isTTY === true && process.stderr.isTTY === true);
   try {
     const final = await streamOrSend(client, text, (event) => printer.print(event));

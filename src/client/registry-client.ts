@@ -5,7 +5,6 @@
 // idempotent); heartbeat, unregister and discover are, under the transport's retry policy.
 import { RegistryOperationsClient } from '../../generated/clients/registry.js';
 import type { AgentCard, DiscoverQuery, Health, RegistryStatus } from '../../generated/types/index.js';
-import { ApiKeyAuthenticator } from '../auth/api-key.js';
 import { InvalidArgumentError } from '../core/errors.js';
 import { observabilityHooks } from '../observability/hooks.js';
 import { createTransport } from '../transport/factory.js';
@@ -18,8 +17,7 @@ export interface RegistryClientOptions extends TransportOptions {
   readonly transport?: string;
   /**
    * An API key to send with every call (a registry with an API key authenticator): shorthand
-   * for `authenticator` (an ApiKeyAuthenticator knowing that key) and `credentials`. Other
-   * schemes (Basic, JWT) go through those two options.
+   * for `auth: { apiKey }`. Bearer tokens (JWT) and Basic credentials go through `auth`.
    */
   readonly apiKey?: string;
 }
@@ -45,19 +43,21 @@ export class RegistryClient {
     if (options.apiKey !== undefined && (typeof options.apiKey !== 'string' || options.apiKey.trim() === '')) {
       throw new InvalidArgumentError('apiKey must be a non-blank string');
     }
-    if (options.apiKey !== undefined && (options.authenticator !== undefined || options.credentials !== undefined)) {
-      throw new InvalidArgumentError('give apiKey, or authenticator and credentials, not both');
+    if (
+      options.apiKey !== undefined &&
+      (options.auth !== undefined || options.authenticator !== undefined || options.credentials !== undefined)
+    ) {
+      throw new InvalidArgumentError('give apiKey, auth, or authenticator and credentials, only one of them');
     }
   }
 
   /** The underlying transport, created on first use. */
   transport(): Promise<Transport> {
     const { transport: name, apiKey, ...options } = this.options;
-    const credentials = apiKey === undefined ? {} : apiKeyCredentials(apiKey);
     this.transportPromise ??= createTransport(transportForUrl(this.url, name), this.url, {
       hooks: observabilityHooks,
       ...options,
-      ...credentials,
+      ...(apiKey !== undefined && { auth: { apiKey } }),
     });
     return this.transportPromise;
   }
@@ -110,9 +110,4 @@ export class RegistryClient {
       return { status: error.message || error.name, error };
     }
   }
-}
-
-/** The client side of an API key: an authenticator that knows it (for its scheme's headers) and the key to send. */
-function apiKeyCredentials(key: string): Pick<TransportOptions, 'authenticator' | 'credentials'> {
-  return { authenticator: new ApiKeyAuthenticator({ validKeys: { [key]: [] } }), credentials: key };
 }

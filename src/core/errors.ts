@@ -59,15 +59,24 @@ export function describe(value: unknown): string {
   }
 }
 
-/** Loads an optional package, turning "not installed" into a MissingDependencyError. */
-export async function importOptional<T>(packageName: string, feature: string): Promise<T> {
+/**
+ * Loads an optional package (or a subpath of one, such as `js-tiktoken/lite`), turning "not
+ * installed" into a MissingDependencyError that names the package to install.
+ */
+export async function importOptional<T>(specifier: string, feature: string): Promise<T> {
   try {
-    return (await import(packageName)) as T;
+    return (await import(specifier)) as T;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') {
-      throw new MissingDependencyError(packageName, feature, { cause: error });
+      throw new MissingDependencyError(packageOf(specifier), feature, { cause: error });
     }
     throw error;
   }
+}
+
+/** The npm package a bare specifier names: `@scope/name` or `name`, without any subpath. */
+function packageOf(specifier: string): string {
+  const segments = specifier.split('/');
+  return segments.slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
 }

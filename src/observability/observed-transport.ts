@@ -7,6 +7,7 @@ import { createTransport as createBareTransport } from '../transport/factory.js'
 import {
   createMountedTransport as createBareMountedTransport,
   type MountedAgentTransport,
+  type MountOptions,
 } from '../transport/http/express-adapter.js';
 import type { Transport, TransportOptions } from '../transport/transport.js';
 import { observabilityHooks } from './hooks.js';
@@ -17,6 +18,6 @@ export function createTransport(name: string, url: string, options?: TransportOp
 }
 
 /** An http transport mounted in a framework's server (express-adapter.ts), observed. */
-export function createMountedTransport(url: string, options?: TransportOptions): MountedAgentTransport {
+export function createMountedTransport(url: string, options?: MountOptions): MountedAgentTransport {
   return createBareMountedTransport(url, { hooks: observabilityHooks, ...options });
 }

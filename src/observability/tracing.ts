@@ -8,7 +8,7 @@ import type * as OtelApi from '@opentelemetry/api';
 import { importOptional } from '../core/errors.js';
 import { lazyLoader } from '../core/lazy-import.js';
 import type { TransportName } from '../transport/capabilities.js';
-import type { StreamFrame, UnaryOutcome } from '../transport/dispatcher.js';
+import type { StreamFrame, StreamOutcome, UnaryOutcome } from '../transport/dispatcher.js';
 import type { Endpoint, InboundRequest, SpanHandle } from '../transport/endpoint.js';
 import { toEndpointError } from '../transport/endpoint-error.js';
 import type { CallSpans } from '../transport/outbound.js';
@@ -55,12 +55,12 @@ export class Tracing implements ServerSpanHook, ClientSpanHook {
    * Serves a unary request inside a SERVER span; the handler sees the span as the active
    * context, and `serve` is handed the span to refine when it records (else null).
    */
-  serveUnary(
+  serveUnary<T extends UnaryOutcome | StreamOutcome>(
     request: InboundRequest,
     endpoint: Endpoint | undefined,
     transport: TransportName,
-    serve: (span: SpanHandle | null) => Promise<UnaryOutcome>,
-  ): Promise<UnaryOutcome> {
+    serve: (span: SpanHandle | null) => Promise<T>,
+  ): Promise<T> {
     if (!request.trace && (endpoint?.tracedOnlyWhenContinued === true || this.noSdk())) return serve(null);
     const { span, parent } = this.startServer(request, endpoint, transport);
     if (this.idle(span)) return serve(null);

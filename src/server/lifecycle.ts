@@ -195,7 +195,7 @@ export abstract class ServerLifecycle {
     return this.resolvedLogger;
   }
 
-  /** Where GET /metrics is served on a listener of its own (the `metrics` option's url); null without one. */
+  /** The full scrape URL (ending in `/metrics`) of the listener of its own that the `metrics` option's url adds; null without one. */
   get metricsUrl(): string | null {
     return this.metricsExposure?.url ?? null;
   }

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import type { SecureContextOptions } from 'node:tls';
 import { ConfigError } from '../core/errors.js';
+import type { TlsMaterial } from './tls-material.js';
 import type { Tls } from './tls-settings.js';
 
 export interface ServerTlsOptions extends SecureContextOptions {
@@ -27,15 +28,22 @@ export function serverTlsOptions(tls: Tls | null, url: string): ServerTlsOptions
 
 export interface ClientTlsOptions extends SecureContextOptions {
   checkServerIdentity?: () => undefined;
+  /** The name to send as SNI and check the certificate against, when it is not the URL's host. */
+  servername?: string;
 }
 
-export function clientTlsOptions(tls: Tls | null): ClientTlsOptions {
-  if (!tls) return {};
+/** A client's node:tls options: the files of the configuration, or the material given in memory. */
+export function clientTlsOptions(tls: Tls | null, material: TlsMaterial | null = null): ClientTlsOptions {
+  if (!tls && !material) return {};
+  const ca = material?.ca ?? (tls?.cafile ? readFileSync(tls.cafile) : undefined);
+  const cert = material?.cert ?? (tls?.certfile ? readFileSync(tls.certfile) : undefined);
+  const key = material?.key ?? (tls?.keyfile ? readFileSync(tls.keyfile) : undefined);
   return {
-    cert: tls.certfile ? readFileSync(tls.certfile) : undefined,
-    key: tls.keyfile ? readFileSync(tls.keyfile) : undefined,
-    ca: tls.cafile ? readFileSync(tls.cafile) : undefined,
+    ...(ca !== undefined && { ca: ca as SecureContextOptions['ca'] }),
+    ...(cert !== undefined && { cert }),
+    ...(key !== undefined && { key }),
+    ...(material?.servername !== undefined && { servername: material.servername }),
     // Host name checks can be switched off; the CA chain is still verified.
-    ...(tls.checkHostname ? {} : { checkServerIdentity: () => undefined }),
+    ...(tls && !tls.checkHostname ? { checkServerIdentity: () => undefined } : {}),
   };
 }

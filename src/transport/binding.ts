@@ -4,6 +4,7 @@
 import type { OperationSpec } from '../../generated/operations/spec.js';
 import type { EncodedJson } from '../core/json/encoded.js';
 import type { LazyAbort } from '../core/lazy-abort.js';
+import type { ClientTlsOptions } from '../tls/node-tls-options.js';
 import type { BindingCapabilities, TransportName } from './capabilities.js';
 import type { ResolvedConfig } from './config.js';
 import type { Dispatcher } from './dispatcher.js';
@@ -74,6 +75,8 @@ export interface BindingContext {
   readonly name: TransportName;
   readonly config: ResolvedConfig;
   readonly metrics: TransportMetrics;
+  /** A client's node:tls options (CA, certificate, key, server name), read afresh for each connection pool. */
+  readonly clientTls: () => ClientTlsOptions;
 }
 
 export interface TransportServer {

@@ -21,6 +21,7 @@ import {
   type StreamItem,
 } from './endpoint.js';
 import { EndpointError, toEndpointError, type ErrorObject } from './endpoint-error.js';
+import { StreamAnswer } from './stream-answer.js';
 import {
   CLIENT_CLOSED,
   type Logger,
@@ -32,6 +33,7 @@ import {
 } from './hooks.js';
 import { assertNotExpired, expiryOf, hasExpired, credentialsExpired, untilExpired } from './credential-expiry.js';
 import { IdempotencyCache } from './idempotency-cache.js';
+import { PathTemplate, RouteTemplates } from './route-templates.js';
 import type { IdempotencyRunner, IdempotencyStore } from './idempotency-store.js';
 import { assertWithin } from './limits.js';
 import { prepareEvent, preparePayload } from './payload.js';
@@ -76,6 +78,14 @@ export type UnaryOutcome =
     }
   | { readonly kind: 'text'; readonly text: string; readonly contentType: string };
 
+/** A unary route that answered with a stream (StreamAnswer): its frames, as openStream's. */
+export interface StreamOutcome {
+  readonly kind: 'stream';
+  readonly frames: AsyncGenerator<StreamFrame, void, undefined>;
+  /** The route's own last event for a failure frame (StreamAnswer.failureEvent). */
+  readonly failureEvent: (error: ErrorObject) => unknown;
+}
+
 /** The content type each text operation is answered with. */
 const TEXT_CONTENT_TYPES: Readonly<Record<string, string>> = {
   'text/html': 'text/html; charset=utf-8',
@@ -100,6 +110,8 @@ export type StreamFrame =
 
 export class Dispatcher {
   private readonly paths = new Map<string, Set<string>>();
+  /** Routes with {name} parts in their path, tried only when no exact route matches; null when none. */
+  private readonly templates: RouteTemplates<Endpoint> | null = null;
   private readonly idempotency: IdempotencyRunner;
   private readonly inbound: Slots;
   private readonly streams: Slots;
@@ -115,10 +127,17 @@ export class Dispatcher {
     readonly endpoints: EndpointTable,
     private readonly options: DispatcherOptions,
   ) {
-    for (const endpoint of endpoints.values()) {
-      const methods = this.paths.get(endpoint.spec.path) ?? new Set();
+    for (const [key, endpoint] of endpoints) {
+      if (endpoint.grpc) continue;
+      // A key is `METHOD path`; a path with {name} parts is matched by templates (route-templates.ts).
+      const path = key.slice(key.indexOf(' ') + 1);
+      if (PathTemplate.isTemplate(path)) {
+        (this.templates ??= new RouteTemplates()).add(endpoint.spec.method, path, endpoint);
+        continue;
+      }
+      const methods = this.paths.get(path) ?? new Set();
       methods.add(endpoint.spec.method);
-      this.paths.set(endpoint.spec.path, methods);
+      this.paths.set(path, methods);
     }
     const bounds = {
       ttlSeconds: options.config.idempotencyTtl,
@@ -201,9 +220,10 @@ export class Dispatcher {
 
   /** The endpoint for a route, or a 404/405 EndpointError. */
   route(method: string, path: string): Endpoint {
-    const endpoint = this.endpoints.get(routeKey(method, path));
+    const endpoint = this.routable(method, path);
     if (endpoint) return endpoint;
-    const allowed = this.paths.get(path);
+    const templated = this.templates?.methodsFor(path);
+    const allowed = this.paths.get(path) ?? (templated && templated.length > 0 ? templated : undefined);
     if (allowed) {
       throw new EndpointError('method_not_allowed', `${method} is not allowed on ${path}`, {
         allowed: [...allowed].sort(),
@@ -211,7 +231,7 @@ export class Dispatcher {
     }
     // The commonest slip: a trailing slash too many or too few (`/tasks` for `/tasks/`).
     const near = path.endsWith('/') ? path.slice(0, -1) : `${path}/`;
-    if (this.endpoints.has(routeKey(method, near))) {
+    if (this.routable(method, near)) {
       throw new EndpointError('not_found', `no endpoint for ${method} ${path}; did you mean ${method} ${near}?`);
     }
     throw new EndpointError('not_found', `no endpoint for ${method} ${path}`);
@@ -255,11 +275,27 @@ export class Dispatcher {
    * here and in openStream, the request is served inside its span (the one place tracing hooks in).
    */
   unary(request: InboundRequest, endpoint?: Endpoint): Promise<UnaryOutcome> {
+    return this.serveUnaryTraced(request, endpoint, false) as Promise<UnaryOutcome>;
+  }
+
+  /**
+   * unary for a wire that can also write a unary route's StreamAnswer as a stream (http, as
+   * text/event-stream); every other wire refuses such an answer.
+   */
+  unaryOrStream(request: InboundRequest, endpoint?: Endpoint): Promise<UnaryOutcome | StreamOutcome> {
+    return this.serveUnaryTraced(request, endpoint, true);
+  }
+
+  private serveUnaryTraced(
+    request: InboundRequest,
+    endpoint: Endpoint | undefined,
+    streams: boolean,
+  ): Promise<UnaryOutcome | StreamOutcome> {
     const { tracing } = this.options;
-    if (!tracing) return this.serveUnary(request, endpoint);
+    if (!tracing) return this.serveUnary(request, endpoint, null, streams);
     // Looked up once, for the span's name and for serving (an unknown route is refused there).
     const found = this.lookUp(request, endpoint);
-    const serve = (span: SpanHandle | null) => this.serveUnary(request, found, span);
+    const serve = (span: SpanHandle | null) => this.serveUnary(request, found, span, streams);
     return tracing.serveUnary(request, found, this.options.name, serve);
   }
 
@@ -284,11 +320,25 @@ export class Dispatcher {
 
   /** The endpoint a request names, or undefined when no route matches (route() then refuses it). */
   private lookUp(request: InboundRequest, endpoint: Endpoint | undefined): Endpoint | undefined {
-    return endpoint ?? this.endpoints.get(routeKey(request.method, request.path));
+    return endpoint ?? this.routable(request.method, request.path);
+  }
+
+  /**
+   * The table's endpoint for a route (an exact one first, then a template's), unless it is
+   * served as a gRPC method only (Endpoint.grpc).
+   */
+  private routable(method: string, path: string): Endpoint | undefined {
+    const endpoint = this.endpoints.get(routeKey(method, path)) ?? this.templates?.find(method, path);
+    return endpoint?.grpc ? undefined : endpoint;
   }
 
   /** `span`: the request's SERVER span, for the handler to refine, when it records. */
-  private async serveUnary(request: InboundRequest, endpoint?: Endpoint, span: SpanHandle | null = null): Promise<UnaryOutcome> {
+  private async serveUnary(
+    request: InboundRequest,
+    endpoint: Endpoint | undefined,
+    span: SpanHandle | null,
+    streams: boolean,
+  ): Promise<UnaryOutcome | StreamOutcome> {
     const started = performance.now();
     const { metrics } = this.options;
     this.inFlight++;
@@ -309,8 +359,17 @@ export class Dispatcher {
       const run = target.unary;
       let replayable = true;
       let copy: unknown;
-      const invoke = async (): Promise<UnaryOutcome> => {
+      const invoke = async (): Promise<UnaryOutcome | StreamOutcome> => {
         const result = await run(input, context);
+        if (result instanceof StreamAnswer) {
+          if (streams && !target.spec.idempotent)
+            return this.answerAsStream(result, request, target, operation, context.security);
+          result.abandon();
+          throw new EndpointError(
+            'invalid_request',
+            `${target.spec.method} ${target.spec.path} answered with a stream this wire cannot carry`,
+          );
+        }
         const textType = TEXT_CONTENT_TYPES[target.spec.responseContentType];
         if (textType) return { kind: 'text', text: String(result), contentType: textType };
         replayable = target.replayable?.(result) ?? true;
@@ -331,16 +390,19 @@ export class Dispatcher {
         : target.modelBacked
           ? () => this.models.run(() => this.inbound.run(invoke, signal), signal)
           : () => this.inbound.run(invoke, signal);
-      let outcome: UnaryOutcome;
+      let outcome: UnaryOutcome | StreamOutcome;
       if (target.spec.idempotent && request.idempotencyKey) {
         const principal = context.security?.principal_id ?? null;
         const key = IdempotencyCache.key(target.spec.method, target.spec.path, request.idempotencyKey, principal);
-        const { value, replayed } = await this.idempotency.run(key, slotted, () => replayable, outcomeBytes, target.replayWhen);
+        // An idempotent route never answers as a stream (invoke refuses it): only unary outcomes are kept.
+        const once = slotted as () => Promise<UnaryOutcome>;
+        const { value, replayed } = await this.idempotency.run(key, once, () => replayable, outcomeBytes, target.replayWhen);
         outcome = replayed && value.kind === 'json' ? { ...value, replayed } : value;
       } else {
         outcome = await slotted();
       }
-      metrics.sent(outcomeBytes(outcome));
+      // A stream's events are counted as they are sent.
+      if (outcome.kind !== 'stream') metrics.sent(outcomeBytes(outcome));
       metrics.requestFinished(true, started, operation);
       this.log?.unary(request, operation, started, security, null);
       if (copy !== undefined && outcome.kind === 'json' && !outcome.replayed) {
@@ -363,16 +425,18 @@ export class Dispatcher {
     options: { holdSlot?: boolean },
     span: SpanHandle | null = null,
   ): Promise<AsyncGenerator<StreamFrame, void, undefined>> {
-    const { metrics, config } = this.options;
+    const { metrics } = this.options;
     const log = this.log;
     const started = log ? performance.now() : 0;
     let source: AsyncIterable<StreamItem>;
     let release: () => void = () => undefined;
     let operation: string | null = null;
     let security: SecurityContext | null = null;
+    let endsWithSource = false;
     try {
       const target = endpoint ?? this.route(request.method, request.path);
       operation = target.spec.name;
+      endsWithSource = target.endsWithSource === true;
       if (!target.spec.streaming || !target.stream) {
         throw new EndpointError('invalid_request', `${target.spec.method} ${target.spec.path} is not a stream`);
       }
@@ -395,8 +459,58 @@ export class Dispatcher {
       log?.stream(request, operation, started, security, failure, 0);
       throw failure;
     }
-    metrics.streamStarted();
     metrics.received(request.receivedBytes);
+    return this.framesOf(request, source, release, operation, security, started, endsWithSource);
+  }
+
+  /**
+   * A unary route's StreamAnswer, served as a stream: the credentials' expiry and a stream
+   * slot as openStream takes them, then the same frames.
+   */
+  private async answerAsStream(
+    answer: StreamAnswer,
+    request: InboundRequest,
+    target: Endpoint,
+    operation: string | null,
+    security: SecurityContext | null,
+  ): Promise<StreamOutcome> {
+    const started = this.log ? performance.now() : 0;
+    let source = answer.items;
+    let release: () => void = () => undefined;
+    try {
+      const expiresAt = expiryOf(security);
+      if (hasExpired(expiresAt)) throw credentialsExpired();
+      release = await this.streamSlot(target, request.signal);
+      if (expiresAt !== null) source = untilExpired(source, expiresAt);
+    } catch (error) {
+      release();
+      // The items were never read: let their producer stop.
+      answer.abandon();
+      throw error;
+    }
+    const frames = this.framesOf(request, source, release, operation, security, started, false);
+    return { kind: 'stream', frames, failureEvent: answer.failureEvent };
+  }
+
+  /**
+   * A stream's frames from its items: every event normalized and size-checked on its own, a
+   * failure after the stream opened as a final error frame, the stream counted, logged and its
+   * slot freed once, however it ends.
+   */
+  private framesOf(
+    request: InboundRequest,
+    source: AsyncIterable<StreamItem>,
+    release: () => void,
+    operation: string | null,
+    security: SecurityContext | null,
+    started: number,
+    /** The endpoint's `endsWithSource`: its items end without a final one, and that is a whole stream. */
+    endsWithSource: boolean,
+  ): AsyncGenerator<StreamFrame, void, undefined> {
+    const { metrics, config } = this.options;
+    const log = this.log;
+    // The request's bytes are counted by whoever opened it (serveStream, or serveUnary for a StreamAnswer).
+    metrics.streamStarted();
     this.inFlight++;
     let finished = false;
     let events = 0;
@@ -425,6 +539,10 @@ export class Dispatcher {
           events++;
           yield frame;
           if (item.final) return;
+        }
+        if (endsWithSource) {
+          ok = true;
+          return;
         }
         failure = new EndpointError('internal', 'the stream handler ended without a final event').toObject(request.requestId);
         yield { ok: false, error: failure, final: true };
@@ -483,9 +601,11 @@ export class Dispatcher {
   ): Prepared {
     assertWithin('request', request.receivedBytes, this.options.config.limits.maxRequestBytes, request);
     const { spec } = endpoint;
-    // Body operations get the body; query operations (registry discovery) get the parameters.
-    const input = spec.request ? request.data : spec.query ? request.params : undefined;
-    const schema = spec.request ?? spec.query;
+    // Body operations get the body; query operations (registry discovery) get the parameters. An
+    // endpoint that reads its body itself (rawBody: A2A's bindings) gets the raw body, which holds
+    // the headers and path too, and checks what it reads in its own protocol's terms.
+    const input = endpoint.rawBody ? request.data : spec.request ? request.data : spec.query ? request.params : undefined;
+    const schema = endpoint.rawBody ? null : (spec.request ?? spec.query);
     if (schema && isSchemaName(schema)) {
       const checked = validate(schema, input);
       if (!checked.valid) throw EndpointError.invalidRequest(spec.request ? 'request body' : 'query', checked.errors);

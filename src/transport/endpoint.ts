@@ -1,7 +1,8 @@
 // The server side's view of an operation: what a transport hands to the shared dispatcher,
 // and what the dispatcher hands to a handler.
+import type { DescMethod } from '@bufbuild/protobuf';
 import type { OperationSpec } from '../../generated/operations/spec.js';
-import type { SecurityContext } from '../../generated/types/index.js';
+import type { SecurityContext, WireError } from '../../generated/types/index.js';
 import type { EncodedJson } from '../core/json/encoded.js';
 import type { TransportName } from './capabilities.js';
 import type { TraceHeaders } from './trace-headers.js';
@@ -180,6 +181,40 @@ export interface Endpoint {
    * hung model provider cannot hold every slot.
    */
   readonly modelBacked?: boolean;
+  /**
+   * Served by the grpc transport as a method of a protobuf service of its own (beside
+   * SvcTransport), at that method's standard path, and reachable no other way: the
+   * dispatcher's routing never finds it, so no other wire and no SvcTransport envelope can
+   * hand it a body that is not the method's decoded request message.
+   */
+  readonly grpc?: GrpcMethodBinding;
+  /**
+   * Streams: the stream ends when its source ends, and no event is marked final (a protocol
+   * whose events do not say which is the last). Without it a source that ends before a final
+   * event is a failure.
+   */
+  readonly endsWithSource?: boolean;
+}
+
+/**
+ * An endpoint served as a gRPC method (Endpoint.grpc): the grpc transport decodes the request
+ * message with the method's input schema and hands it to the handler as the request's data
+ * (text metadata as its params, credentials kept apart), and encodes the answer, or each
+ * event, from its ProtoJSON with the output schema. The protocol chooses its statuses.
+ */
+export interface GrpcMethodBinding {
+  /** The protobuf-es descriptor of the method: service, name, messages, unary or server streaming. */
+  readonly method: DescMethod;
+  /** The status a call ends with, from the wire error of a refusal or of the handler's failure. */
+  readonly failure: (error: Pick<WireError, 'code' | 'message' | 'status' | 'details'>) => GrpcFailure;
+}
+
+/** A gRPC status a protocol ends a failed call with. */
+export interface GrpcFailure {
+  readonly code: number;
+  readonly message: string;
+  /** A binary google.rpc.Status, sent as the `grpc-status-details-bin` trailer. */
+  readonly details?: Uint8Array;
 }
 
 /** One event of a stream as a handler produces it. */

@@ -17,7 +17,7 @@
 // field here, called from the object that already exists per request, and implemented outside.
 import type { SecurityContext } from '../../generated/types/index.js';
 import type { TransportName } from './capabilities.js';
-import type { StreamFrame, UnaryOutcome } from './dispatcher.js';
+import type { StreamFrame, StreamOutcome, UnaryOutcome } from './dispatcher.js';
 import type { Endpoint, InboundRequest, SpanHandle } from './endpoint.js';
 import type { CallSpans } from './outbound.js';
 import type { TraceHeaders } from './trace-headers.js';
@@ -80,12 +80,12 @@ type Frames = AsyncGenerator<StreamFrame, void, undefined>;
 
 /** Serves each operation inside a SERVER span; `serve` gets the span to refine when it records. */
 export interface ServerSpanHook {
-  serveUnary(
+  serveUnary<T extends UnaryOutcome | StreamOutcome>(
     request: InboundRequest,
     endpoint: Endpoint | undefined,
     transport: TransportName,
-    serve: (span: SpanHandle | null) => Promise<UnaryOutcome>,
-  ): Promise<UnaryOutcome>;
+    serve: (span: SpanHandle | null) => Promise<T>,
+  ): Promise<T>;
   serveStream(
     request: InboundRequest,
     endpoint: Endpoint | undefined,

@@ -5,8 +5,12 @@ import type { OperationSpec, OperationInvoker } from '../../generated/operations
 import type { Health, SecurityContext } from '../../generated/types/index.js';
 import { StateError } from '../core/errors.js';
 import type { Authenticator } from '../auth/authenticator.js';
+import { type AuthHeaderSource, type ClientAuth, clientAuthHeaders } from '../auth/client-auth.js';
 import { credentialHeaders } from '../auth/credentials.js';
-import type { TransportBinding, TransportClient, TransportServer } from './binding.js';
+import { InvalidArgumentError } from '../core/errors.js';
+import { clientTlsOptions } from '../tls/node-tls-options.js';
+import { splitTlsOption, type TlsMaterial, type TransportTlsOptions } from '../tls/tls-material.js';
+import type { BindingContext, TransportBinding, TransportClient, TransportServer } from './binding.js';
 import type { Capabilities, Capability, TransportName } from './capabilities.js';
 import { ResolvedConfig, type TransportConfigOptions } from './config.js';
 import { Dispatcher } from './dispatcher.js';
@@ -20,10 +24,28 @@ import { parseTransportUrl } from './url.js';
 
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
-export interface TransportOptions extends TransportConfigOptions {
+export interface TransportOptions extends Omit<TransportConfigOptions, 'tls'> {
+  /**
+   * Client side: what is sent to protected peers, `{ apiKey }` (X-API-Key), `{ bearer }`
+   * (Authorization: Bearer; a string, or a function returning the current token, called before
+   * each call) or `{ basic: { user, password } }`. Needs no authenticator. Over websocket the
+   * token is sent at the handshake: a different token opens a new connection, so a function
+   * should return the same token until it has to change.
+   */
+  auth?: ClientAuth;
+  /**
+   * TLS, used when the URL scheme is a secure one: the configuration's files and checks
+   * (certfile, keyfile, cafile, requireClientCert, checkHostname) and, for clients, the same
+   * material in memory (`ca`, `cert`, `key` as PEM) and `servername`.
+   */
+  tls?: TransportTlsOptions | null;
   /** Server side: verifies credentials on protected routes. Client side: turns `credentials` into a context. */
   authenticator?: Authenticator;
-  /** Client side: the raw credential sent to peers, authenticated lazily on first use. */
+  /**
+   * Client side, with `authenticator`: the raw credential sent to peers, authenticated lazily on
+   * first use (how a server's own outbound calls reuse its scheme). Clients without an
+   * authenticator use `auth`.
+   */
   credentials?: string;
   /** Server side: idempotency records shared by several replicas (e.g. on Redis); default in process. */
   idempotencyStore?: IdempotencyStore;
@@ -55,6 +77,9 @@ export class Transport implements OperationInvoker {
   readonly metrics: TransportMetrics;
   readonly authenticator: Authenticator | null;
   private readonly credentials: string | null;
+  /** The `auth` option's headers; null when the old credentials + authenticator path (or nothing) is used. */
+  private readonly clientAuth: AuthHeaderSource | null;
+  private readonly tlsMaterial: TlsMaterial | null;
   private readonly idempotencyStore: IdempotencyStore | null;
   private boundUrl: string;
   private state: LifecycleState = 'stopped';
@@ -84,10 +109,16 @@ export class Transport implements OperationInvoker {
     this.capabilities = Object.freeze(capabilities);
     parseTransportUrl(binding, url);
     this.boundUrl = url;
-    const { authenticator, credentials, idempotencyStore, tracing, hooks, ...config } = options;
+    const { authenticator, credentials, auth, idempotencyStore, tracing, hooks, tls, ...config } = options;
+    if (auth !== undefined && credentials !== undefined) {
+      throw new InvalidArgumentError('give auth, or credentials with an authenticator, not both', 'invalid_auth');
+    }
+    this.clientAuth = auth === undefined ? null : clientAuthHeaders(auth);
+    const { settings, material } = splitTlsOption(tls);
+    this.tlsMaterial = material;
     this.traced = tracing === true;
     this.hooks = hooks ?? null;
-    this.config = new ResolvedConfig(config);
+    this.config = new ResolvedConfig(tls === undefined ? config : { ...config, tls: settings });
     this.metrics = new TransportMetrics(this.config.collectMetrics);
     this.authenticator = authenticator ?? null;
     this.credentials = credentials ?? null;
@@ -270,19 +301,21 @@ export class Transport implements OperationInvoker {
 
   /** Headers for the configured credentials; nothing to wait for when there are none. */
   private authHeaders(): Readonly<Record<string, string>> | Promise<Readonly<Record<string, string>>> {
+    if (this.clientAuth) return this.clientAuth();
     if (!this.authenticator) return NO_HEADERS;
     const scheme = this.authenticator.scheme;
     return this.authenticate().then((context) => credentialHeaders(scheme, context));
   }
 
-  private bindingContext() {
-    return { name: this.name, config: this.config, metrics: this.metrics };
+  private bindingContext(): BindingContext {
+    const { config, tlsMaterial } = this;
+    return { name: this.name, config, metrics: this.metrics, clientTls: () => clientTlsOptions(config.tls, tlsMaterial) };
   }
 }
 
 /** A traced transport nobody gave a tracer: say which option is missing, at the first start or call. */
 function missingTracing(): Promise<never> {
   return Promise.reject(
-    new StateError("tracing is on but no tracer was handed in: pass `hooks: observabilityHooks` (from 'parley')"),
+    new StateError("tracing is on but no tracer was handed in: pass `hooks: observabilityHooks` (from 'parley-agents')"),
   );
 }

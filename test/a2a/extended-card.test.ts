@@ -49,7 +49,10 @@ describe('A2A: the authenticated extended card', () => {
     );
     assert.deepEqual(card.skills[1], EXTENDED.skills[0]);
     assert.equal(card.capabilities.extendedAgentCard, true);
-    assert.deepEqual(card.supportedInterfaces, [{ url: `${url}/`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]);
+    assert.deepEqual(card.supportedInterfaces, [
+      { url: `${url}/`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      { url: `${url}/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+    ]);
   });
 
   test("the official SDK client's getAgentCard swaps in the extended card for an authenticated caller", async (t) => {

@@ -241,21 +241,22 @@ describe('A2A JSON-RPC: batch and answer bounds', () => {
 });
 
 describe('A2A JSON-RPC: methods', () => {
-  test('the disabled methods answer the A2A unsupported errors', async (t) => {
+  test('the disabled methods answer the A2A unsupported errors (streaming: test/a2a/streaming.test.ts)', async (t) => {
     const { url } = await startA2aAgent(t);
-    assertRpcError(await postRpc(url, { ...send('x'), method: 'SendStreamingMessage' }), -32004);
-    assertRpcError(await postRpc(url, { jsonrpc: '2.0', id: 1, method: 'SubscribeToTask', params: { id: 'x' } }), -32004);
     assertRpcError(await postRpc(url, { jsonrpc: '2.0', id: 1, method: 'GetExtendedAgentCard', params: {} }), -32004);
     // Push notifications have their own tests (test/a2a/push/push-json-rpc.test.ts), off and on.
   });
 
-  test('the card: public, one JSONRPC 1.0 interface, streaming and extended card off, push notifications on', async (t) => {
+  test('the card: public, a JSONRPC 1.0 interface then an HTTP+JSON one, streaming and push notifications on, extended card off', async (t) => {
     const { url } = await startA2aAgent(t, { authenticator: new ApiKeyAuthenticator({ validKeys: { 'secret-key-1': [] } }) });
     const response = await fetch(`${url}/.well-known/agent-card.json`);
     assert.equal(response.status, 200);
     const card: any = await response.json();
-    assert.deepEqual(card.supportedInterfaces, [{ url: `${url}/`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]);
-    assert.deepEqual(card.capabilities, { streaming: false, pushNotifications: true, extendedAgentCard: false });
+    assert.deepEqual(card.supportedInterfaces, [
+      { url: `${url}/`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      { url: `${url}/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+    ]);
+    assert.deepEqual(card.capabilities, { streaming: true, pushNotifications: true, extendedAgentCard: false });
     const scheme = card.securitySchemes.apiKey.apiKeySecurityScheme;
     assert.deepEqual([scheme.location, scheme.name], ['header', 'X-API-Key']);
     assert.deepEqual(card.securityRequirements, [{ schemes: { apiKey: {} } }]);

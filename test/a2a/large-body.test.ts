@@ -42,3 +42,26 @@ test('A2A: a large body that is not JSON, or only whitespace, is refused exactly
     assert.deepEqual(turned, direct, name);
   }
 });
+
+test('A2A HTTP+JSON: a large message:send is decoded off the main thread and answered as the same body small', async (t) => {
+  const { url } = await startA2aAgent(t);
+  const headers = { 'content-type': 'application/json', 'a2a-version': '1.0' };
+  const post = async (body: string) => {
+    const response = await fetch(`${url}/a2a/rest/message:send`, { method: 'POST', headers, body });
+    return { status: response.status, json: (await response.json()) as any };
+  };
+  const large = await post(JSON.stringify({ message: userMessage('x'.repeat(LARGE_PAYLOAD_BYTES)) }));
+  assert.equal(large.status, 200, JSON.stringify(large.json).slice(0, 300));
+  assert.equal(large.json.task.status.state, 'TASK_STATE_COMPLETED');
+  const pad = ' '.repeat(LARGE_PAYLOAD_BYTES);
+  for (const [small, padded] of [
+    ['{"message":,}', `{"message":,}${pad}`],
+    ['', pad],
+    ['[]', `[]${pad}`],
+  ]) {
+    const direct = await post(small!);
+    const turned = await post(padded!);
+    assert.equal(turned.status, direct.status, JSON.stringify(small));
+    assert.equal(turned.json.error.details[0].reason, direct.json.error.details[0].reason, JSON.stringify(small));
+  }
+});

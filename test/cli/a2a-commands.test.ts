@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { AgentServer } from '../../src/agent/agent-server.js';
+import { grpcJsStub, unaryCall, userMessage } from '../a2a/grpc/support.js';
 import { startSdkAgent } from '../interop/sdk-agent.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import { assertNoStackTrace, runCli, scratchDir, untilServing } from './run-cli.js';
@@ -45,10 +46,38 @@ describe('parley serve agent --a2a', () => {
     }
   });
 
-  it('--a2a with another transport is a usage error', async () => {
-    const result = await runCli(['serve', 'agent', '--a2a', '--transport', 'grpc'], { cwd: ROOT });
+  it('--transport grpc serves the gRPC binding on the same port', async (t) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', TSX, MAIN, 'serve', 'agent', '--a2a', '--transport', 'grpc', '--url', 'grpc://127.0.0.1:0'],
+      { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    child.stdout.setEncoding('utf8');
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (chunk: string) => {
+        out += chunk;
+        const match = /^ready (\S+)$/m.exec(out);
+        if (match) resolve(match[1]!);
+      });
+      child.on('exit', () => reject(new Error(`serve exited: ${out}`)));
+    });
+    try {
+      const stub = grpcJsStub(t, url.replace(/^grpc:\/\//, ''));
+      const sent = await unaryCall(stub, 'SendMessage', { message: userMessage('ping over grpc') });
+      assert.equal(sent.error, undefined, sent.error?.details);
+      assert.equal(sent.answer.task.status.state, 'TASK_STATE_COMPLETED');
+      assert.equal(sent.answer.task.artifacts[0].parts[0].text, 'ping over grpc');
+    } finally {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+  });
+
+  it('--a2a with a transport that has no A2A binding is a usage error', async () => {
+    const result = await runCli(['serve', 'agent', '--a2a', '--transport', 'websocket'], { cwd: ROOT });
     assert.equal(result.code, 2);
-    assert.match(result.stderr, /--a2a needs the http transport/);
+    assert.match(result.stderr, /--a2a needs the http or grpc transport, not websocket/);
     assertNoStackTrace(result);
   });
 });

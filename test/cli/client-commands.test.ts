@@ -190,9 +190,12 @@ describe('parley register and unregister --json', () => {
     assert.deepEqual(JSON.parse(registered.stdout), { status: 'agent registered successfully', registered: true, url: card.url });
     const refused = await parley(['register', registry.url, '--card', 'bad.json', '--json'], dir);
     assert.equal(refused.code, 1);
+    // A refusal is the {"error": ...} document every command prints in JSON mode.
     const answer = JSON.parse(refused.stdout);
-    assert.equal(answer.registered, false);
+    assert.deepEqual(Object.keys(answer), ['error']);
     assert.equal(answer.error.code, 'invalid_request');
+    assert.equal(answer.error.status_code, 400);
+    assert.equal(answer.error.url, registry.url);
     const removed = await parley(['unregister', registry.url, card.url, '--json'], dir);
     assert.equal(removed.code, 0, removed.stderr);
     assert.deepEqual(JSON.parse(removed.stdout), {

@@ -16,6 +16,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const COMMANDS = [
   'validate',
   'schemas',
+  'contract',
   'serve',
   'discover',
   'register',
@@ -52,6 +53,21 @@ describe('parley --help', () => {
         assert.match(line, new RegExp(`\\bparley ${topic[0]}\\b`), `${topic.join(' ')}: ${line}`);
       }
     }
+  });
+
+  test("parley help serve registry is the registry's help; serve agent's names llama.cpp on the port the docs use", async () => {
+    const viaHelp = await parley(['help', 'serve', 'registry']);
+    const direct = await parley(['serve', 'registry', '--help']);
+    assert.equal(viaHelp.code, 0, viaHelp.stderr);
+    assert.equal(viaHelp.stdout, direct.stdout);
+    assert.match(viaHelp.stdout, /^Usage: parley serve registry /m);
+    const agent = await parley(['help', 'serve']);
+    assert.match(agent.stdout, /^Usage: parley serve agent /m);
+    // docs/llm.md starts llama-server on 8081, since 8080 is the agent's own default.
+    assert.match(agent.stdout, /127\.0\.0\.1:8081\/v1\s+\(llama\.cpp/);
+    assert.doesNotMatch(agent.stdout, /8080\/v1/);
+    const llmDoc = readFileSync(join(ROOT, 'docs/llm.md'), 'utf8');
+    assert.match(llmDoc, /llama-server .*--port 8081/);
   });
 
   test('docs/cli.md has a section for every command and the exit statuses', () => {
@@ -95,6 +111,8 @@ describe('parley completion', () => {
     assert.deepEqual(complete('validate', '--schema', 'agent-card'), ['agent-card', 'agent-card-list']);
     assert.deepEqual(complete('validate', '--schema', 'task', 'ta'), ['task.json']);
     assert.deepEqual(complete('completion', ''), ['bash', 'zsh']);
+    assert.deepEqual(complete('contract', ''), ['check', 'release']);
+    assert.deepEqual(complete('contract', 'check', '--ag'), ['--against']);
     // Every option each command's help lists is offered for it.
     for (const topic of HELP_TOPICS.filter((words) => words[0] !== 'help')) {
       const help = await parley([...topic, '--help']);

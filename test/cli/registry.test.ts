@@ -219,6 +219,62 @@ describe('parley registry commands', () => {
     );
   });
 
+  test('discover lists by name in both forms; register and unregister --json fail with the {"error": ...} document', {
+    timeout: 120_000,
+  }, async (t) => {
+    const { dir, cleanup } = scratchDir();
+    t.after(cleanup);
+    const registry = await startRegistryProcess(['--db', ':memory:']);
+    t.after(() => registry.stop('SIGKILL'));
+    // Registered in the reverse of their names' order (and of their URLs').
+    for (const [name, url] of [
+      ['zulu', 'http://127.0.0.1:9/a'],
+      ['alpha', 'http://127.0.0.1:9/b'],
+      ['mike', 'http://127.0.0.1:9/c'],
+    ]) {
+      const filed = await runCli(['register', registry.url, '--card', '-'], { cwd: dir, stdin: JSON.stringify({ name, url }) });
+      assert.equal(filed.code, 0, filed.stderr);
+    }
+    const json = await runCli(['discover', registry.url, '--json'], { cwd: dir });
+    assert.deepEqual(
+      (JSON.parse(json.stdout) as Array<{ name: string }>).map((card) => card.name),
+      ['alpha', 'mike', 'zulu'],
+    );
+    const table = lines((await runCli(['discover', registry.url], { cwd: dir })).stdout);
+    assert.deepEqual(
+      table.slice(1, 4).map((row) => row.split(/\s+/)[0]),
+      ['alpha', 'mike', 'zulu'],
+    );
+
+    const refused = await runCli(['register', registry.url, '--card', '-', '--json'], {
+      cwd: dir,
+      stdin: JSON.stringify({ name: 'bad', url: 'http://127.0.0.1:9/bad', tags: ['ok', 3] }),
+    });
+    assert.equal(refused.code, 1);
+    const refusal = JSON.parse(refused.stdout) as { error: Record<string, unknown> };
+    assert.deepEqual(Object.keys(refusal), ['error']);
+    assert.equal(refusal.error.command, 'register');
+    assert.equal(refusal.error.url, registry.url);
+    assert.equal(refusal.error.agent_url, 'http://127.0.0.1:9/bad');
+    assert.equal(refusal.error.status_code, 400);
+    assert.equal(typeof refusal.error.code, 'string');
+    assert.match(String(refusal.error.message), /\/tags\/1/);
+
+    for (const args of [
+      ['register', 'http://127.0.0.1:9', '--card', '-', '--json'],
+      ['unregister', 'http://127.0.0.1:9', 'http://127.0.0.1:9/a', '--json'],
+    ]) {
+      const down = await runCli(args, { cwd: dir, stdin: JSON.stringify({ name: 'x', url: 'http://127.0.0.1:9/a' }) });
+      assert.equal(down.code, 1, args.join(' '));
+      const failure = JSON.parse(down.stdout) as { error: Record<string, unknown> };
+      assert.deepEqual(Object.keys(failure), ['error'], args.join(' '));
+      assert.equal(failure.error.command, args[0]);
+      assert.equal(failure.error.url, 'http://127.0.0.1:9');
+      assert.equal(failure.error.agent_url, 'http://127.0.0.1:9/a');
+      assert.equal(typeof failure.error.message, 'string');
+    }
+  });
+
   test('an unreachable registry exits 1 with one line; usage errors exit 2', async (t) => {
     const { dir, cleanup } = scratchDir();
     t.after(cleanup);

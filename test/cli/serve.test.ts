@@ -163,6 +163,31 @@ describe('parley serve agent: logs', { concurrency: 3, timeout: 120_000 }, () =>
     assert.doesNotMatch(server.stdout(), /hello from the test/, 'no body in the logs');
   });
 
+  it('on a pipe the request lines are batched and none is lost: N requests, SIGTERM, exactly N lines', async (t) => {
+    const server = await serve('http');
+    t.after(() => cleanup(server));
+    // A few batches' worth (a line is about 250 bytes, a batch 8 KiB), sent 20 at a time.
+    const ids = Array.from({ length: 300 }, (_, n) => `counted-${n}`);
+    for (let at = 0; at < ids.length; at += 20) {
+      await Promise.all(
+        ids.slice(at, at + 20).map(async (id) => {
+          const answer = await fetch(`${server.url}/tasks/`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-svc-request-id': id },
+            body: JSON.stringify({ id, messages: [] }),
+          });
+          assert.equal(answer.status, 200);
+          await answer.arrayBuffer();
+        }),
+      );
+    }
+    const logged = await stopWith(server, 'SIGTERM');
+    const requests = logged.filter((line) => line.msg === 'request');
+    assert.equal(requests.length, ids.length);
+    assert.deepEqual(requests.map((line) => line.request_id).sort(), [...ids].sort());
+    assert.deepEqual(logged.map((line) => line.msg).slice(-2), ['stopping', 'stopped']);
+  });
+
   it('--log-level silent prints no log line', async (t) => {
     const server = await serve('websocket', ['--log-level', 'silent']);
     t.after(() => cleanup(server));

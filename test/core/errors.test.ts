@@ -83,6 +83,23 @@ test('importOptional: a package that is not installed is a MissingDependencyErro
   });
 });
 
+// The install command must name the package, not the subpath parley imports from it.
+const subpaths: Array<[string, string]> = [
+  ['not-installed-pkg-xyz/lite', 'not-installed-pkg-xyz'],
+  ['@not-installed-scope/pkg/sub/path', '@not-installed-scope/pkg'],
+  ['@not-installed-scope/pkg', '@not-installed-scope/pkg'],
+];
+for (const [specifier, packageName] of subpaths) {
+  test(`importOptional: a missing ${specifier} names ${packageName} and its npm install`, async () => {
+    await assert.rejects(importOptional(specifier, 'x'), (error: unknown) => {
+      assert.ok(error instanceof MissingDependencyError);
+      assert.equal(error.packageName, packageName);
+      assert.match(error.message, new RegExp(`npm install ${packageName}$`));
+      return true;
+    });
+  });
+}
+
 test('importOptional: an installed package loads', async () => {
   const ajv = await importOptional<{ default: unknown }>('ajv', 'validation');
   assert.ok(ajv.default);

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type Database from 'better-sqlite3';
+import { firstColumn, type SqliteConnection } from '../../src/stores/sqlite/sqlite-driver.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { MemoryRegistryStore } from '../../src/stores/memory/memory-registry-store.js';
 import { MAX_FILTER_VALUES, type RegistryStore } from '../../src/registry/registry-store.js';
@@ -73,8 +73,8 @@ describe('registry store failures reach clients as a stable code', () => {
     const logger = recordingLogger(lines);
     const h = await startRegistry(t, 'http', { store, logger });
     // The file may not grow past the pages it has now: the next card that needs a page fails.
-    const db = (store as unknown as { db: Database.Database }).db;
-    db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
+    const db = (store as unknown as { db: SqliteConnection }).db;
+    db.exec(`PRAGMA max_page_count = ${Number(firstColumn(db.prepare('PRAGMA page_count').get()))}`);
     const big = card('http://big', 'big', { description: 'x'.repeat(32_000) });
     const response = await fetch(`${h.url.replace(/\/$/, '')}/agents/`, {
       method: 'POST',

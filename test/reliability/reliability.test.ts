@@ -4,6 +4,7 @@
 // server's crash report, and the next row gets a fresh server.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
+import { REST_ROWS } from './a2a-rest-rows.js';
 import { ROWS } from './rows.js';
 import { ChildServer, DEFAULT_CONFIG, SERVED, ServerSlot, assertStillServing, type ServerConfig } from './setup.js';
 
@@ -18,7 +19,7 @@ describe('reliability: one request must not take the server down or expose data'
     describe(kind, { concurrency: 1, timeout: 300_000 }, () => {
       const slot = new ServerSlot(kind);
       after(() => slot.stop());
-      for (const row of ROWS.filter((candidate) => candidate.transports.includes(kind))) {
+      for (const row of [...ROWS, ...REST_ROWS].filter((candidate) => candidate.transports.includes(kind))) {
         it(`[${row.defect}] ${row.name}`, { timeout: 60_000 }, async (t) => {
           const unable = row.skip?.();
           if (unable) return t.skip(unable);

@@ -8,6 +8,13 @@ import { randomUUID } from 'node:crypto';
 import { createGzip } from 'node:zlib';
 import { execFileSync } from 'node:child_process';
 import { CONNECTION_SHARE, openFileLimit } from '../../src/transport/open-file-limit.js';
+import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+import {
+  A2AService,
+  GetTaskRequestSchema,
+  ListTasksResponseSchema,
+  SendMessageRequestSchema,
+} from '../../generated/proto/lf/a2a/v1/a2a_pb.js';
 import { sendStream } from './stream-peers.js';
 import {
   ALICE,
@@ -28,6 +35,7 @@ import {
   nestedTaskJson,
   resultTexts,
   send,
+  sendA2aGrpc,
   sendGrpcFrame,
   sizedTaskJson,
   userTask,
@@ -676,6 +684,75 @@ export const ROWS: readonly Row[] = [
       },
     }),
   ),
+
+  // --- issue 32: the A2A gRPC binding (lf.a2a.v1.A2AService on the grpc server)
+  {
+    defect: '32.1',
+    name: 'A2A gRPC: bytes that are no request message, on every method, are INVALID_ARGUMENT',
+    transports: ['grpc'],
+    async run(server) {
+      for (const method of A2A_METHODS) {
+        // SendMessageRequest.metadata is the Struct the nesting row fills; other requests would skip it as an unknown field.
+        const sends = method === 'SendMessage' || method === 'SendStreamingMessage';
+        const cases = sends ? [...NOT_A_MESSAGE, NESTED_PAST_THE_LIMIT] : NOT_A_MESSAGE;
+        for (const [what, bytes] of cases) {
+          const answer = await sendA2aGrpc(server.url, method, bytes);
+          assert.equal(answer.status, 3, `${method} with ${what}: ${answer.status} ${answer.details}`);
+          assert.equal(answer.reason, 'INVALID_REQUEST', `${method} with ${what}`);
+          assert.equal(answer.messages, 0);
+        }
+      }
+    },
+  },
+  {
+    defect: '32.2',
+    name: 'A2A gRPC: a message over the receive limit, or one that inflates past it, is RESOURCE_EXHAUSTED',
+    transports: ['grpc'],
+    async run(server) {
+      const large = a2aSendMessage('x'.repeat(4 * REQUEST_LIMIT));
+      assert.equal((await sendA2aGrpc(server.url, 'SendMessage', large)).status, 8);
+      const bomb = a2aSendMessage('y'.repeat(2 * 1024 * 1024));
+      const inflated = await sendA2aGrpc(server.url, 'SendMessage', bomb, { gzip: true });
+      assert.equal(inflated.status, 8, inflated.details);
+    },
+  },
+  {
+    defect: '32.3',
+    name: 'A2A gRPC: without a key, or with a wrong one, every method is UNAUTHENTICATED and nothing runs',
+    transports: ['grpc'],
+    async run(server) {
+      for (const method of A2A_METHODS) {
+        for (const key of [null, 'key-nobody-9999']) {
+          const answer = await sendA2aGrpc(server.url, method, Buffer.alloc(0), { key });
+          assert.equal(answer.status, 16, `${method} (key ${key}): ${answer.status} ${answer.details}`);
+        }
+      }
+    },
+  },
+  {
+    defect: '32.4',
+    name: 'A2A gRPC: another principal cannot read, list, cancel or continue a task (NOT_FOUND, never the task)',
+    transports: ['grpc'],
+    async run(server) {
+      const sent = await sendA2aGrpc(server.url, 'SendMessage', a2aSendMessage('alice only'));
+      assert.equal(sent.status, 0, sent.details);
+      const id = await aliceTaskId(server);
+      for (const [method, message] of [
+        ['GetTask', a2aTaskRequest(id)],
+        ['CancelTask', a2aTaskRequest(id)],
+        ['SendMessage', a2aSendMessage('bob here', id)],
+      ] as const) {
+        const answer = await sendA2aGrpc(server.url, method, message, { key: BOB });
+        assert.equal(answer.status, 5, `${method}: ${answer.status} ${answer.details}`);
+        assert.equal(answer.reason, 'TASK_NOT_FOUND');
+        assert.equal(answer.messages, 0);
+      }
+      const bobs = await sendA2aGrpc(server.url, 'ListTasks', Buffer.alloc(0), { key: BOB });
+      assert.equal(bobs.status, 0);
+      assert.equal(bobs.messages, 1);
+      assert.ok(!(await listedIds(server, BOB)).includes(id), "Bob's list shows Alice's task");
+    },
+  },
 ];
 
 let bomb: Promise<Buffer> | null = null;
@@ -776,4 +853,82 @@ async function uploadPastTheLimit(server: ChildServer, chunked: boolean): Promis
   } finally {
     socket.destroy();
   }
+}
+
+// --- the A2A gRPC rows' messages
+
+/** Every method of lf.a2a.v1.A2AService, as its path names it. */
+const A2A_METHODS: readonly string[] = A2AService.methods.map((method) => method.name);
+
+/** Bytes that decode as no A2A request message. */
+const NOT_A_MESSAGE: readonly (readonly [string, Buffer])[] = [
+  ['garbage', Buffer.from([0xff, 0xff, 0xff, 0xff, 0x0f])],
+  ['a length past the end', Buffer.from([0x12, 0x7f, 0x01])],
+  ['a group that never ends', Buffer.from([0x0b])],
+];
+
+/** A SendMessageRequest whose metadata nests Structs past protobuf-es's recursion limit (100). */
+const NESTED_PAST_THE_LIMIT = ["Structs nested past protobuf's recursion limit", nestedStructs(200)] as const;
+
+/** A SendMessageRequest carrying `text` (to `taskId` when given), binary. */
+function a2aSendMessage(text: string, taskId = ''): Buffer {
+  const request = create(SendMessageRequestSchema, {
+    message: { messageId: `m-${randomUUID()}`, taskId, role: 1, parts: [{ content: { case: 'text', value: text } }] },
+  });
+  return Buffer.from(toBinary(SendMessageRequestSchema, request));
+}
+
+function a2aTaskRequest(id: string): Buffer {
+  return Buffer.from(toBinary(GetTaskRequestSchema, create(GetTaskRequestSchema, { id })));
+}
+
+/** The newest task Alice's ListTasks shows. */
+async function aliceTaskId(server: ChildServer): Promise<string> {
+  const [id] = await listedIds(server, ALICE);
+  assert.ok(id, 'Alice has a task');
+  return id;
+}
+
+/** The ids `key`'s ListTasks shows, newest first. */
+async function listedIds(server: ChildServer, key: string): Promise<string[]> {
+  const session = await import('node:http2').then(({ connect }) => connect(`http://${new URL(server.url).host}`));
+  try {
+    const body = await new Promise<Buffer>((resolve, reject) => {
+      const stream = session.request({
+        ':method': 'POST',
+        ':path': '/lf.a2a.v1.A2AService/ListTasks',
+        'content-type': 'application/grpc+proto',
+        te: 'trailers',
+        'a2a-version': '1.0',
+        'x-api-key': key,
+      });
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('error', reject);
+      stream.on('end', () => resolve(Buffer.concat(chunks)));
+      stream.end(grpcFrame(Buffer.alloc(0), false));
+    });
+    return fromBinary(ListTasksResponseSchema, body.subarray(5, 5 + body.readUInt32BE(1))).tasks.map((task) => task.id);
+  } finally {
+    session.destroy();
+  }
+}
+
+/** SendMessageRequest.metadata holding Structs `levels` deep (Value -> Struct -> Value ...). */
+function nestedStructs(levels: number): Buffer {
+  const varint = (n: number) => {
+    const out: number[] = [];
+    while (n > 127) {
+      out.push((n & 127) | 128);
+      n >>>= 7;
+    }
+    out.push(n);
+    return Buffer.from(out);
+  };
+  const field = (tag: number, bytes: Buffer) => Buffer.concat([Buffer.from([tag]), varint(bytes.length), bytes]);
+  // Struct { fields: { "a": value } }: map entry key (1) and value (2) in field 1.
+  const struct = (value: Buffer) => field(0x0a, Buffer.concat([field(0x0a, Buffer.from('a')), field(0x12, value)]));
+  let value = Buffer.from([0x08, 0x00]);
+  for (let level = 0; level < levels; level++) value = field(0x2a, struct(value));
+  return field(0x22, struct(value));
 }

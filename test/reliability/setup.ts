@@ -14,7 +14,11 @@ import { connect as http2Connect } from 'node:http2';
 import { connect as netConnect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { fromBinary } from '@bufbuild/protobuf';
+import { anyUnpack } from '@bufbuild/protobuf/wkt';
 import WebSocket from 'ws';
+import { ErrorInfoSchema } from '../../generated/proto/google/rpc/error_details_pb.js';
+import { StatusSchema } from '../../generated/proto/google/rpc/status_pb.js';
 import type { Task } from '../../generated/types/index.js';
 import type { Authenticator } from '../../src/auth/authenticator.js';
 import { AgentClient } from '../../src/client/agent-client.js';
@@ -53,6 +57,13 @@ const LISTEN: Readonly<Record<ServedKind, string>> = {
   websocket: 'ws://127.0.0.1:0',
   grpc: 'grpc://127.0.0.1:0',
 };
+
+/**
+ * The transports whose server under test also serves A2A 1.0 (`a2a: true`), for the A2A rows:
+ * grpc's gRPC binding (rows.ts), http's HTTP+JSON (a2a-rest-rows.ts; its JSON-RPC rows are in
+ * test/a2a/).
+ */
+const A2A_SERVED: readonly ServedKind[] = ['grpc', 'http'];
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const FIXTURE = fileURLToPath(new URL('./fixtures/serve.ts', import.meta.url));
@@ -105,6 +116,7 @@ export class ChildServer {
       url: LISTEN[kind],
       transportOptions: config.transportOptions,
       keys: config.keys,
+      a2a: A2A_SERVED.includes(kind),
     });
     const child = spawn(process.execPath, ['--import', TSX, FIXTURE, argument], {
       cwd: ROOT,
@@ -487,6 +499,87 @@ function sendGrpc(url: string, call: Call): Promise<Answer> {
     gzip: call.gzip === true,
     key: call.key,
   });
+}
+
+// --- A2A over gRPC
+
+/** How an A2A gRPC call ended: its status (0: OK), message, ErrorInfo reason, and the messages it got. */
+export interface A2aGrpcAnswer {
+  readonly status: number | null;
+  readonly details: string;
+  readonly reason: string | null;
+  readonly messages: number;
+}
+
+/**
+ * Sends `message` (binary protobuf, or any bytes) to `lf.a2a.v1.A2AService/<method>` on a raw
+ * HTTP/2 stream, framed (gzipped when asked), with A2A-Version 1.0 and the key (none when
+ * null). The ErrorInfo reason is read from the google.rpc.Status in grpc-status-details-bin.
+ */
+export function sendA2aGrpc(
+  url: string,
+  method: string,
+  message: Buffer,
+  options: { key?: string | null; gzip?: boolean } = {},
+): Promise<A2aGrpcAnswer> {
+  return new Promise((resolve) => {
+    const session = http2Connect(`http://${new URL(url).host}`);
+    let settled = false;
+    const settle = (answer: A2aGrpcAnswer) => {
+      if (settled) return;
+      settled = true;
+      session.destroy();
+      resolve(answer);
+    };
+    session.on('error', (error) => settle({ status: null, details: error.message, reason: null, messages: 0 }));
+    const headers: Record<string, string> = {
+      ':method': 'POST',
+      ':path': `/lf.a2a.v1.A2AService/${method}`,
+      'content-type': 'application/grpc+proto',
+      te: 'trailers',
+      'a2a-version': '1.0',
+    };
+    const key = options.key === undefined ? ALICE : options.key;
+    if (key !== null) headers['x-api-key'] = key;
+    if (options.gzip) headers['grpc-encoding'] = 'gzip';
+    const stream = session.request(headers);
+    const chunks: Buffer[] = [];
+    let fields: Record<string, unknown> = {};
+    const read = (received: Record<string, unknown>) => {
+      if (received['grpc-status'] !== undefined) fields = received;
+    };
+    stream.on('response', read);
+    stream.on('trailers', read);
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    stream.on('error', (error) => settle({ status: null, details: error.message, reason: null, messages: 0 }));
+    const finish = () => {
+      const status = fields['grpc-status'] === undefined ? null : Number(fields['grpc-status']);
+      const details = decodeURIComponent(String(fields['grpc-message'] ?? ''));
+      const bin = fields['grpc-status-details-bin'];
+      settle({
+        status,
+        details,
+        reason: typeof bin === 'string' ? reasonOf(Buffer.from(bin, 'base64')) : null,
+        messages: countMessages(Buffer.concat(chunks)),
+      });
+    };
+    stream.on('end', finish);
+    stream.on('close', finish);
+    stream.end(grpcFrame(options.gzip ? gzipSync(message) : message, options.gzip === true));
+  });
+}
+
+/** The ErrorInfo reason inside a binary google.rpc.Status (read with the generated schemas). */
+function reasonOf(bytes: Buffer): string | null {
+  const status = fromBinary(StatusSchema, bytes);
+  const any = status.details[0];
+  return any ? (anyUnpack(any, ErrorInfoSchema)?.reason ?? null) : null;
+}
+
+function countMessages(data: Buffer): number {
+  let count = 0;
+  for (let at = 0; at + 5 <= data.length; at += 5 + data.readUInt32BE(at + 1)) count++;
+  return count;
 }
 
 // ------------------------------------------------------------------------- assertions

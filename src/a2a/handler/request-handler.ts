@@ -1,6 +1,7 @@
 // The A2A 1.0 request handler: the A2A operations, one method per A2A method, whatever the
 // binding that carries them. Each takes the decoded protobuf-es request message and parley's
-// RequestContext and answers the ProtoJSON object of the response; a refusal is thrown as an
+// RequestContext and answers the ProtoJSON object of the response (the two streaming methods:
+// an AsyncIterable of StreamResponse objects, checked at the first read); a refusal is thrown as an
 // A2aError (or, from below: the task index, the engine, a store, as an error failures.ts turns
 // into one), which each binding maps to its own shape. Tasks run on the agent's own engine and
 // are remembered in the task index, scoped to the request's tenant and principal. Bindings live
@@ -8,7 +9,7 @@
 // call these methods, and nothing here knows which one called.
 import type { JsonObject, MessageShape } from '@bufbuild/protobuf';
 import { timestampMs } from '@bufbuild/protobuf/wkt';
-import type { Task as NativeTask, TaskState as NativeState } from '../../../generated/types/index.js';
+import type { Task as NativeTask, TaskState as NativeState, StreamEvent } from '../../../generated/types/index.js';
 import {
   Role,
   TaskState,
@@ -34,12 +35,14 @@ import { statusTime } from '../../stores/task-entries.js';
 import { A2aError, invalidParams } from '../errors/a2a-error.js';
 import { messageFromA2a } from '../model/messages.js';
 import { stateFromA2a } from '../model/task-states.js';
+import { artifactResponses, closesStream, lastStatusResponse, StreamResponses, taskResponse } from '../model/stream-responses.js';
 import { INBOUND_KEY, taskToA2aJson, type InboundRecord } from '../model/tasks.js';
 import type { PushNotifications } from '../push/push-notifications.js';
 import { runEndChange, statusChange } from '../push/task-changes.js';
 import { PageTokens } from './page-token.js';
 import type { IndexedTask, TaskIndex, TaskScope } from './task-index.js';
 import type { TaskRunner } from './task-runner.js';
+import { TaskWatchers } from './task-watchers.js';
 
 export interface A2aHandlerOptions {
   /** Runs the tasks SendMessage submits and cancels them; the agent server hands in its engine. */
@@ -80,6 +83,7 @@ export class A2aRequestHandler {
   private readonly cancelElsewhere: A2aHandlerOptions['cancelElsewhere'];
   private readonly extendedCard: A2aHandlerOptions['extendedCard'];
   private readonly push: PushNotifications | null;
+  private readonly watchers = new TaskWatchers();
 
   constructor(options: A2aHandlerOptions) {
     this.engine = options.engine;
@@ -90,7 +94,20 @@ export class A2aRequestHandler {
     this.push = options.push?.(this.index) ?? null;
   }
 
-  async sendMessage(request: MessageShape<typeof SendMessageRequestSchema>, context: RequestContext): Promise<JsonObject> {
+  sendMessage(request: MessageShape<typeof SendMessageRequestSchema>, context: RequestContext): Promise<JsonObject> {
+    // The same promise, no wrapper of its own: the hot path allocates nothing for the sharing.
+    return this.accept(request, context, false) as Promise<JsonObject>;
+  }
+
+  /**
+   * SendMessage's checks and its entry in the index; then the run and its answer, or (for
+   * SendStreamingMessage, `streaming`) the entry, for the caller to run as a stream.
+   */
+  private async accept(
+    request: MessageShape<typeof SendMessageRequestSchema>,
+    context: RequestContext,
+    streaming: boolean,
+  ): Promise<JsonObject | IndexedTask> {
     const message = request.message;
     if (!message) throw invalidParams('/message', 'is required');
     if (!message.messageId) throw invalidParams('/message/messageId', 'is required');
@@ -132,6 +149,7 @@ export class A2aRequestHandler {
       entry = { id: task.id, contextId, tenant: scope.tenant, owner: scope.principal, task, active: true };
       await this.index.add(entry);
     }
+    if (streaming) return entry;
     const run = this.run(entry, context);
     // Answered at once: a run that fails later (the engine refused it, the index is out of
     // reach) has no caller left to tell, and must not end the process as an unhandled rejection.
@@ -156,6 +174,11 @@ export class A2aRequestHandler {
   private run(entry: IndexedTask, context: RequestContext): Promise<void> {
     const settle = () => {
       entry.active = false;
+      // A task run without a stream still reaches its subscribers: its artifacts and last status.
+      if (this.watchers.size > 0 && this.watchers.has(entry.id)) {
+        for (const response of artifactResponses(entry.task, entry.contextId)) this.watchers.publish(entry.id, response);
+        this.watchers.publish(entry.id, lastStatusResponse(entry.task, entry.contextId));
+      }
       return this.index.update(entry);
     };
     const push = this.push;
@@ -252,18 +275,81 @@ export class A2aRequestHandler {
     return taskToA2aJson(answer, { contextId: entry.contextId, includeArtifacts: true });
   }
 
-  sendStreamingMessage(
-    _request: MessageShape<typeof SendMessageRequestSchema>,
-    _context: RequestContext,
-  ): AsyncIterable<StreamResponseJson> {
-    throw streamingUnsupported();
+  /**
+   * SendMessage as a stream: the task, then its status updates, artifacts and model text as
+   * they happen, then its last status (completed, failed, canceled, or waiting for input),
+   * after which the stream ends. Its checks are SendMessage's, made at the first read, so a
+   * binding can still answer a refusal as a plain error. Stopping the reading cancels the task.
+   */
+  async *sendStreamingMessage(
+    request: MessageShape<typeof SendMessageRequestSchema>,
+    context: RequestContext,
+  ): AsyncGenerator<StreamResponseJson, void, undefined> {
+    const historyLength = checkHistoryLength(request.configuration?.historyLength, '/configuration/historyLength');
+    const entry = (await this.accept(request, context, true)) as IndexedTask;
+    const responses = new StreamResponses(entry.id, entry.contextId, historyLength);
+    let settled = false;
+    try {
+      // for-await hands a stop (the caller left) on to the engine, which cancels the run.
+      for await (const item of this.engine.stream(entry.task, context)) {
+        const event = item.result as StreamEvent;
+        if (event.type === 'task_completed') {
+          entry.task = event.task;
+          entry.active = false;
+          settled = true;
+          await this.index.update(entry);
+          const last = lastStatusResponse(event.task, entry.contextId);
+          this.watchers.publish(entry.id, last);
+          this.push?.notify(entry, () => [last]);
+          yield last;
+          return;
+        }
+        const response = responses.of(event);
+        if (!response) continue;
+        this.watchers.publish(entry.id, response);
+        // A streamed task's webhooks hear what its stream does, event by event.
+        this.push?.notify(entry, () => [response]);
+        yield response;
+      }
+    } finally {
+      if (!settled) {
+        // The run failed or its caller left: the task is no longer running here.
+        entry.active = false;
+        await this.index.update(entry).catch(() => undefined);
+      }
+    }
   }
 
-  subscribeToTask(
-    _request: MessageShape<typeof SubscribeToTaskRequestSchema>,
-    _context: RequestContext,
-  ): AsyncIterable<StreamResponseJson> {
-    throw streamingUnsupported();
+  /**
+   * A running task's events from another connection: the task as it is now, then what happens
+   * to it, ending with its last status. A finished task has nothing more to stream
+   * (UnsupportedOperation); one waiting for input gets the task and that status at once.
+   */
+  async *subscribeToTask(
+    request: MessageShape<typeof SubscribeToTaskRequestSchema>,
+    context: RequestContext,
+  ): AsyncGenerator<StreamResponseJson, void, undefined> {
+    if (!request.id) throw invalidParams('/id', 'is required');
+    // Watching before the task is read: nothing it does after the read is missed.
+    const queue = this.watchers.watch(request.id);
+    try {
+      const entry = await this.index.get(scopeOf(request.tenant, context), request.id);
+      if (!entry) throw new A2aError('taskNotFound', `task ${request.id} not found`);
+      const state = entry.task.state ?? 'submitted';
+      if (isTerminal(state))
+        throw new A2aError('unsupportedOperation', `task ${entry.id} is already ${state}; there is nothing more to stream`);
+      yield taskResponse(entry.task, entry.contextId);
+      if (!entry.active) {
+        yield lastStatusResponse(entry.task, entry.contextId);
+        return;
+      }
+      for await (const response of queue) {
+        yield response;
+        if (closesStream(response)) return;
+      }
+    } finally {
+      this.watchers.unwatch(request.id, queue);
+    }
   }
 
   createTaskPushNotificationConfig(
@@ -312,10 +398,6 @@ export class A2aRequestHandler {
       return Promise.reject(new A2aError('unsupportedOperation', 'the extended card is shown to authenticated callers only'));
     return Promise.resolve(this.extendedCard());
   }
-}
-
-function streamingUnsupported(): A2aError {
-  return new A2aError('unsupportedOperation', 'streaming is not supported by this agent (capabilities.streaming is false)');
 }
 
 function pushNotSupported(): A2aError {

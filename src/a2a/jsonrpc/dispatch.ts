@@ -1,8 +1,9 @@
 // The JSON-RPC binding's reading of `POST /`: the body in, a JSON-RPC response (or a batch of
 // them, or nothing) out. It checks in the order a JSON-RPC server must: media type (before the
 // body is trusted), JSON (-32700), the request object (-32600), the method (-32601), the params
-// (-32602), then the A2A version (-32009); only then does the request handler's method run.
-import type { DescMessage, MessageShape } from '@bufbuild/protobuf';
+// (-32602), then the A2A version (-32009); only then does the request handler's method run. A
+// streaming method alone in its body is answered with server-sent events (./stream.ts).
+import type { DescMessage, JsonObject, MessageShape } from '@bufbuild/protobuf';
 import {
   CancelTaskRequestSchema,
   DeleteTaskPushNotificationConfigRequestSchema,
@@ -23,6 +24,7 @@ import { asA2aError } from '../handler/failures.js';
 import type { A2aRequestHandler } from '../handler/request-handler.js';
 import { checkMediaType, checkVersion } from '../handler/service-parameters.js';
 import { decodeParams } from '../model/params.js';
+import { StreamAnswer } from '../../transport/stream-answer.js';
 import { encodeAnswerWithin, encodeBatchWithin } from './answer-limit.js';
 import {
   encodeRpc,
@@ -36,6 +38,7 @@ import {
   type RpcResponse,
 } from './envelope.js';
 import { describeServedAnswer, describeServedCall, describeUnreadCall } from './spans.js';
+import { openRpcStream } from './stream.js';
 
 export interface JsonRpcOptions {
   /** The most requests one batch may hold; default 100. */
@@ -49,7 +52,10 @@ const DEFAULT_MAX_BATCH_REQUESTS = 100;
 
 interface Method {
   readonly schema: DescMessage;
-  readonly run: (request: never, context: RequestContext) => Promise<unknown>;
+  /** A unary method: its result. */
+  readonly run?: (request: never, context: RequestContext) => Promise<unknown>;
+  /** A streaming method: its events, answered as server-sent events (jsonrpc/stream.ts). */
+  readonly stream?: (request: never, context: RequestContext) => AsyncIterable<JsonObject>;
 }
 
 export class JsonRpcDispatcher {
@@ -68,10 +74,13 @@ export class JsonRpcDispatcher {
       schema,
       run: run as Method['run'],
     });
-    const unaryOnly = () =>
-      Promise.reject(
-        new A2aError('unsupportedOperation', 'streaming is not supported by this agent (capabilities.streaming is false)'),
-      );
+    const stream = <D extends DescMessage>(
+      schema: D,
+      open: (request: MessageShape<D>, context: RequestContext) => AsyncIterable<JsonObject>,
+    ): Method => ({
+      schema,
+      stream: open as Method['stream'],
+    });
     this.methods = new Map<string, Method>([
       ['SendMessage', method(SendMessageRequestSchema, (request, context) => handler.sendMessage(request, context))],
       ['GetTask', method(GetTaskRequestSchema, (request, context) => handler.getTask(request, context))],
@@ -79,18 +88,9 @@ export class JsonRpcDispatcher {
       ['CancelTask', method(CancelTaskRequestSchema, (request, context) => handler.cancelTask(request, context))],
       [
         'SendStreamingMessage',
-        method(SendMessageRequestSchema, (request, context) => {
-          handler.sendStreamingMessage(request, context);
-          return unaryOnly();
-        }),
+        stream(SendMessageRequestSchema, (request, context) => handler.sendStreamingMessage(request, context)),
       ],
-      [
-        'SubscribeToTask',
-        method(SubscribeToTaskRequestSchema, (request, context) => {
-          handler.subscribeToTask(request, context);
-          return unaryOnly();
-        }),
-      ],
+      ['SubscribeToTask', stream(SubscribeToTaskRequestSchema, (request, context) => handler.subscribeToTask(request, context))],
       [
         'CreateTaskPushNotificationConfig',
         method(TaskPushNotificationConfigSchema, (request, context) =>
@@ -126,7 +126,7 @@ export class JsonRpcDispatcher {
    * Answers one `POST /`: a response, a batch of them, or nothing (notifications only). When
    * its span records, a single call names it after its method (a batch leaves it as it is).
    */
-  async handle(body: RawHttpBody, context: RequestContext): Promise<PreEncoded> {
+  async handle(body: RawHttpBody, context: RequestContext): Promise<PreEncoded | StreamAnswer> {
     const span = context.span ?? null;
     let parsed: unknown;
     try {
@@ -137,8 +137,9 @@ export class JsonRpcDispatcher {
     }
     const version = body.header('a2a-version');
     if (!Array.isArray(parsed)) {
-      const answer = await this.one(parsed, version, context, span);
+      const answer = await this.one(parsed, version, context, span, true);
       if (!answer) return NO_RESPONSE;
+      if (answer instanceof StreamAnswer) return answer;
       const sent = encodeAnswerWithin(answer, this.maxResponseBytes);
       if (sent.value !== answer) answered(span, sent.value as RpcResponse);
       return sent;
@@ -153,21 +154,24 @@ export class JsonRpcDispatcher {
       const limit = { limit: String(this.maxBatchRequests) };
       return encodeRpc(answered(span, rpcFailure(null, new A2aError('invalidRequest', message, limit))));
     }
-    const answers = await Promise.all(parsed.map((item) => this.one(item, version, context, null)));
-    const sent = answers.filter((answer): answer is RpcResponse => answer !== undefined);
+    const answers = await Promise.all(parsed.map((item) => this.one(item, version, context, null, false)));
+    // A batch member is never a stream (one() refuses it there).
+    const sent = answers.filter((answer): answer is RpcResponse => answer !== undefined && !(answer instanceof StreamAnswer));
     return sent.length > 0 ? encodeBatchWithin(sent, this.maxResponseBytes) : NO_RESPONSE;
   }
 
   /**
    * One request object; undefined for a notification, which is run but not answered. `span`:
-   * the request's span when it records and the request holds this call alone.
+   * the request's span when it records and the request holds this call alone; `single`: the
+   * body is this one call, so a streaming method may answer with a stream.
    */
   private async one(
     value: unknown,
     version: string | undefined,
     context: RequestContext,
     span: SpanHandle | null,
-  ): Promise<RpcResponse | undefined> {
+    single: boolean,
+  ): Promise<RpcResponse | StreamAnswer | undefined> {
     let notification = false;
     let id = usableId(value);
     let read = false;
@@ -181,8 +185,14 @@ export class JsonRpcDispatcher {
       if (!method) throw new A2aError('methodNotFound', `unknown method ${JSON.stringify(call.method)}`);
       const request = decodeParams(method.schema, call.params);
       checkVersion(version);
-      const result = await method.run(request as never, context);
-      return notification ? undefined : rpcResult(id, result);
+      if (method.run) {
+        const result = await method.run(request as never, context);
+        return notification ? undefined : rpcResult(id, result);
+      }
+      // A stream is one call's whole answer, to a caller that waits for it.
+      if (!single || notification)
+        throw new A2aError('invalidRequest', `${call.method} streams its answer: send it alone, with an id, not in a batch`);
+      return await openRpcStream(id, method.stream!(request as never, context));
     } catch (error) {
       if (span && !read) describeUnreadCall(span, id);
       return notification ? undefined : answered(span, rpcFailure(id, asA2aError(error)));

@@ -6,7 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import type { IdempotencyStore } from '../../transport/idempotency-store.js';
 import { RedisCancelBus, type LocalCancel } from './redis-cancel-bus.js';
-import { connectRedis, parseRedisUrl, redisFailure, type RedisConnectOptions } from './redis-connection.js';
+import { connectRedis, parseRedisUrl, redisFailure } from './redis-connection.js';
+import type { RedisConnectOptions } from './redis-target.js';
 import { refuseEvictingRedis } from './redis-eviction.js';
 import { defineIdempotencyScripts, RedisIdempotency } from './redis-idempotency.js';
 import type { RedisClient } from './redis-module.js';

@@ -7,28 +7,7 @@
 import { InvalidArgumentError } from '../../core/errors.js';
 import { RedisStoreError } from './redis-error.js';
 import { loadRedis, type RedisClient } from './redis-module.js';
-
-export interface RedisTarget {
-  /** The URL handed to the client (without `prefix`). */
-  readonly url: string;
-  /** The URL without its password, for messages and status pages. */
-  readonly location: string;
-  /** Prepended to every key: `parley:` unless the URL names another. */
-  readonly prefix: string;
-}
-
-export interface RedisConnectOptions {
-  /** How long one command may take before it fails. Default 2000 ms. */
-  readonly commandTimeoutMs?: number;
-  /** How long connecting may take. Default 2000 ms. */
-  readonly connectTimeoutMs?: number;
-  /**
-   * Open the store even when Redis may evict its keys (a maxmemory-policy other than
-   * noeviction, or one that cannot be read): for a Redis used as a cache that accepts loss.
-   * Default false: such a Redis is refused at start (redis-eviction.ts).
-   */
-  readonly allowEviction?: boolean;
-}
+import type { RedisConnectOptions, RedisTarget } from './redis-target.js';
 
 /** Whether a store option names Redis. */
 export function isRedisUrl(value: string): boolean {

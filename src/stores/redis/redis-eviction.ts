@@ -9,7 +9,7 @@
 // neither answers, the store cannot tell and refuses as well.
 import { RedisStoreError } from './redis-error.js';
 import type { RedisClient } from './redis-module.js';
-import type { RedisTarget } from './redis-connection.js';
+import type { RedisTarget } from './redis-target.js';
 
 /** The keys a store needs kept: every one, or only those it sets no TTL on. */
 type KeptKeys = 'all' | 'without-ttl';

@@ -9,7 +9,8 @@
 // Redis has applied it; how durable that is depends on Redis's persistence (docs/replicas.md).
 import type { AgentCard, RegistryEntry } from '../../../generated/types/index.js';
 import { checkLookupSize, type IndexKeys } from '../registry-entries.js';
-import { connectRedis, parseRedisUrl, redisFailure, type RedisConnectOptions, type RedisTarget } from './redis-connection.js';
+import { connectRedis, parseRedisUrl, redisFailure } from './redis-connection.js';
+import type { RedisConnectOptions, RedisTarget } from './redis-target.js';
 import { refuseEvictingRedis } from './redis-eviction.js';
 import type { RedisClient } from './redis-module.js';
 

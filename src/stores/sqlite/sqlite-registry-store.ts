@@ -1,5 +1,5 @@
-// The embedded SQLite registry store (better-sqlite3), the persisted default of `parley serve
-// registry`. Every read goes to the file, so several registry processes can share one file
+// The embedded SQLite registry store (node:sqlite, or better-sqlite3 on Node 20: see
+// sqlite-driver.ts), the persisted default of `parley serve registry`. Every read goes to the file, so several registry processes can share one file
 // (WAL mode lets readers and a writer work at once; a busy writer waits busy_timeout). Writes
 // are queued and committed together once per turn of the event loop, in order, each in its
 // own savepoint: one fsync covers a burst of registrations, and none is acknowledged before
@@ -7,7 +7,16 @@
 import { resolve } from 'node:path';
 import type { AgentCard, RegistryEntry } from '../../../generated/types/index.js';
 import { checkLookupSize, mayWrite, type IndexKeys } from '../registry-entries.js';
-import { loadSqlite, type SqliteDatabase } from './sqlite-module.js';
+import {
+  firstColumn,
+  immediateTransaction,
+  inSavepoint,
+  openSqlite,
+  readPragma,
+  type SqliteConnection,
+  type SqliteDriverName,
+  type SqliteStatement,
+} from './sqlite-driver.js';
 import { prepareSchema } from './sqlite-schema.js';
 import { RegistryStoreError, type RegistryStoreErrorCode } from './sqlite-error.js';
 
@@ -23,7 +32,7 @@ interface Row {
   readonly owner: string | null;
 }
 
-type Statement = import('better-sqlite3').Statement;
+type Statement = SqliteStatement;
 
 interface Statements {
   readonly deleteTags: Statement;
@@ -54,12 +63,11 @@ const EXPIRED = 'last_seen <= @bound AND (@now - last_seen) > @ttl';
 
 export class SqliteRegistryStore {
   readonly kind = 'sqlite';
-  private db: SqliteDatabase | null = null;
+  private db: SqliteConnection | null = null;
   private statements: Statements | null = null;
   private readonly lookups = new Map<string, Statement>();
   private queue: QueuedWrite[] = [];
   private flushScheduled = false;
-  private inSavepoint: ((run: () => unknown) => unknown) | null = null;
 
   constructor(
     readonly path: string,
@@ -72,25 +80,28 @@ export class SqliteRegistryStore {
 
   /** The journal mode in use: `wal` for a file, `memory` for `:memory:`. */
   get journalMode(): string | null {
-    return this.db ? (this.db.pragma('journal_mode', { simple: true }) as string) : null;
+    return this.db ? (readPragma(this.db, 'journal_mode') as string) : null;
+  }
+
+  /** Which SQLite is in use once open: Node's own `node:sqlite`, or the `better-sqlite3` package. */
+  get driver(): SqliteDriverName | null {
+    return this.db?.driver ?? null;
   }
 
   async open(): Promise<void> {
     if (this.db) return;
-    const Database = await loadSqlite();
-    let db: SqliteDatabase | null = null;
+    let db: SqliteConnection | null = null;
     try {
-      db = new Database(this.path);
-      db.pragma(`busy_timeout = ${Math.max(0, Math.floor(this.options.busyTimeoutMs ?? 5000))}`);
-      db.pragma('journal_mode = WAL');
+      db = await openSqlite(this.path);
+      db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(this.options.busyTimeoutMs ?? 5000))}`);
+      db.exec('PRAGMA journal_mode = WAL');
       // FULL: a commit is on disk before it returns, so an acknowledged write survives a crash.
-      db.pragma('synchronous = FULL');
+      db.exec('PRAGMA synchronous = FULL');
       prepareSchema(db, this.location);
-      const check = db.pragma('quick_check', { simple: true });
+      const check = readPragma(db, 'quick_check');
       if (check !== 'ok')
         throw new RegistryStoreError('store_corrupt', `${this.location} is corrupt: ${String(check)}`, this.location);
       this.statements = prepareStatements(db);
-      this.inSavepoint = db.transaction((run: () => unknown) => run());
       this.db = db;
     } catch (error) {
       db?.close();
@@ -104,7 +115,6 @@ export class SqliteRegistryStore {
     const db = this.db;
     this.db = null;
     this.statements = null;
-    this.inSavepoint = null;
     this.lookups.clear();
     db.close();
   }
@@ -164,11 +174,11 @@ export class SqliteRegistryStore {
   }
 
   urls(): string[] {
-    return this.read(() => this.ready().urls.pluck().all() as string[]);
+    return this.read(() => this.ready().urls.all().map(firstColumn) as string[]);
   }
 
   count(): number {
-    return this.read(() => this.ready().count.pluck().get() as number);
+    return this.read(() => firstColumn(this.ready().count.get()) as number);
   }
 
   prune(now: number, ttl: number): number {
@@ -177,10 +187,12 @@ export class SqliteRegistryStore {
     return this.read(() => {
       const s = this.ready();
       if (!s.anyExpired.get(params)) return 0;
-      return this.db!.transaction(() => {
-        s.pruneTags.run(params);
-        return s.pruneAgents.run(params).changes;
-      }).immediate();
+      return Number(
+        immediateTransaction(this.db!, () => {
+          s.pruneTags.run(params);
+          return s.pruneAgents.run(params).changes;
+        }),
+      );
     });
   }
 
@@ -217,16 +229,16 @@ export class SqliteRegistryStore {
     const outcomes: Array<{ ok: boolean; value: unknown }> = [];
     let firstFailure: unknown = null;
     try {
-      db.transaction(() => {
+      immediateTransaction(db, () => {
         for (const write of batch) {
           try {
-            outcomes.push({ ok: true, value: this.inSavepoint!(write.run) });
+            outcomes.push({ ok: true, value: inSavepoint(db, write.run) });
           } catch (error) {
             firstFailure ??= error;
             outcomes.push({ ok: false, value: this.storeError(error, 'write') });
           }
         }
-      }).immediate();
+      });
     } catch (error) {
       // Some errors (SQLITE_FULL, SQLITE_IOERR) roll the whole transaction back, and the commit
       // then fails with "no transaction is active": the write's own error is the cause to report.
@@ -304,7 +316,7 @@ function toEntry(row: Row): RegistryEntry {
   return entry;
 }
 
-function prepareStatements(db: SqliteDatabase): Statements {
+function prepareStatements(db: SqliteConnection): Statements {
   return {
     deleteTags: db.prepare('DELETE FROM agent_tags WHERE url = ?'),
     deleteAgent: db.prepare('DELETE FROM agents WHERE url = ?'),

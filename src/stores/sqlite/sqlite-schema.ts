@@ -2,13 +2,13 @@
 // is recognised by its application id; its layout version is SQLite's user_version. Each
 // migration takes a file from version i to i + 1 and runs in the transaction that records the
 // new version, so a crash half-way leaves the old version intact.
-import type { SqliteDatabase } from './sqlite-module.js';
+import { immediateTransaction, readPragma, type SqliteConnection } from './sqlite-driver.js';
 import { RegistryStoreError } from './sqlite-error.js';
 
 /** "PRLY": marks a SQLite file as a parley registry. */
 const APPLICATION_ID = 0x50524c59;
 
-const MIGRATIONS: ReadonlyArray<(db: SqliteDatabase) => void> = [
+const MIGRATIONS: ReadonlyArray<(db: SqliteConnection) => void> = [
   // 0 -> 1: cards by URL, with the columns discovery indexes, and a table of tags.
   (db) => {
     db.exec(`
@@ -45,10 +45,10 @@ const SCHEMA_VERSION = MIGRATIONS.length;
  * empty file and migrating an older one. Runs under a write lock, so two processes opening the
  * same new file do not both create it.
  */
-export function prepareSchema(db: SqliteDatabase, location: string): void {
-  db.transaction(() => {
-    const applicationId = db.pragma('application_id', { simple: true }) as number;
-    const version = db.pragma('user_version', { simple: true }) as number;
+export function prepareSchema(db: SqliteConnection, location: string): void {
+  immediateTransaction(db, () => {
+    const applicationId = Number(readPragma(db, 'application_id'));
+    const version = Number(readPragma(db, 'user_version'));
     if (applicationId === 0 && version === 0) {
       const objects = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'").get() as { n: number };
       if (objects.n > 0) {
@@ -58,7 +58,7 @@ export function prepareSchema(db: SqliteDatabase, location: string): void {
           location,
         );
       }
-      db.pragma(`application_id = ${APPLICATION_ID}`);
+      db.exec(`PRAGMA application_id = ${APPLICATION_ID}`);
     } else if (applicationId !== APPLICATION_ID) {
       throw new RegistryStoreError(
         'store_foreign',
@@ -74,6 +74,6 @@ export function prepareSchema(db: SqliteDatabase, location: string): void {
       );
     }
     for (let from = version; from < SCHEMA_VERSION; from++) MIGRATIONS[from]!(db);
-    if (version !== SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
-  }).immediate();
+    if (version !== SCHEMA_VERSION) db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
+  });
 }

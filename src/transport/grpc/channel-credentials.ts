@@ -16,8 +16,7 @@ import { isIP } from 'node:net';
 import { type ConnectionOptions, connect as tlsConnect, createSecureContext } from 'node:tls';
 import type { Socket } from 'node:net';
 import type { ChannelCredentials } from '@grpc/grpc-js';
-import { clientTlsOptions } from '../../tls/node-tls-options.js';
-import type { Tls } from '../../tls/tls-settings.js';
+import type { ClientTlsOptions } from '../../tls/node-tls-options.js';
 import type { GrpcJsModule } from './load.js';
 
 type SecureConnector = ReturnType<ChannelCredentials['_createSecureConnector']>;
@@ -36,13 +35,13 @@ export class ConnectionFailure {
 }
 
 /**
- * Credentials for one channel: TLS with parley's settings when `tls` is given (grpcs:), else
- * plain TCP. Failures of the connections are recorded in `failure`.
+ * Credentials for one channel: TLS with the client's node:tls options when `tls` is given
+ * (grpcs:), else plain TCP. Failures of the connections are recorded in `failure`.
  */
 export function channelCredentials(
   grpc: GrpcJsModule,
   hostname: string,
-  tls: Tls | null | false,
+  tls: ClientTlsOptions | false,
   failure: ConnectionFailure,
 ): ChannelCredentials {
   const callCredentials = grpc.CallCredentials.createEmpty();
@@ -107,15 +106,15 @@ function secureConnector(
 }
 
 /** node:tls options for a connection to `hostname`, made once per channel. */
-function tlsOptions(hostname: string, tls: Tls | null): ConnectionOptions {
-  const { checkServerIdentity, ...material } = clientTlsOptions(tls);
+function tlsOptions(hostname: string, tls: ClientTlsOptions): ConnectionOptions {
+  const { checkServerIdentity, servername, ...material } = tls;
   const host = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
   return {
     secureContext: createSecureContext(material),
     ALPNProtocols: ['h2'],
     // The name certificates are checked against: node:tls checks `servername`, else `host`.
     host,
-    ...(isIP(host) ? {} : { servername: host }),
+    ...(servername !== undefined ? { servername } : isIP(host) ? {} : { servername: host }),
     ...(checkServerIdentity ? { checkServerIdentity } : {}),
   };
 }

@@ -214,7 +214,7 @@ export class GrpcClient implements TransportClient {
     const secure = parsed.protocol === 'grpcs:';
     const failure = new ConnectionFailure();
     const target = `${parsed.hostname}:${parsed.port || (secure ? 443 : 80)}`;
-    const credentials = channelCredentials(grpc, parsed.hostname, secure ? config.tls : false, failure);
+    const credentials = channelCredentials(grpc, parsed.hostname, secure ? this.context.clientTls() : false, failure);
     const options = channelOptions(config.grpc.channelOptions, wireOptions(config));
     const client = new grpc.Client(target, credentials, options);
     if (this.closed) client.close();

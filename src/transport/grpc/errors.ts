@@ -224,9 +224,24 @@ function statusCodeOf(error: unknown): number | undefined {
 /** The status message the peer (or grpc-js) gave, without grpc-js's `code name:` prefix. */
 function rawMessage(error: unknown): string {
   const details = (error as { details?: unknown }).details;
-  return typeof details === 'string' ? details : messageOf(error);
+  return typeof details === 'string' ? oneLine(details) : messageOf(error);
 }
 
+/**
+ * A failure's text on one line. For a connection or TLS failure the Node error under grpc-js's
+ * status (its cause, channel-credentials.ts) says it best; grpc-js's own text is tidied: an
+ * empty trailing "Resolution note:" dropped, "Error: " inside it and line breaks folded away.
+ */
 function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  const cause = (error as { cause?: unknown }).cause;
+  if (cause instanceof Error && cause.message) return oneLine(cause.message);
+  return oneLine(error instanceof Error ? error.message : String(error));
+}
+
+function oneLine(text: string): string {
+  return text
+    .replace(/\s*Resolution note:\s*$/, '')
+    .replace(/Last error: Error: /g, 'Last error: ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }

@@ -9,6 +9,9 @@
 //                                   `application/grpc`)
 //   grpc.health.v1.Health           unless config.grpc.enableHealth is false
 //   grpc.reflection.v1 / v1alpha    unless config.grpc.enableReflection is false
+//   the protobuf services of the endpoints that carry a gRPC method (Endpoint.grpc), such
+//                                   as A2A's lf.a2a.v1.A2AService, through the same dispatcher
+//                                   (method-service.ts)
 // Anything else answers UNIMPLEMENTED (grpc-js), and a request that is not gRPC at all 415.
 //
 // Why a listener of our own: the listen URL rules and the bound URL are those of every other
@@ -40,6 +43,7 @@ import { closeWithin } from '../close-within.js';
 import { bindServer, listenUrl } from '../listen.js';
 import { Slots } from '../slots.js';
 import { createHealthService, HealthState, ServingStatus } from './health-service.js';
+import { createMethodService, methodServices } from './method-service.js';
 import { loadGrpcJs } from './load.js';
 import { MAX_MESSAGE_BYTES, type WireOptions, wireOptions } from './options.js';
 import { serviceDefinition } from './protobuf-service.js';
@@ -62,15 +66,21 @@ export class GrpcServer implements TransportServer {
     const { config } = this.context;
     const grpc = await loadGrpcJs();
     const wire = wireOptions(config, 'server');
+    const methods = methodServices(dispatcher.endpoints);
+    const counted = new Set([INVOKE_PATH, STREAM_PATH, ...methods.flatMap((service) => service.paths)]);
     const server = new grpc.Server({
       ...serverOptions(config.grpc.channelOptions, wire),
-      interceptors: [countingRefusals(dispatcher, new Set([INVOKE_PATH, STREAM_PATH]))],
+      interceptors: [countingRefusals(dispatcher, counted)],
     });
     const rpcSlots = new Slots(config.grpc.maximumConcurrentRpcs);
     server.addService(transportDefinition, createTransportService({ grpc, dispatcher, rpcSlots }));
-    const served: DescService[] = [SvcTransport];
+    const report = (where: string, error: unknown) => dispatcher.reportEscaped(where, error);
+    for (const service of methods) {
+      server.addService(service.definition, createMethodService(service, { grpc, dispatcher, rpcSlots, report }));
+    }
+    const served: DescService[] = [SvcTransport, ...methods.map((service) => service.service)];
     if (config.grpc.enableHealth) {
-      this.health = new HealthState(['', SvcTransport.typeName]);
+      this.health = new HealthState(['', ...served.map((service) => service.typeName)]);
       server.addService(
         serviceDefinition(Health),
         createHealthService(grpc, this.health, (where, error) => dispatcher.reportEscaped(where, error)),

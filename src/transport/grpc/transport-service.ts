@@ -28,6 +28,7 @@ import { callStatusOf } from './call-status.js';
 import type { GrpcJsModule } from './load.js';
 import { codecFor, type EnvelopeCodec } from './message-encoding.js';
 import type { CallContext, ReceivedMessage } from './refused-calls.js';
+import { writeInTurn } from './stream-write.js';
 
 export const INVOKE_PATH = '/svc.transport.v1.SvcTransport/Invoke';
 export const STREAM_PATH = '/svc.transport.v1.SvcTransport/Stream';
@@ -161,24 +162,7 @@ export function createTransportService(options: TransportServiceOptions): Untype
     );
   };
 
-  /**
-   * Writes one message, waiting while the call's buffer is full. False once the call has
-   * ended (the client left, its deadline passed): grpc-js drops what is written after that.
-   */
-  const write = (call: StreamCall, context: CallContext, message: Buffer): boolean | Promise<boolean> => {
-    if (context.abort.aborted) return false;
-    if (call.write(message)) return true;
-    return new Promise((resolve) => {
-      let stopWaiting: (() => void) | null = null;
-      const done = () => {
-        call.off('drain', done);
-        stopWaiting?.();
-        resolve(!context.abort.aborted);
-      };
-      call.on('drain', done);
-      stopWaiting = context.abort.onAbort(done);
-    });
-  };
+  const write = (call: StreamCall, context: CallContext, message: Buffer) => writeInTurn(call, context, message);
 
   /** Stream's events, written as they come; the call is ended by the caller. */
   const answerStream = async (call: StreamCall, codec: EnvelopeCodec): Promise<void> => {

@@ -7,7 +7,6 @@ import { TransportProtocolError } from '../errors.js';
 import { assertWithin } from '../limits.js';
 import { mapSocketError } from '../node-failures.js';
 import { errorFromResponse } from '../wire-errors.js';
-import { clientTlsOptions } from '../../tls/node-tls-options.js';
 import { urlToHttpOptions } from 'node:url';
 import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from '../wire-names.js';
 import { writeTraceHeaders } from '../trace-headers.js';
@@ -115,7 +114,7 @@ export class HttpClient implements TransportClient {
     let agent = this.agents.get(key);
     if (!agent) {
       const options = this.agentOptions();
-      agent = secure ? new HttpsAgent({ ...options, ...clientTlsOptions(this.context.config.tls) }) : new HttpAgent(options);
+      agent = secure ? new HttpsAgent({ ...options, ...this.context.clientTls() }) : new HttpAgent(options);
       this.agents.set(key, agent);
     }
     return agent;

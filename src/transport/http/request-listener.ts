@@ -1,6 +1,7 @@
 // The node:http request listener behind the http transport (and the sse transport, which adds
 // a stream writer, and the express adapter). It reads the body under the size limit, decodes
-// the request, hands it to the dispatcher and writes the answer.
+// the request, hands it to the dispatcher and writes the answer: JSON, text, or the events of
+// a unary route that answered with a stream (./event-stream.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { newId } from '../../core/ids.js';
 import { jsonValueTooDeep, MAX_JSON_DEPTH } from '../../core/json/depth.js';
@@ -16,6 +17,7 @@ import { Inbound, NO_PARAMS, type Endpoint, type InboundRequest } from '../endpo
 import { EndpointError, toEndpointError } from '../endpoint-error.js';
 import type { ConnectionGuard, ConnectionWatch } from './connection-guard.js';
 import { closeAfterAnswer } from './close-after-answer.js';
+import { writeEventStream } from './event-stream.js';
 import { RawHttpBody } from './raw-body.js';
 import { traceHeadersFrom } from '../trace-headers.js';
 import { AUTH_CHALLENGE, IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from '../wire-names.js';
@@ -132,7 +134,14 @@ async function handle(
     return options.streamWriter(dispatcher, served, inbound, res);
   }
   try {
-    const outcome = await dispatcher.unary(inbound, served);
+    const outcome = await dispatcher.unaryOrStream(inbound, served);
+    if (outcome.kind === 'stream') {
+      // A unary route that answered with a stream (A2A's SendStreamingMessage): its events,
+      // and the route's own last event for a failure the pipeline met.
+      return await writeEventStream(dispatcher, inbound, outcome.frames, res, (frame) =>
+        frame.ok ? frame.encoded.text : JSON.stringify(outcome.failureEvent(frame.error)),
+      );
+    }
     // Headers as one flat list: node's setHeader-then-writeHead merge costs more than the
     // rest of writing the answer. The length is known, so the body goes out whole rather than
     // as chunked frames (writeHead fixes the headers before end() could add it).

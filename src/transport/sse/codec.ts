@@ -1,9 +1,9 @@
-// The `text/event-stream` format of the sse wire, both ways. Reading: an incremental parser of
+// Reading the `text/event-stream` format of the sse wire: an incremental parser of
 // the bytes; chunks can split a frame anywhere (in the middle of a line, between CR and LF, inside
 // a multi-byte character), so the parser keeps the unfinished line as bytes and decodes a line
 // only once it is complete, and holds every frame to a byte cap so a peer cannot make the reader
-// buffer without bound. Writing: one `data:` line per response envelope, and the comment line
-// that keeps an idle stream open.
+// buffer without bound. Writing is http's (../http/event-stream.ts), which a unary http route
+// answering with a stream shares.
 import { assertWithin, type LimitContext } from '../limits.js';
 
 /** One dispatched frame: its `data:` lines joined with `\n`, and their UTF-8 size. */
@@ -11,14 +11,6 @@ export interface SseFrame {
   readonly data: string;
   readonly bytes: number;
 }
-
-/** The frame that carries one response envelope (its JSON text, already encoded). */
-export function dataFrame(envelope: string): string {
-  return `data: ${envelope}\n\n`;
-}
-
-/** A comment line: readers ignore it; proxies and idle timers see traffic. */
-export const KEEPALIVE_FRAME = ': keepalive\n\n';
 
 const LF = 0x0a;
 const CR = 0x0d;

@@ -7,7 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ClientOptions, WebSocket } from 'ws';
 import type { LazyAbort } from '../../core/lazy-abort.js';
-import { clientTlsOptions } from '../../tls/node-tls-options.js';
+import type { ClientTlsOptions } from '../../tls/node-tls-options.js';
 import type { InboundEvent, InboundReply, OutboundCall } from '../binding.js';
 import { resultBytes } from '../envelope.js';
 import type { ResolvedConfig } from '../config.js';
@@ -32,7 +32,10 @@ export class ClientConnection {
   private readonly open = new Set<PooledSocket>();
   private closed = false;
 
-  constructor(private readonly config: ResolvedConfig) {}
+  constructor(
+    private readonly config: ResolvedConfig,
+    private readonly clientTls: () => ClientTlsOptions,
+  ) {}
 
   async send(call: OutboundCall): Promise<InboundReply> {
     call.cancellation.throwIfAborted();
@@ -135,7 +138,7 @@ export class ClientConnection {
       followRedirects: false,
       closeTimeout: this.config.shutdownTimeout * 1000,
       // Handed to tls.connect as they are; @types/ws types checkServerIdentity more narrowly than node does.
-      ...(call.url.startsWith('wss:') ? (clientTlsOptions(this.config.tls) as ClientOptions) : {}),
+      ...(call.url.startsWith('wss:') ? (this.clientTls() as ClientOptions) : {}),
     };
     const socket = new ws.WebSocket(call.url, options);
     return new Promise<PooledSocket>((resolve, reject) => {

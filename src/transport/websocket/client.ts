@@ -9,8 +9,8 @@ export class WebSocketClient implements TransportClient {
   private readonly control: ClientConnection;
 
   constructor(context: BindingContext) {
-    this.data = new ClientConnection(context.config);
-    this.control = new ClientConnection(context.config);
+    this.data = new ClientConnection(context.config, context.clientTls);
+    this.control = new ClientConnection(context.config, context.clientTls);
   }
 
   send(call: OutboundCall): Promise<InboundReply> {

@@ -73,7 +73,10 @@ describe('parley client <-> parley server', () => {
   it('unary and stream with the binary protobuf codec', async (t) => {
     const server = await serveGrpc(t, agentEndpoints().endpoints);
     const config = new ResolvedConfig();
-    const grpcClient = new GrpcClient({ name: 'grpc', config, metrics: new TransportMetrics(true) }, { codec: 'proto' });
+    const grpcClient = new GrpcClient(
+      { name: 'grpc', config, metrics: new TransportMetrics(true), clientTls: () => ({}) },
+      { codec: 'proto' },
+    );
     t.after(() => grpcClient.close());
     const outbound = outboundOver(server.url, config, grpcClient);
     assert.deepEqual(await outbound.unary(ops.sendTask, { id: 'p1' }), { id: 'p1', state: 'completed' });
@@ -352,7 +355,7 @@ describe('lifecycle', () => {
   it('a closed client refuses a call as a connection error', async (t) => {
     const server = await serveGrpc(t, agentEndpoints().endpoints);
     const config = new ResolvedConfig();
-    const grpcClient = new GrpcClient({ name: 'grpc', config, metrics: new TransportMetrics(true) });
+    const grpcClient = new GrpcClient({ name: 'grpc', config, metrics: new TransportMetrics(true), clientTls: () => ({}) });
     const outbound = outboundOver(server.url, config, grpcClient);
     assert.deepEqual(await outbound.unary(ops.sendTask, { id: 'before' }), { id: 'before', state: 'completed' });
     await grpcClient.close();
