@@ -47,6 +47,12 @@ import { TaskEngine } from './task-engine.js';
 import { checkExtendedCard, extendedCardSource, type A2aExtendedCard } from '../a2a/card/extended-card.js';
 import { A2A_TRANSPORTS, buildA2aEndpoints } from '../a2a/endpoints.js';
 import { A2aRequestHandler } from '../a2a/handler/request-handler.js';
+import {
+  checkPushOptions,
+  openPushNotifications,
+  type A2aPushOptions,
+  type PushNotifications,
+} from '../a2a/push/push-notifications.js';
 import type { TaskIndex } from '../a2a/handler/task-index.js';
 import { openStores, type StoreChoice } from '../stores/open.js';
 import type { RedisAgentState } from '../stores/redis/redis-agent-state.js';
@@ -114,6 +120,15 @@ export interface AgentServerOptions extends CardIdentity, ServerLifecycleOptions
    * and an `authenticator`. Default none.
    */
   readonly a2aExtendedCard?: A2aExtendedCard;
+  /**
+   * A2A push notifications, with `a2a`: on by default (the card says
+   * `capabilities.pushNotifications: true`), `false` turns them off (the config methods then
+   * answer PushNotificationNotSupported). Options: which webhook destinations may be called
+   * (`allowPrivate`, `allow`, `allowHttp`; private, loopback and link-local addresses and http
+   * URLs are refused by default), retries, queues and the config store's bounds (docs/a2a.md).
+   * With a Redis `store` the configs are shared by the replicas.
+   */
+  readonly a2aPush?: boolean | A2aPushOptions;
   /** Where the A2A boundary remembers its tasks; default in memory (1 hour, 1,024 tasks), or the shared `store`. */
   readonly a2aTaskIndex?: TaskIndex;
   /** A session unused for this long is dropped. Default 3600 (one hour). */
@@ -143,6 +158,10 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
   private shared: RedisAgentState | null = null;
   /** The extended A2A card's settings, checked at construction. */
   private readonly extendedCard: A2aExtendedCard | null;
+  /** The `a2aPush` options when push notifications are on, else null. */
+  private readonly pushOptions: A2aPushOptions | null;
+  /** This start's push notifications (their delivery is stopped with the server). */
+  private push: PushNotifications | null = null;
 
   constructor(private readonly options: AgentServerOptions) {
     if (!options.name) throw new InvalidArgumentError('an agent needs a name', 'invalid_argument');
@@ -181,6 +200,17 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
         );
       this.extendedCard = checkExtendedCard(options.a2aExtendedCard, 'a2aExtendedCard');
     }
+    this.pushOptions = null;
+    if (options.a2aPush !== undefined && options.a2aPush !== false) {
+      if (!options.a2a) throw new InvalidArgumentError('a2aPush needs a2a: true', 'invalid_argument');
+      if (options.a2aPush !== true && (typeof options.a2aPush !== 'object' || options.a2aPush === null)) {
+        throw new ConfigError('a2aPush', options.a2aPush, 'must be true, false or an options object');
+      }
+    }
+    if (options.a2a && options.a2aPush !== false) {
+      this.pushOptions = typeof options.a2aPush === 'object' ? options.a2aPush : {};
+      checkPushOptions(this.pushOptions, 'a2aPush');
+    }
     this.llm = options.llm ?? null;
     this.model = modelSetup(options);
     const ttl = options.sessionTtlSeconds;
@@ -204,6 +234,8 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
   }
 
   protected async closeStores(): Promise<void> {
+    this.push?.close();
+    this.push = null;
     await this.shared?.close();
     this.shared = null;
   }
@@ -221,18 +253,28 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
       tasksUseModel: this.llm !== null && this.options.handler === undefined,
     });
     if (this.options.a2a) {
+      const index = this.options.a2aTaskIndex ?? shared?.taskIndex;
+      this.push?.close();
+      this.push = null;
       const handler = new A2aRequestHandler({
         engine: this.engine,
-        index: this.options.a2aTaskIndex ?? shared?.taskIndex,
+        index,
         pageTokenKey: shared?.pageTokenKey,
         cancelElsewhere: shared ? (id, principal, metadata) => shared.cancelBus.cancel(id, principal, metadata) : undefined,
         extendedCard: this.extendedCard
-          ? extendedCardSource(this.options, () => transport.url, this.options.authenticator ?? null, this.extendedCard)
+          ? extendedCardSource(this.options, () => transport.url, this.options.authenticator ?? null, this.extendedCard, {
+              pushNotifications: this.pushOptions !== null,
+            })
           : undefined,
+        push: (index) =>
+          this.pushOptions
+            ? (this.push = openPushNotifications(this.pushOptions, index, shared?.pushConfigs ?? null, this.logger))
+            : undefined,
       });
       const a2a = buildA2aEndpoints({
         handler,
         extendedCard: this.extendedCard !== null,
+        pushNotifications: this.pushOptions !== null,
         jsonRpc: { maxResponseBytes: transport.config.limits.maxResponseBytes },
         transport: transport.name === 'grpc' ? 'grpc' : 'http',
         identity: this.options,

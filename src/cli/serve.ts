@@ -39,6 +39,9 @@ const SERVE_OPTIONS: OptionSpecs = {
   store: { type: 'string' },
   'store-allow-eviction': { type: 'boolean' },
   a2a: { type: 'boolean' },
+  'a2a-push-allow-private': { type: 'boolean' },
+  'a2a-push-allow': { type: 'string' },
+  'a2a-push-allow-http': { type: 'boolean' },
   'a2a-extended-card': { type: 'string' },
   tracing: { type: 'boolean' },
   ...METRICS_OPTIONS,
@@ -101,6 +104,14 @@ Options:
                     /.well-known/agent-card.json, JSON-RPC at POST / and HTTP+JSON
                     under /a2a/rest; on grpc the gRPC binding (lf.a2a.v1.A2AService) on
                     the same port
+  --a2a-push-allow-private
+                    let A2A push notifications call webhooks on private, loopback and
+                    link-local addresses (refused by default: docs/a2a.md)
+  --a2a-push-allow HOSTS
+                    these host names, addresses and CIDR ranges (comma-separated) may
+                    be called although their addresses are private
+  --a2a-push-allow-http
+                    accept http:// webhook URLs too (default: https only)
   --a2a-extended-card FILE
                     a JSON file with a description and skills (A2A AgentSkill objects)
                     that GetExtendedAgentCard shows to authenticated callers only (or
@@ -143,6 +154,8 @@ export async function runServe(args: string[]): Promise<number> {
     a2a,
     tracing,
     'store-allow-eviction': allowStoreEviction,
+    'a2a-push-allow-private': pushAllowPrivate,
+    'a2a-push-allow-http': pushAllowHttp,
     'a2a-extended-card': extendedCardFile,
     ...flags
   } = options as {
@@ -157,6 +170,9 @@ export async function runServe(args: string[]): Promise<number> {
     'registry-api-key-file'?: string;
     store?: string;
     a2a?: boolean;
+    'a2a-push-allow-private'?: boolean;
+    'a2a-push-allow'?: string;
+    'a2a-push-allow-http'?: boolean;
     tracing?: boolean;
     llm?: string;
     'llm-base-url'?: string;
@@ -170,6 +186,11 @@ export async function runServe(args: string[]): Promise<number> {
   const logLevel = logOptions('serve agent', flags['log-level']);
   const file = flags.config === undefined ? null : await readServeConfig(flags.config);
   const transport = servedTransport(flags.transport ?? file?.transport ?? 'http');
+  const pushAllow = flags['a2a-push-allow']?.split(',').map((entry) => entry.trim());
+  if ((pushAllowPrivate || pushAllowHttp || pushAllow) && !a2a) {
+    throw new UsageError('serve agent: the --a2a-push-* options need --a2a');
+  }
+  if (pushAllow?.includes('')) throw new UsageError('serve agent: --a2a-push-allow has an empty entry');
   if (a2a && transport !== 'http' && transport !== 'grpc')
     throw new UsageError(`serve agent: --a2a needs the http or grpc transport, not ${transport}`);
   const security = await resolveServeSecurity(parsed, file, flags.config ?? null, DEFAULT_URLS[transport]);
@@ -198,6 +219,10 @@ export async function runServe(args: string[]): Promise<number> {
     ...security,
     registry,
     a2a: a2a === true,
+    a2aPush:
+      pushAllowPrivate || pushAllowHttp || pushAllow
+        ? { allowPrivate: pushAllowPrivate === true, allowHttp: pushAllowHttp === true, allow: pushAllow ?? [] }
+        : undefined,
     ...(a2aExtendedCard && { a2aExtendedCard }),
     tracing: tracing === true,
     llm,

@@ -153,7 +153,7 @@ export const SCENARIOS: readonly Scenario[] = [
     expected: { own: true, other: { error: { reason: 'TASK_NOT_FOUND' } } },
   },
   {
-    name: 'errors: unknown task, no parts, bad page size, bad history length, push off, no extended card',
+    name: 'errors: unknown task, no parts, bad page size, bad history length, push configs of an unknown task, no extended card',
     run: async (call, tenant) => ({
       unknown: await call('GetTask', { tenant, id: 'no-such-task' }),
       cancelUnknown: await call('CancelTask', { tenant, id: 'no-such-task' }),
@@ -170,8 +170,8 @@ export const SCENARIOS: readonly Scenario[] = [
       noParts: { error: { reason: 'INVALID_PARAMS', field: '/message/parts' } },
       pageSize: { error: { reason: 'INVALID_PARAMS', field: '/pageSize' } },
       history: { error: { reason: 'INVALID_PARAMS', field: '/historyLength' } },
-      push: { error: { reason: 'PUSH_NOTIFICATION_NOT_SUPPORTED' } },
-      pushList: { error: { reason: 'PUSH_NOTIFICATION_NOT_SUPPORTED' } },
+      push: { error: { reason: 'TASK_NOT_FOUND' } },
+      pushList: { error: { reason: 'TASK_NOT_FOUND' } },
       card: { error: { reason: 'UNSUPPORTED_OPERATION' } },
     },
   },

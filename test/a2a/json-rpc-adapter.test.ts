@@ -244,17 +244,10 @@ describe('A2A JSON-RPC: methods', () => {
   test('the disabled methods answer the A2A unsupported errors (streaming: test/a2a/streaming.test.ts)', async (t) => {
     const { url } = await startA2aAgent(t);
     assertRpcError(await postRpc(url, { jsonrpc: '2.0', id: 1, method: 'GetExtendedAgentCard', params: {} }), -32004);
-    for (const [method, params] of [
-      ['CreateTaskPushNotificationConfig', { taskId: 't', url: 'https://example.com/hook' }],
-      ['GetTaskPushNotificationConfig', { taskId: 't', id: 'c' }],
-      ['ListTaskPushNotificationConfigs', { taskId: 't' }],
-      ['DeleteTaskPushNotificationConfig', { taskId: 't', id: 'c' }],
-    ] as const) {
-      assertRpcError(await postRpc(url, { jsonrpc: '2.0', id: 1, method, params }), -32003);
-    }
+    // Push notifications have their own tests (test/a2a/push/push-json-rpc.test.ts), off and on.
   });
 
-  test('the card: public, a JSONRPC 1.0 interface then an HTTP+JSON one, streaming on, push and extended card off', async (t) => {
+  test('the card: public, a JSONRPC 1.0 interface then an HTTP+JSON one, streaming and push notifications on, extended card off', async (t) => {
     const { url } = await startA2aAgent(t, { authenticator: new ApiKeyAuthenticator({ validKeys: { 'secret-key-1': [] } }) });
     const response = await fetch(`${url}/.well-known/agent-card.json`);
     assert.equal(response.status, 200);
@@ -263,7 +256,7 @@ describe('A2A JSON-RPC: methods', () => {
       { url: `${url}/`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
       { url: `${url}/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
     ]);
-    assert.deepEqual(card.capabilities, { streaming: true, pushNotifications: false, extendedAgentCard: false });
+    assert.deepEqual(card.capabilities, { streaming: true, pushNotifications: true, extendedAgentCard: false });
     const scheme = card.securitySchemes.apiKey.apiKeySecurityScheme;
     assert.deepEqual([scheme.location, scheme.name], ['header', 'X-API-Key']);
     assert.deepEqual(card.securityRequirements, [{ schemes: { apiKey: {} } }]);

@@ -197,24 +197,24 @@ describe("A2A HTTP+JSON: every refusal in the binding's error shape, with the ta
       expect: [400, 'FAILED_PRECONDITION', 'UNSUPPORTED_OPERATION'],
     },
     {
-      name: 'create a push config (push off)',
+      name: 'create a push config of an unknown task',
       request: () => ['POST', '/a2a/rest/tasks/t/pushNotificationConfigs', { url: 'https://example.com/hook' }],
-      expect: [400, 'FAILED_PRECONDITION', 'PUSH_NOTIFICATION_NOT_SUPPORTED'],
+      expect: [404, 'NOT_FOUND', 'TASK_NOT_FOUND'],
     },
     {
-      name: 'list push configs (push off)',
+      name: 'list push configs of an unknown task',
       request: () => ['GET', '/a2a/rest/tasks/t/pushNotificationConfigs'],
-      expect: [400, 'FAILED_PRECONDITION', 'PUSH_NOTIFICATION_NOT_SUPPORTED'],
+      expect: [404, 'NOT_FOUND', 'TASK_NOT_FOUND'],
     },
     {
-      name: 'get a push config (push off)',
+      name: 'get a push config of an unknown task',
       request: () => ['GET', '/a2a/rest/tasks/t/pushNotificationConfigs/c'],
-      expect: [400, 'FAILED_PRECONDITION', 'PUSH_NOTIFICATION_NOT_SUPPORTED'],
+      expect: [404, 'NOT_FOUND', 'TASK_NOT_FOUND'],
     },
     {
-      name: 'delete a push config (push off)',
+      name: 'delete a push config of an unknown task',
       request: () => ['DELETE', '/a2a/rest/tasks/t/pushNotificationConfigs/c'],
-      expect: [400, 'FAILED_PRECONDITION', 'PUSH_NOTIFICATION_NOT_SUPPORTED'],
+      expect: [404, 'NOT_FOUND', 'TASK_NOT_FOUND'],
     },
     {
       name: 'the extended card, none configured',

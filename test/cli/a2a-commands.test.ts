@@ -11,6 +11,7 @@ import { AgentServer } from '../../src/agent/agent-server.js';
 import { grpcJsStub, unaryCall, userMessage } from '../a2a/grpc/support.js';
 import { startSdkAgent } from '../interop/sdk-agent.js';
 import { startStreamingSdkAgent } from '../interop/sdk-streaming-agent.js';
+import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import { assertNoStackTrace, runCli, scratchDir, untilServing } from './run-cli.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -80,6 +81,71 @@ describe('parley serve agent --a2a', () => {
     assert.match(result.stderr, /--a2a needs the http or grpc transport, not websocket/);
     assertNoStackTrace(result);
   });
+});
+
+describe('parley serve agent --a2a-push-*', () => {
+  it('--a2a-push-allow-private and --a2a-push-allow-http let a task be pushed to a webhook on 127.0.0.1', async (t) => {
+    const receiver = await startWebhookReceiver(t);
+    const args = ['serve', 'agent', '--a2a', '--url', 'http://127.0.0.1:0', '--a2a-push-allow-private', '--a2a-push-allow-http'];
+    const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    try {
+      const { url } = await untilServing(child);
+      const client = await new ClientFactory().createFromUrl(url);
+      await client.sendMessage({
+        message: { messageId: 'm1', role: 1, parts: [{ content: { $case: 'text', value: 'ping' } }] },
+        configuration: { taskPushNotificationConfig: { url: `${receiver.origin}/hook`, token: 'cli-token' } },
+      } as any);
+      // The echo handler answers at once: its end (the artifact, then the status) is all there is.
+      const last = JSON.parse((await receiver.nth(2)).body);
+      assert.equal(last.statusUpdate.status.state, 'TASK_STATE_COMPLETED');
+      assert.equal(receiver.calls[0]!.headers['x-a2a-notification-token'], 'cli-token');
+    } finally {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+  });
+
+  it('without them a webhook on 127.0.0.1 is refused when registered', async (t) => {
+    const receiver = await startWebhookReceiver(t);
+    const child = spawn(process.execPath, ['--import', TSX, MAIN, 'serve', 'agent', '--a2a', '--url', 'http://127.0.0.1:0'], {
+      cwd: ROOT,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    try {
+      const { url } = await untilServing(child);
+      const response = await fetch(`${url}/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'SendMessage',
+          params: {
+            message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'ping' }] },
+            configuration: { taskPushNotificationConfig: { url: `https://127.0.0.1:${receiver.port}/` } },
+          },
+        }),
+      });
+      const answer = (await response.json()) as any;
+      assert.equal(answer.error.code, -32602);
+      assert.match(answer.error.message, /loopback/);
+    } finally {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+  });
+
+  for (const [name, flags, message] of [
+    ['--a2a-push-allow-private without --a2a', ['--a2a-push-allow-private'], /need --a2a/],
+    ['an empty entry in --a2a-push-allow', ['--a2a', '--a2a-push-allow', 'hooks.internal,,10.0.0.0/8'], /empty entry/],
+  ] as const) {
+    it(`${name} is a usage error (status 2)`, async () => {
+      const result = await runCli(['serve', 'agent', ...flags], { cwd: ROOT });
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(result.stderr, message);
+      assertNoStackTrace(result);
+    });
+  }
 });
 
 describe('parley serve agent --a2a-extended-card', () => {

@@ -126,6 +126,43 @@ function taskOfAbout(bytes: number, text: string, id?: string): string {
 /** The first word of each result text (the marker `taskOfAbout` puts before its padding). */
 const markers = (result: any) => resultTexts(result).map((text) => text.split(' ', 1)[0]);
 
+/** A SendMessage registering this webhook config (the task it would start does not exist yet). */
+function sendWithPushConfig(config: unknown): unknown {
+  return {
+    message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }] },
+    configuration: { taskPushNotificationConfig: config },
+  };
+}
+
+const AT_CONFIG = '/params/configuration/taskPushNotificationConfig';
+
+/** Bad input to the A2A push-notification methods (issue 32): the row name, method, params and the field named. */
+const PUSH_CONFIG_REFUSALS: readonly [string, string, unknown, string][] = [
+  [
+    'a token of 32 KiB',
+    'SendMessage',
+    sendWithPushConfig({ url: 'https://h.example/', token: 'x'.repeat(32 * 1024) }),
+    `${AT_CONFIG}/token`,
+  ],
+  [
+    'a token with a line break',
+    'SendMessage',
+    sendWithPushConfig({ url: 'https://h.example/', token: 'a\r\nb' }),
+    `${AT_CONFIG}/token`,
+  ],
+  ['a metadata-service webhook', 'SendMessage', sendWithPushConfig({ url: 'https://169.254.169.254/' }), `${AT_CONFIG}/url`],
+  ['a webhook on loopback', 'SendMessage', sendWithPushConfig({ url: 'https://127.0.0.1:1/' }), `${AT_CONFIG}/url`],
+  ['a URL that does not parse', 'SendMessage', sendWithPushConfig({ url: 'http://[::1' }), `${AT_CONFIG}/url`],
+  [
+    'authentication that is a string',
+    'CreateTaskPushNotificationConfig',
+    { taskId: 't', url: 'https://h.example/', authentication: 'Bearer x' },
+    '/params/authentication',
+  ],
+  ['a page token that is not one', 'ListTaskPushNotificationConfigs', { taskId: 't', pageToken: '%%%' }, '/params/pageToken'],
+  ['a page size of a billion', 'ListTaskPushNotificationConfigs', { taskId: 't', pageSize: 1e9 }, '/params/pageSize'],
+];
+
 export const ROWS: readonly Row[] = [
   // --- 1 and 8: one nesting limit, checked before anything recursive
   {
@@ -627,6 +664,26 @@ export const ROWS: readonly Row[] = [
       assert.equal(aliceChat.reply, `heard: ${secret} | and now?`);
     },
   },
+  // --- issue 32: the A2A push-notification config methods refuse bad input as -32602, never a crash
+  ...PUSH_CONFIG_REFUSALS.map(
+    ([name, method, params, field]): Row => ({
+      defect: '32.2',
+      name: `A2A ${method}: ${name} is -32602 naming ${field}`,
+      transports: ['http'],
+      async run(server) {
+        const answer = await send(server, {
+          method: 'POST',
+          path: '/',
+          data: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+          headers: { 'a2a-version': '1.0' },
+        });
+        assert.equal(answer.kind, 'ok', answer.text.slice(0, 200));
+        const error = JSON.parse(answer.text).error;
+        assert.equal(error?.code, -32602, answer.text.slice(0, 200));
+        assert.equal(error.data[0].metadata.field, field);
+      },
+    }),
+  ),
 
   // --- issue 32: the A2A gRPC binding (lf.a2a.v1.A2AService on the grpc server)
   {

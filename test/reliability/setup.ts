@@ -277,6 +277,8 @@ export interface Call {
   readonly key?: string;
   /** gRPC only: gzip the message. */
   readonly gzip?: boolean;
+  /** http and sse only: more request headers (A2A's `A2A-Version`). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** Sends `call` over `server`'s wire as a raw peer would. */
@@ -328,6 +330,7 @@ function sendHttp(url: string, call: Call): Promise<Answer> {
       headers['content-length'] = Buffer.byteLength(call.data);
     }
     if (call.idempotencyKey) headers['idempotency-key'] = call.idempotencyKey;
+    Object.assign(headers, call.headers);
     const req = httpRequest(new URL(call.path, url), { method: call.method, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -1,7 +1,8 @@
 // The public A2A 1.0 card (GET /.well-known/agent-card.json): the agent's identity, the
 // interfaces its transport serves speaking A2A 1.0 (an http agent: JSON-RPC at its root and
 // HTTP+JSON under /a2a/rest; a grpc agent: gRPC at its address), streaming on, push
-// notifications off, the extended card on when the agent has one (extended-card.ts), and the
+// notifications on unless the agent turned them off, the extended card on when the agent has
+// one (extended-card.ts), and the
 // authenticator's scheme as A2A security.
 import { create, toJson, type JsonObject } from '@bufbuild/protobuf';
 import { AgentCardSchema } from '../../../generated/proto/lf/a2a/v1/a2a_pb.js';
@@ -44,6 +45,8 @@ const MODES = ['text/plain', 'application/json'];
 export interface CardFeatures {
   /** GetExtendedAgentCard answers an authenticated caller. */
   readonly extendedCard?: boolean;
+  /** The push-notification config methods and delivery are on (capabilities.pushNotifications). */
+  readonly pushNotifications?: boolean;
 }
 
 export function buildA2aCard(
@@ -58,7 +61,11 @@ export function buildA2aCard(
     description: identity.description || identity.name,
     supportedInterfaces: interfacesAt(url),
     version: identity.version ?? '1.0.0',
-    capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: features.extendedCard === true },
+    capabilities: {
+      streaming: true,
+      pushNotifications: features.pushNotifications === true,
+      extendedAgentCard: features.extendedCard === true,
+    },
     securitySchemes: security?.schemes ?? {},
     securityRequirements: security?.requirements ?? [],
     defaultInputModes: MODES,

@@ -15,6 +15,8 @@ export interface CardEndpointOptions {
   readonly url: () => string;
   /** The card declares the extended card (capabilities.extendedAgentCard). */
   readonly extendedCard?: boolean;
+  /** The card declares push notifications (capabilities.pushNotifications). */
+  readonly pushNotifications?: boolean;
 }
 
 export function buildCardEndpoint(options: CardEndpointOptions): [string, Endpoint] {
@@ -26,6 +28,7 @@ export function buildCardEndpoint(options: CardEndpointOptions): [string, Endpoi
       if (!card) {
         const value = buildA2aCard(options.identity, options.url(), options.authenticator, {
           extendedCard: options.extendedCard,
+          pushNotifications: options.pushNotifications,
         });
         card = new PreEncoded(value, encodeNormalizedJson(value));
       }

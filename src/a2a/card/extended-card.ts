@@ -8,7 +8,7 @@ import { AgentSkillSchema } from '../../../generated/proto/lf/a2a/v1/a2a_pb.js';
 import type { Authenticator } from '../../auth/authenticator.js';
 import type { CardIdentity } from '../../core/card-identity.js';
 import { ConfigError } from '../../core/errors.js';
-import { buildA2aCard } from './agent-card.js';
+import { buildA2aCard, type CardFeatures } from './agent-card.js';
 
 /** What the extended card adds to the public one. */
 export interface A2aExtendedCard {
@@ -71,11 +71,13 @@ export function extendedCardSource(
   url: () => string,
   authenticator: Authenticator | null,
   extended: A2aExtendedCard,
+  /** What the public card declares besides the extended card, declared here too. */
+  features: CardFeatures = {},
 ): () => JsonObject {
   let card: JsonObject | null = null;
   return () => {
     if (card) return card;
-    const built = buildA2aCard(identity, url(), authenticator, { extendedCard: true });
+    const built = buildA2aCard(identity, url(), authenticator, { ...features, extendedCard: true });
     if (extended.description) built.description = extended.description;
     if (extended.skills) built.skills = [...(built.skills as JsonObject[]), ...extended.skills];
     card = built;

@@ -22,6 +22,7 @@ import {
   type ListTasksRequestSchema,
   type SendMessageRequestSchema,
   type SubscribeToTaskRequestSchema,
+  type TaskPushNotificationConfig,
   type TaskPushNotificationConfigSchema,
 } from '../../../generated/proto/lf/a2a/v1/a2a_pb.js';
 import { newId } from '../../core/ids.js';
@@ -36,6 +37,8 @@ import { messageFromA2a } from '../model/messages.js';
 import { stateFromA2a } from '../model/task-states.js';
 import { artifactResponses, closesStream, lastStatusResponse, StreamResponses, taskResponse } from '../model/stream-responses.js';
 import { INBOUND_KEY, taskToA2aJson, type InboundRecord } from '../model/tasks.js';
+import type { PushNotifications } from '../push/push-notifications.js';
+import { runEndChange, statusChange } from '../push/task-changes.js';
 import { PageTokens } from './page-token.js';
 import type { IndexedTask, TaskIndex, TaskScope } from './task-index.js';
 import type { TaskRunner } from './task-runner.js';
@@ -58,6 +61,12 @@ export interface A2aHandlerOptions {
    * without it the method is unsupported, as the public card says (capabilities.extendedAgentCard).
    */
   readonly extendedCard?: () => JsonObject;
+  /**
+   * Makes the push notifications (push/push-notifications.ts) over the handler's task index:
+   * the config methods and delivery of each task's changes. Without them the config methods are
+   * PushNotificationNotSupported, as the card says (capabilities.pushNotifications).
+   */
+  readonly push?: (index: TaskIndex) => PushNotifications | undefined;
 }
 
 /** One event of a stream (SendStreamingMessage, SubscribeToTask): a StreamResponse in ProtoJSON. */
@@ -73,6 +82,7 @@ export class A2aRequestHandler {
   private readonly tokens: PageTokens;
   private readonly cancelElsewhere: A2aHandlerOptions['cancelElsewhere'];
   private readonly extendedCard: A2aHandlerOptions['extendedCard'];
+  private readonly push: PushNotifications | null;
   private readonly watchers = new TaskWatchers();
 
   constructor(options: A2aHandlerOptions) {
@@ -81,6 +91,7 @@ export class A2aRequestHandler {
     this.cancelElsewhere = options.cancelElsewhere;
     this.extendedCard = options.extendedCard;
     this.index = options.index ?? new MemoryTaskIndex();
+    this.push = options.push?.(this.index) ?? null;
   }
 
   sendMessage(request: MessageShape<typeof SendMessageRequestSchema>, context: RequestContext): Promise<JsonObject> {
@@ -106,6 +117,7 @@ export class A2aRequestHandler {
     const historyLength = checkHistoryLength(configuration?.historyLength, '/configuration/historyLength');
     const native = messageFromA2a(message, '/message');
     const scope = scopeOf(request.tenant, context);
+    const pushConfig = configuration?.taskPushNotificationConfig;
     let entry: IndexedTask;
     if (message.taskId) {
       const found = await this.index.get(scope, message.taskId);
@@ -121,6 +133,8 @@ export class A2aRequestHandler {
           'unsupportedOperation',
           `task ${found.id} is still working; send the next message once it asks for one`,
         );
+      // A webhook the message registers is checked and stored before the task changes.
+      if (pushConfig) await this.registerPush(pushConfig, scope, found.id);
       entry = found;
       (entry.task.messages ??= []).push(native);
       entry.active = true;
@@ -129,6 +143,9 @@ export class A2aRequestHandler {
       const contextId = message.contextId || newId();
       const inbound: InboundRecord = { context_id: contextId, tenant: scope.tenant, message_id: message.messageId };
       const task: NativeTask = { id: newId(), messages: [native], metadata: { [INBOUND_KEY]: inbound } };
+      // Stored before the task is: a refused config creates nothing; a task that then cannot be
+      // indexed leaves a config nobody can reach, dropped with its expiry.
+      if (pushConfig) await this.registerPush(pushConfig, scope, task.id);
       entry = { id: task.id, contextId, tenant: scope.tenant, owner: scope.principal, task, active: true };
       await this.index.add(entry);
     }
@@ -141,7 +158,19 @@ export class A2aRequestHandler {
     return { task: taskToA2aJson(entry.task, { contextId: entry.contextId, historyLength, includeArtifacts: true }) };
   }
 
-  /** Runs the entry's task on the engine; the index learns when it settles. */
+  /** The webhook config a SendMessage carries, for the message's task. */
+  private async registerPush(config: TaskPushNotificationConfig, scope: TaskScope, taskId: string): Promise<void> {
+    if (!this.push) throw pushNotSupported();
+    if (config.taskId && config.taskId !== taskId) {
+      throw invalidParams('/configuration/taskPushNotificationConfig/taskId', "must be empty or the message's task");
+    }
+    await this.push.put(this.push.fromMessage(config, scope, taskId));
+  }
+
+  /**
+   * Runs the entry's task on the engine; the index learns when it settles. Push delivery is
+   * told when the run starts working and when it ends (its new artifacts, then its status).
+   */
   private run(entry: IndexedTask, context: RequestContext): Promise<void> {
     const settle = () => {
       entry.active = false;
@@ -152,9 +181,15 @@ export class A2aRequestHandler {
       }
       return this.index.update(entry);
     };
-    return this.engine.submit(entry.task, context).then(
+    const push = this.push;
+    const artifactsBefore = entry.task.artifacts?.length ?? 0;
+    const running = this.engine.submit(entry.task, context);
+    // A handler that finished at once has left `working` already: its end says all there is.
+    if (push && entry.task.state === 'working') push.notify(entry, statusChange(entry.task, entry.contextId));
+    return running.then(
       (finished) => {
         entry.task = finished.value as NativeTask;
+        push?.notify(entry, runEndChange(entry.task, entry.contextId, artifactsBefore));
         return settle();
       },
       async (error: unknown) => {
@@ -232,7 +267,11 @@ export class A2aRequestHandler {
       if (elsewhere) entry.active = false;
       answer = entry.task;
     }
-    if (!entry.active) await this.index.update(entry);
+    if (!entry.active) {
+      await this.index.update(entry);
+      // An active run tells of its cancel when it settles; this one had no run to do so.
+      this.push?.notify(entry, statusChange(entry.task, entry.contextId));
+    }
     return taskToA2aJson(answer, { contextId: entry.contextId, includeArtifacts: true });
   }
 
@@ -261,12 +300,15 @@ export class A2aRequestHandler {
           await this.index.update(entry);
           const last = lastStatusResponse(event.task, entry.contextId);
           this.watchers.publish(entry.id, last);
+          this.push?.notify(entry, () => [last]);
           yield last;
           return;
         }
         const response = responses.of(event);
         if (!response) continue;
         this.watchers.publish(entry.id, response);
+        // A streamed task's webhooks hear what its stream does, event by event.
+        this.push?.notify(entry, () => [response]);
         yield response;
       }
     } finally {
@@ -311,31 +353,31 @@ export class A2aRequestHandler {
   }
 
   createTaskPushNotificationConfig(
-    _request: MessageShape<typeof TaskPushNotificationConfigSchema>,
-    _context: RequestContext,
+    request: MessageShape<typeof TaskPushNotificationConfigSchema>,
+    context: RequestContext,
   ): Promise<JsonObject> {
-    return pushUnsupported();
+    return this.push ? this.push.create(request, scopeOf(request.tenant, context)) : Promise.reject(pushNotSupported());
   }
 
   getTaskPushNotificationConfig(
-    _request: MessageShape<typeof GetTaskPushNotificationConfigRequestSchema>,
-    _context: RequestContext,
+    request: MessageShape<typeof GetTaskPushNotificationConfigRequestSchema>,
+    context: RequestContext,
   ): Promise<JsonObject> {
-    return pushUnsupported();
+    return this.push ? this.push.get(request, scopeOf(request.tenant, context)) : Promise.reject(pushNotSupported());
   }
 
   listTaskPushNotificationConfigs(
-    _request: MessageShape<typeof ListTaskPushNotificationConfigsRequestSchema>,
-    _context: RequestContext,
+    request: MessageShape<typeof ListTaskPushNotificationConfigsRequestSchema>,
+    context: RequestContext,
   ): Promise<JsonObject> {
-    return pushUnsupported();
+    return this.push ? this.push.list(request, scopeOf(request.tenant, context)) : Promise.reject(pushNotSupported());
   }
 
   deleteTaskPushNotificationConfig(
-    _request: MessageShape<typeof DeleteTaskPushNotificationConfigRequestSchema>,
-    _context: RequestContext,
+    request: MessageShape<typeof DeleteTaskPushNotificationConfigRequestSchema>,
+    context: RequestContext,
   ): Promise<JsonObject> {
-    return pushUnsupported();
+    return this.push ? this.push.delete(request, scopeOf(request.tenant, context)) : Promise.reject(pushNotSupported());
   }
 
   /**
@@ -358,8 +400,11 @@ export class A2aRequestHandler {
   }
 }
 
-function pushUnsupported(): Promise<never> {
-  return Promise.reject(new A2aError('pushNotificationNotSupported', 'push notifications are not supported by this agent'));
+function pushNotSupported(): A2aError {
+  return new A2aError(
+    'pushNotificationNotSupported',
+    'push notifications are not supported by this agent (capabilities.pushNotifications is false)',
+  );
 }
 
 /** The tenant is the request's `tenant` parameter ('' when absent); the principal is the authenticated one. */

@@ -1,6 +1,7 @@
 // What an agent replica shares with the others through Redis, opened once at start from the
 // `store` URL: the idempotency records of its transport, the A2A task index, the key that signs
-// A2A page tokens (so a token from one replica is good on every other) and the cancel bus. Two
+// A2A page tokens (so a token from one replica is good on every other), the A2A push-notification
+// configs and the cancel bus. Two
 // connections: one for commands, one subscribed to the cancel channels.
 import { randomBytes } from 'node:crypto';
 import type { IdempotencyStore } from '../../transport/idempotency-store.js';
@@ -10,6 +11,7 @@ import type { RedisConnectOptions } from './redis-target.js';
 import { refuseEvictingRedis } from './redis-eviction.js';
 import { defineIdempotencyScripts, RedisIdempotency } from './redis-idempotency.js';
 import type { RedisClient } from './redis-module.js';
+import { definePushConfigScripts, RedisPushConfigStore } from './redis-push-config-store.js';
 import { defineTaskIndexScripts, RedisTaskIndex } from './redis-task-index.js';
 
 export class RedisAgentState {
@@ -20,6 +22,7 @@ export class RedisAgentState {
     private readonly subscriber: RedisClient,
     readonly location: string,
     readonly taskIndex: RedisTaskIndex,
+    readonly pushConfigs: RedisPushConfigStore,
     readonly cancelBus: RedisCancelBus,
     /** Signs A2A page tokens; the same on every replica. */
     readonly pageTokenKey: Buffer,
@@ -42,13 +45,15 @@ export class RedisAgentState {
       subscriber = await connectRedis(target, options);
       defineIdempotencyScripts(client);
       defineTaskIndexScripts(client);
+      definePushConfigScripts(client);
       const keyName = `${target.prefix}a2a:page-key`;
       await client.set(keyName, randomBytes(32).toString('base64'), 'NX');
       const key = Buffer.from((await client.get(keyName)) ?? '', 'base64');
       const bus = new RedisCancelBus(client, subscriber, target.prefix, target.location);
       await bus.open(local);
       const index = new RedisTaskIndex(client, target.prefix, target.location);
-      return new RedisAgentState(client, subscriber, target.location, index, bus, key, target.prefix);
+      const pushConfigs = new RedisPushConfigStore(client, target.prefix, target.location);
+      return new RedisAgentState(client, subscriber, target.location, index, pushConfigs, bus, key, target.prefix);
     } catch (error) {
       client.disconnect();
       subscriber?.disconnect();

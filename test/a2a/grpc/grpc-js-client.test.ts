@@ -92,7 +92,7 @@ describe('A2A gRPC binding: every method through a grpc-js stub', () => {
     assertA2aStatus((await unaryCall(stub, 'CancelTask', { id })).error, grpc.status.FAILED_PRECONDITION, 'TASK_NOT_CANCELABLE');
   });
 
-  test('the push-notification-config methods are FAILED_PRECONDITION (PUSH_NOTIFICATION_NOT_SUPPORTED)', async (t) => {
+  test('the push-notification-config methods on an unknown task are NOT_FOUND (TASK_NOT_FOUND)', async (t) => {
     const { target } = await startGrpcA2aAgent(t);
     const stub = grpcJsStub(t, target);
     const calls: [string, unknown][] = [
@@ -103,7 +103,7 @@ describe('A2A gRPC binding: every method through a grpc-js stub', () => {
     ];
     for (const [method, request] of calls) {
       const { error } = await unaryCall(stub, method, request);
-      assertA2aStatus(error, grpc.status.FAILED_PRECONDITION, 'PUSH_NOTIFICATION_NOT_SUPPORTED');
+      assertA2aStatus(error, grpc.status.NOT_FOUND, 'TASK_NOT_FOUND');
     }
   });
 
