@@ -4,8 +4,12 @@
 // and a store in Redis each), blocking A2A SendMessage (the task index in Redis), and registry
 // discover by tag among BENCH_CARDS cards (a Lua lookup per call). Prints requests/s for each
 // and the ratio. This machine has two cores, shared by the replicas, Redis and the load
-// generator: read the ratio as cost per request, not as scaling.
-// Settings: BENCH_SECONDS (5), BENCH_CONNECTIONS (30), BENCH_CARDS (1000), BENCH_FSYNC (everysec).
+// generator: read the ratio as cost per request, not as scaling. Each load first runs
+// BENCH_WARMUP seconds unmeasured against each setup: three fresh processes each compile and
+// optimise the same code, and in a few seconds of load that warm-up, paid three times over,
+// would be counted as the cost of Redis.
+// Settings: BENCH_SECONDS (5), BENCH_WARMUP (2), BENCH_CONNECTIONS (30), BENCH_CARDS (1000),
+// BENCH_FSYNC (everysec).
 //
 //   npm run build && npx tsx bench/replicas.ts
 import autocannon from 'autocannon';
@@ -18,6 +22,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 30);
 const CARDS = Number(process.env.BENCH_CARDS ?? 1000);
 const FSYNC = process.env.BENCH_FSYNC ?? 'everysec';
@@ -105,13 +110,13 @@ function request(load: Load): autocannon.Request {
 }
 
 /** Requests/s over all the given servers, the connections split evenly among them. */
-async function measure(urls: readonly string[], load: Load): Promise<{ rps: number; errors: number }> {
+async function measure(urls: readonly string[], load: Load, seconds = SECONDS): Promise<{ rps: number; errors: number }> {
   const results = await Promise.all(
     urls.map((url) =>
       autocannon({
         url,
         connections: Math.max(1, Math.round(CONNECTIONS / urls.length)),
-        duration: SECONDS,
+        duration: seconds,
         requests: [request(load)],
       }),
     ),
@@ -158,12 +163,20 @@ async function main(): Promise<void> {
       children.push(...setup.agents, ...setup.registries);
       await fillRegistry(setup.registries[0]!.url);
     }
-    console.log(`${SECONDS} s per load, ${CONNECTIONS} connections, ${CARDS} cards, Redis appendfsync ${FSYNC}`);
+    console.log(
+      `${SECONDS} s per load after ${WARMUP} s of warm-up, ${CONNECTIONS} connections, ${CARDS} cards, Redis appendfsync ${FSYNC}`,
+    );
     const loads: Load[] = ['POST /tasks/ (idempotency key)', 'A2A SendMessage', 'registry discover (one tag)'];
     for (const load of loads) {
       const rates: number[] = [];
       for (const [name, setup] of Object.entries(setups)) {
         const targets = load.startsWith('registry') ? setup.registries : setup.agents;
+        if (WARMUP > 0)
+          await measure(
+            targets.map((target) => target.url),
+            load,
+            WARMUP,
+          );
         const { rps, errors } = await measure(
           targets.map((target) => target.url),
           load,
@@ -178,7 +191,9 @@ async function main(): Promise<void> {
       );
     }
   } finally {
-    await Promise.all(children.map((child) => child.stop()));
+    // The replicas first: Redis gone under them would only print their failures.
+    await Promise.all(children.slice(1).map((child) => child.stop()));
+    await redis.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -162,15 +162,13 @@ export class RegistryServer extends ServerLifecycle implements RegistryHandlers<
 
   /** The live cards matching the query's filters; every live card without one. */
   async discover(query: DiscoverQuery = {}, _context?: RequestContext): Promise<AgentCard[]> {
-    await this.prune();
-    return (await this.find(discoveryFilter(query))).map((entry) => entry.card);
+    return (await this.findLive(discoveryFilter(query))).map((entry) => entry.card);
   }
 
   async getStatusPage(context?: RequestContext): Promise<string> {
-    await this.prune();
     const params = context?.params ?? {};
     const shown = pageFilter(params);
-    const entries = await this.find(shown ? discoveryFilter(shown) : null);
+    const entries = await this.findLive(shown ? discoveryFilter(shown) : null);
     return renderRegistryStatusPage({
       entries,
       total: await this.store.count(),
@@ -208,13 +206,14 @@ export class RegistryServer extends ServerLifecycle implements RegistryHandlers<
   }
 
   /**
-   * The entries matching `filter`: the secondary indexes intersected, each candidate then
-   * checked against every field; a full scan when the indexes give nothing while cards exist.
-   * A filter past MAX_FILTER_VALUES is refused before any store sees it.
+   * The live entries matching `filter` (every live entry for null), expired ones pruned first:
+   * the secondary indexes intersected, each candidate then checked against every field; a full
+   * scan when the indexes give nothing while cards exist. A store that does all that in one step
+   * (find: Redis, where each call is a round trip) is asked once. A filter past
+   * MAX_FILTER_VALUES is refused before any store sees it.
    */
-  private async find(filter: DiscoveryFilter | null): Promise<RegistryEntry[]> {
-    if (filter === null) return this.store.all();
-    const size = filterSize(filter);
+  private async findLive(filter: DiscoveryFilter | null): Promise<RegistryEntry[]> {
+    const size = filter === null ? 0 : filterSize(filter);
     if (size > MAX_FILTER_VALUES) {
       throw new EndpointError(
         'invalid_request',
@@ -222,10 +221,18 @@ export class RegistryServer extends ServerLifecycle implements RegistryHandlers<
         { limit: MAX_FILTER_VALUES, size },
       );
     }
-    const keys = indexKeys(filter);
-    let candidates = keys ? await this.store.lookup(keys) : [];
-    if (candidates.length === 0 && (await this.store.count()) > 0) candidates = await this.store.all();
-    return candidates.filter((entry) => matches(entry.card, filter));
+    const keys = filter === null ? null : indexKeys(filter);
+    let candidates: RegistryEntry[];
+    if (this.store.find) {
+      const live = this.entryTtlSeconds === null ? null : { now: this.clock(), ttl: this.entryTtlSeconds };
+      candidates = await this.store.find(keys, live);
+    } else {
+      await this.prune();
+      if (filter === null) return this.store.all();
+      candidates = keys ? await this.store.lookup(keys) : [];
+      if (candidates.length === 0 && (await this.store.count()) > 0) candidates = await this.store.all();
+    }
+    return filter === null ? candidates : candidates.filter((entry) => matches(entry.card, filter));
   }
 
   private async prune(): Promise<void> {

@@ -50,4 +50,11 @@ export interface RegistryStore {
   count(): MaybePromise<number>;
   /** Removes every entry with `now - last_seen > ttl` (equality stays); answers how many went. */
   prune(now: number, ttl: number): MaybePromise<number>;
+  /**
+   * Optional, for a store across the network (Redis), where each call is a round trip: in one
+   * step, prune (when `live` is given) and look the keys up, falling back to every entry when the
+   * lookup finds nothing (or there are no keys). The same answer as prune(), then lookup() or
+   * all(); a store without it is asked those in turn.
+   */
+  find?(keys: IndexKeys | null, live: { readonly now: number; readonly ttl: number } | null): MaybePromise<RegistryEntry[]>;
 }

@@ -85,6 +85,20 @@ export function shareTests(make: (options: ShareOptions) => ClockedIndex): void 
     assert.ok(await index.get(as('alice'), 'next'));
   });
 
+  test('a caller at its share finds its finished task behind many running ones (the Redis index reads its share in slices)', async () => {
+    const { index, advance } = make({ maxTasks: 100, maxTasksPerCaller: 40 });
+    for (let i = 0; i < 39; i++) {
+      await index.add(task(`run${i}`, 'alice', { active: true }));
+      advance(1);
+    }
+    await index.add(task('done', 'alice'));
+    advance(1);
+    await index.add(task('next', 'alice', { active: true }));
+    assert.equal(await index.get(as('alice'), 'done'), undefined, 'the one finished task, 40th of the share, made room');
+    assert.ok(await index.get(as('alice'), 'run0'));
+    await assert.rejects(index.add(task('more', 'alice')), isQuota(40));
+  });
+
   test("the share is the principal's across tenants; without a principal, each tenant's", async () => {
     const { index, advance } = make({ maxTasks: 10, maxTasksPerCaller: 2 });
     await index.add(task('t1', 'alice', { active: true, tenant: 'one' }));

@@ -73,6 +73,12 @@ return 1
  * both bounds hold. The order is a counter, not a clock: a wall clock that steps back (as a
  * machine's may) would make a newer answer look older. Every record lives the same TTL, so the
  * expired ones are always the oldest: they are found from the front of the order.
+ *
+ * Kept to few commands, since it runs on every request with a key: a member is in the order
+ * exactly when it has a weight (both change together, here only), so one HGET tells whether
+ * there is anything to forget; the count and total are read once (ZCARD, and INCRBY's answer)
+ * and then kept in step by hand; and a record's kind is read as its first byte (GETRANGE), not
+ * by copying the whole answer into the script.
  */
 const STORE = `
 local p, key = ARGV[1], ARGV[2]
@@ -80,34 +86,34 @@ local k = p..'idem:'..key
 local current = redis.call('GET', k)
 if current and current ~= 'R'..ARGV[3] then return 0 end
 local order, weights, total = p..'idem:order', p..'idem:weights', p..'idem:total'
-local function forget(member)
-  local w = redis.call('HGET', weights, member)
-  if w then
-    redis.call('HDEL', weights, member)
-    redis.call('DECRBY', total, w)
-  end
-  redis.call('ZREM', order, member)
-  local mk = p..'idem:'..member
-  local v = redis.call('GET', mk)
-  if v and string.sub(v, 1, 1) == 'D' then redis.call('DEL', mk) end
+local count, sum = 0, 0
+local function kind(member)
+  return redis.call('GETRANGE', p..'idem:'..member, 0, 0)
 end
-forget(key)
+local function forget(member, mine)
+  local w = redis.call('HGET', weights, member)
+  if not w then return end
+  redis.call('HDEL', weights, member)
+  sum = redis.call('DECRBY', total, w)
+  count = count - redis.call('ZREM', order, member)
+  if not mine and kind(member) == 'D' then redis.call('DEL', p..'idem:'..member) end
+end
+forget(key, true)
 redis.call('SET', k, ARGV[4], 'PX', ARGV[5])
 redis.call('ZADD', order, redis.call('INCR', p..'idem:seq'), key)
 redis.call('HSET', weights, key, ARGV[6])
-redis.call('INCRBY', total, ARGV[6])
+sum = redis.call('INCRBY', total, ARGV[6])
+count = redis.call('ZCARD', order)
 while true do
   local oldest = redis.call('ZRANGE', order, 0, 0)[1]
-  if not oldest then break end
-  local v = redis.call('GET', p..'idem:'..oldest)
-  if v and string.sub(v, 1, 1) == 'D' then break end
-  forget(oldest)
+  if not oldest or kind(oldest) == 'D' then break end
+  forget(oldest, false)
 end
 local maxEntries, maxWeight = tonumber(ARGV[7]), tonumber(ARGV[8])
-while redis.call('ZCARD', order) > maxEntries or tonumber(redis.call('GET', total) or '0') > maxWeight do
+while count > maxEntries or sum > maxWeight do
   local oldest = redis.call('ZRANGE', order, 0, 0)[1]
   if not oldest then break end
-  forget(oldest)
+  forget(oldest, false)
 end
 return 1
 `;

@@ -69,16 +69,24 @@ redis.call('ZADD', ARGV[1]..'reg:seen', ARGV[3], ARGV[2])
 return 1
 `;
 
-/** Answers url, entry JSON, last_seen for each given URL that has an entry. */
+/**
+ * Answers url, entry JSON, last_seen for each given URL that has an entry: two commands per
+ * thousand URLs (HMGET, and ZMSCORE, Redis 6.2 or later), not two per URL.
+ */
 const READ = `
 local function read(p, urls)
   local out = {}
-  for _, url in ipairs(urls) do
-    local entry = redis.call('HGET', p..'reg:entries', url)
-    if entry then
-      out[#out + 1] = url
-      out[#out + 1] = entry
-      out[#out + 1] = redis.call('ZSCORE', p..'reg:seen', url)
+  -- In slices: Lua's unpack takes a few thousand values at most.
+  for from = 1, #urls, 1000 do
+    local slice = {unpack(urls, from, math.min(from + 999, #urls))}
+    local entries = redis.call('HMGET', p..'reg:entries', unpack(slice))
+    local seen = redis.call('ZMSCORE', p..'reg:seen', unpack(slice))
+    for i, url in ipairs(slice) do
+      if entries[i] then
+        out[#out + 1] = url
+        out[#out + 1] = entries[i]
+        out[#out + 1] = seen[i]
+      end
     end
   end
   return out
@@ -98,18 +106,43 @@ if ARGV[2] then return read(ARGV[1], {ARGV[2]}) end
 return read(ARGV[1], redis.call('ZRANGE', ARGV[1]..'reg:seen', 0, -1))
 `;
 
-/** ARGV: prefix, now, ttl, bound. Candidates by the indexed bound; the exact rule decides. */
-const PRUNE = `${UNINDEX}
-local p, now, ttl = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
-local found = redis.call('ZRANGEBYSCORE', p..'reg:seen', '-inf', ARGV[4], 'WITHSCORES')
-local removed = 0
-for i = 1, #found, 2 do
-  if now - tonumber(found[i + 1]) > ttl then
-    unindex(p, found[i])
-    removed = removed + 1
+/** Removes the entries past the TTL: candidates by the indexed bound, the exact rule deciding. */
+const EXPIRE = `${UNINDEX}
+local function expire(p, now, ttl, bound)
+  local found = redis.call('ZRANGEBYSCORE', p..'reg:seen', '-inf', bound, 'WITHSCORES')
+  local removed = 0
+  for i = 1, #found, 2 do
+    if now - tonumber(found[i + 1]) > ttl then
+      unindex(p, found[i])
+      removed = removed + 1
+    end
   end
+  return removed
 end
-return removed
+`;
+
+/** ARGV: prefix, now, ttl, bound. */
+const PRUNE = `${EXPIRE}
+return expire(ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4])
+`;
+
+/**
+ * ARGV: prefix, now, ttl, bound (all three '' for no pruning), then set names (relative to the
+ * prefix) to intersect, or none for every entry. One round trip for what discover did in up to
+ * four (prune, lookup, count, all): the expired entries go first, then the lookup, and when it
+ * finds nothing while entries exist, every entry (the server's full scan).
+ */
+const FIND = `${EXPIRE}${READ}
+local p = ARGV[1]
+if ARGV[2] ~= '' then expire(p, tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]) end
+local urls = {}
+if #ARGV > 4 then
+  local sets = {}
+  for i = 5, #ARGV do sets[#sets + 1] = p..ARGV[i] end
+  urls = redis.call('SINTER', unpack(sets))
+end
+if #urls == 0 then urls = redis.call('ZRANGE', p..'reg:seen', 0, -1) end
+return read(p, urls)
 `;
 
 interface Scripts {
@@ -119,6 +152,7 @@ interface Scripts {
   regLookup(...args: string[]): Promise<string[]>;
   regAll(...args: string[]): Promise<string[]>;
   regPrune(...args: string[]): Promise<number>;
+  regFind(...args: string[]): Promise<string[]>;
 }
 
 export class RedisRegistryStore {
@@ -155,6 +189,7 @@ export class RedisRegistryStore {
     define('regLookup', LOOKUP);
     define('regAll', ALL);
     define('regPrune', PRUNE);
+    define('regFind', FIND);
     this.client = client as RedisClient & Scripts;
   }
 
@@ -197,6 +232,17 @@ export class RedisRegistryStore {
     for (const tag of keys.tags ?? []) sets.push(`reg:tag:${tag}`);
     if (sets.length === 0) return [];
     return toEntries(await this.call((c) => c.regLookup(this.prefix, ...sets)));
+  }
+
+  async find(keys: IndexKeys | null, live: { readonly now: number; readonly ttl: number } | null): Promise<RegistryEntry[]> {
+    if (keys) checkLookupSize(keys);
+    const sets: string[] = [];
+    if (keys?.name !== undefined) sets.push(`reg:name:${keys.name}`);
+    if (keys?.role !== undefined) sets.push(`reg:role:${keys.role}`);
+    for (const tag of keys?.tags ?? []) sets.push(`reg:tag:${tag}`);
+    // The same margin on the indexed bound as prune().
+    const pruning = live ? [String(live.now), String(live.ttl), String(live.now - live.ttl + 1)] : ['', '', ''];
+    return toEntries(await this.call((c) => c.regFind(this.prefix, ...pruning, ...sets)));
   }
 
   async all(): Promise<RegistryEntry[]> {

@@ -54,13 +54,16 @@ local function expire(p, now, ttl)
     if redis.call('SISMEMBER', p..'a2a:active', id) == 0 then forget(p, id) end
   end
 end
+-- A task's scope and share never change (both follow from its tenant and owner), so the reverse
+-- maps are written only when the task is new to the index: ZADD answers 1 for a new member.
 local function write(p, id, json, active, now, scope, time, share)
   redis.call('SET', p..'a2a:task:'..id, json)
-  redis.call('ZADD', p..'a2a:touched', now, id)
+  if redis.call('ZADD', p..'a2a:touched', now, id) == 1 then
+    redis.call('HSET', p..'a2a:scope-of', id, scope)
+    redis.call('HSET', p..'a2a:share-of', id, share)
+  end
   if active == '1' then redis.call('SADD', p..'a2a:active', id) else redis.call('SREM', p..'a2a:active', id) end
-  redis.call('HSET', p..'a2a:scope-of', id, scope)
   redis.call('ZADD', scope, time, id)
-  redis.call('HSET', p..'a2a:share-of', id, share)
   redis.call('ZADD', share, now, id)
 end
 `;
@@ -74,13 +77,19 @@ local p, id, now, share = ARGV[1], ARGV[2], tonumber(ARGV[5]), ARGV[8]
 local max, ttl, quota = tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11])
 local touched = p..'a2a:touched'
 local function inactive(candidate) return redis.call('SISMEMBER', p..'a2a:active', candidate) == 0 end
-if redis.call('EXISTS', p..'a2a:task:'..id) == 0
-  and (redis.call('ZCARD', share) >= quota or redis.call('ZCARD', touched) >= max) then
+-- The counts first: below both bounds (the usual case) nothing else is read.
+if (redis.call('ZCARD', share) >= quota or redis.call('ZCARD', touched) >= max)
+  and redis.call('EXISTS', p..'a2a:task:'..id) == 0 then
   expire(p, now, ttl)
   local victim = nil
   if redis.call('ZCARD', share) >= quota then
-    for _, candidate in ipairs(redis.call('ZRANGE', share, 0, -1)) do
-      if inactive(candidate) then victim = candidate break end
+    -- Oldest first, a few at a time: the first inactive one is usually at the front.
+    local from, size = 0, redis.call('ZCARD', share)
+    while not victim and from < size do
+      for _, candidate in ipairs(redis.call('ZRANGE', share, from, from + 15)) do
+        if inactive(candidate) then victim = candidate break end
+      end
+      from = from + 16
     end
     if not victim then return 'quota' end
   elseif redis.call('ZCARD', touched) >= max then
