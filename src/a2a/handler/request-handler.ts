@@ -39,6 +39,7 @@ import { INBOUND_KEY, taskToA2aJson, type InboundRecord } from '../model/tasks.j
 import { PageTokens } from './page-token.js';
 import type { IndexedTask, TaskIndex, TaskScope } from './task-index.js';
 import type { TaskRunner } from './task-runner.js';
+import { QueuedRuns, type QueuedRunOptions } from './task-queue.js';
 import { TaskWatchers } from './task-watchers.js';
 
 export interface A2aHandlerOptions {
@@ -58,6 +59,11 @@ export interface A2aHandlerOptions {
    * without it the method is unsupported, as the public card says (capabilities.extendedAgentCard).
    */
   readonly extendedCard?: () => JsonObject;
+  /**
+   * A queue shared by the replicas (task-queue.ts): a SendMessage with `returnImmediately` is
+   * queued there and run by a worker in any replica, instead of in this process.
+   */
+  readonly queue?: QueuedRunOptions;
 }
 
 /** One event of a stream (SendStreamingMessage, SubscribeToTask): a StreamResponse in ProtoJSON. */
@@ -74,6 +80,7 @@ export class A2aRequestHandler {
   private readonly cancelElsewhere: A2aHandlerOptions['cancelElsewhere'];
   private readonly extendedCard: A2aHandlerOptions['extendedCard'];
   private readonly watchers = new TaskWatchers();
+  private readonly queued: QueuedRuns | null;
 
   constructor(options: A2aHandlerOptions) {
     this.engine = options.engine;
@@ -81,6 +88,14 @@ export class A2aRequestHandler {
     this.cancelElsewhere = options.cancelElsewhere;
     this.extendedCard = options.extendedCard;
     this.index = options.index ?? new MemoryTaskIndex();
+    this.queued = options.queue
+      ? new QueuedRuns(options.queue, this.index, this.engine, (entry) => this.publishSettled(entry))
+      : null;
+  }
+
+  /** Starts this replica's share of the queue's workers (with a `queue`; nothing otherwise). */
+  startQueueWorkers(): Promise<void> {
+    return this.queued?.start() ?? Promise.resolve();
   }
 
   sendMessage(request: MessageShape<typeof SendMessageRequestSchema>, context: RequestContext): Promise<JsonObject> {
@@ -133,6 +148,10 @@ export class A2aRequestHandler {
       await this.index.add(entry);
     }
     if (streaming) return entry;
+    if (configuration?.returnImmediately && this.queued) {
+      await this.enqueue(entry, context);
+      return { task: taskToA2aJson(entry.task, { contextId: entry.contextId, historyLength, includeArtifacts: true }) };
+    }
     const run = this.run(entry, context);
     // Answered at once: a run that fails later (the engine refused it, the index is out of
     // reach) has no caller left to tell, and must not end the process as an unhandled rejection.
@@ -141,15 +160,35 @@ export class A2aRequestHandler {
     return { task: taskToA2aJson(entry.task, { contextId: entry.contextId, historyLength, includeArtifacts: true }) };
   }
 
+  /**
+   * Hands the entry to the shared queue. A task that cannot be queued (Redis went away) will
+   * never run: it is settled `failed` (the index writes it once Redis is back) and the caller
+   * gets the error, which says to retry.
+   */
+  private async enqueue(entry: IndexedTask, context: RequestContext): Promise<void> {
+    try {
+      await this.queued!.enqueue(entry, context);
+    } catch (error) {
+      transition(entry.task, 'failed', 'the task could not be queued');
+      entry.active = false;
+      await this.index.update(entry).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** A task run without a stream still reaches its subscribers here: its artifacts and last status. */
+  private publishSettled(entry: IndexedTask): void {
+    if (this.watchers.size > 0 && this.watchers.has(entry.id)) {
+      for (const response of artifactResponses(entry.task, entry.contextId)) this.watchers.publish(entry.id, response);
+      this.watchers.publish(entry.id, lastStatusResponse(entry.task, entry.contextId));
+    }
+  }
+
   /** Runs the entry's task on the engine; the index learns when it settles. */
   private run(entry: IndexedTask, context: RequestContext): Promise<void> {
     const settle = () => {
       entry.active = false;
-      // A task run without a stream still reaches its subscribers: its artifacts and last status.
-      if (this.watchers.size > 0 && this.watchers.has(entry.id)) {
-        for (const response of artifactResponses(entry.task, entry.contextId)) this.watchers.publish(entry.id, response);
-        this.watchers.publish(entry.id, lastStatusResponse(entry.task, entry.contextId));
-      }
+      this.publishSettled(entry);
       return this.index.update(entry);
     };
     return this.engine.submit(entry.task, context).then(
