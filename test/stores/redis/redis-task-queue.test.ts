@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { AgentServer } from '../../../src/agent/agent-server.js';
 import { call, userMessage } from '../../a2a/support.js';
 import { redisInstalled, startRedis, type RedisServer } from '../../support/redis-server.js';
 import { startReplica, type Replica } from './replicas.js';
@@ -69,6 +70,19 @@ async function killRunner(cluster: Cluster, input: string): Promise<{ killed: Re
   await exited;
   return { killed, survivors: cluster.replicas.filter((replica) => replica !== killed) };
 }
+
+test('taskQueue settings are checked when the agent is built, naming the field', () => {
+  const rows: [Record<string, number>, RegExp][] = [
+    [{ concurrency: 0 }, /taskQueue\.concurrency must be a whole number, at least 1 \(got 0\)/],
+    [{ concurrency: 1.5 }, /taskQueue\.concurrency/],
+    [{ lockDurationMs: 10 }, /taskQueue\.lockDurationMs must be a whole number, at least 100/],
+    [{ stalledIntervalMs: -1 }, /taskQueue\.stalledIntervalMs/],
+    [{ attempts: 0 }, /taskQueue\.attempts must be a whole number, at least 1/],
+  ];
+  for (const [taskQueue, message] of rows) {
+    assert.throws(() => new AgentServer({ name: 'echo', a2a: true, taskQueue }), message);
+  }
+});
 
 describe('queued tasks, handler not rerunnable', { skip }, () => {
   let cluster: Cluster;
