@@ -250,7 +250,11 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
         pageTokenKey: shared?.pageTokenKey,
         cancelElsewhere: shared ? (id, principal, metadata) => shared.cancelBus.cancel(id, principal, metadata) : undefined,
         queue: shared?.taskQueue
-          ? { queue: shared.taskQueue as RedisTaskQueue<QueuedRun>, rerunnable: this.options.rerunnable ?? false, attempts: this.queueSettings.attempts }
+          ? {
+              queue: shared.taskQueue as RedisTaskQueue<QueuedRun>,
+              rerunnable: this.options.rerunnable ?? false,
+              attempts: this.queueSettings.attempts,
+            }
           : undefined,
         extendedCard: this.extendedCard
           ? extendedCardSource(this.options, () => transport.url, this.options.authenticator ?? null, this.extendedCard)

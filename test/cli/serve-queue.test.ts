@@ -60,7 +60,10 @@ test('serve agent --store --a2a --queue-concurrency 2: a queued task runs to com
     });
     void exited.then(([code]) => reject(new Error(`serve exited (${code}):\n${output}`)));
   });
-  const sent = await call(url, 'SendMessage', { message: userMessage('from the queue'), configuration: { returnImmediately: true } });
+  const sent = await call(url, 'SendMessage', {
+    message: userMessage('from the queue'),
+    configuration: { returnImmediately: true },
+  });
   const id = sent.result.task.id;
   let seen = await call(url, 'GetTask', { id });
   for (let i = 0; i < 1200 && seen.result?.status?.state !== 'TASK_STATE_COMPLETED'; i++) {

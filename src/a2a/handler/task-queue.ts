@@ -46,7 +46,7 @@ export interface QueuedRunOptions {
 }
 
 /** The reason a task gets when the replica running it stopped and it may not run again. */
-export const REPLICA_STOPPED = 'the replica running it stopped';
+const REPLICA_STOPPED = 'the replica running it stopped';
 
 export class QueuedRuns {
   private readonly queue: TaskQueue;
@@ -83,7 +83,7 @@ export class QueuedRuns {
     const scope: TaskScope = { tenant: run.tenant, principal: run.owner };
     const entry = await this.index.get(scope, run.id);
     // Canceled while it waited, or settled by an earlier start: nothing left to do.
-    if (!entry || !entry.active || isTerminal(entry.task.state ?? 'submitted')) return;
+    if (!entry?.active || isTerminal(entry.task.state ?? 'submitted')) return;
     if (attempt.abandoned > 0 && (!this.rerunnable || attempt.start > this.attempts)) {
       await this.stopped(entry, attempt);
       return;

@@ -6,6 +6,4 @@ import { lazyLoader } from '../../core/lazy-import.js';
 
 export type BullMq = typeof import('bullmq');
 
-export const loadBullMq: () => Promise<BullMq> = lazyLoader(() =>
-  importOptional<BullMq>('bullmq', 'the Redis task queue'),
-);
+export const loadBullMq: () => Promise<BullMq> = lazyLoader(() => importOptional<BullMq>('bullmq', 'the Redis task queue'));

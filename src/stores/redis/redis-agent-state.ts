@@ -4,6 +4,7 @@
 // agent serving A2A, the queue of tasks nobody waits for (redis-task-queue.ts). Two connections:
 // one for commands, one subscribed to the cancel channels; the queue opens its own.
 import { randomBytes } from 'node:crypto';
+import { MissingDependencyError } from '../../core/errors.js';
 import type { IdempotencyStore } from '../../transport/idempotency-store.js';
 import { RedisCancelBus, type LocalCancel } from './redis-cancel-bus.js';
 import { connectRedis, parseRedisUrl, redisFailure } from './redis-connection.js';
@@ -64,6 +65,8 @@ export class RedisAgentState {
       client.disconnect();
       subscriber?.disconnect();
       await queue?.close();
+      // A missing bullmq is no Redis failure: it says which package to install.
+      if (error instanceof MissingDependencyError) throw error;
       throw redisFailure(error, target.location);
     }
   }

@@ -39,7 +39,7 @@ export interface TaskQueueSettings {
   readonly attempts?: number;
 }
 
-export const DEFAULT_QUEUE_CONCURRENCY = 4;
+const DEFAULT_QUEUE_CONCURRENCY = 4;
 const DEFAULT_LOCK_MS = 15_000;
 const DEFAULT_STALLED_INTERVAL_MS = 5_000;
 const DEFAULT_ATTEMPTS = 3;
@@ -88,9 +88,14 @@ export class RedisTaskQueue<T extends object> {
       await queue.waitUntilReady();
     } catch (error) {
       await queue.close().catch(() => undefined);
-      throw new RedisStoreError('redis_unreachable', `cannot reach Redis at ${target.location} for the task queue`, target.location, {
-        cause: error,
-      });
+      throw new RedisStoreError(
+        'redis_unreachable',
+        `cannot reach Redis at ${target.location} for the task queue`,
+        target.location,
+        {
+          cause: error,
+        },
+      );
     }
     return new RedisTaskQueue<T>(queue, target, checked);
   }
