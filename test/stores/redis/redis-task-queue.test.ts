@@ -1,6 +1,6 @@
 // Tasks nobody waits for (A2A SendMessage with returnImmediately) on the queue the replicas share
 // through a real redis-server, each replica its own process. Each suite starts two replicas with
-// the queue's lock shortened to a second (a test setting: the default is 15 s) so that a replica
+// the queue's lock shortened to two seconds (a test setting: the default is 15 s) so that a replica
 // killed with SIGKILL in the middle of a task is noticed soon: the task then completes on the
 // other replica when the handler is rerunnable, or ends failed saying why when it is not, and is
 // never left working. A handler that always throws ends failed after a bounded number of starts
@@ -17,8 +17,11 @@ import { startReplica, type Replica } from './replicas.js';
 
 const skip = redisInstalled ? false : 'redis-server is not installed';
 
-/** A test setting: a silent replica loses its task after a second, checked twice a second. */
-const SHORT_LOCK = JSON.stringify({ lockDurationMs: 1000, stalledIntervalMs: 500, attempts: 3 });
+/**
+ * A test setting: a silent replica loses its task after two seconds, checked twice a second (long
+ * enough that a replica on a loaded machine keeps renewing its lock, short enough to notice a kill soon).
+ */
+const SHORT_LOCK = JSON.stringify({ lockDurationMs: 2000, stalledIntervalMs: 500, attempts: 3 });
 
 /** Asks until `check` holds; each look is a real request, so this waits on the system, not on a clock. */
 async function eventually<T>(look: () => Promise<T>, check: (value: T) => boolean, tries = 1200): Promise<T> {
