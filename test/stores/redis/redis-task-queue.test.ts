@@ -87,6 +87,20 @@ test('taskQueue settings are checked when the agent is built, naming the field',
   }
 });
 
+test('an agent stopped and started again works the queue on its new connection', { skip }, async (t) => {
+  const redis = await startRedis();
+  t.after(() => redis.dispose());
+  const agent = new AgentServer({ name: 'echo', a2a: true, store: redis.url, taskQueue: { concurrency: 1 } });
+  t.after(() => agent.stop());
+  for (let round = 0; round < 2; round++) {
+    await agent.start();
+    const id = await sendQueued(agent.url.replace(/\/$/, ''), `round ${round}`);
+    const seen = await eventually(() => call(agent.url.replace(/\/$/, ''), 'GetTask', { id }), settled);
+    assert.equal(seen.result.status.state, 'TASK_STATE_COMPLETED', JSON.stringify(seen));
+    if (round === 0) await agent.stop();
+  }
+});
+
 describe('queued tasks, handler not rerunnable', { skip }, () => {
   let cluster: Cluster;
   before(async () => {
