@@ -56,6 +56,8 @@ import {
 import type { TaskIndex } from '../a2a/handler/task-index.js';
 import { openStores, type StoreChoice } from '../stores/open.js';
 import type { RedisAgentState } from '../stores/redis/redis-agent-state.js';
+import { checkQueueSettings, type RedisTaskQueue, type TaskQueueSettings } from '../stores/redis/redis-task-queue.js';
+import type { QueuedRun } from '../a2a/handler/task-queue.js';
 import type { IdempotencyBounds } from '../transport/idempotency-store.js';
 import type { MetricsSource } from '../observability/prometheus-metrics.js';
 
@@ -144,6 +146,20 @@ export interface AgentServerOptions extends CardIdentity, ServerLifecycleOptions
    * noeviction, or cannot be read): acknowledged writes can then be lost. Default false: refused.
    */
   readonly allowStoreEviction?: boolean;
+  /**
+   * With a Redis `store` and `a2a`: the queue that runs the tasks nobody waits for (SendMessage
+   * with `returnImmediately`) on any replica. `concurrency` is how many this replica runs at once
+   * (default 4); `lockDurationMs` (default 15000) how long a silent replica keeps a task before
+   * it counts as stopped; `stalledIntervalMs` (default 5000) how often replicas look for such
+   * tasks; `attempts` (default 3) the most starts of a task when the handler is `rerunnable`.
+   */
+  readonly taskQueue?: TaskQueueSettings;
+  /**
+   * The handler may safely run the same task again: a queued task whose replica stopped mid-run
+   * (or whose handler threw) is started again on another replica, up to `taskQueue.attempts`
+   * starts. Default false: such a task ends `failed` ("the replica running it stopped").
+   */
+  readonly rerunnable?: boolean;
 }
 
 export class AgentServer extends ServerLifecycle implements AgentHandlers<RequestContext> {
@@ -162,6 +178,10 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
   private readonly pushOptions: A2aPushOptions | null;
   /** This start's push notifications (their delivery is stopped with the server). */
   private push: PushNotifications | null = null;
+  /** The task queue's settings, checked at construction. */
+  private readonly queueSettings: Required<TaskQueueSettings>;
+  /** The A2A handler of the current start, whose queue workers run once the server serves. */
+  private a2aHandler: A2aRequestHandler | null = null;
 
   constructor(private readonly options: AgentServerOptions) {
     if (!options.name) throw new InvalidArgumentError('an agent needs a name', 'invalid_argument');
@@ -180,6 +200,7 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
     }
     super(options, 'agent', agentOperations.getMetrics);
     this.storeChoice = storeChoice;
+    this.queueSettings = checkQueueSettings(options.taskQueue ?? {}, 'taskQueue');
     if (options.a2a) {
       const name = this.transportName;
       if (!(A2A_TRANSPORTS as readonly string[]).includes(name)) {
@@ -230,7 +251,9 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
   }
 
   protected async openStores(): Promise<void> {
-    this.shared = await this.storeChoice.agentState((...args) => this.cancelHere(...args));
+    // Only an A2A agent queues tasks (SendMessage's returnImmediately); the native API has none to queue.
+    const queue = this.options.a2a ? this.queueSettings : undefined;
+    this.shared = await this.storeChoice.agentState((...args) => this.cancelHere(...args), queue);
   }
 
   protected async closeStores(): Promise<void> {
@@ -261,6 +284,13 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
         index,
         pageTokenKey: shared?.pageTokenKey,
         cancelElsewhere: shared ? (id, principal, metadata) => shared.cancelBus.cancel(id, principal, metadata) : undefined,
+        queue: shared?.taskQueue
+          ? {
+              queue: shared.taskQueue as RedisTaskQueue<QueuedRun>,
+              rerunnable: this.options.rerunnable ?? false,
+              attempts: this.queueSettings.attempts,
+            }
+          : undefined,
         extendedCard: this.extendedCard
           ? extendedCardSource(this.options, () => transport.url, this.options.authenticator ?? null, this.extendedCard, {
               pushNotifications: this.pushOptions !== null,
@@ -282,6 +312,7 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
         url: () => transport.url,
       });
       for (const [key, endpoint] of a2a) endpoints.set(key, endpoint);
+      this.a2aHandler = handler;
     }
     return endpoints;
   }
@@ -291,8 +322,10 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
   }
 
   protected override started(): void {
-    // Not awaited: joining the registry must not hold up (or fail) serving.
+    // Not awaited: joining the registry must not hold up (or fail) serving. The queue's workers
+    // reconnect by themselves; a failure to start them leaves the other replicas' workers.
     void this.registration?.start();
+    void this.a2aHandler?.startQueueWorkers().catch(() => undefined);
   }
 
   /** The registry first, so nobody discovers an agent that is going away. */

@@ -30,6 +30,8 @@ export interface ServeFileSettings {
   readonly publicDiscovery?: boolean;
   /** The agent's authenticated extended A2A card (`a2a_extended_card`), checked. */
   readonly a2aExtendedCard?: A2aExtendedCard;
+  /** Queued A2A tasks this replica runs at once (`queue_concurrency`, with a Redis store). */
+  readonly queueConcurrency?: number;
 }
 
 /** Which command reads the file: each takes its own settings beside the shared ones. */
@@ -37,7 +39,7 @@ export type ServeRole = 'agent' | 'registry';
 
 const SHARED_KEYS = ['$schema', 'transport', 'url', 'transport_config', 'auth'];
 const TOP_KEYS: Readonly<Record<ServeRole, readonly string[]>> = {
-  agent: [...SHARED_KEYS, 'name', 'registry', 'a2a_extended_card'],
+  agent: [...SHARED_KEYS, 'name', 'registry', 'a2a_extended_card', 'queue_concurrency'],
   registry: [...SHARED_KEYS, 'public_discovery'],
 };
 const REGISTRY_KEYS = ['url', 'api_key', 'api_key_file'];
@@ -71,6 +73,9 @@ export async function readServeConfig(path: string, role: ServeRole = 'agent'): 
     if (root[key] !== undefined && (typeof root[key] !== 'string' || root[key] === ''))
       throw invalid(`/${key}`, 'must be a non-empty string');
   }
+  const concurrency = root.queue_concurrency;
+  if (concurrency !== undefined && !(Number.isSafeInteger(concurrency) && (concurrency as number) >= 1))
+    throw invalid('/queue_concurrency', 'must be a whole number, at least 1');
   const transportConfig =
     root.transport_config === undefined ? undefined : checkTransportConfig(root.transport_config, local, invalid);
   return {
@@ -82,6 +87,7 @@ export async function readServeConfig(path: string, role: ServeRole = 'agent'): 
     ...(root.registry !== undefined && { registry: await registrySection(root.registry, path, local, invalid) }),
     ...(root.public_discovery !== undefined && { publicDiscovery: root.public_discovery as boolean }),
     ...(root.a2a_extended_card !== undefined && { a2aExtendedCard: extendedCardAt(root.a2a_extended_card, path) }),
+    ...(concurrency !== undefined && { queueConcurrency: concurrency as number }),
   };
 }
 

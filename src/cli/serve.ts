@@ -38,6 +38,7 @@ const SERVE_OPTIONS: OptionSpecs = {
   ...clientSecurityOptions('registry-'),
   store: { type: 'string' },
   'store-allow-eviction': { type: 'boolean' },
+  'queue-concurrency': { type: 'string' },
   a2a: { type: 'boolean' },
   'a2a-push-allow-private': { type: 'boolean' },
   'a2a-push-allow': { type: 'string' },
@@ -51,7 +52,7 @@ const SERVE_OPTIONS: OptionSpecs = {
 };
 
 export const SERVE_USAGE = `Usage: parley serve agent [--transport ${SERVED.join('|')}] [--url URL] [--name NAME] [--registry URL] [--a2a]
-                         [--a2a-extended-card FILE] [--store redis://HOST:PORT [--store-allow-eviction]] [--config FILE] [--log-level LEVEL] [--tracing]
+                         [--a2a-extended-card FILE] [--store redis://HOST:PORT [--store-allow-eviction] [--queue-concurrency N]] [--config FILE] [--log-level LEVEL] [--tracing]
                          [--metrics [--metrics-url URL] [--metrics-public]]
                          [authentication and TLS options]
        parley serve registry [--transport ${SERVED.join('|')}] [--url URL] [--db FILE] [--ttl SECONDS]
@@ -98,6 +99,10 @@ Options:
                     Redis whose maxmemory-policy is not noeviction is refused at start
   --store-allow-eviction
                     start on such a Redis anyway, accepting that shared state can be lost
+  --queue-concurrency N
+                    with --store and --a2a: how many queued tasks (SendMessage with
+                    returnImmediately, run by any replica) this replica runs at once
+                    (default 4; or queue_concurrency in --config)
   --config FILE     read these settings, the transport configuration and auth from a
                     JSON file (see docs/cli.md); flags override it
   --a2a             also speak A2A 1.0: on http the public A2A card at
@@ -169,6 +174,7 @@ export async function runServe(args: string[]): Promise<number> {
     'registry-api-key'?: string;
     'registry-api-key-file'?: string;
     store?: string;
+    'queue-concurrency'?: string;
     a2a?: boolean;
     'a2a-push-allow-private'?: boolean;
     'a2a-push-allow'?: string;
@@ -185,6 +191,9 @@ export async function runServe(args: string[]): Promise<number> {
   if (allowStoreEviction && flags.store === undefined) throw new UsageError('serve agent: --store-allow-eviction needs --store');
   const logLevel = logOptions('serve agent', flags['log-level']);
   const file = flags.config === undefined ? null : await readServeConfig(flags.config);
+  const queueConcurrency = queueConcurrencyFrom(flags['queue-concurrency']) ?? file?.queueConcurrency;
+  if (queueConcurrency !== undefined && (flags.store === undefined || !a2a))
+    throw new UsageError('serve agent: --queue-concurrency needs --store and --a2a (only queued A2A tasks use it)');
   const transport = servedTransport(flags.transport ?? file?.transport ?? 'http');
   const pushAllow = flags['a2a-push-allow']?.split(',').map((entry) => entry.trim());
   if ((pushAllowPrivate || pushAllowHttp || pushAllow) && !a2a) {
@@ -228,6 +237,7 @@ export async function runServe(args: string[]): Promise<number> {
     llm,
     store: flags.store,
     allowStoreEviction: allowStoreEviction === true,
+    ...(queueConcurrency !== undefined && { taskQueue: { concurrency: queueConcurrency } }),
     logger: log.logger,
     ...(metrics && { metrics }),
   });
@@ -315,4 +325,13 @@ export function servedTransport(name: string): ServedTransport {
     );
   }
   return canonical;
+}
+
+/** `--queue-concurrency N`: a whole number, at least 1. */
+function queueConcurrencyFrom(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const count = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!(Number.isSafeInteger(count) && count >= 1))
+    throw new UsageError(`serve agent: --queue-concurrency must be a whole number, at least 1 (got ${JSON.stringify(value)})`);
+  return count;
 }

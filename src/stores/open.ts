@@ -8,6 +8,7 @@ import { InvalidArgumentError } from '../core/errors.js';
 import { MemoryRegistryStore } from './memory/memory-registry-store.js';
 import { RedisAgentState } from './redis/redis-agent-state.js';
 import type { LocalCancel } from './redis/redis-cancel-bus.js';
+import type { TaskQueueSettings } from './redis/redis-task-queue.js';
 import { isRedisUrl, parseRedisUrl } from './redis/redis-connection.js';
 import { RedisRegistryStore } from './redis/redis-registry-store.js';
 
@@ -26,9 +27,10 @@ export interface StoreChoice {
   registryStore(): MemoryRegistryStore | RedisRegistryStore;
   /**
    * What an agent server shares with its replicas, connected (with `local` hearing the cancels
-   * other replicas send); null for `memory`, where the server keeps its own defaults.
+   * other replicas send); null for `memory`, where the server keeps its own defaults. With
+   * `taskQueue`, the queue of tasks nobody waits for is opened too.
    */
-  agentState(local: LocalCancel): Promise<RedisAgentState | null>;
+  agentState(local: LocalCancel, taskQueue?: TaskQueueSettings): Promise<RedisAgentState | null>;
 }
 
 /** Reads a `store` URL; throws an InvalidArgumentError for one it does not know. */
@@ -46,7 +48,7 @@ export function openStores(url: string, options: StoreUrlOptions = {}): StoreCho
     return {
       kind: 'redis',
       registryStore: () => new RedisRegistryStore(url, { allowEviction }),
-      agentState: (local) => RedisAgentState.open(url, local, { allowEviction }),
+      agentState: (local, taskQueue) => RedisAgentState.open(url, local, { allowEviction, taskQueue }),
     };
   }
   throw new InvalidArgumentError(`store must be 'memory' or a redis:// URL (got ${JSON.stringify(url)})`, 'invalid_argument');

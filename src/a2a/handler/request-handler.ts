@@ -42,6 +42,7 @@ import { runEndChange, statusChange } from '../push/task-changes.js';
 import { PageTokens } from './page-token.js';
 import type { IndexedTask, TaskIndex, TaskScope } from './task-index.js';
 import type { TaskRunner } from './task-runner.js';
+import { QueuedRuns, type QueuedRunOptions } from './task-queue.js';
 import { TaskWatchers } from './task-watchers.js';
 
 export interface A2aHandlerOptions {
@@ -67,6 +68,11 @@ export interface A2aHandlerOptions {
    * PushNotificationNotSupported, as the card says (capabilities.pushNotifications).
    */
   readonly push?: (index: TaskIndex) => PushNotifications | undefined;
+  /**
+   * A queue shared by the replicas (task-queue.ts): a SendMessage with `returnImmediately` is
+   * queued there and run by a worker in any replica, instead of in this process.
+   */
+  readonly queue?: QueuedRunOptions;
 }
 
 /** One event of a stream (SendStreamingMessage, SubscribeToTask): a StreamResponse in ProtoJSON. */
@@ -84,6 +90,7 @@ export class A2aRequestHandler {
   private readonly extendedCard: A2aHandlerOptions['extendedCard'];
   private readonly push: PushNotifications | null;
   private readonly watchers = new TaskWatchers();
+  private readonly queued: QueuedRuns | null;
 
   constructor(options: A2aHandlerOptions) {
     this.engine = options.engine;
@@ -92,6 +99,19 @@ export class A2aRequestHandler {
     this.extendedCard = options.extendedCard;
     this.index = options.index ?? new MemoryTaskIndex();
     this.push = options.push?.(this.index) ?? null;
+    // A queued task settles on whichever replica ran it: its subscribers there and its webhooks
+    // hear of its end (every artifact it holds, then its status: the run's start is unknown here).
+    this.queued = options.queue
+      ? new QueuedRuns(options.queue, this.index, this.engine, (entry) => {
+          this.publishSettled(entry);
+          this.push?.notify(entry, runEndChange(entry.task, entry.contextId, 0));
+        })
+      : null;
+  }
+
+  /** Starts this replica's share of the queue's workers (with a `queue`; nothing otherwise). */
+  startQueueWorkers(): Promise<void> {
+    return this.queued?.start() ?? Promise.resolve();
   }
 
   sendMessage(request: MessageShape<typeof SendMessageRequestSchema>, context: RequestContext): Promise<JsonObject> {
@@ -150,6 +170,10 @@ export class A2aRequestHandler {
       await this.index.add(entry);
     }
     if (streaming) return entry;
+    if (configuration?.returnImmediately && this.queued) {
+      await this.enqueue(entry, context);
+      return { task: taskToA2aJson(entry.task, { contextId: entry.contextId, historyLength, includeArtifacts: true }) };
+    }
     const run = this.run(entry, context);
     // Answered at once: a run that fails later (the engine refused it, the index is out of
     // reach) has no caller left to tell, and must not end the process as an unhandled rejection.
@@ -168,17 +192,37 @@ export class A2aRequestHandler {
   }
 
   /**
+   * Hands the entry to the shared queue. A task that cannot be queued (Redis went away) will
+   * never run: it is settled `failed` (the index writes it once Redis is back) and the caller
+   * gets the error, which says to retry.
+   */
+  private async enqueue(entry: IndexedTask, context: RequestContext): Promise<void> {
+    try {
+      await this.queued!.enqueue(entry, context);
+    } catch (error) {
+      transition(entry.task, 'failed', 'the task could not be queued');
+      entry.active = false;
+      await this.index.update(entry).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** A task run without a stream still reaches its subscribers here: its artifacts and last status. */
+  private publishSettled(entry: IndexedTask): void {
+    if (this.watchers.size > 0 && this.watchers.has(entry.id)) {
+      for (const response of artifactResponses(entry.task, entry.contextId)) this.watchers.publish(entry.id, response);
+      this.watchers.publish(entry.id, lastStatusResponse(entry.task, entry.contextId));
+    }
+  }
+
+  /**
    * Runs the entry's task on the engine; the index learns when it settles. Push delivery is
    * told when the run starts working and when it ends (its new artifacts, then its status).
    */
   private run(entry: IndexedTask, context: RequestContext): Promise<void> {
     const settle = () => {
       entry.active = false;
-      // A task run without a stream still reaches its subscribers: its artifacts and last status.
-      if (this.watchers.size > 0 && this.watchers.has(entry.id)) {
-        for (const response of artifactResponses(entry.task, entry.contextId)) this.watchers.publish(entry.id, response);
-        this.watchers.publish(entry.id, lastStatusResponse(entry.task, entry.contextId));
-      }
+      this.publishSettled(entry);
       return this.index.update(entry);
     };
     const push = this.push;

@@ -1,9 +1,11 @@
 // What an agent replica shares with the others through Redis, opened once at start from the
 // `store` URL: the idempotency records of its transport, the A2A task index, the key that signs
 // A2A page tokens (so a token from one replica is good on every other), the A2A push-notification
-// configs and the cancel bus. Two
-// connections: one for commands, one subscribed to the cancel channels.
+// configs, the cancel bus and, for an agent serving A2A, the queue of tasks nobody waits for
+// (redis-task-queue.ts). Two connections: one for commands, one subscribed to the cancel
+// channels; the queue opens its own.
 import { randomBytes } from 'node:crypto';
+import { MissingDependencyError } from '../../core/errors.js';
 import type { IdempotencyStore } from '../../transport/idempotency-store.js';
 import { RedisCancelBus, type LocalCancel } from './redis-cancel-bus.js';
 import { connectRedis, parseRedisUrl, redisFailure } from './redis-connection.js';
@@ -13,6 +15,12 @@ import { defineIdempotencyScripts, RedisIdempotency } from './redis-idempotency.
 import type { RedisClient } from './redis-module.js';
 import { definePushConfigScripts, RedisPushConfigStore } from './redis-push-config-store.js';
 import { defineTaskIndexScripts, RedisTaskIndex } from './redis-task-index.js';
+import { RedisTaskQueue, type TaskQueueSettings } from './redis-task-queue.js';
+
+export interface AgentStateOptions extends RedisConnectOptions {
+  /** Open the shared task queue with these settings; none when absent. */
+  readonly taskQueue?: TaskQueueSettings;
+}
 
 export class RedisAgentState {
   readonly idempotencyStore: IdempotencyStore;
@@ -27,6 +35,8 @@ export class RedisAgentState {
     /** Signs A2A page tokens; the same on every replica. */
     readonly pageTokenKey: Buffer,
     prefix: string,
+    /** The queue of tasks nobody waits for; null when not asked for. */
+    readonly taskQueue: RedisTaskQueue<object> | null,
   ) {
     this.idempotencyStore = (bounds) => new RedisIdempotency(client, prefix, location, bounds);
   }
@@ -35,10 +45,11 @@ export class RedisAgentState {
    * Connects (a RedisStoreError `redis_unreachable` when Redis cannot be reached, or
    * `redis_eviction_policy` when it may evict keys) and starts listening for cancels.
    */
-  static async open(url: string, local: LocalCancel, options: RedisConnectOptions = {}): Promise<RedisAgentState> {
+  static async open(url: string, local: LocalCancel, options: AgentStateOptions = {}): Promise<RedisAgentState> {
     const target = parseRedisUrl(url);
     const client = await connectRedis(target, options);
     let subscriber: RedisClient | null = null;
+    let queue: RedisTaskQueue<object> | null = null;
     try {
       // Idempotency records carry a TTL and must last it: only noeviction keeps every key.
       await refuseEvictingRedis(client, target, 'all', options.allowEviction ?? false);
@@ -53,16 +64,21 @@ export class RedisAgentState {
       await bus.open(local);
       const index = new RedisTaskIndex(client, target.prefix, target.location);
       const pushConfigs = new RedisPushConfigStore(client, target.prefix, target.location);
-      return new RedisAgentState(client, subscriber, target.location, index, pushConfigs, bus, key, target.prefix);
+      if (options.taskQueue) queue = await RedisTaskQueue.open<object>(target, options.taskQueue);
+      return new RedisAgentState(client, subscriber, target.location, index, pushConfigs, bus, key, target.prefix, queue);
     } catch (error) {
       client.disconnect();
       subscriber?.disconnect();
+      await queue?.close();
+      // A missing bullmq is no Redis failure: it says which package to install.
+      if (error instanceof MissingDependencyError) throw error;
       throw redisFailure(error, target.location);
     }
   }
 
   async close(): Promise<void> {
     this.cancelBus.close();
+    await this.taskQueue?.close();
     await Promise.all([
       this.client.quit().catch(() => this.client.disconnect()),
       this.subscriber.quit().catch(() => this.subscriber.disconnect()),

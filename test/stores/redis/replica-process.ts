@@ -3,7 +3,10 @@
 // state through the Redis URL given as the first argument, printing `ready <url>`. Its handler
 // records every execution in Redis (INCR parley-test:runs:<input>), so a test counts executions
 // across all replicas; input `hold ...` waits until the task is canceled, and input `gate ...`
-// waits until the test pushes to the Redis list parley-test:gate:<input>.
+// waits until the test pushes to the Redis list parley-test:gate:<input>; input `throw ...`
+// always throws. Each run also records the replica's name in parley-test:runner:<input>.
+// PARLEY_TEST_QUEUE (JSON) sets `taskQueue` (the queue tests shorten the lock to a second, so
+// a killed replica is noticed soon) and PARLEY_TEST_RERUNNABLE=1 `rerunnable`.
 import { Redis } from 'ioredis';
 import { AgentServer } from '../../../src/agent/agent-server.js';
 import type { AgentHandler } from '../../../src/agent/handler.js';
@@ -13,7 +16,10 @@ const counter = new Redis(store!, { maxRetriesPerRequest: 0 });
 counter.on('error', () => undefined);
 
 const handler: AgentHandler = async ({ input, signal }) => {
+  // The runner first: a test that sees the count may read it at once.
+  await counter.set(`parley-test:runner:${input}`, name);
   await counter.incr(`parley-test:runs:${input}`);
+  if (input.startsWith('throw')) throw new Error(`${name} cannot do ${input}`);
   if (input.startsWith('hold')) {
     await new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
   }
@@ -28,7 +34,9 @@ const handler: AgentHandler = async ({ input, signal }) => {
   return `${name}: ${input}`;
 };
 
-const agent = new AgentServer({ name: 'replicated', description: 'a replica', a2a: true, handler, store });
+const taskQueue = process.env.PARLEY_TEST_QUEUE ? JSON.parse(process.env.PARLEY_TEST_QUEUE) : undefined;
+const rerunnable = process.env.PARLEY_TEST_RERUNNABLE === '1';
+const agent = new AgentServer({ name: 'replicated', description: 'a replica', a2a: true, handler, store, taskQueue, rerunnable });
 try {
   await agent.start();
 } catch (error) {

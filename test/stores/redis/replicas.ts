@@ -11,15 +11,18 @@ const TSX = import.meta.resolve('tsx');
 export interface Replica {
   readonly url: string;
   readonly child: ChildProcess;
+  readonly name: string;
   output(): string;
   /** Whether the process is still running (a replica must survive Redis going away). */
   alive(): boolean;
   stop(): Promise<void>;
 }
 
-export async function startReplica(store: string, name: string): Promise<Replica> {
+/** `env`: more environment for the replica (replica-process.ts reads its queue settings there). */
+export async function startReplica(store: string, name: string, env: Record<string, string> = {}): Promise<Replica> {
   const child = spawn(process.execPath, ['--import', TSX, REPLICA, store, name], {
     cwd: ROOT,
+    env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -39,6 +42,7 @@ export async function startReplica(store: string, name: string): Promise<Replica
   });
   return {
     url,
+    name,
     child,
     output: () => out,
     alive: () => child.exitCode === null && child.signalCode === null,

@@ -1,0 +1,150 @@
+// Tasks nobody waits for (SendMessage with `returnImmediately`), run from a queue shared by the
+// replicas instead of in the process that accepted them, so they outlive that process. The
+// request handler enqueues the task as the index holds it at acceptance, with the caller's scope
+// and principal; a worker in any replica runs it here: it reads the index first (a task canceled
+// while it waited, or already finished, is left as it is), runs the task on its engine, and writes
+// the outcome to the index, where GetTask and ListTasks on every replica read it.
+//
+// A start whose replica stopped before an outcome (the queue reports it as `abandoned`) is run
+// again from the accepted record when the handler is declared safe to rerun (`rerunnable`),
+// at most `attempts` starts in all, else the task ends `failed`, saying the replica running it
+// stopped. A rerunnable handler that throws is tried again the same way; the last try's outcome
+// stands, so a task that always throws ends `failed` after `attempts` tries and never holds a
+// worker longer than its runs.
+import type { SecurityContext, Task as NativeTask } from '../../../generated/types/index.js';
+import { newId } from '../../core/ids.js';
+import { isTerminal } from '../../core/task-state.js';
+import { transition } from '../../core/task-lifecycle.js';
+import { NO_PARAMS, type RequestContext } from '../../transport/endpoint.js';
+import type { JobAttempt } from '../../stores/redis/redis-task-queue.js';
+import type { IndexedTask, TaskIndex, TaskScope } from './task-index.js';
+import type { TaskRunner } from './task-runner.js';
+
+/** What a queued job carries: enough to find the task in the index and run it as its caller. */
+export interface QueuedRun {
+  readonly id: string;
+  readonly tenant: string;
+  readonly owner: string | null;
+  /** The caller's security context without its credential (`token` is empty): a job is stored in Redis. */
+  readonly security: SecurityContext | null;
+  /** The task as accepted: every start begins from it. */
+  readonly task: NativeTask;
+}
+
+/** The queue as the request handler uses it (stores/redis/redis-task-queue.ts fills it). */
+export interface TaskQueue {
+  enqueue(id: string, run: QueuedRun, attempts: number): Promise<void>;
+  work(process: (run: QueuedRun, attempt: JobAttempt) => Promise<void>): Promise<void>;
+}
+
+export interface QueuedRunOptions {
+  readonly queue: TaskQueue;
+  /** The handler may run a task again after a start that was cut off or threw. Default false. */
+  readonly rerunnable?: boolean;
+  /** Most starts of one task when `rerunnable`. Default 3. */
+  readonly attempts?: number;
+}
+
+/** The reason a task gets when the replica running it stopped and it may not run again. */
+const REPLICA_STOPPED = 'the replica running it stopped';
+
+export class QueuedRuns {
+  private readonly queue: TaskQueue;
+  private readonly rerunnable: boolean;
+  private readonly attempts: number;
+
+  constructor(
+    options: QueuedRunOptions,
+    private readonly index: TaskIndex,
+    private readonly engine: TaskRunner,
+    /** Called with an entry that has just settled, before the index learns it (for local subscribers). */
+    private readonly settled: (entry: IndexedTask) => void,
+  ) {
+    this.queue = options.queue;
+    this.rerunnable = options.rerunnable ?? false;
+    this.attempts = this.rerunnable ? (options.attempts ?? 3) : 1;
+  }
+
+  /** Queues the entry's task, as the index holds it now. */
+  enqueue(entry: IndexedTask, context: RequestContext): Promise<void> {
+    const security = context.security ? { ...context.security, token: '' } : null;
+    const run: QueuedRun = { id: entry.id, tenant: entry.tenant, owner: entry.owner, security, task: entry.task };
+    // One job per run of the task: a follow-up message runs it again under a new job.
+    const jobId = `${entry.id}.${entry.task.messages?.length ?? 0}`;
+    return this.queue.enqueue(jobId, run, this.attempts);
+  }
+
+  /** Starts this replica's workers. */
+  start(): Promise<void> {
+    return this.queue.work((run, attempt) => this.process(run, attempt));
+  }
+
+  private async process(run: QueuedRun, attempt: JobAttempt): Promise<void> {
+    const scope: TaskScope = { tenant: run.tenant, principal: run.owner };
+    const entry = await this.index.get(scope, run.id);
+    // Canceled while it waited, or settled by an earlier start: nothing left to do.
+    if (!entry?.active || isTerminal(entry.task.state ?? 'submitted')) return;
+    if (attempt.abandoned > 0 && (!this.rerunnable || attempt.start > this.attempts)) {
+      await this.stopped(entry, attempt);
+      return;
+    }
+    const last = attempt.start >= this.attempts;
+    entry.task = structuredClone(run.task);
+    const running = this.engine.submit(entry.task, queuedContext(run));
+    // A cancel that came between the read above and the start found no replica running the task
+    // and settled the index alone: honour it here.
+    const now = await this.index.get(scope, run.id).catch(() => undefined);
+    if (now && isTerminal(now.task.state ?? 'submitted')) {
+      try {
+        this.engine.cancel({ id: run.id, metadata: { reason: lastReason(now.task) } }, run.owner);
+      } catch {
+        // It finished already.
+      }
+    }
+    const finished = (await running).value as NativeTask;
+    if (!last && threw(finished)) {
+      // Not recorded: the next start begins from the accepted record again.
+      throw new Error(`start ${attempt.start} of task ${run.id} failed: ${lastReason(finished)}`);
+    }
+    entry.task = finished;
+    await this.record(entry);
+  }
+
+  /** The task may not run again (or has run out of starts): it fails, saying why. */
+  private stopped(entry: IndexedTask, attempt: JobAttempt): Promise<void> {
+    const reason = this.rerunnable ? `${REPLICA_STOPPED} (${attempt.abandoned} of ${attempt.start - 1} starts)` : REPLICA_STOPPED;
+    const metadata = (entry.task.metadata ??= {});
+    metadata.error = { name: 'ReplicaStoppedError', message: reason, code: 'replica_stopped' };
+    transition(entry.task, 'failed', reason);
+    return this.record(entry);
+  }
+
+  private async record(entry: IndexedTask): Promise<void> {
+    entry.active = false;
+    this.settled(entry);
+    // A write that fails while Redis is away is kept by the index and written when it is back.
+    await this.index.update(entry).catch(() => undefined);
+  }
+}
+
+/** The request a queued run sees: the caller's principal, no credential, nobody to go away. */
+function queuedContext(run: QueuedRun): RequestContext {
+  return {
+    requestId: newId(),
+    idempotencyKey: null,
+    params: NO_PARAMS,
+    security: run.security,
+    signal: new AbortController().signal,
+    transport: 'http',
+    url: '',
+  };
+}
+
+/** The engine marks a handler that threw with `metadata.error` on a failed task. */
+function threw(task: NativeTask): boolean {
+  return task.state === 'failed' && task.metadata?.error !== undefined;
+}
+
+function lastReason(task: NativeTask): string {
+  return task.metadata?.state_history?.at(-1)?.reason ?? String(task.state);
+}

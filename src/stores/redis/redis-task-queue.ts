@@ -1,0 +1,189 @@
+// Work the caller does not wait for, shared by every replica through a BullMQ queue on the
+// store's Redis: a replica enqueues a job, and a worker pool in any replica (this one included)
+// runs it. A worker holds a lock on its job and renews it while the job runs; a replica that
+// dies stops renewing, and the stalled-job check of the workers still alive puts the job back
+// in the queue once the lock has run out, where the next worker picks it up and is told how
+// many earlier starts ended with no outcome (`abandoned`). What to do then (run it again, or
+// record that it is lost) is the consumer's decision: BullMQ's own stall limit is set out of
+// reach, so no job ever ends in BullMQ without the consumer having seen it. A job whose
+// processor throws is tried again while attempts remain. Finished jobs are removed at once: the
+// consumer keeps the outcome elsewhere (the task index).
+import { InvalidArgumentError } from '../../core/errors.js';
+import { loadBullMq } from './bullmq-module.js';
+import { redisFailure } from './redis-connection.js';
+import { RedisStoreError } from './redis-error.js';
+import type { RedisTarget } from './redis-target.js';
+
+/** How a job's start stands among its earlier ones. */
+export interface JobAttempt {
+  /** Which start this is, counting from 1. */
+  readonly start: number;
+  /** Earlier starts that ended without an outcome: the replica running them stopped (or lost its lock). */
+  readonly abandoned: number;
+}
+
+/** Runs one job; a throw asks for another attempt (when attempts remain). */
+export type JobProcessor<T> = (data: T, attempt: JobAttempt) => Promise<void>;
+
+export interface TaskQueueSettings {
+  /** Jobs one replica runs at the same time. Default 4. */
+  readonly concurrency?: number;
+  /**
+   * How long a worker's lock on a running job lasts without renewal (renewed every half of it):
+   * a replica silent this long (dead, or its event loop stuck) counts as stopped. Default 15000 ms.
+   */
+  readonly lockDurationMs?: number;
+  /** How often each worker looks for jobs whose lock ran out. Default 5000 ms. */
+  readonly stalledIntervalMs?: number;
+  /** Most attempts of a job whose processor throws (at least 1). Default 3. */
+  readonly attempts?: number;
+}
+
+const DEFAULT_QUEUE_CONCURRENCY = 4;
+const DEFAULT_LOCK_MS = 15_000;
+const DEFAULT_STALLED_INTERVAL_MS = 5_000;
+const DEFAULT_ATTEMPTS = 3;
+/** The queue's name under the key prefix. */
+const QUEUE_NAME = 'a2a-tasks';
+
+/** Checks the settings where they are given, naming the field and the rule. */
+export function checkQueueSettings(settings: TaskQueueSettings, field: string): Required<TaskQueueSettings> {
+  const whole = (name: keyof TaskQueueSettings, value: number | undefined, fallback: number, least: number): number => {
+    if (value === undefined) return fallback;
+    if (!Number.isSafeInteger(value) || value < least) {
+      throw new InvalidArgumentError(`${field}.${name} must be a whole number, at least ${least} (got ${String(value)})`);
+    }
+    return value;
+  };
+  return {
+    concurrency: whole('concurrency', settings.concurrency, DEFAULT_QUEUE_CONCURRENCY, 1),
+    lockDurationMs: whole('lockDurationMs', settings.lockDurationMs, DEFAULT_LOCK_MS, 100),
+    stalledIntervalMs: whole('stalledIntervalMs', settings.stalledIntervalMs, DEFAULT_STALLED_INTERVAL_MS, 100),
+    attempts: whole('attempts', settings.attempts, DEFAULT_ATTEMPTS, 1),
+  };
+}
+
+type Queue = import('bullmq').Queue;
+type Worker = import('bullmq').Worker;
+
+export class RedisTaskQueue<T extends object> {
+  private worker: Worker | null = null;
+
+  private constructor(
+    private readonly queue: Queue,
+    private readonly target: RedisTarget,
+    private readonly settings: Required<TaskQueueSettings>,
+  ) {}
+
+  /** Opens the producer side; rejects with a RedisStoreError when Redis cannot be reached. */
+  static async open<T extends object>(target: RedisTarget, settings: TaskQueueSettings = {}): Promise<RedisTaskQueue<T>> {
+    const checked = checkQueueSettings(settings, 'taskQueue');
+    const { Queue } = await loadBullMq();
+    const queue = new Queue(QUEUE_NAME, {
+      connection: connectionOptions(target, false),
+      prefix: bullPrefix(target),
+    });
+    queue.on('error', () => undefined);
+    try {
+      await queue.waitUntilReady();
+    } catch (error) {
+      await queue.close().catch(() => undefined);
+      throw new RedisStoreError(
+        'redis_unreachable',
+        `cannot reach Redis at ${target.location} for the task queue`,
+        target.location,
+        {
+          cause: error,
+        },
+      );
+    }
+    return new RedisTaskQueue<T>(queue, target, checked);
+  }
+
+  get concurrency(): number {
+    return this.settings.concurrency;
+  }
+
+  /**
+   * Adds a job; resolves once Redis holds it (with `appendfsync always`, on disk). `id` names
+   * the job: adding one with the id of a job still queued or running adds nothing.
+   */
+  async enqueue(id: string, data: T, attempts: number): Promise<void> {
+    try {
+      await this.queue.add('run', data, {
+        jobId: id,
+        attempts: Math.min(attempts, this.settings.attempts),
+        backoff: { type: 'fixed', delay: 200 },
+        removeOnComplete: true,
+        removeOnFail: { count: 1000 },
+      });
+    } catch (error) {
+      throw redisFailure(error, this.target.location);
+    }
+  }
+
+  /** Starts this replica's workers on `process`; once. */
+  async work(process: JobProcessor<T>): Promise<void> {
+    if (this.worker) return;
+    const { Worker } = await loadBullMq();
+    const worker = new Worker<T>(
+      QUEUE_NAME,
+      async (job) => {
+        const start = job.attemptsStarted;
+        // Each start counts in attemptsStarted, each throw in attemptsMade: the starts that did neither
+        // were cut off (a stall put the job back without a failure being recorded).
+        const abandoned = Math.max(0, start - 1 - job.attemptsMade);
+        await process(job.data, { start, abandoned });
+      },
+      {
+        connection: connectionOptions(this.target, true),
+        prefix: bullPrefix(this.target),
+        concurrency: this.settings.concurrency,
+        lockDuration: this.settings.lockDurationMs,
+        stalledInterval: this.settings.stalledIntervalMs,
+        // The consumer bounds reruns itself (it sees `abandoned`); BullMQ's limit would fail a
+        // job behind its back, leaving the task it runs unfinished for ever.
+        maxStalledCount: Number.MAX_SAFE_INTEGER,
+        drainDelay: 1,
+      },
+    );
+    // Losing Redis is reported by the commands that fail; the worker reconnects by itself.
+    worker.on('error', () => undefined);
+    this.worker = worker;
+    await worker.waitUntilReady();
+  }
+
+  /**
+   * Stops taking jobs and closes the connections. Jobs still running here are not waited for:
+   * their lock runs out and another replica's stalled-job check hands them on, as for a
+   * replica that died.
+   */
+  async close(): Promise<void> {
+    const worker = this.worker;
+    this.worker = null;
+    await Promise.all([worker?.close(true), this.queue.close()].map((closing) => closing?.catch(() => undefined)));
+  }
+}
+
+/** BullMQ's keys sit under the store's prefix: `parley:queue:a2a-tasks:...`. */
+function bullPrefix(target: RedisTarget): string {
+  return `${target.prefix}queue`;
+}
+
+/**
+ * The producer fails fast while Redis is away (no offline queue, a command timeout), as the other
+ * stores do; a worker's connections block, so BullMQ needs them to retry without limit.
+ */
+function connectionOptions(target: RedisTarget, worker: boolean): Record<string, unknown> {
+  const reconnect = (times: number) => Math.min(50 * times, 1000);
+  return worker
+    ? { url: target.url, maxRetriesPerRequest: null, retryStrategy: reconnect }
+    : {
+        url: target.url,
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 0,
+        commandTimeout: 2000,
+        connectTimeout: 2000,
+        retryStrategy: reconnect,
+      };
+}
