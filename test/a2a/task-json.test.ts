@@ -1,0 +1,150 @@
+// The A2A Task as parley answers it (taskToA2aJson) is written straight as ProtoJSON, not built
+// as a protobuf-es message first. These rows hold it to what protobuf-es writes for the same
+// task built the long way (create, then toJson), part kinds, roles, metadata, history lengths and
+// states included, so the shortcut cannot drift from the wire format.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { create, toJson, type JsonObject } from '@bufbuild/protobuf';
+import { timestampFromMs } from '@bufbuild/protobuf/wkt';
+import { TaskSchema, TaskState } from '../../generated/proto/lf/a2a/v1/a2a_pb.js';
+import type { Message, Task } from '../../generated/types/index.js';
+import { artifactToA2a } from '../../src/a2a/model/artifacts.js';
+import { messageToA2a } from '../../src/a2a/model/messages.js';
+import { stateToA2a } from '../../src/a2a/model/task-states.js';
+import { taskToA2aJson, type TaskView } from '../../src/a2a/model/tasks.js';
+import { statusTime } from '../../src/stores/task-entries.js';
+
+/** The same task through protobuf-es messages and toJson. */
+function longWay(task: Task, view: TaskView): JsonObject {
+  const state = stateToA2a(task.state ?? 'submitted');
+  const messages = task.messages ?? [];
+  const limit = view.historyLength;
+  const shown = limit === undefined ? messages : limit <= 0 ? [] : messages.slice(-limit);
+  const reply =
+    state === TaskState.SUBMITTED || state === TaskState.WORKING ? undefined : messages.findLast((m) => m.role !== 'user');
+  const json = toJson(
+    TaskSchema,
+    create(TaskSchema, {
+      id: task.id,
+      contextId: view.contextId,
+      status: {
+        state,
+        timestamp: timestampFromMs(statusTime(task)),
+        message: reply ? messageToA2a(reply, task.id, view.contextId) : undefined,
+      },
+      history: shown.map((message) => messageToA2a(message, task.id, view.contextId)),
+      artifacts: view.includeArtifacts ? (task.artifacts ?? []).map(artifactToA2a) : [],
+      metadata: (task.metadata ?? {}) as JsonObject,
+    }),
+  ) as JsonObject;
+  if (view.includeArtifacts && json.artifacts === undefined) json.artifacts = [];
+  return json;
+}
+
+const user: Message = { id: 'm1', role: 'user', parts: [{ type: 'text', content: 'hi' }], timestamp: '2026-11-28T01:00:00Z' };
+const reply: Message = {
+  id: 'm2',
+  role: 'agent',
+  parts: [{ type: 'text', content: 'hi back' }],
+  timestamp: '2026-11-28T01:00:01Z',
+};
+
+const inbound = { a2a_inbound: { context_id: 'c1', tenant: '', message_id: 'm1' } };
+const base = (over: Partial<Task>, statusAt = '2026-11-28T01:00:01.250Z'): Task =>
+  ({
+    id: 't1',
+    state: 'completed',
+    messages: [user, reply],
+    metadata: { ...inbound, state_history: [{ state: 'completed', timestamp: statusAt }] },
+    ...over,
+  }) as Task;
+
+const rows: [string, Task, TaskView][] = [
+  [
+    'a completed echo with its artifact',
+    base({
+      artifacts: [
+        {
+          id: 'a1',
+          kind: 'result',
+          name: 'result',
+          parts: [{ type: 'text', content: 'hi back' }],
+          timestamp: '2026-11-28T01:00:01Z',
+          metadata: {},
+        } as never,
+      ],
+    }),
+    { contextId: 'c1', includeArtifacts: true },
+  ],
+  ['no artifacts, asked for: an empty list', base({}), { contextId: 'c1', includeArtifacts: true }],
+  ['artifacts not asked for', base({}), { contextId: 'c1', includeArtifacts: false }],
+  ['historyLength 0 and 1', base({}), { contextId: 'c1', historyLength: 1, includeArtifacts: false }],
+  ['historyLength 0', base({}), { contextId: 'c1', historyLength: 0, includeArtifacts: true }],
+  ['a working task: no status message', base({ state: 'working' }), { contextId: 'c1', includeArtifacts: true }],
+  ['a status time on a whole second', base({}, '2026-11-28T01:00:01Z'), { contextId: 'c1', includeArtifacts: true }],
+  [
+    'no metadata, no messages, empty context',
+    base({ metadata: undefined, messages: [] }),
+    { contextId: '', includeArtifacts: true },
+  ],
+  [
+    'assistant and system roles, message metadata',
+    base({
+      messages: [
+        { ...user, role: 'system', metadata: { k: 1 } } as never,
+        { ...reply, role: 'assistant', metadata: { trace: { deep: [1, 'two'] } } } as never,
+      ],
+    }),
+    { contextId: 'c1', includeArtifacts: true },
+  ],
+  [
+    'text parts with metadata, media type and file name',
+    base({
+      messages: [
+        {
+          ...reply,
+          parts: [{ type: 'text', content: '', metadata: { x: true }, media_type: 'text/markdown', filename: 'a.md' } as never],
+        },
+      ],
+    }),
+    { contextId: 'c1', includeArtifacts: true },
+  ],
+  [
+    'data, file and application parts',
+    base({
+      messages: [
+        {
+          ...reply,
+          parts: [
+            { type: 'data', content: { a: [1, null, 'x'] } },
+            { type: 'file', content: { bytes: 'aGk=', media_type: 'text/plain', name: 'hi.txt' } },
+            { type: 'file', content: { uri: 'https://example.com/x' } },
+            { type: 'tool_call', content: { name: 'f', arguments: {} } },
+          ] as never,
+        },
+      ],
+      artifacts: [
+        {
+          id: 'a2',
+          kind: 'file',
+          name: null,
+          uri: 'https://example.com/y',
+          media_type: 'image/png',
+          parts: [{ type: 'data', content: 7 }],
+          timestamp: '2026-11-28T01:00:01Z',
+        } as never,
+      ],
+    }),
+    { contextId: 'c1', includeArtifacts: true },
+  ],
+  ['failed and canceled states', base({ state: 'failed' }), { contextId: 'c1', includeArtifacts: true }],
+  ['input-required', base({ state: 'input-required' }), { contextId: 'c1', includeArtifacts: false }],
+];
+
+describe('taskToA2aJson: the same ProtoJSON protobuf-es writes', () => {
+  for (const [name, task, view] of rows) {
+    test(name, () => {
+      assert.deepEqual(taskToA2aJson(task, view), longWay(task, view));
+    });
+  }
+});
