@@ -137,6 +137,9 @@ const rows: [string, Task, TaskView][] = [
     }),
     { contextId: 'c1', includeArtifacts: true },
   ],
+  ['a status time with an offset', base({}, '2026-11-28T02:00:01.5+01:00'), { contextId: 'c1', includeArtifacts: true }],
+  ['a status time with microseconds', base({}, '2026-11-28T01:00:01.123456Z'), { contextId: 'c1', includeArtifacts: true }],
+  ['no status time at all', base({ metadata: {} }), { contextId: 'c1', includeArtifacts: true }],
   ['failed and canceled states', base({ state: 'failed' }), { contextId: 'c1', includeArtifacts: true }],
   ['input-required', base({ state: 'input-required' }), { contextId: 'c1', includeArtifacts: false }],
 ];

@@ -6,7 +6,7 @@ import { timestampDate } from '@bufbuild/protobuf/wkt';
 import type { Message as NativeMessage, Task as NativeTask } from '../../../generated/types/index.js';
 import { TaskState, type Task } from '../../../generated/proto/lf/a2a/v1/a2a_pb.js';
 import { transition } from '../../core/task-lifecycle.js';
-import { statusTime } from '../../stores/task-entries.js';
+import { statusStamp, statusTime } from '../../stores/task-entries.js';
 import { artifactFromA2a, artifactToA2aJson } from './artifacts.js';
 import { messageFromA2a, messageToA2aJson } from './messages.js';
 import { a2aStateName, stateFromA2a, stateToA2a } from './task-states.js';
@@ -56,7 +56,7 @@ export function taskToA2aJson(task: NativeTask, view: TaskView): JsonObject {
   const status: JsonObject = {};
   if (state !== TaskState.UNSPECIFIED) status.state = a2aStateName(state);
   if (latestReply) status.message = messageToA2aJson(latestReply, task.id, view.contextId);
-  status.timestamp = timestampJson(statusTime(task));
+  status.timestamp = statusTimestampJson(task);
   const json: JsonObject = {};
   if (task.id) json.id = task.id;
   if (view.contextId) json.contextId = view.contextId;
@@ -67,8 +67,18 @@ export function taskToA2aJson(task: NativeTask, view: TaskView): JsonObject {
   return json;
 }
 
-/** A time in ms as ProtoJSON writes a Timestamp: RFC 3339 in UTC, the fraction only when it is not zero. */
-function timestampJson(ms: number): string {
+/** nowIso's form (core/clock.ts), in which parley writes every time of a task: UTC, milliseconds. */
+const CANONICAL = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+/**
+ * The task's status time as ProtoJSON writes a Timestamp: RFC 3339 in UTC, the fraction only
+ * when it is not zero. A time in parley's own form is that text already (less a zero fraction),
+ * and copying it costs less than parsing and formatting it again; any other goes through a Date.
+ */
+function statusTimestampJson(task: NativeTask): string {
+  const stamp = statusStamp(task);
+  if (stamp && CANONICAL.test(stamp)) return stamp.endsWith('.000Z') ? `${stamp.slice(0, -5)}Z` : stamp;
+  const ms = statusTime(task);
   const iso = new Date(ms).toISOString();
   return ms % 1000 === 0 ? `${iso.slice(0, -5)}Z` : iso;
 }
