@@ -1,15 +1,17 @@
-// The A2A Task as parley answers it (taskToA2aJson) is written straight as ProtoJSON, not built
-// as a protobuf-es message first. These rows hold it to what protobuf-es writes for the same
-// task built the long way (create, then toJson), part kinds, roles, metadata, history lengths and
-// states included, so the shortcut cannot drift from the wire format.
+// The A2A Task as parley answers it (taskToA2aJson) and the events of its streams
+// (StreamResponses) are written straight as ProtoJSON, not built as protobuf-es messages first.
+// These rows hold them to what protobuf-es writes for the same values built the long way
+// (create, then toJson), part kinds, roles, metadata, history lengths, states and time forms
+// included, so the shortcut cannot drift from the wire format.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { create, toJson, type JsonObject } from '@bufbuild/protobuf';
 import { timestampFromMs } from '@bufbuild/protobuf/wkt';
-import { TaskSchema, TaskState } from '../../generated/proto/lf/a2a/v1/a2a_pb.js';
-import type { Message, Task } from '../../generated/types/index.js';
+import { StreamResponseSchema, TaskSchema, TaskState } from '../../generated/proto/lf/a2a/v1/a2a_pb.js';
+import type { Message, StreamEvent, Task } from '../../generated/types/index.js';
 import { artifactToA2a } from '../../src/a2a/model/artifacts.js';
 import { messageToA2a } from '../../src/a2a/model/messages.js';
+import { artifactResponses, StreamResponses } from '../../src/a2a/model/stream-responses.js';
 import { stateToA2a } from '../../src/a2a/model/task-states.js';
 import { taskToA2aJson, type TaskView } from '../../src/a2a/model/tasks.js';
 import { statusTime } from '../../src/stores/task-entries.js';
@@ -150,4 +152,100 @@ describe('taskToA2aJson: the same ProtoJSON protobuf-es writes', () => {
       assert.deepEqual(taskToA2aJson(task, view), longWay(task, view));
     });
   }
+});
+
+/** A StreamResponse through protobuf-es messages and toJson. */
+const streamLongWay = (payload: unknown) =>
+  toJson(StreamResponseSchema, create(StreamResponseSchema, { payload } as never)) as JsonObject;
+const stamp = (iso: string) => timestampFromMs(Date.parse(iso));
+
+describe('StreamResponses: the same ProtoJSON protobuf-es writes', () => {
+  const artifact = {
+    id: 'a1',
+    kind: 'result',
+    name: 'result',
+    parts: [
+      { type: 'text', content: 'x' },
+      { type: 'data', content: { n: 1 } },
+    ],
+    timestamp: '2026-11-28T01:00:01Z',
+    metadata: { k: 'v' },
+  } as never;
+  const eventRows: [string, StreamEvent[], (taskId: string, contextId: string) => unknown][] = [
+    [
+      'a working status',
+      [{ type: 'task_status', task_id: 't1', state: 'working', timestamp: '2026-11-28T01:00:00.007Z' } as never],
+      (taskId, contextId) => ({
+        case: 'statusUpdate',
+        value: { taskId, contextId, status: { state: TaskState.WORKING, timestamp: stamp('2026-11-28T01:00:00.007Z') } },
+      }),
+    ],
+    [
+      'an agent message, at a whole second',
+      [{ type: 'task_message', task_id: 't1', message: reply, timestamp: '2026-11-28T01:00:01.000Z' } as never],
+      (taskId, contextId) => ({
+        case: 'statusUpdate',
+        value: {
+          taskId,
+          contextId,
+          status: {
+            state: TaskState.WORKING,
+            timestamp: stamp('2026-11-28T01:00:01Z'),
+            message: messageToA2a(reply, taskId, contextId),
+          },
+        },
+      }),
+    ],
+    [
+      'an artifact',
+      [{ type: 'task_artifact', task_id: 't1', artifact, timestamp: '2026-11-28T01:00:01Z' } as never],
+      (taskId, contextId) => ({
+        case: 'artifactUpdate',
+        value: { taskId, contextId, artifact: artifactToA2a(artifact), append: false, lastChunk: true },
+      }),
+    ],
+    [
+      'model text: a first chunk, then an appended last one',
+      [
+        { type: 'task_llm_stream', task_id: 't1', delta: 'he', message_id: 'm9', timestamp: '2026-11-28T01:00:01Z' } as never,
+        {
+          type: 'task_llm_stream',
+          task_id: 't1',
+          delta: 'llo',
+          message_id: 'm9',
+          final: true,
+          timestamp: '2026-11-28T01:00:01Z',
+        } as never,
+      ],
+      (taskId, contextId) => ({
+        case: 'artifactUpdate',
+        value: {
+          taskId,
+          contextId,
+          artifact: { artifactId: 'model-text-m9', name: 'model text', parts: [{ content: { case: 'text', value: 'llo' } }] },
+          append: true,
+          lastChunk: true,
+        },
+      }),
+    ],
+  ];
+  for (const [name, events, expected] of eventRows) {
+    test(name, () => {
+      const responses = new StreamResponses('t1', 'c1');
+      // The first task_status of a stream is the task itself; these rows read what follows it.
+      responses.of({ type: 'task_status', task_id: 't1', state: 'submitted', task: base({}), timestamp: '' } as never);
+      const written = events.map((event) => responses.of(event));
+      assert.deepEqual(written.at(-1), streamLongWay(expected('t1', 'c1')));
+    });
+  }
+
+  test("a finished task's artifacts for a late subscriber", () => {
+    const task = base({ artifacts: [artifact] });
+    assert.deepEqual(artifactResponses(task, 'c1'), [
+      streamLongWay({
+        case: 'artifactUpdate',
+        value: { taskId: 't1', contextId: 'c1', artifact: artifactToA2a(artifact), append: false, lastChunk: true },
+      }),
+    ]);
+  });
 });

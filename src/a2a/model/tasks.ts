@@ -6,10 +6,11 @@ import { timestampDate } from '@bufbuild/protobuf/wkt';
 import type { Message as NativeMessage, Task as NativeTask } from '../../../generated/types/index.js';
 import { TaskState, type Task } from '../../../generated/proto/lf/a2a/v1/a2a_pb.js';
 import { transition } from '../../core/task-lifecycle.js';
-import { statusStamp, statusTime } from '../../stores/task-entries.js';
+import { statusStamp } from '../../stores/task-entries.js';
 import { artifactFromA2a, artifactToA2aJson } from './artifacts.js';
 import { messageFromA2a, messageToA2aJson } from './messages.js';
 import { a2aStateName, stateFromA2a, stateToA2a } from './task-states.js';
+import { timestampJson } from './timestamps.js';
 
 /** The metadata key of an inbound task: how it arrived over A2A. */
 export const INBOUND_KEY = 'a2a_inbound';
@@ -56,7 +57,8 @@ export function taskToA2aJson(task: NativeTask, view: TaskView): JsonObject {
   const status: JsonObject = {};
   if (state !== TaskState.UNSPECIFIED) status.state = a2aStateName(state);
   if (latestReply) status.message = messageToA2aJson(latestReply, task.id, view.contextId);
-  status.timestamp = statusTimestampJson(task);
+  // statusTime's reading: the last state change, else creation, else the epoch.
+  status.timestamp = timestampJson(statusStamp(task), 0);
   const json: JsonObject = {};
   if (task.id) json.id = task.id;
   if (view.contextId) json.contextId = view.contextId;
@@ -65,22 +67,6 @@ export function taskToA2aJson(task: NativeTask, view: TaskView): JsonObject {
   if (shown.length > 0) json.history = shown.map((message) => messageToA2aJson(message, task.id, view.contextId));
   json.metadata = { ...(task.metadata as JsonObject | undefined) };
   return json;
-}
-
-/** nowIso's form (core/clock.ts), in which parley writes every time of a task: UTC, milliseconds. */
-const CANONICAL = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
-
-/**
- * The task's status time as ProtoJSON writes a Timestamp: RFC 3339 in UTC, the fraction only
- * when it is not zero. A time in parley's own form is that text already (less a zero fraction),
- * and copying it costs less than parsing and formatting it again; any other goes through a Date.
- */
-function statusTimestampJson(task: NativeTask): string {
-  const stamp = statusStamp(task);
-  if (stamp && CANONICAL.test(stamp)) return stamp.endsWith('.000Z') ? `${stamp.slice(0, -5)}Z` : stamp;
-  const ms = statusTime(task);
-  const iso = new Date(ms).toISOString();
-  return ms % 1000 === 0 ? `${iso.slice(0, -5)}Z` : iso;
 }
 
 function latestAgentMessage(messages: readonly NativeMessage[]): NativeMessage | undefined {
