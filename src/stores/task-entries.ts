@@ -83,8 +83,13 @@ export function visibleTo(entry: IndexedTask, scope: TaskScope): boolean {
 }
 
 /** When the task last changed state (ms since the epoch). */
+/** The ISO 8601 text statusTime reads: the time of the last state change, else of creation. */
+export function statusStamp(task: NativeTask): string | null | undefined {
+  return task.metadata?.state_history?.at(-1)?.timestamp ?? task.created_at;
+}
+
 export function statusTime(task: NativeTask): number {
-  const iso = task.metadata?.state_history?.at(-1)?.timestamp ?? task.created_at;
+  const iso = statusStamp(task);
   const ms = iso ? Date.parse(iso) : Number.NaN;
   return Number.isFinite(ms) ? ms : 0;
 }

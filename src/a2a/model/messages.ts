@@ -7,7 +7,7 @@ import type { Message as NativeMessage, MessageRole } from '../../../generated/t
 import { MessageSchema, Role, type Message } from '../../../generated/proto/lf/a2a/v1/a2a_pb.js';
 import { newId } from '../../core/ids.js';
 import { nowIso } from '../../core/clock.js';
-import { partFromA2a, partToA2a } from './parts.js';
+import { partFromA2a, partToA2a, partToA2aJson } from './parts.js';
 
 /** The metadata key that keeps a native role A2A has no twin for. */
 const ROLE_KEY = 'svcRole';
@@ -32,17 +32,44 @@ export function messageFromA2a(message: Message, pointer: string, now = nowIso()
 
 /** A native message as an A2A one, placed in a task and context when they are known. */
 export function messageToA2a(message: NativeMessage, taskId: string, contextId: string): Message {
-  const extra = message as unknown as Record<string, unknown>;
-  let metadata = isObject(extra.metadata) ? { ...(extra.metadata as JsonObject) } : undefined;
-  if (message.role === 'assistant' || message.role === 'system') metadata = { ...metadata, [ROLE_KEY]: message.role };
   return create(MessageSchema, {
     messageId: message.id ?? newId(),
-    role: message.role === 'user' || message.role === 'system' ? Role.USER : Role.AGENT,
+    role: isUserSide(message) ? Role.USER : Role.AGENT,
     parts: message.parts.map(partToA2a),
     taskId,
     contextId,
-    metadata,
+    metadata: a2aMetadata(message),
   });
+}
+
+/**
+ * messageToA2a in ProtoJSON, written directly (every task answer holds messages, and building
+ * protobuf-es messages only to write them out again cost more than the rest of the answer).
+ * Fields in the proto's order, those at their defaults left out, as ProtoJSON does.
+ */
+export function messageToA2aJson(message: NativeMessage, taskId: string, contextId: string): JsonObject {
+  const json: JsonObject = {};
+  const id = message.id ?? newId();
+  if (id) json.messageId = id;
+  if (contextId) json.contextId = contextId;
+  if (taskId) json.taskId = taskId;
+  json.role = isUserSide(message) ? 'ROLE_USER' : 'ROLE_AGENT';
+  if (message.parts.length > 0) json.parts = message.parts.map(partToA2aJson);
+  const metadata = a2aMetadata(message);
+  if (metadata) json.metadata = metadata;
+  return json;
+}
+
+function isUserSide(message: NativeMessage): boolean {
+  return message.role === 'user' || message.role === 'system';
+}
+
+/** The message's metadata as A2A carries it: a copy, with the native role when A2A has no twin. */
+function a2aMetadata(message: NativeMessage): JsonObject | undefined {
+  const extra = message as unknown as Record<string, unknown>;
+  let metadata = isObject(extra.metadata) ? { ...(extra.metadata as JsonObject) } : undefined;
+  if (message.role === 'assistant' || message.role === 'system') metadata = { ...metadata, [ROLE_KEY]: message.role };
+  return metadata;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

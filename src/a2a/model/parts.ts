@@ -91,6 +91,20 @@ export function partToA2a(part: NativePart): Part {
   });
 }
 
+/**
+ * partToA2a in ProtoJSON. A text part, the one on nearly every answer, is written directly, as
+ * ProtoJSON writes it (fields at their defaults left out); any other goes through protobuf-es.
+ */
+export function partToA2aJson(part: NativePart): JsonObject {
+  if (part.type !== 'text' || typeof part.content !== 'string') return toJson(PartSchema, partToA2a(part)) as JsonObject;
+  const extra = part as unknown as Record<string, unknown>;
+  const json: JsonObject = { text: part.content };
+  if (isObject(extra.metadata)) json.metadata = { ...(extra.metadata as JsonObject) };
+  if (typeof extra.filename === 'string' && extra.filename !== '') json.filename = extra.filename;
+  if (typeof extra.media_type === 'string' && extra.media_type !== '') json.mediaType = extra.media_type;
+  return json;
+}
+
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

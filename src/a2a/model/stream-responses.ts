@@ -3,15 +3,14 @@
 // chunk; a model's text as chunks of one artifact per model message, `append` after its first
 // chunk, `lastChunk` on its last), and the task's last status, which closes the stream. Tool
 // calls and results have no A2A twin and are left out.
-import { create, toJson, type JsonObject } from '@bufbuild/protobuf';
-import { timestampFromMs } from '@bufbuild/protobuf/wkt';
+import type { JsonObject } from '@bufbuild/protobuf';
 import type { Task as NativeTask, StreamEvent } from '../../../generated/types/index.js';
-import { StreamResponseSchema, TaskState } from '../../../generated/proto/lf/a2a/v1/a2a_pb.js';
 import { isTerminal } from '../../core/task-state.js';
-import { artifactToA2a } from './artifacts.js';
-import { messageToA2a } from './messages.js';
-import { stateToA2a } from './task-states.js';
+import { artifactToA2aJson } from './artifacts.js';
+import { messageToA2aJson } from './messages.js';
+import { a2aStateName, stateToA2a } from './task-states.js';
 import { taskToA2aJson } from './tasks.js';
+import { timestampJson } from './timestamps.js';
 
 /** The artifact a model's streamed text goes into: one per model message. */
 const MODEL_TEXT_ARTIFACT = 'model-text';
@@ -29,12 +28,7 @@ export function lastStatusResponse(task: NativeTask, contextId: string): JsonObj
 
 /** Each artifact of a task as one whole chunk (for a subscriber to a task that ran without a stream). */
 export function artifactResponses(task: NativeTask, contextId: string): JsonObject[] {
-  return (task.artifacts ?? []).map((artifact) =>
-    streamJson({
-      case: 'artifactUpdate',
-      value: { taskId: task.id, contextId, artifact: artifactToA2a(artifact), append: false, lastChunk: true },
-    }),
-  );
+  return (task.artifacts ?? []).map((artifact) => artifactUpdate(task.id, contextId, artifactToA2aJson(artifact), false, true));
 }
 
 /** Whether a StreamResponse closes its stream: a status update to a final or interrupted state. */
@@ -78,44 +72,26 @@ export class StreamResponses {
           return taskResponse(event.task, contextId, this.historyLength);
         }
         if (isTerminal(event.state)) return null;
-        return streamJson({
-          case: 'statusUpdate',
-          value: { taskId, contextId, status: { state: stateToA2a(event.state), timestamp: stampOf(event.timestamp) } },
+        return statusUpdate(taskId, contextId, {
+          state: a2aStateName(stateToA2a(event.state)),
+          timestamp: timestampJson(event.timestamp, Date.now()),
         });
       case 'task_artifact':
-        return streamJson({
-          case: 'artifactUpdate',
-          value: { taskId, contextId, artifact: artifactToA2a(event.artifact), append: false, lastChunk: true },
-        });
+        return artifactUpdate(taskId, contextId, artifactToA2aJson(event.artifact), false, true);
       case 'task_message':
         if (event.message.role === 'user') return null;
-        return streamJson({
-          case: 'statusUpdate',
-          value: {
-            taskId,
-            contextId,
-            status: {
-              state: TaskState.WORKING,
-              timestamp: stampOf(event.timestamp),
-              message: messageToA2a(event.message, taskId, contextId),
-            },
-          },
+        return statusUpdate(taskId, contextId, {
+          state: 'TASK_STATE_WORKING',
+          message: messageToA2aJson(event.message, taskId, contextId),
+          timestamp: timestampJson(event.timestamp, Date.now()),
         });
       case 'task_llm_stream': {
         const id = `${MODEL_TEXT_ARTIFACT}-${event.message_id ?? event.step ?? 0}`;
         const append = this.started.has(id);
         if (!append) this.started.add(id);
         if (event.final) this.started.delete(id);
-        return streamJson({
-          case: 'artifactUpdate',
-          value: {
-            taskId,
-            contextId,
-            artifact: { artifactId: id, name: 'model text', parts: [{ content: { case: 'text', value: event.delta } }] },
-            append,
-            lastChunk: event.final === true,
-          },
-        });
+        const artifact = { artifactId: id, name: 'model text', parts: [{ text: event.delta }] };
+        return artifactUpdate(taskId, contextId, artifact, append, event.final === true);
       }
       default:
         return null;
@@ -123,17 +99,30 @@ export class StreamResponses {
   }
 }
 
-type Payload = Parameters<typeof create<typeof StreamResponseSchema>>[1] extends infer I
-  ? I extends { payload?: infer P }
-    ? P
-    : never
-  : never;
+// The two update events written straight as ProtoJSON, as messages.ts writes messages: fields in
+// the proto's order, those at their defaults (false, empty) left out. These run once per event
+// of every stream; building protobuf-es messages only to write them out cost more than the rest.
 
-function streamJson(payload: Payload): JsonObject {
-  return toJson(StreamResponseSchema, create(StreamResponseSchema, { payload })) as JsonObject;
+function statusUpdate(taskId: string, contextId: string, status: JsonObject): JsonObject {
+  const update: JsonObject = {};
+  if (taskId) update.taskId = taskId;
+  if (contextId) update.contextId = contextId;
+  update.status = status;
+  return { statusUpdate: update };
 }
 
-function stampOf(timestamp: string) {
-  const ms = Date.parse(timestamp);
-  return timestampFromMs(Number.isNaN(ms) ? Date.now() : ms);
+function artifactUpdate(
+  taskId: string,
+  contextId: string,
+  artifact: JsonObject,
+  append: boolean,
+  lastChunk: boolean,
+): JsonObject {
+  const update: JsonObject = {};
+  if (taskId) update.taskId = taskId;
+  if (contextId) update.contextId = contextId;
+  update.artifact = artifact;
+  if (append) update.append = true;
+  if (lastChunk) update.lastChunk = true;
+  return { artifactUpdate: update };
 }

@@ -110,8 +110,7 @@ export class MemoryTaskIndex {
    * full, the largest share's (the oldest of them on a tie).
    */
   private makeRoom(share: string): void {
-    const now = this.now();
-    for (const [id, slot] of this.slots) if (this.expired(slot, now)) this.remove(id);
+    this.dropExpired(this.now());
     let victim: string | null = null;
     if (this.heldBy(share) >= this.maxTasksPerCaller) {
       for (const [id, slot] of this.slots) {
@@ -131,6 +130,19 @@ export class MemoryTaskIndex {
       if (victim === null) throw new TaskIndexFullError(this.maxTasks);
     }
     if (victim !== null) this.remove(victim);
+  }
+
+  /**
+   * Removes the expired tasks. Slots are in the order they were last changed, so the scan stops
+   * at the first inactive one still within its time: every later one is newer. Without the stop,
+   * each new task of a full share read every slot (a quarter of the index's 1,024 at least).
+   */
+  private dropExpired(now: number): void {
+    for (const [id, slot] of this.slots) {
+      if (slot.entry.active) continue;
+      if (now - slot.touched <= this.ttlMs) return;
+      this.remove(id);
+    }
   }
 
   private heldBy(share: string): number {
