@@ -226,6 +226,7 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
         index: this.options.a2aTaskIndex ?? shared?.taskIndex,
         pageTokenKey: shared?.pageTokenKey,
         cancelElsewhere: shared ? (id, principal, metadata) => shared.cancelBus.cancel(id, principal, metadata) : undefined,
+        feed: shared?.taskFeed,
         extendedCard: this.extendedCard
           ? extendedCardSource(this.options, () => transport.url, this.options.authenticator ?? null, this.extendedCard)
           : undefined,

@@ -40,6 +40,8 @@ import { PageTokens } from './page-token.js';
 import type { IndexedTask, TaskIndex, TaskScope } from './task-index.js';
 import type { TaskRunner } from './task-runner.js';
 import { TaskWatchers } from './task-watchers.js';
+import { isFeedPosition, TaskFeedError, type TaskFeed } from '../../stores/task-feed.js';
+import { atPosition } from './event-positions.js';
 
 export interface A2aHandlerOptions {
   /** Runs the tasks SendMessage submits and cancels them; the agent server hands in its engine. */
@@ -58,6 +60,12 @@ export interface A2aHandlerOptions {
    * without it the method is unsupported, as the public card says (capabilities.extendedAgentCard).
    */
   readonly extendedCard?: () => JsonObject;
+  /**
+   * The task events shared between replicas (a Redis store): every event of a task run here is
+   * published to it, and SubscribeToTask follows it, so a subscriber on any replica streams a
+   * task running on any other and can resume. Without it, subscribers see only this process's tasks.
+   */
+  readonly feed?: TaskFeed;
 }
 
 /** One event of a stream (SendStreamingMessage, SubscribeToTask): a StreamResponse in ProtoJSON. */
@@ -74,12 +82,14 @@ export class A2aRequestHandler {
   private readonly cancelElsewhere: A2aHandlerOptions['cancelElsewhere'];
   private readonly extendedCard: A2aHandlerOptions['extendedCard'];
   private readonly watchers = new TaskWatchers();
+  private readonly feed: TaskFeed | undefined;
 
   constructor(options: A2aHandlerOptions) {
     this.engine = options.engine;
     this.tokens = new PageTokens(options.pageTokenKey);
     this.cancelElsewhere = options.cancelElsewhere;
     this.extendedCard = options.extendedCard;
+    this.feed = options.feed;
     this.index = options.index ?? new MemoryTaskIndex();
   }
 
@@ -143,12 +153,14 @@ export class A2aRequestHandler {
 
   /** Runs the entry's task on the engine; the index learns when it settles. */
   private run(entry: IndexedTask, context: RequestContext): Promise<void> {
+    // The feed learns the run began (and which replica runs it) before anything else happens.
+    this.feed?.publish(entry.id, taskResponse(entry.task, entry.contextId), false);
     const settle = () => {
       entry.active = false;
       // A task run without a stream still reaches its subscribers: its artifacts and last status.
-      if (this.watchers.size > 0 && this.watchers.has(entry.id)) {
-        for (const response of artifactResponses(entry.task, entry.contextId)) this.watchers.publish(entry.id, response);
-        this.watchers.publish(entry.id, lastStatusResponse(entry.task, entry.contextId));
+      if (this.feed || (this.watchers.size > 0 && this.watchers.has(entry.id))) {
+        for (const response of artifactResponses(entry.task, entry.contextId)) this.emit(entry.id, response);
+        this.emit(entry.id, lastStatusResponse(entry.task, entry.contextId));
       }
       return this.index.update(entry);
     };
@@ -260,22 +272,30 @@ export class A2aRequestHandler {
           settled = true;
           await this.index.update(entry);
           const last = lastStatusResponse(event.task, entry.contextId);
-          this.watchers.publish(entry.id, last);
+          this.emit(entry.id, last);
           yield last;
           return;
         }
         const response = responses.of(event);
         if (!response) continue;
-        this.watchers.publish(entry.id, response);
+        this.emit(entry.id, response);
         yield response;
       }
     } finally {
       if (!settled) {
         // The run failed or its caller left: the task is no longer running here.
         entry.active = false;
+        // Its followers elsewhere get its status as it is and an end, rather than wait.
+        this.feed?.publish(entry.id, lastStatusResponse(entry.task, entry.contextId), true);
         await this.index.update(entry).catch(() => undefined);
       }
     }
+  }
+
+  /** Hands a response of a task running here to its subscribers: through the feed, or in process. */
+  private emit(taskId: string, response: JsonObject): void {
+    if (this.feed) this.feed.publish(taskId, response, closesStream(response));
+    else this.watchers.publish(taskId, response);
   }
 
   /**
@@ -286,8 +306,13 @@ export class A2aRequestHandler {
   async *subscribeToTask(
     request: MessageShape<typeof SubscribeToTaskRequestSchema>,
     context: RequestContext,
+    lastEventId?: string,
   ): AsyncGenerator<StreamResponseJson, void, undefined> {
     if (!request.id) throw invalidParams('/id', 'is required');
+    if (this.feed) {
+      yield* this.followFeed(this.feed, request, context, lastEventId);
+      return;
+    }
     // Watching before the task is read: nothing it does after the read is missed.
     const queue = this.watchers.watch(request.id);
     try {
@@ -307,6 +332,53 @@ export class A2aRequestHandler {
       }
     } finally {
       this.watchers.unwatch(request.id, queue);
+    }
+  }
+
+  /**
+   * SubscribeToTask through the shared feed. Without a position: the feed's newest position is
+   * read before the task, so nothing after the snapshot is missed; the snapshot goes first,
+   * marked with that position. With one (`Last-Event-ID`): the events after it, no snapshot,
+   * for as long as the feed keeps them.
+   */
+  private async *followFeed(
+    feed: TaskFeed,
+    request: MessageShape<typeof SubscribeToTaskRequestSchema>,
+    context: RequestContext,
+    lastEventId: string | undefined,
+  ): AsyncGenerator<StreamResponseJson, void, undefined> {
+    const resume = lastEventId?.trim() || undefined;
+    if (resume !== undefined && !isFeedPosition(resume)) {
+      throw invalidParams('/Last-Event-ID', 'must be the id of an event this subscription sent (<number>-<number>)');
+    }
+    const tail = resume ?? (await feed.tail(request.id));
+    const entry = await this.index.get(scopeOf(request.tenant, context), request.id);
+    if (!entry) throw new A2aError('taskNotFound', `task ${request.id} not found`);
+    const state = entry.task.state ?? 'submitted';
+    if (resume === undefined) {
+      if (isTerminal(state))
+        throw new A2aError('unsupportedOperation', `task ${entry.id} is already ${state}; there is nothing more to stream`);
+      yield atPosition(taskResponse(entry.task, entry.contextId), tail);
+      if (!entry.active) {
+        yield atPosition(lastStatusResponse(entry.task, entry.contextId), tail);
+        return;
+      }
+    }
+    let sent = false;
+    try {
+      for await (const { id, event } of feed.follow(entry.id, tail)) {
+        sent = true;
+        yield atPosition(event as JsonObject, id);
+        if (closesStream(event as JsonObject)) return;
+      }
+    } catch (error) {
+      if (error instanceof TaskFeedError) throw new A2aError('internalError', error.message, { reason: error.code });
+      throw error;
+    }
+    // Resumed after the task's last event: its status as it stands closes the stream.
+    if (resume !== undefined && !sent) {
+      if (!isTerminal(state) && entry.active) throw new A2aError('internalError', `the events of task ${entry.id} ended early`);
+      yield lastStatusResponse(entry.task, entry.contextId);
     }
   }
 

@@ -1,7 +1,8 @@
 // What an agent replica shares with the others through Redis, opened once at start from the
 // `store` URL: the idempotency records of its transport, the A2A task index, the key that signs
-// A2A page tokens (so a token from one replica is good on every other) and the cancel bus. Two
-// connections: one for commands, one subscribed to the cancel channels.
+// A2A page tokens (so a token from one replica is good on every other), the cancel bus and the
+// task feeds. Three connections: one for commands, one subscribed to the cancel channels, one
+// blocked in XREAD for this replica's followers of task feeds.
 import { randomBytes } from 'node:crypto';
 import type { IdempotencyStore } from '../../transport/idempotency-store.js';
 import { RedisCancelBus, type LocalCancel } from './redis-cancel-bus.js';
@@ -11,6 +12,7 @@ import { refuseEvictingRedis } from './redis-eviction.js';
 import { defineIdempotencyScripts, RedisIdempotency } from './redis-idempotency.js';
 import type { RedisClient } from './redis-module.js';
 import { defineTaskIndexScripts, RedisTaskIndex } from './redis-task-index.js';
+import { RedisTaskFeed } from './redis-task-feed.js';
 
 export class RedisAgentState {
   readonly idempotencyStore: IdempotencyStore;
@@ -18,9 +20,12 @@ export class RedisAgentState {
   private constructor(
     private readonly client: RedisClient,
     private readonly subscriber: RedisClient,
+    private readonly reader: RedisClient,
     readonly location: string,
     readonly taskIndex: RedisTaskIndex,
     readonly cancelBus: RedisCancelBus,
+    /** The events of running tasks, for subscribers on any replica. */
+    readonly taskFeed: RedisTaskFeed,
     /** Signs A2A page tokens; the same on every replica. */
     readonly pageTokenKey: Buffer,
     prefix: string,
@@ -36,10 +41,12 @@ export class RedisAgentState {
     const target = parseRedisUrl(url);
     const client = await connectRedis(target, options);
     let subscriber: RedisClient | null = null;
+    let reader: RedisClient | null = null;
     try {
       // Idempotency records carry a TTL and must last it: only noeviction keeps every key.
       await refuseEvictingRedis(client, target, 'all', options.allowEviction ?? false);
       subscriber = await connectRedis(target, options);
+      reader = await connectRedis(target, options);
       defineIdempotencyScripts(client);
       defineTaskIndexScripts(client);
       const keyName = `${target.prefix}a2a:page-key`;
@@ -47,17 +54,23 @@ export class RedisAgentState {
       const key = Buffer.from((await client.get(keyName)) ?? '', 'base64');
       const bus = new RedisCancelBus(client, subscriber, target.prefix, target.location);
       await bus.open(local);
+      const feed = new RedisTaskFeed(client, reader, target.prefix, target.location, bus.replica);
+      await feed.open();
       const index = new RedisTaskIndex(client, target.prefix, target.location);
-      return new RedisAgentState(client, subscriber, target.location, index, bus, key, target.prefix);
+      return new RedisAgentState(client, subscriber, reader, target.location, index, bus, feed, key, target.prefix);
     } catch (error) {
       client.disconnect();
       subscriber?.disconnect();
+      reader?.disconnect();
       throw redisFailure(error, target.location);
     }
   }
 
   async close(): Promise<void> {
     this.cancelBus.close();
+    await this.taskFeed.close();
+    // The reader may be blocked in XREAD: it is cut, not asked to quit.
+    this.reader.disconnect();
     await Promise.all([
       this.client.quit().catch(() => this.client.disconnect()),
       this.subscriber.quit().catch(() => this.subscriber.disconnect()),

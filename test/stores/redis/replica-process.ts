@@ -3,7 +3,10 @@
 // state through the Redis URL given as the first argument, printing `ready <url>`. Its handler
 // records every execution in Redis (INCR parley-test:runs:<input>), so a test counts executions
 // across all replicas; input `hold ...` waits until the task is canceled, and input `gate ...`
-// waits until the test pushes to the Redis list parley-test:gate:<input>.
+// waits until the test pushes to the Redis list parley-test:gate:<input>. Two inputs stream
+// events (for subscribers on other replicas): `steps ...` waits for its gate, then attaches the
+// artifacts one, two and three; `flood <n> ...` waits for its gate, then yields n model-text
+// chunks of 16 KiB each.
 import { Redis } from 'ioredis';
 import { AgentServer } from '../../../src/agent/agent-server.js';
 import type { AgentHandler } from '../../../src/agent/handler.js';
@@ -12,7 +15,40 @@ const [store, name = 'replica'] = process.argv.slice(2);
 const counter = new Redis(store!, { maxRetriesPerRequest: 0 });
 counter.on('error', () => undefined);
 
-const handler: AgentHandler = async ({ input, signal }) => {
+/** Waits until the test pushes to the gate list named after the input. */
+async function gate(input: string): Promise<void> {
+  const waiter = counter.duplicate();
+  try {
+    await waiter.blpop(`parley-test:gate:${input}`, 0);
+  } finally {
+    waiter.disconnect();
+  }
+}
+
+async function* steps(input: string, artifact: (input: { name: string; text: string }) => unknown) {
+  await counter.incr(`parley-test:runs:${input}`);
+  await gate(input);
+  for (const name of ['one', 'two', 'three']) artifact({ name, text: `${name} of ${input}` });
+  yield* [];
+  return `${name}: ${input}`;
+}
+
+async function* flood(input: string) {
+  await counter.incr(`parley-test:runs:${input}`);
+  await gate(input);
+  const count = Number(input.split(' ')[1]);
+  const chunk = 'x'.repeat(16 * 1024);
+  for (let i = 0; i < count; i++) yield { type: 'task_llm_stream' as const, delta: chunk, message_id: 'flood', step: 0 };
+  return `${name}: ${input}`;
+}
+
+const handler: AgentHandler = (context) => {
+  if (context.input.startsWith('steps')) return steps(context.input, context.artifact);
+  if (context.input.startsWith('flood')) return flood(context.input);
+  return plain(context);
+};
+
+const plain: AgentHandler = async ({ input, signal }) => {
   await counter.incr(`parley-test:runs:${input}`);
   if (input.startsWith('hold')) {
     await new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
