@@ -10,7 +10,7 @@
 import type { RedisClient } from './redis-module.js';
 
 /** Entries kept per task feed (trimmed approximately: Redis trims whole nodes). */
-export const FEED_MAX_LENGTH = 1000;
+const FEED_MAX_LENGTH = 1000;
 /** How long a running task's feed lives after its last write (a runner that died leaves it). */
 const RUNNING_TTL_MS = 60 * 60 * 1000;
 /** How long a finished task's feed stays for late resumes. */

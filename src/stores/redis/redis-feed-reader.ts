@@ -13,7 +13,7 @@ import { redisFailure } from './redis-connection.js';
 import type { RedisClient } from './redis-module.js';
 
 /** Events one follower may have unread before it is dropped. */
-export const MAX_UNREAD = 256;
+const MAX_UNREAD = 256;
 /** How long one XREAD blocks; a new follower waits at most this long unless the unblock reaches it. */
 const BLOCK_MS = 1000;
 /** Entries one XREAD takes per feed. */
