@@ -12,14 +12,23 @@ export interface FeedEvent {
 }
 
 export interface TaskFeed {
+  /** A task starts running on this replica; its events are written once someone watches it. */
+  begin(taskId: string): void;
+  /** Whether someone watches a task running here (else its events need not even be made). */
+  watched(taskId: string): boolean;
+  /** The task's run here ended without its last event being published (nobody watched it). */
+  end(taskId: string): void;
   /**
-   * Records an event of a task this replica runs. Never waits and never throws: events are
-   * batched and written in the background, so the task is never held back by the feed.
-   * `last` marks the event that ends the task's stream.
+   * Records an event of a task this replica runs, if someone watches it. Never waits and never
+   * throws: events are batched and written in the background, so the task is never held back.
+   * `last` marks the event that ends the task's stream (and its run here).
    */
   publish(taskId: string, event: Record<string, unknown>, last: boolean): void;
-  /** The position of the task's newest event ('0-0' when it has none yet). */
-  tail(taskId: string): Promise<string>;
+  /**
+   * Asks the replica running the task to write its events from now on: the position a new
+   * follower starts after, or null when no replica runs it.
+   */
+  watch(taskId: string): Promise<string | null>;
   /**
    * The task's events after position `after`, in order, ending after the one marked last. Fails
    * with a TaskFeedError when the follower falls too far behind, the replica running the task

@@ -153,14 +153,17 @@ export class A2aRequestHandler {
 
   /** Runs the entry's task on the engine; the index learns when it settles. */
   private run(entry: IndexedTask, context: RequestContext): Promise<void> {
-    // The feed learns the run began (and which replica runs it) before anything else happens.
-    this.feed?.publish(entry.id, taskResponse(entry.task, entry.contextId), false);
+    // The feed learns the task runs here, so a subscriber elsewhere can ask for its events.
+    this.feed?.begin(entry.id);
     const settle = () => {
       entry.active = false;
       // A task run without a stream still reaches its subscribers: its artifacts and last status.
-      if (this.feed || (this.watchers.size > 0 && this.watchers.has(entry.id))) {
+      const watched = this.feed ? this.feed.watched(entry.id) : this.watchers.size > 0 && this.watchers.has(entry.id);
+      if (watched) {
         for (const response of artifactResponses(entry.task, entry.contextId)) this.emit(entry.id, response);
         this.emit(entry.id, lastStatusResponse(entry.task, entry.contextId));
+      } else {
+        this.feed?.end(entry.id);
       }
       return this.index.update(entry);
     };
@@ -260,6 +263,7 @@ export class A2aRequestHandler {
   ): AsyncGenerator<StreamResponseJson, void, undefined> {
     const historyLength = checkHistoryLength(request.configuration?.historyLength, '/configuration/historyLength');
     const entry = (await this.accept(request, context, true)) as IndexedTask;
+    this.feed?.begin(entry.id);
     const responses = new StreamResponses(entry.id, entry.contextId, historyLength);
     let settled = false;
     try {
@@ -336,10 +340,10 @@ export class A2aRequestHandler {
   }
 
   /**
-   * SubscribeToTask through the shared feed. Without a position: the feed's newest position is
-   * read before the task, so nothing after the snapshot is missed; the snapshot goes first,
-   * marked with that position. With one (`Last-Event-ID`): the events after it, no snapshot,
-   * for as long as the feed keeps them.
+   * SubscribeToTask through the shared feed. Without a position: the task from the index, then
+   * the replica running it is asked to write its events (watch), and they are followed from the
+   * position it answers; the snapshot goes first, marked with that position. With one
+   * (`Last-Event-ID`): the events after it, no snapshot, for as long as the feed keeps them.
    */
   private async *followFeed(
     feed: TaskFeed,
@@ -351,22 +355,35 @@ export class A2aRequestHandler {
     if (resume !== undefined && !isFeedPosition(resume)) {
       throw invalidParams('/Last-Event-ID', 'must be the id of an event this subscription sent (<number>-<number>)');
     }
-    const tail = resume ?? (await feed.tail(request.id));
-    const entry = await this.index.get(scopeOf(request.tenant, context), request.id);
+    const scope = scopeOf(request.tenant, context);
+    let entry = await this.index.get(scope, request.id);
     if (!entry) throw new A2aError('taskNotFound', `task ${request.id} not found`);
-    const state = entry.task.state ?? 'submitted';
-    if (resume === undefined) {
+    let state = entry.task.state ?? 'submitted';
+    let after = resume;
+    if (after === undefined) {
       if (isTerminal(state))
         throw new A2aError('unsupportedOperation', `task ${entry.id} is already ${state}; there is nothing more to stream`);
-      yield atPosition(taskResponse(entry.task, entry.contextId), tail);
-      if (!entry.active) {
-        yield atPosition(lastStatusResponse(entry.task, entry.contextId), tail);
+      const watching = entry.active ? await feed.watch(entry.id) : null;
+      if (watching === null && entry.active) {
+        // No replica runs it: it ended just now, or the replica running it is gone.
+        entry = (await this.index.get(scope, request.id)) ?? entry;
+        state = entry.task.state ?? 'submitted';
+        if (entry.active)
+          throw new A2aError('internalError', `no replica runs task ${entry.id} any more; its state is as GetTask shows`, {
+            reason: 'runner_gone',
+          });
+      }
+      const snapshot = taskResponse(entry.task, entry.contextId);
+      yield watching === null ? snapshot : atPosition(snapshot, watching);
+      if (watching === null) {
+        yield lastStatusResponse(entry.task, entry.contextId);
         return;
       }
+      after = watching;
     }
     let sent = false;
     try {
-      for await (const { id, event } of feed.follow(entry.id, tail)) {
+      for await (const { id, event } of feed.follow(entry.id, after)) {
         sent = true;
         yield atPosition(event as JsonObject, id);
         if (closesStream(event as JsonObject)) return;

@@ -54,7 +54,7 @@ export class RedisAgentState {
       const key = Buffer.from((await client.get(keyName)) ?? '', 'base64');
       const bus = new RedisCancelBus(client, subscriber, target.prefix, target.location);
       await bus.open(local);
-      const feed = new RedisTaskFeed(client, reader, target.prefix, target.location, bus.replica);
+      const feed = new RedisTaskFeed(client, subscriber, reader, target.prefix, target.location, bus.replica);
       await feed.open();
       const index = new RedisTaskIndex(client, target.prefix, target.location);
       return new RedisAgentState(client, subscriber, reader, target.location, index, bus, feed, key, target.prefix);

@@ -1,6 +1,7 @@
-// The writing side of the task feeds in Redis: one Redis Stream per task
+// The writing side of the task feeds in Redis: one Redis Stream per watched task
 // (`<prefix>feed:<task id>`), an entry per event (`r` the replica running it, `e` its JSON, `f`
-// on the last, `g` on a marker saying events before it were lost). Publishing never waits:
+// on the last, `g` on a marker saying events before it were lost; an entry with neither `e`
+// nor `g` is a watch mark, where a new subscriber starts). Publishing never waits:
 // events are queued and every event published in one turn of the event loop goes out in one
 // pipeline (XADD with an approximate MAXLEN, then a PEXPIRE per task: an hour while it runs, a
 // while after its last event for late resumes). The queue is bounded: while Redis is slow or
@@ -22,8 +23,11 @@ const MAX_UNSENT_LAST = 1024;
 
 interface QueuedEvent {
   readonly taskId: string;
-  readonly text: string;
+  /** The event's JSON; null for a watch mark. */
+  readonly text: string | null;
   readonly last: boolean;
+  /** A watch mark's waiter: told the mark's position once written. */
+  readonly marked?: (position: string | null) => void;
 }
 
 export function feedKey(prefix: string, taskId: string): string {
@@ -67,6 +71,22 @@ export class RedisFeedPublisher {
     }
   }
 
+  /**
+   * Writes a mark in the task's feed, through the same queue as its events: the position it
+   * gets is where a new subscriber starts, so it misses nothing published after it. Null when
+   * Redis did not take it.
+   */
+  mark(taskId: string): Promise<string | null> {
+    if (this.closed) return Promise.resolve(null);
+    return new Promise((resolve) => {
+      this.queued.push({ taskId, text: null, last: false, marked: resolve });
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
   /** Tries again the last events Redis did not take (called on each heartbeat). */
   retryUnsent(): void {
     if (this.unsentLast.size === 0 || this.closed) return;
@@ -100,12 +120,20 @@ export class RedisFeedPublisher {
     this.inFlight += batch.length;
     const pipeline = this.client.pipeline();
     const ttl = new Map<string, boolean>();
+    /** Where each watch mark's XADD stands in the pipeline. */
+    const marks: [number, QueuedEvent][] = [];
+    let commands = 0;
     for (const event of batch) {
       const key = feedKey(this.prefix, event.taskId);
       if (this.lost.delete(event.taskId)) {
         pipeline.xadd(key, 'MAXLEN', '~', FEED_MAX_LENGTH, '*', 'r', this.replica, 'g', '1');
+        commands++;
       }
-      if (event.last) {
+      commands++;
+      if (event.text === null) {
+        marks.push([commands - 1, event]);
+        pipeline.xadd(key, 'MAXLEN', '~', FEED_MAX_LENGTH, '*', 'r', this.replica, 'm', '1');
+      } else if (event.last) {
         pipeline.xadd(key, 'MAXLEN', '~', FEED_MAX_LENGTH, '*', 'r', this.replica, 'e', event.text, 'f', '1');
       } else {
         pipeline.xadd(key, 'MAXLEN', '~', FEED_MAX_LENGTH, '*', 'r', this.replica, 'e', event.text);
@@ -116,11 +144,16 @@ export class RedisFeedPublisher {
     pipeline.exec().then(
       (results) => {
         this.inFlight -= batch.length;
+        for (const [at, mark] of marks) {
+          const [error, id] = results?.[at] ?? [new Error('no answer'), null];
+          mark.marked!(error ? null : String(id));
+        }
         // A pipeline answers each command; one that failed lost its event.
         if (results?.some(([error]) => error)) this.failed(batch);
       },
       () => {
         this.inFlight -= batch.length;
+        for (const [, mark] of marks) mark.marked!(null);
         this.failed(batch);
       },
     );
@@ -128,6 +161,6 @@ export class RedisFeedPublisher {
 
   /** Marks the batch's tasks as having lost events (the order of what did get written is unknown). */
   private failed(batch: readonly QueuedEvent[]): void {
-    for (const event of batch) this.lose(event.taskId, event.last ? event : null);
+    for (const event of batch) if (event.text !== null) this.lose(event.taskId, event.last ? event : null);
   }
 }

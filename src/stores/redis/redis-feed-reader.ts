@@ -63,16 +63,6 @@ export class RedisFeedReader {
     this.readerId = String(await this.reader.client('ID'));
   }
 
-  /** The position of the feed's newest entry, '0-0' when it has none. */
-  async tail(taskId: string): Promise<string> {
-    try {
-      const newest = (await this.client.xrevrange(feedKey(this.prefix, taskId), '+', '-', 'COUNT', 1)) as StreamEntry[];
-      return newest[0]?.[0] ?? '0-0';
-    } catch (error) {
-      throw redisFailure(error, this.location);
-    }
-  }
-
   async *follow(taskId: string, after: string): AsyncGenerator<FeedEvent, void, undefined> {
     const key = feedKey(this.prefix, taskId);
     let newest: StreamEntry | undefined;
