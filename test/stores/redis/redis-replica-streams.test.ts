@@ -198,6 +198,22 @@ describe('streams from any replica (Redis)', { skip, timeout: 120_000 }, () => {
     await open(input);
     const aEvents = await onA.rest();
     assert.equal(stateOf(aEvents.at(-1)!.data), WIRE.COMPLETED);
+    // B's reader may still be behind the feed: wait until it has stopped following (no
+    // connection blocked in XREAD any more, seen several looks in a row), which it does once
+    // it has dropped the subscriber, or handed it the last event.
+    let quiet = 0;
+    for (let look = 0; look < 2000 && quiet < 5; look++) {
+      const clients = String(await client.client('LIST'));
+      quiet = /cmd=xread\b/.test(
+        clients
+          .split('\n')
+          .filter((line) => / flags=\S*b/.test(line))
+          .join('\n'),
+      )
+        ? 0
+        : quiet + 1;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     let text = '';
     slow.setEncoding('utf8');
     slow.on('data', (chunk: string) => (text += chunk));
