@@ -284,6 +284,7 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
         index,
         pageTokenKey: shared?.pageTokenKey,
         cancelElsewhere: shared ? (id, principal, metadata) => shared.cancelBus.cancel(id, principal, metadata) : undefined,
+        feed: shared?.taskFeed,
         queue: shared?.taskQueue
           ? {
               queue: shared.taskQueue as RedisTaskQueue<QueuedRun>,

@@ -105,6 +105,8 @@ export type StreamFrame =
        * absent otherwise (the reader parses the text).
        */
       readonly copy?: unknown;
+      /** The item's position (StreamItem.eventId), sent where the wire has a place for it. */
+      readonly eventId?: string;
     }
   | { readonly ok: false; readonly error: ErrorObject; readonly final: true };
 
@@ -533,6 +535,7 @@ export class Dispatcher {
           const value = item.encoded ? item.result : normalizeJson(item.result);
           const payload = prepareEvent(value, item.encoded, limit, request);
           const frame: StreamFrame = { ok: true, encoded: payload.encoded, value, final: item.final, copy: payload.copy };
+          if (item.eventId !== undefined) (frame as { eventId?: string }).eventId = item.eventId;
           metrics.sent(frame.encoded.bytes);
           // Marked before the yield: a consumer may stop reading once it has the final frame.
           if (item.final) ok = true;

@@ -227,6 +227,11 @@ export interface StreamItem {
    * already (a model's text chunks): sent as it is, neither normalized nor serialized again.
    */
   readonly encoded?: EncodedJson;
+  /**
+   * The event's position, for a stream a client can resume: written as the SSE `id:` line, which
+   * the client sends back as `Last-Event-ID` (A2A's SubscribeToTask across replicas).
+   */
+  readonly eventId?: string;
 }
 
 /** Endpoints keyed by `METHOD path`. */

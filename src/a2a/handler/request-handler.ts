@@ -44,6 +44,8 @@ import type { IndexedTask, TaskIndex, TaskScope } from './task-index.js';
 import type { TaskRunner } from './task-runner.js';
 import { QueuedRuns, type QueuedRunOptions } from './task-queue.js';
 import { TaskWatchers } from './task-watchers.js';
+import { isFeedPosition, TaskFeedError, type TaskFeed } from '../../stores/task-feed.js';
+import { atPosition } from './event-positions.js';
 
 export interface A2aHandlerOptions {
   /** Runs the tasks SendMessage submits and cancels them; the agent server hands in its engine. */
@@ -73,6 +75,12 @@ export interface A2aHandlerOptions {
    * queued there and run by a worker in any replica, instead of in this process.
    */
   readonly queue?: QueuedRunOptions;
+  /**
+   * The task events shared between replicas (a Redis store): every event of a task run here is
+   * published to it, and SubscribeToTask follows it, so a subscriber on any replica streams a
+   * task running on any other and can resume. Without it, subscribers see only this process's tasks.
+   */
+  readonly feed?: TaskFeed;
 }
 
 /** One event of a stream (SendStreamingMessage, SubscribeToTask): a StreamResponse in ProtoJSON. */
@@ -91,20 +99,26 @@ export class A2aRequestHandler {
   private readonly push: PushNotifications | null;
   private readonly watchers = new TaskWatchers();
   private readonly queued: QueuedRuns | null;
+  private readonly feed: TaskFeed | undefined;
 
   constructor(options: A2aHandlerOptions) {
     this.engine = options.engine;
     this.tokens = new PageTokens(options.pageTokenKey);
     this.cancelElsewhere = options.cancelElsewhere;
     this.extendedCard = options.extendedCard;
+    this.feed = options.feed;
     this.index = options.index ?? new MemoryTaskIndex();
     this.push = options.push?.(this.index) ?? null;
     // A queued task settles on whichever replica ran it: its subscribers there and its webhooks
     // hear of its end (every artifact it holds, then its status: the run's start is unknown here).
     this.queued = options.queue
-      ? new QueuedRuns(options.queue, this.index, this.engine, (entry) => {
-          this.publishSettled(entry);
-          this.push?.notify(entry, runEndChange(entry.task, entry.contextId, 0));
+      ? new QueuedRuns(options.queue, this.index, this.engine, {
+          // The feed learns the task runs on this replica, as for a run of its own.
+          started: (entry) => this.feed?.begin(entry.id),
+          settled: (entry) => {
+            this.publishSettled(entry);
+            this.push?.notify(entry, runEndChange(entry.task, entry.contextId, 0));
+          },
         })
       : null;
   }
@@ -207,11 +221,17 @@ export class A2aRequestHandler {
     }
   }
 
-  /** A task run without a stream still reaches its subscribers here: its artifacts and last status. */
+  /**
+   * A task run without a stream still reaches its subscribers (here, or through the feed on any
+   * replica): its artifacts and last status. Unwatched, the feed just forgets it.
+   */
   private publishSettled(entry: IndexedTask): void {
-    if (this.watchers.size > 0 && this.watchers.has(entry.id)) {
-      for (const response of artifactResponses(entry.task, entry.contextId)) this.watchers.publish(entry.id, response);
-      this.watchers.publish(entry.id, lastStatusResponse(entry.task, entry.contextId));
+    const watched = this.feed ? this.feed.watched(entry.id) : this.watchers.size > 0 && this.watchers.has(entry.id);
+    if (watched) {
+      for (const response of artifactResponses(entry.task, entry.contextId)) this.emit(entry.id, response);
+      this.emit(entry.id, lastStatusResponse(entry.task, entry.contextId));
+    } else {
+      this.feed?.end(entry.id);
     }
   }
 
@@ -220,6 +240,8 @@ export class A2aRequestHandler {
    * told when the run starts working and when it ends (its new artifacts, then its status).
    */
   private run(entry: IndexedTask, context: RequestContext): Promise<void> {
+    // The feed learns the task runs here, so a subscriber elsewhere can ask for its events.
+    this.feed?.begin(entry.id);
     const settle = () => {
       entry.active = false;
       this.publishSettled(entry);
@@ -331,6 +353,7 @@ export class A2aRequestHandler {
   ): AsyncGenerator<StreamResponseJson, void, undefined> {
     const historyLength = checkHistoryLength(request.configuration?.historyLength, '/configuration/historyLength');
     const entry = (await this.accept(request, context, true)) as IndexedTask;
+    this.feed?.begin(entry.id);
     const responses = new StreamResponses(entry.id, entry.contextId, historyLength);
     let settled = false;
     try {
@@ -343,14 +366,14 @@ export class A2aRequestHandler {
           settled = true;
           await this.index.update(entry);
           const last = lastStatusResponse(event.task, entry.contextId);
-          this.watchers.publish(entry.id, last);
+          this.emit(entry.id, last);
           this.push?.notify(entry, () => [last]);
           yield last;
           return;
         }
         const response = responses.of(event);
         if (!response) continue;
-        this.watchers.publish(entry.id, response);
+        this.emit(entry.id, response);
         // A streamed task's webhooks hear what its stream does, event by event.
         this.push?.notify(entry, () => [response]);
         yield response;
@@ -359,9 +382,17 @@ export class A2aRequestHandler {
       if (!settled) {
         // The run failed or its caller left: the task is no longer running here.
         entry.active = false;
+        // Its followers elsewhere get its status as it is and an end, rather than wait.
+        this.feed?.publish(entry.id, lastStatusResponse(entry.task, entry.contextId), true);
         await this.index.update(entry).catch(() => undefined);
       }
     }
+  }
+
+  /** Hands a response of a task running here to its subscribers: through the feed, or in process. */
+  private emit(taskId: string, response: JsonObject): void {
+    if (this.feed) this.feed.publish(taskId, response, closesStream(response));
+    else this.watchers.publish(taskId, response);
   }
 
   /**
@@ -372,8 +403,13 @@ export class A2aRequestHandler {
   async *subscribeToTask(
     request: MessageShape<typeof SubscribeToTaskRequestSchema>,
     context: RequestContext,
+    lastEventId?: string,
   ): AsyncGenerator<StreamResponseJson, void, undefined> {
     if (!request.id) throw invalidParams('/id', 'is required');
+    if (this.feed) {
+      yield* this.followFeed(this.feed, request, context, lastEventId);
+      return;
+    }
     // Watching before the task is read: nothing it does after the read is missed.
     const queue = this.watchers.watch(request.id);
     try {
@@ -393,6 +429,66 @@ export class A2aRequestHandler {
       }
     } finally {
       this.watchers.unwatch(request.id, queue);
+    }
+  }
+
+  /**
+   * SubscribeToTask through the shared feed. Without a position: the task from the index, then
+   * the replica running it is asked to write its events (watch), and they are followed from the
+   * position it answers; the snapshot goes first, marked with that position. With one
+   * (`Last-Event-ID`): the events after it, no snapshot, for as long as the feed keeps them.
+   */
+  private async *followFeed(
+    feed: TaskFeed,
+    request: MessageShape<typeof SubscribeToTaskRequestSchema>,
+    context: RequestContext,
+    lastEventId: string | undefined,
+  ): AsyncGenerator<StreamResponseJson, void, undefined> {
+    const resume = lastEventId?.trim() || undefined;
+    if (resume !== undefined && !isFeedPosition(resume)) {
+      throw invalidParams('/Last-Event-ID', 'must be the id of an event this subscription sent (<number>-<number>)');
+    }
+    const scope = scopeOf(request.tenant, context);
+    let entry = await this.index.get(scope, request.id);
+    if (!entry) throw new A2aError('taskNotFound', `task ${request.id} not found`);
+    let state = entry.task.state ?? 'submitted';
+    let after = resume;
+    if (after === undefined) {
+      if (isTerminal(state))
+        throw new A2aError('unsupportedOperation', `task ${entry.id} is already ${state}; there is nothing more to stream`);
+      const watching = entry.active ? await feed.watch(entry.id) : null;
+      if (watching === null && entry.active) {
+        // No replica runs it: it ended just now, or the replica running it is gone.
+        entry = (await this.index.get(scope, request.id)) ?? entry;
+        state = entry.task.state ?? 'submitted';
+        if (entry.active)
+          throw new A2aError('internalError', `no replica runs task ${entry.id} any more; its state is as GetTask shows`, {
+            reason: 'runner_gone',
+          });
+      }
+      const snapshot = taskResponse(entry.task, entry.contextId);
+      yield watching === null ? snapshot : atPosition(snapshot, watching);
+      if (watching === null) {
+        yield lastStatusResponse(entry.task, entry.contextId);
+        return;
+      }
+      after = watching;
+    }
+    let sent = false;
+    try {
+      for await (const { id, event } of feed.follow(entry.id, after)) {
+        sent = true;
+        yield atPosition(event as JsonObject, id);
+        if (closesStream(event as JsonObject)) return;
+      }
+    } catch (error) {
+      if (error instanceof TaskFeedError) throw new A2aError('internalError', error.message, { reason: error.code });
+      throw error;
+    }
+    // Resumed after the task's last event: its status as it stands closes the stream.
+    if (resume !== undefined && !sent) {
+      if (!isTerminal(state) && entry.active) throw new A2aError('internalError', `the events of task ${entry.id} ended early`);
+      yield lastStatusResponse(entry.task, entry.contextId);
     }
   }
 

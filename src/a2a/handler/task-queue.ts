@@ -48,6 +48,14 @@ export interface QueuedRunOptions {
 /** The reason a task gets when the replica running it stopped and it may not run again. */
 const REPLICA_STOPPED = 'the replica running it stopped';
 
+/** What the handler hears of a queued run on this replica. */
+export interface QueuedRunObserver {
+  /** A worker here is about to run the entry's task. */
+  readonly started: (entry: IndexedTask) => void;
+  /** The entry has just settled, before the index learns it (for subscribers and webhooks). */
+  readonly settled: (entry: IndexedTask) => void;
+}
+
 export class QueuedRuns {
   private readonly queue: TaskQueue;
   private readonly rerunnable: boolean;
@@ -57,8 +65,7 @@ export class QueuedRuns {
     options: QueuedRunOptions,
     private readonly index: TaskIndex,
     private readonly engine: TaskRunner,
-    /** Called with an entry that has just settled, before the index learns it (for local subscribers). */
-    private readonly settled: (entry: IndexedTask) => void,
+    private readonly observer: QueuedRunObserver,
   ) {
     this.queue = options.queue;
     this.rerunnable = options.rerunnable ?? false;
@@ -90,6 +97,7 @@ export class QueuedRuns {
     }
     const last = attempt.start >= this.attempts;
     entry.task = structuredClone(run.task);
+    this.observer.started(entry);
     const running = this.engine.submit(entry.task, queuedContext(run));
     // A cancel that came between the read above and the start found no replica running the task
     // and settled the index alone: honour it here.
@@ -121,7 +129,7 @@ export class QueuedRuns {
 
   private async record(entry: IndexedTask): Promise<void> {
     entry.active = false;
-    this.settled(entry);
+    this.observer.settled(entry);
     // A write that fails while Redis is away is kept by the index and written when it is back.
     await this.index.update(entry).catch(() => undefined);
   }

@@ -2,7 +2,8 @@
 // StreamResponses from the moment it subscribed, through a queue of its own. The queue is
 // bounded: a subscriber that falls that far behind the task is dropped with an error event
 // rather than holding the events in memory without end. Only tasks running in this process are
-// seen; a task another replica runs is not (subscription across replicas is still to come).
+// seen: with replicas sharing a store, the request handler follows the shared task feed
+// (stores/task-feed.ts) instead.
 import type { JsonObject } from '@bufbuild/protobuf';
 import { AsyncQueue } from '../../core/async-queue.js';
 import { A2aError } from '../errors/a2a-error.js';

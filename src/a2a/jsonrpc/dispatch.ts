@@ -54,8 +54,11 @@ interface Method {
   readonly schema: DescMessage;
   /** A unary method: its result. */
   readonly run?: (request: never, context: RequestContext) => Promise<unknown>;
-  /** A streaming method: its events, answered as server-sent events (jsonrpc/stream.ts). */
-  readonly stream?: (request: never, context: RequestContext) => AsyncIterable<JsonObject>;
+  /**
+   * A streaming method: its events, answered as server-sent events (jsonrpc/stream.ts);
+   * `lastEventId` is the request's `Last-Event-ID` header, where a subscription resumes.
+   */
+  readonly stream?: (request: never, context: RequestContext, lastEventId: string | undefined) => AsyncIterable<JsonObject>;
 }
 
 export class JsonRpcDispatcher {
@@ -76,7 +79,7 @@ export class JsonRpcDispatcher {
     });
     const stream = <D extends DescMessage>(
       schema: D,
-      open: (request: MessageShape<D>, context: RequestContext) => AsyncIterable<JsonObject>,
+      open: (request: MessageShape<D>, context: RequestContext, lastEventId: string | undefined) => AsyncIterable<JsonObject>,
     ): Method => ({
       schema,
       stream: open as Method['stream'],
@@ -90,7 +93,12 @@ export class JsonRpcDispatcher {
         'SendStreamingMessage',
         stream(SendMessageRequestSchema, (request, context) => handler.sendStreamingMessage(request, context)),
       ],
-      ['SubscribeToTask', stream(SubscribeToTaskRequestSchema, (request, context) => handler.subscribeToTask(request, context))],
+      [
+        'SubscribeToTask',
+        stream(SubscribeToTaskRequestSchema, (request, context, lastEventId) =>
+          handler.subscribeToTask(request, context, lastEventId),
+        ),
+      ],
       [
         'CreateTaskPushNotificationConfig',
         method(TaskPushNotificationConfigSchema, (request, context) =>
@@ -137,7 +145,7 @@ export class JsonRpcDispatcher {
     }
     const version = body.header('a2a-version');
     if (!Array.isArray(parsed)) {
-      const answer = await this.one(parsed, version, context, span, true);
+      const answer = await this.one(parsed, version, context, span, true, body.header('last-event-id'));
       if (!answer) return NO_RESPONSE;
       if (answer instanceof StreamAnswer) return answer;
       const sent = encodeAnswerWithin(answer, this.maxResponseBytes);
@@ -171,6 +179,7 @@ export class JsonRpcDispatcher {
     context: RequestContext,
     span: SpanHandle | null,
     single: boolean,
+    lastEventId?: string,
   ): Promise<RpcResponse | StreamAnswer | undefined> {
     let notification = false;
     let id = usableId(value);
@@ -192,7 +201,7 @@ export class JsonRpcDispatcher {
       // A stream is one call's whole answer, to a caller that waits for it.
       if (!single || notification)
         throw new A2aError('invalidRequest', `${call.method} streams its answer: send it alone, with an id, not in a batch`);
-      return await openRpcStream(id, method.stream!(request as never, context));
+      return await openRpcStream(id, method.stream!(request as never, context, lastEventId));
     } catch (error) {
       if (span && !read) describeUnreadCall(span, id);
       return notification ? undefined : answered(span, rpcFailure(id, asA2aError(error)));

@@ -9,6 +9,7 @@ import type { StreamItem } from '../../transport/endpoint.js';
 import type { ErrorObject } from '../../transport/endpoint-error.js';
 import { StreamAnswer } from '../../transport/stream-answer.js';
 import { A2aError } from '../errors/a2a-error.js';
+import { positionOf } from '../handler/event-positions.js';
 import { asA2aError } from '../handler/failures.js';
 import { closesStream } from '../model/stream-responses.js';
 import { rpcFailure, rpcResult, type RpcId } from './envelope.js';
@@ -30,7 +31,8 @@ async function* rpcEvents(id: RpcId, first: JsonObject, rest: AsyncIterator<Json
   try {
     for (;;) {
       const final = closesStream(event);
-      yield { result: rpcResult(id, event), final };
+      const eventId = positionOf(event);
+      yield eventId === undefined ? { result: rpcResult(id, event), final } : { result: rpcResult(id, event), final, eventId };
       if (final) return;
       const step = await rest.next();
       // Ending without a closing status: the pipeline answers that as the stream's failure.

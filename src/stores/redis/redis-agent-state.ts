@@ -1,9 +1,10 @@
 // What an agent replica shares with the others through Redis, opened once at start from the
 // `store` URL: the idempotency records of its transport, the A2A task index, the key that signs
 // A2A page tokens (so a token from one replica is good on every other), the A2A push-notification
-// configs, the cancel bus and, for an agent serving A2A, the queue of tasks nobody waits for
-// (redis-task-queue.ts). Two connections: one for commands, one subscribed to the cancel
-// channels; the queue opens its own.
+// configs, the cancel bus, the task feeds and, for an agent serving A2A, the queue of tasks nobody
+// waits for (redis-task-queue.ts). Three connections: one for commands, one subscribed to the
+// cancel channels, one blocked in XREAD for this replica's followers of task feeds; the queue
+// opens its own.
 import { randomBytes } from 'node:crypto';
 import { MissingDependencyError } from '../../core/errors.js';
 import type { IdempotencyStore } from '../../transport/idempotency-store.js';
@@ -15,6 +16,7 @@ import { defineIdempotencyScripts, RedisIdempotency } from './redis-idempotency.
 import type { RedisClient } from './redis-module.js';
 import { definePushConfigScripts, RedisPushConfigStore } from './redis-push-config-store.js';
 import { defineTaskIndexScripts, RedisTaskIndex } from './redis-task-index.js';
+import { RedisTaskFeed } from './redis-task-feed.js';
 import { RedisTaskQueue, type TaskQueueSettings } from './redis-task-queue.js';
 
 export interface AgentStateOptions extends RedisConnectOptions {
@@ -28,10 +30,13 @@ export class RedisAgentState {
   private constructor(
     private readonly client: RedisClient,
     private readonly subscriber: RedisClient,
+    private readonly reader: RedisClient,
     readonly location: string,
     readonly taskIndex: RedisTaskIndex,
     readonly pushConfigs: RedisPushConfigStore,
     readonly cancelBus: RedisCancelBus,
+    /** The events of running tasks, for subscribers on any replica. */
+    readonly taskFeed: RedisTaskFeed,
     /** Signs A2A page tokens; the same on every replica. */
     readonly pageTokenKey: Buffer,
     prefix: string,
@@ -50,10 +55,12 @@ export class RedisAgentState {
     const client = await connectRedis(target, options);
     let subscriber: RedisClient | null = null;
     let queue: RedisTaskQueue<object> | null = null;
+    let reader: RedisClient | null = null;
     try {
       // Idempotency records carry a TTL and must last it: only noeviction keeps every key.
       await refuseEvictingRedis(client, target, 'all', options.allowEviction ?? false);
       subscriber = await connectRedis(target, options);
+      reader = await connectRedis(target, options);
       defineIdempotencyScripts(client);
       defineTaskIndexScripts(client);
       definePushConfigScripts(client);
@@ -62,13 +69,28 @@ export class RedisAgentState {
       const key = Buffer.from((await client.get(keyName)) ?? '', 'base64');
       const bus = new RedisCancelBus(client, subscriber, target.prefix, target.location);
       await bus.open(local);
+      const feed = new RedisTaskFeed(client, subscriber, reader, target.prefix, target.location, bus.replica);
+      await feed.open();
       const index = new RedisTaskIndex(client, target.prefix, target.location);
       const pushConfigs = new RedisPushConfigStore(client, target.prefix, target.location);
       if (options.taskQueue) queue = await RedisTaskQueue.open<object>(target, options.taskQueue);
-      return new RedisAgentState(client, subscriber, target.location, index, pushConfigs, bus, key, target.prefix, queue);
+      return new RedisAgentState(
+        client,
+        subscriber,
+        reader,
+        target.location,
+        index,
+        pushConfigs,
+        bus,
+        feed,
+        key,
+        target.prefix,
+        queue,
+      );
     } catch (error) {
       client.disconnect();
       subscriber?.disconnect();
+      reader?.disconnect();
       await queue?.close();
       // A missing bullmq is no Redis failure: it says which package to install.
       if (error instanceof MissingDependencyError) throw error;
@@ -79,6 +101,9 @@ export class RedisAgentState {
   async close(): Promise<void> {
     this.cancelBus.close();
     await this.taskQueue?.close();
+    await this.taskFeed.close();
+    // The reader may be blocked in XREAD: it is cut, not asked to quit.
+    this.reader.disconnect();
     await Promise.all([
       this.client.quit().catch(() => this.client.disconnect()),
       this.subscriber.quit().catch(() => this.subscriber.disconnect()),

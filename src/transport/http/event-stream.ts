@@ -11,9 +11,9 @@ import type { InboundRequest } from '../endpoint.js';
 import { StreamCork } from '../stream-cork.js';
 import { REQUEST_ID_HEADER } from '../wire-names.js';
 
-/** The frame that carries one event (its JSON text, already encoded). */
-function dataFrame(text: string): string {
-  return `data: ${text}\n\n`;
+/** The frame that carries one event (its JSON text, already encoded), with its position when it has one. */
+function dataFrame(text: string, eventId: string | undefined): string {
+  return eventId === undefined ? `data: ${text}\n\n` : `id: ${eventId}\ndata: ${text}\n\n`;
 }
 
 /** A comment line: readers ignore it; proxies and idle timers see traffic. */
@@ -55,7 +55,7 @@ export async function writeEventStream(
       const step = await frames.next();
       if (step.done || signal.aborted) break;
       const frame = step.value;
-      const line = dataFrame(eventText(frame));
+      const line = dataFrame(eventText(frame), frame.ok ? frame.eventId : undefined);
       heartbeat.wrote();
       cork.hold();
       held.write(line);

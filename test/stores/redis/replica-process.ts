@@ -6,7 +6,10 @@
 // waits until the test pushes to the Redis list parley-test:gate:<input>; input `throw ...`
 // always throws. Each run also records the replica's name in parley-test:runner:<input>.
 // PARLEY_TEST_QUEUE (JSON) sets `taskQueue` (the queue tests shorten the lock to a second, so
-// a killed replica is noticed soon) and PARLEY_TEST_RERUNNABLE=1 `rerunnable`.
+// a killed replica is noticed soon) and PARLEY_TEST_RERUNNABLE=1 `rerunnable`. Two inputs stream
+// events (for subscribers on other replicas): `steps ...` waits for its gate, then attaches the
+// artifacts one, two and three; `flood <n> ...` waits for its gate, then yields n model-text
+// chunks of 16 KiB each.
 import { Redis } from 'ioredis';
 import { AgentServer } from '../../../src/agent/agent-server.js';
 import type { AgentHandler } from '../../../src/agent/handler.js';
@@ -15,7 +18,40 @@ const [store, name = 'replica'] = process.argv.slice(2);
 const counter = new Redis(store!, { maxRetriesPerRequest: 0 });
 counter.on('error', () => undefined);
 
-const handler: AgentHandler = async ({ input, signal }) => {
+/** Waits until the test pushes to the gate list named after the input. */
+async function gate(input: string): Promise<void> {
+  const waiter = counter.duplicate();
+  try {
+    await waiter.blpop(`parley-test:gate:${input}`, 0);
+  } finally {
+    waiter.disconnect();
+  }
+}
+
+async function* steps(input: string, artifact: (input: { name: string; text: string }) => unknown) {
+  await counter.incr(`parley-test:runs:${input}`);
+  await gate(input);
+  for (const name of ['one', 'two', 'three']) artifact({ name, text: `${name} of ${input}` });
+  yield* [];
+  return `${name}: ${input}`;
+}
+
+async function* flood(input: string) {
+  await counter.incr(`parley-test:runs:${input}`);
+  await gate(input);
+  const count = Number(input.split(' ')[1]);
+  const chunk = 'x'.repeat(16 * 1024);
+  for (let i = 0; i < count; i++) yield { type: 'task_llm_stream' as const, delta: chunk, message_id: 'flood', step: 0 };
+  return `${name}: ${input}`;
+}
+
+const handler: AgentHandler = (context) => {
+  if (context.input.startsWith('steps')) return steps(context.input, context.artifact);
+  if (context.input.startsWith('flood')) return flood(context.input);
+  return plain(context);
+};
+
+const plain: AgentHandler = async ({ input, signal }) => {
   // The runner first: a test that sees the count may read it at once.
   await counter.set(`parley-test:runner:${input}`, name);
   await counter.incr(`parley-test:runs:${input}`);

@@ -1,0 +1,291 @@
+// The reading side of the task feeds: every follower on this replica is served by one loop on
+// one dedicated connection, which blocks in a single XREAD over all followed feeds (a connection
+// blocked in XREAD runs nothing else, and one per subscriber would not scale). Followers of one
+// task share a group read from the lowest position any of them needs; each skips what it has
+// seen. Each follower's unread events are bounded: one that falls MAX_UNREAD behind is dropped
+// with a TaskFeedError, so a slow consumer costs a bounded amount of memory. Between reads the
+// loop checks that the replica running each followed task is alive (its heartbeat key); when it
+// is gone, the followers get what it managed to write and then a clear `runner_gone` end.
+import { AsyncQueue } from '../../core/async-queue.js';
+import { TaskFeedError, type FeedEvent } from '../task-feed.js';
+import { feedKey } from './redis-feed-publisher.js';
+import { redisFailure } from './redis-connection.js';
+import type { RedisClient } from './redis-module.js';
+
+/** Events one follower may have unread before it is dropped. */
+const MAX_UNREAD = 256;
+/** How long one XREAD blocks; a new follower waits at most this long unless the unblock reaches it. */
+const BLOCK_MS = 1000;
+/** Entries one XREAD takes per feed. */
+const READ_COUNT = 128;
+/** How often the runners' heartbeats are checked. */
+const CHECK_EVERY_MS = 1000;
+/** Checks a feed may go without any entry naming its runner before it counts as abandoned. */
+const OWNERLESS_CHECKS = 5;
+
+interface Follower {
+  /** The last position this follower has (or was given). */
+  cursor: string;
+  readonly queue: AsyncQueue<FeedEvent>;
+}
+
+interface Group {
+  readonly taskId: string;
+  readonly key: string;
+  readonly followers: Set<Follower>;
+  /** Where the next read starts: the lowest position a follower needs. */
+  cursor: string;
+  /** The replica named on the feed's newest entry read. */
+  owner: string | null;
+  ownerlessChecks: number;
+}
+
+type StreamEntry = [id: string, fields: string[]];
+
+export class RedisFeedReader {
+  private readonly groups = new Map<string, Group>();
+  private running = false;
+  private blocked = false;
+  private readerId: string | null = null;
+  private closed = false;
+
+  constructor(
+    /** The command connection: for the unblock and the heartbeat checks. */
+    private readonly client: RedisClient,
+    /** This reader's own connection, which spends its time blocked in XREAD. */
+    private readonly reader: RedisClient,
+    private readonly prefix: string,
+    private readonly location: string,
+    private readonly heartbeatKey: (replica: string) => string,
+  ) {}
+
+  async open(): Promise<void> {
+    this.readerId = String(await this.reader.client('ID'));
+  }
+
+  async *follow(taskId: string, after: string): AsyncGenerator<FeedEvent, void, undefined> {
+    const key = feedKey(this.prefix, taskId);
+    let newest: StreamEntry | undefined;
+    try {
+      newest = ((await this.client.xrevrange(key, '+', '-', 'COUNT', 1)) as StreamEntry[])[0];
+    } catch (error) {
+      throw redisFailure(error, this.location);
+    }
+    if (after !== '0-0' && !newest) {
+      throw new TaskFeedError(
+        'feed_expired',
+        `the events of task ${taskId} are no longer kept; subscribe again without a position`,
+      );
+    }
+    // Resuming after the last event: there is nothing more to give.
+    if (newest && compareIds(newest[0], after) <= 0 && fieldOf(newest[1], 'f') === '1') return;
+    const follower: Follower = { cursor: after, queue: new AsyncQueue<FeedEvent>() };
+    let group = this.groups.get(key);
+    if (!group) {
+      group = { taskId, key, followers: new Set(), cursor: after, owner: null, ownerlessChecks: 0 };
+      this.groups.set(key, group);
+    } else if (compareIds(after, group.cursor) < 0) {
+      group.cursor = after;
+    }
+    if (newest) group.owner ??= fieldOf(newest[1], 'r');
+    group.followers.add(follower);
+    this.wake();
+    try {
+      for await (const event of follower.queue) yield event;
+    } finally {
+      this.leave(group, follower);
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const group of this.groups.values()) {
+      for (const follower of group.followers) follower.queue.fail(new TaskFeedError('runner_gone', 'this replica is stopping'));
+    }
+    this.groups.clear();
+  }
+
+  private leave(group: Group, follower: Follower): void {
+    group.followers.delete(follower);
+    if (group.followers.size === 0 && this.groups.get(group.key) === group) this.groups.delete(group.key);
+  }
+
+  /** Starts the loop, or cuts its current XREAD short so it reads the new follower's feed too. */
+  private wake(): void {
+    if (!this.running) {
+      this.running = true;
+      void this.loop();
+      return;
+    }
+    if (this.blocked && this.readerId) {
+      // Best effort: a Redis that forbids CLIENT only makes a new follower wait for the block to end.
+      this.client.client('UNBLOCK', this.readerId).catch(() => undefined);
+    }
+  }
+
+  private async loop(): Promise<void> {
+    let checked = Date.now();
+    try {
+      while (this.groups.size > 0 && !this.closed) {
+        const groups = [...this.groups.values()];
+        const args: (string | number)[] = ['COUNT', READ_COUNT, 'BLOCK', BLOCK_MS, 'STREAMS'];
+        for (const group of groups) args.push(group.key);
+        for (const group of groups) args.push(group.cursor);
+        let reply: unknown;
+        this.blocked = true;
+        try {
+          reply = await this.reader.call('XREAD', ...args);
+        } catch (error) {
+          this.failAll(redisFailure(error, this.location));
+          return;
+        } finally {
+          this.blocked = false;
+        }
+        for (const [key, entries] of streamsOf(reply)) {
+          const group = this.groups.get(key);
+          if (group) this.deliver(group, entries);
+        }
+        if (Date.now() - checked >= CHECK_EVERY_MS) {
+          checked = Date.now();
+          await this.checkRunners();
+        }
+      }
+    } finally {
+      this.running = false;
+      // A follower that arrived as the loop was ending.
+      if (this.groups.size > 0 && !this.closed) this.wake();
+    }
+  }
+
+  private deliver(group: Group, entries: readonly StreamEntry[]): void {
+    for (const [id, fields] of entries) {
+      group.cursor = id;
+      group.owner = fieldOf(fields, 'r') ?? group.owner;
+      const lost = fieldOf(fields, 'g') === '1';
+      const text = fieldOf(fields, 'e');
+      const last = fieldOf(fields, 'f') === '1';
+      let event: Record<string, unknown> | null = null;
+      if (text !== null) {
+        try {
+          event = JSON.parse(text) as Record<string, unknown>;
+        } catch {
+          event = null;
+        }
+      }
+      for (const follower of group.followers) {
+        if (compareIds(id, follower.cursor) <= 0) continue;
+        follower.cursor = id;
+        if (lost) {
+          this.drop(
+            group,
+            follower,
+            new TaskFeedError('events_lost', `events of task ${group.taskId} were lost on their way through Redis`),
+          );
+          continue;
+        }
+        if (!event) continue;
+        if (follower.queue.size >= MAX_UNREAD) {
+          this.drop(
+            group,
+            follower,
+            new TaskFeedError(
+              'subscriber_too_slow',
+              `this subscriber fell ${MAX_UNREAD} events behind task ${group.taskId} and was dropped; resume after its last event`,
+            ),
+          );
+          continue;
+        }
+        follower.queue.push({ id, event });
+        if (last) {
+          follower.queue.end();
+          group.followers.delete(follower);
+        }
+      }
+      if (group.followers.size === 0) {
+        this.groups.delete(group.key);
+        return;
+      }
+    }
+  }
+
+  private drop(group: Group, follower: Follower, error: TaskFeedError): void {
+    follower.queue.fail(error);
+    group.followers.delete(follower);
+  }
+
+  /**
+   * Ends the followers of tasks whose runner's heartbeat is gone, after handing them what it
+   * wrote before it stopped.
+   */
+  private async checkRunners(): Promise<void> {
+    const groups = [...this.groups.values()];
+    const owners = [...new Set(groups.map((group) => group.owner).filter((owner): owner is string => owner !== null))];
+    let alive: Set<string>;
+    try {
+      const pipeline = this.reader.pipeline();
+      for (const owner of owners) pipeline.exists(this.heartbeatKey(owner));
+      const results = owners.length > 0 ? ((await pipeline.exec()) ?? []) : [];
+      alive = new Set(owners.filter((_, i) => results[i]?.[1] === 1));
+    } catch {
+      // Redis itself is away: the next XREAD fails every follower with that reason.
+      return;
+    }
+    for (const group of groups) {
+      if (group.owner === null) {
+        if (++group.ownerlessChecks < OWNERLESS_CHECKS) continue;
+      } else if (alive.has(group.owner)) {
+        continue;
+      }
+      // What the runner wrote before it stopped still reaches the followers.
+      try {
+        const rest = (await this.reader.xrange(group.key, `(${group.cursor}`, '+')) as StreamEntry[];
+        this.deliver(group, rest);
+      } catch {
+        // Handed on as runner_gone below.
+      }
+      if (this.groups.get(group.key) !== group) continue;
+      const error = new TaskFeedError(
+        'runner_gone',
+        `the replica running task ${group.taskId} stopped before the task ended; its state is as GetTask shows`,
+      );
+      for (const follower of group.followers) follower.queue.fail(error);
+      this.groups.delete(group.key);
+    }
+  }
+
+  private failAll(error: unknown): void {
+    for (const group of this.groups.values()) for (const follower of group.followers) follower.queue.fail(error);
+    this.groups.clear();
+  }
+}
+
+/**
+ * The feeds an XREAD reply holds. Redis answers a list of [key, entries] pairs; the client
+ * library reshapes stream replies by protocol and version (a flat key, entries, key, ... list,
+ * or a map), so each form is read.
+ */
+function streamsOf(reply: unknown): [string, StreamEntry[]][] {
+  if (reply === null || reply === undefined) return [];
+  if (!Array.isArray(reply)) return Object.entries(reply as Record<string, StreamEntry[]>);
+  if (reply.length > 0 && typeof reply[0] === 'string') {
+    const pairs: [string, StreamEntry[]][] = [];
+    for (let i = 0; i + 1 < reply.length; i += 2) pairs.push([reply[i] as string, reply[i + 1] as StreamEntry[]]);
+    return pairs;
+  }
+  return reply as [string, StreamEntry[]][];
+}
+
+function fieldOf(fields: readonly string[], name: string): string | null {
+  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === name) return fields[i + 1]!;
+  return null;
+}
+
+/** Orders two stream positions (`<ms>-<seq>`). */
+function compareIds(a: string, b: string): number {
+  const [aMs = '0', aSeq = '0'] = a.split('-');
+  const [bMs = '0', bSeq = '0'] = b.split('-');
+  const ms = BigInt(aMs) - BigInt(bMs);
+  if (ms !== 0n) return ms < 0n ? -1 : 1;
+  const seq = BigInt(aSeq) - BigInt(bSeq);
+  return seq === 0n ? 0 : seq < 0n ? -1 : 1;
+}

@@ -1,0 +1,56 @@
+// A task's events shared between replicas: the replica running a task appends each event it
+// streams, and a subscriber on any replica follows them in order from a position it names (the
+// last event it saw), so a client can resume after a disconnect. The interface is here, beside
+// the Redis backend that fills it (redis/redis-task-feed.ts), because the A2A request handler
+// that consumes it sits above stores/ and a backend never imports its consumer.
+
+/** One event as a follower gets it: its position in the task's feed and the event itself. */
+export interface FeedEvent {
+  /** Opaque and ordered; a follower resumes after it (sent as the SSE `id:`). */
+  readonly id: string;
+  readonly event: Record<string, unknown>;
+}
+
+export interface TaskFeed {
+  /** A task starts running on this replica; its events are written once someone watches it. */
+  begin(taskId: string): void;
+  /** Whether someone watches a task running here (else its events need not even be made). */
+  watched(taskId: string): boolean;
+  /** The task's run here ended without its last event being published (nobody watched it). */
+  end(taskId: string): void;
+  /**
+   * Records an event of a task this replica runs, if someone watches it. Never waits and never
+   * throws: events are batched and written in the background, so the task is never held back.
+   * `last` marks the event that ends the task's stream (and its run here).
+   */
+  publish(taskId: string, event: Record<string, unknown>, last: boolean): void;
+  /**
+   * Asks the replica running the task to write its events from now on: the position a new
+   * follower starts after, or null when no replica runs it.
+   */
+  watch(taskId: string): Promise<string | null>;
+  /**
+   * The task's events after position `after`, in order, ending after the one marked last. Fails
+   * with a TaskFeedError when the follower falls too far behind, the replica running the task
+   * stops, or events were lost. Stopping the reading frees the follower.
+   */
+  follow(taskId: string, after: string): AsyncIterable<FeedEvent>;
+}
+
+/** Whether `value` is a position a follower may resume after (`<milliseconds>-<sequence>`). */
+export function isFeedPosition(value: string): boolean {
+  return /^\d{1,20}-\d{1,20}$/.test(value);
+}
+
+export type TaskFeedErrorCode = 'subscriber_too_slow' | 'runner_gone' | 'events_lost' | 'feed_expired';
+
+/** Why a followed feed ended before the task's last event; `code` is stable, match on it. */
+export class TaskFeedError extends Error {
+  constructor(
+    readonly code: TaskFeedErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'TaskFeedError';
+  }
+}

@@ -1,0 +1,268 @@
+// Streams from any replica (issue 33, item 3): two agent replicas, each its own process, on one
+// real redis-server. A task runs on replica A; a subscriber on replica B gets its events in
+// order (the official SDK's resubscribeTask, and raw SSE), resumes after a disconnect from the
+// last event id it saw, is dropped with a clear error when it reads too slowly, gets a clear end
+// when A dies mid-task, and a cancel sent to B stops the task on A.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { ClientFactory } from '@a2a-js/sdk/client';
+import { Redis } from 'ioredis';
+import { redisInstalled, startRedis, type RedisServer } from '../../support/redis-server.js';
+import { startReplica, type Replica } from './replicas.js';
+
+const skip = redisInstalled ? false : 'redis-server is not installed';
+/** Task states as the SDK client reads them (numbers) and as they are on the wire (names). */
+const STATE = { COMPLETED: 3, CANCELED: 5 } as const;
+const WIRE = { COMPLETED: 'TASK_STATE_COMPLETED', CANCELED: 'TASK_STATE_CANCELED' } as const;
+
+function message(text: string): any {
+  return { messageId: `m-${randomUUID()}`, role: 1, parts: [{ content: { $case: 'text', value: text } }] };
+}
+
+interface SseEvent {
+  readonly id: string | undefined;
+  readonly data: any;
+}
+
+function parseFrames(text: string): { events: SseEvent[]; rest: string } {
+  const frames = text.split('\n\n');
+  const rest = frames.pop()!;
+  const events: SseEvent[] = [];
+  for (const frame of frames) {
+    let id: string | undefined;
+    let data: string | undefined;
+    for (const line of frame.split('\n')) {
+      if (line.startsWith('id: ')) id = line.slice(4);
+      if (line.startsWith('data: ')) data = line.slice(6);
+    }
+    if (data !== undefined) events.push({ id, data: JSON.parse(data) });
+  }
+  return { events, rest };
+}
+
+/** A JSON-RPC streaming call read event by event; `close()` leaves it early. */
+async function openStream(url: string, method: string, params: unknown, headers: Record<string, string> = {}) {
+  const controller = new AbortController();
+  const response = await fetch(`${url}/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...headers },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    signal: controller.signal,
+  });
+  assert.match(response.headers.get('content-type') ?? '', /^text\/event-stream/, await peek(response));
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffered = '';
+  const ready: SseEvent[] = [];
+  const next = async (): Promise<SseEvent | undefined> => {
+    while (ready.length === 0) {
+      const step = await reader.read();
+      if (step.done) return undefined;
+      const parsed = parseFrames(buffered + decoder.decode(step.value, { stream: true }));
+      buffered = parsed.rest;
+      ready.push(...parsed.events);
+    }
+    return ready.shift();
+  };
+  const rest = async (): Promise<SseEvent[]> => {
+    const all: SseEvent[] = [];
+    for (let event = await next(); event; event = await next()) all.push(event);
+    return all;
+  };
+  return { next, rest, close: () => controller.abort() };
+}
+
+async function peek(response: Response): Promise<string> {
+  if ((response.headers.get('content-type') ?? '').startsWith('text/event-stream')) return '';
+  return response.clone().text();
+}
+
+const payloadCase = (data: any) => Object.keys(data.result ?? {})[0];
+const artifactName = (data: any) => data.result?.artifactUpdate?.artifact?.name;
+const stateOf = (data: any) => data.result?.statusUpdate?.status?.state;
+
+describe('streams from any replica (Redis)', { skip, timeout: 120_000 }, () => {
+  let redis: RedisServer;
+  let client: Redis;
+  let a: Replica;
+  let b: Replica;
+
+  before(async () => {
+    redis = await startRedis();
+    client = new Redis(redis.url, { maxRetriesPerRequest: 0 });
+    client.on('error', () => undefined);
+    [a, b] = await Promise.all([startReplica(redis.url, 'a'), startReplica(redis.url, 'b')]);
+  });
+
+  after(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+    client?.disconnect();
+    await redis?.dispose();
+  });
+
+  const open = (input: string) => client.rpush(`parley-test:gate:${input}`, 'go');
+
+  test('the SDK client on B follows a task streamed on A: the same events in order, ending completed', async () => {
+    const input = `steps ${randomUUID()}`;
+    const onA = (await new ClientFactory().createFromUrl(a.url)).sendMessageStream({ message: message(input) } as any);
+    const first: any = (await onA.next()).value;
+    assert.equal(first.payload.$case, 'task');
+    const taskId = first.payload.value.id;
+    const aEvents: any[] = [first];
+    const aDone = (async () => {
+      for await (const event of onA) aEvents.push(event);
+    })();
+    const onB: any[] = [];
+    for await (const event of (await new ClientFactory().createFromUrl(b.url)).resubscribeTask({ id: taskId } as any)) {
+      onB.push(event);
+      // B has the task as it is now: the task may go on.
+      if (onB.length === 1) await open(input);
+    }
+    await aDone;
+    assert.equal(onB[0].payload.$case, 'task');
+    assert.equal(onB[0].payload.value.id, taskId);
+    // After its snapshot, B saw exactly what A's own caller saw after the task began.
+    assert.deepEqual(onB.slice(1), aEvents.slice(1));
+    const names = onB
+      .filter((event) => event.payload.$case === 'artifactUpdate')
+      .map((event) => event.payload.value.artifact.name);
+    assert.deepEqual(names.slice(0, 3), ['one', 'two', 'three']);
+    const last = onB.at(-1).payload;
+    assert.equal(last.$case, 'statusUpdate');
+    assert.equal(last.value.status.state, STATE.COMPLETED);
+  });
+
+  test('a subscriber that disconnects resumes from the last event id it saw, on either replica, missing and repeating nothing', async () => {
+    const input = `steps ${randomUUID()}`;
+    const onA = await openStream(a.url, 'SendStreamingMessage', { message: { ...message(input), parts: [{ text: input }] } });
+    const started = await onA.next();
+    const taskId = started!.data.result.task.id;
+    // B's snapshot, then the subscriber leaves before anything else happens.
+    const first = await openStream(b.url, 'SubscribeToTask', { id: taskId });
+    const snapshot = (await first.next())!;
+    assert.equal(payloadCase(snapshot.data), 'task');
+    assert.ok(snapshot.id, 'the snapshot carries an event id');
+    first.close();
+    await open(input);
+    const aEvents = [started!, ...(await onA.rest())];
+    assert.equal(stateOf(aEvents.at(-1)!.data), WIRE.COMPLETED);
+    // Resumed on B: two events, then gone again.
+    const second = await openStream(b.url, 'SubscribeToTask', { id: taskId }, { 'last-event-id': snapshot.id! });
+    const seen = [(await second.next())!, (await second.next())!];
+    second.close();
+    // Resumed on A from the last of those: the rest, to the end.
+    const third = await openStream(a.url, 'SubscribeToTask', { id: taskId }, { 'last-event-id': seen[1]!.id! });
+    const remaining = await third.rest();
+    const resumed = [...seen, ...remaining].map((event) => event.data.result);
+    assert.deepEqual(
+      resumed,
+      aEvents.slice(1).map((event) => event.data.result),
+    );
+    assert.deepEqual(
+      resumed.slice(0, 3).map((result) => result.artifactUpdate?.artifact?.name),
+      ['one', 'two', 'three'],
+    );
+    assert.equal(resumed.at(-1).statusUpdate.status.state, WIRE.COMPLETED);
+  });
+
+  test('a Last-Event-ID that is not an event id is refused as invalid params', async () => {
+    const response = await fetch(`${b.url}/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0', 'last-event-id': 'yesterday' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SubscribeToTask', params: { id: 'any' } }),
+    });
+    const body: any = await response.json();
+    assert.equal(body.error.code, -32602);
+    assert.match(body.error.message, /Last-Event-ID/);
+  });
+
+  test('a subscriber on B that stops reading is dropped with a clear last event, and its replica goes on', async () => {
+    // More than the kernel buffers of both ends (up to 32 MiB received, 4 MiB sent here) and the 256 queued.
+    const count = 3000;
+    const input = `flood ${count} ${randomUUID()}`;
+    const onA = await openStream(a.url, 'SendStreamingMessage', { message: { ...message(input), parts: [{ text: input }] } });
+    const taskId = (await onA.next())!.data.result.task.id;
+    // A raw request on B whose answer is not read until the task is over.
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SubscribeToTask', params: { id: taskId } });
+    const slow = await new Promise<IncomingMessage>((resolve, reject) => {
+      const req = httpRequest(`${b.url}/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      });
+      req.on('response', resolve).on('error', reject);
+      req.end(body);
+    });
+    slow.pause();
+    await open(input);
+    const aEvents = await onA.rest();
+    assert.equal(stateOf(aEvents.at(-1)!.data), WIRE.COMPLETED);
+    // B's reader may still be behind the feed: wait until it has stopped following (no
+    // connection blocked in XREAD any more, seen several looks in a row), which it does once
+    // it has dropped the subscriber, or handed it the last event.
+    let quiet = 0;
+    for (let look = 0; look < 2000 && quiet < 5; look++) {
+      const clients = String(await client.client('LIST'));
+      quiet = /cmd=xread\b/.test(
+        clients
+          .split('\n')
+          .filter((line) => / flags=\S*b/.test(line))
+          .join('\n'),
+      )
+        ? 0
+        : quiet + 1;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    let text = '';
+    slow.setEncoding('utf8');
+    slow.on('data', (chunk: string) => (text += chunk));
+    slow.resume();
+    await new Promise((resolve) => slow.on('end', resolve));
+    const events = parseFrames(text).events;
+    const last = events.at(-1)!.data;
+    assert.equal(last.error?.code, -32603, JSON.stringify(last).slice(0, 300));
+    assert.equal(last.error.data?.[0]?.metadata?.reason ?? last.error.data?.reason, 'subscriber_too_slow');
+    assert.ok(events.length < count, `dropped before the end (${events.length} of ${count} events)`);
+    // B still serves.
+    const card = await fetch(`${b.url}/.well-known/agent-card.json`);
+    assert.equal(card.status, 200);
+  });
+
+  test('CancelTask sent to B stops the task streaming on A; both streams end canceled', async () => {
+    const input = `steps ${randomUUID()}`;
+    const onA = await openStream(a.url, 'SendStreamingMessage', { message: { ...message(input), parts: [{ text: input }] } });
+    const taskId = (await onA.next())!.data.result.task.id;
+    const onB = await openStream(b.url, 'SubscribeToTask', { id: taskId });
+    assert.equal(payloadCase((await onB.next())!.data), 'task');
+    const canceled = await (await new ClientFactory().createFromUrl(b.url)).cancelTask({ id: taskId } as any);
+    assert.equal((canceled as any).status.state, STATE.CANCELED);
+    const bEvents = await onB.rest();
+    assert.equal(stateOf(bEvents.at(-1)!.data), WIRE.CANCELED);
+    const aEvents = await onA.rest();
+    assert.equal(stateOf(aEvents.at(-1)!.data), WIRE.CANCELED);
+    // The gate is never opened: the handler was stopped where it waited.
+    assert.equal(bEvents.filter((event) => artifactName(event.data)).length, 0);
+  });
+
+  test('the replica running the task dies mid-stream: the subscriber on B gets a clear end, not a hang', async () => {
+    const doomed = await startReplica(redis.url, 'doomed');
+    try {
+      const input = `steps ${randomUUID()}`;
+      const onDoomed = await openStream(doomed.url, 'SendStreamingMessage', {
+        message: { ...message(input), parts: [{ text: input }] },
+      });
+      const taskId = (await onDoomed.next())!.data.result.task.id;
+      const onB = await openStream(b.url, 'SubscribeToTask', { id: taskId });
+      assert.equal(payloadCase((await onB.next())!.data), 'task');
+      doomed.child.kill('SIGKILL');
+      const rest = await onB.rest();
+      const last = rest.at(-1)!.data;
+      assert.equal(last.error?.code, -32603);
+      assert.match(last.error.message, /stopped before the task ended/);
+      onDoomed.close();
+    } finally {
+      await doomed.stop();
+    }
+  });
+});
