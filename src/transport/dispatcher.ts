@@ -84,6 +84,8 @@ export interface StreamOutcome {
   readonly frames: AsyncGenerator<StreamFrame, void, undefined>;
   /** The route's own last event for a failure frame (StreamAnswer.failureEvent). */
   readonly failureEvent: (error: ErrorObject) => unknown;
+  /** That event's SSE name (StreamAnswer.failureEventName). */
+  readonly failureEventName: string | undefined;
 }
 
 /** The content type each text operation is answered with. */
@@ -107,6 +109,8 @@ export type StreamFrame =
       readonly copy?: unknown;
       /** The item's position (StreamItem.eventId), sent where the wire has a place for it. */
       readonly eventId?: string;
+      /** The item's SSE event name (StreamItem.eventName). */
+      readonly eventName?: string;
     }
   | { readonly ok: false; readonly error: ErrorObject; readonly final: true };
 
@@ -491,7 +495,7 @@ export class Dispatcher {
       throw error;
     }
     const frames = this.framesOf(request, source, release, operation, security, started, false);
-    return { kind: 'stream', frames, failureEvent: answer.failureEvent };
+    return { kind: 'stream', frames, failureEvent: answer.failureEvent, failureEventName: answer.failureEventName };
   }
 
   /**
@@ -536,6 +540,7 @@ export class Dispatcher {
           const payload = prepareEvent(value, item.encoded, limit, request);
           const frame: StreamFrame = { ok: true, encoded: payload.encoded, value, final: item.final, copy: payload.copy };
           if (item.eventId !== undefined) (frame as { eventId?: string }).eventId = item.eventId;
+          if (item.eventName !== undefined) (frame as { eventName?: string }).eventName = item.eventName;
           metrics.sent(frame.encoded.bytes);
           // Marked before the yield: a consumer may stop reading once it has the final frame.
           if (item.final) ok = true;

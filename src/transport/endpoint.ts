@@ -232,6 +232,11 @@ export interface StreamItem {
    * the client sends back as `Last-Event-ID` (A2A's SubscribeToTask across replicas).
    */
   readonly eventId?: string;
+  /**
+   * The SSE `event:` field; absent, the event is a plain message. A2A's HTTP+JSON binding names
+   * the event that carries a failure `error`, which is how its clients tell one apart.
+   */
+  readonly eventName?: string;
 }
 
 /** Endpoints keyed by `METHOD path`. */

@@ -21,5 +21,7 @@ export class StreamAnswer {
      * the credentials had expired): a generator never started cannot clean up by itself.
      */
     readonly abandon: () => void = () => undefined,
+    /** The SSE event name of that failure event; absent, a plain message. */
+    readonly failureEventName?: string,
   ) {}
 }

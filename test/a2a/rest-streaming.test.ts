@@ -186,3 +186,35 @@ describe('A2A HTTP+JSON streaming', () => {
     assert.equal(bad.json.error.details[0].reason, 'INVALID_PARAMS');
   });
 });
+
+describe('A2A HTTP+JSON streaming: a failure once the stream is open', () => {
+  /** The first events fit; the artifact after them is over the agent's max_event_bytes. */
+  const oversized: AgentHandler = async function* ({ input, artifact }) {
+    yield { type: 'task_progress', progress: 0.1 } as never;
+    artifact({ kind: 'result', name: 'big', text: `${input} `.repeat(2_000) });
+    return 'never reached whole';
+  };
+
+  test('is the last event, named `error`, with the binding error body; the SDK client raises it', async (t) => {
+    const { url } = await startA2aAgent(t, { handler: oversized, transportOptions: { limits: { maxEventBytes: 4_096 } } });
+    const response = await fetch(`${url}/a2a/rest/message:stream`, {
+      method: 'POST',
+      headers: HEADERS,
+      body: JSON.stringify({ message: userMessage('large') }),
+    });
+    const frames = (await response.text()).split('\n\n').filter((frame) => frame.trim() !== '');
+    const last = frames.at(-1) ?? '';
+    assert.match(last, /^event: error\ndata: /, last);
+    const body = JSON.parse(last.slice(last.indexOf('data: ') + 6));
+    assert.equal(typeof body.error?.message, 'string');
+    assert.ok(
+      frames.slice(0, -1).every((frame) => frame.startsWith('data: ')),
+      'only the failure is named',
+    );
+
+    const client = await sdkClient(url, 'HTTP+JSON');
+    await assert.rejects(async () => {
+      for await (const _ of client.sendMessageStream({ message: message('large again') } as never)) void _;
+    });
+  });
+});

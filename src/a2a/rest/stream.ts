@@ -3,7 +3,7 @@
 // writes them; the stream ends after the event that closes it (a final or interrupted status).
 // The first event is awaited before the stream opens, so a refusal (bad fields, an unknown or
 // finished task) is still an ordinary HTTP error with the binding's error body. A failure later
-// is the stream's last event, that same error body ({"error": {...}}).
+// is the stream's last event, that same error body ({"error": {...}}), named `event: error`.
 import type { JsonObject } from '@bufbuild/protobuf';
 import type { StreamItem } from '../../transport/endpoint.js';
 import type { ErrorObject } from '../../transport/endpoint-error.js';
@@ -12,6 +12,12 @@ import { A2aError } from '../errors/a2a-error.js';
 import { asA2aError } from '../handler/failures.js';
 import { closesStream } from '../model/stream-responses.js';
 import { restErrorBody } from './errors.js';
+
+/**
+ * The SSE name of the event that carries a failure: the official SDK's REST client (and its
+ * server) tell an error from a StreamResponse by it, the body alone being ambiguous.
+ */
+const ERROR_EVENT = 'error';
 
 export async function openRestStream(events: AsyncIterable<JsonObject>): Promise<StreamAnswer> {
   const iterator = events[Symbol.asyncIterator]();
@@ -22,6 +28,7 @@ export async function openRestStream(events: AsyncIterable<JsonObject>): Promise
     failureEvent,
     // Refused before the events were read: the handler's stream stops (its task is canceled).
     () => void iterator.return?.()?.catch(() => undefined),
+    ERROR_EVENT,
   );
 }
 
@@ -38,7 +45,7 @@ async function* restEvents(first: JsonObject, rest: AsyncIterator<JsonObject>): 
       event = step.value;
     }
   } catch (error) {
-    yield { result: restErrorBody(asA2aError(error)), final: true };
+    yield { result: restErrorBody(asA2aError(error)), final: true, eventName: ERROR_EVENT };
   } finally {
     // The caller left, or the stream is over: the handler's side stops too.
     await rest.return?.();

@@ -11,9 +11,10 @@ import type { InboundRequest } from '../endpoint.js';
 import { StreamCork } from '../stream-cork.js';
 import { REQUEST_ID_HEADER } from '../wire-names.js';
 
-/** The frame that carries one event (its JSON text, already encoded), with its position when it has one. */
-function dataFrame(text: string, eventId: string | undefined): string {
-  return eventId === undefined ? `data: ${text}\n\n` : `id: ${eventId}\ndata: ${text}\n\n`;
+/** The frame that carries one event (its JSON text, already encoded), with its position and name when it has them. */
+function dataFrame(text: string, eventId: string | undefined, eventName: string | undefined): string {
+  const named = eventName === undefined ? '' : `event: ${eventName}\n`;
+  return eventId === undefined ? `${named}data: ${text}\n\n` : `id: ${eventId}\n${named}data: ${text}\n\n`;
 }
 
 /** A comment line: readers ignore it; proxies and idle timers see traffic. */
@@ -29,6 +30,8 @@ export async function writeEventStream(
   frames: AsyncGenerator<StreamFrame, void, undefined>,
   res: ServerResponse,
   eventText: (frame: StreamFrame) => string,
+  /** The SSE event name of a failure frame (a route's StreamAnswer.failureEventName). */
+  failureEventName?: string,
 ): Promise<void> {
   const { signal } = request;
   if (signal.aborted) {
@@ -55,7 +58,9 @@ export async function writeEventStream(
       const step = await frames.next();
       if (step.done || signal.aborted) break;
       const frame = step.value;
-      const line = dataFrame(eventText(frame), frame.ok ? frame.eventId : undefined);
+      const line = frame.ok
+        ? dataFrame(eventText(frame), frame.eventId, frame.eventName)
+        : dataFrame(eventText(frame), undefined, failureEventName);
       heartbeat.wrote();
       cork.hold();
       held.write(line);

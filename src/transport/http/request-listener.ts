@@ -138,8 +138,13 @@ async function handle(
     if (outcome.kind === 'stream') {
       // A unary route that answered with a stream (A2A's SendStreamingMessage): its events,
       // and the route's own last event for a failure the pipeline met.
-      return await writeEventStream(dispatcher, inbound, outcome.frames, res, (frame) =>
-        frame.ok ? frame.encoded.text : JSON.stringify(outcome.failureEvent(frame.error)),
+      return await writeEventStream(
+        dispatcher,
+        inbound,
+        outcome.frames,
+        res,
+        (frame) => (frame.ok ? frame.encoded.text : JSON.stringify(outcome.failureEvent(frame.error))),
+        outcome.failureEventName,
       );
     }
     // Headers as one flat list: node's setHeader-then-writeHead merge costs more than the
