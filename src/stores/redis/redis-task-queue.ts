@@ -161,9 +161,21 @@ export class RedisTaskQueue<T extends object> {
   async close(): Promise<void> {
     const worker = this.worker;
     this.worker = null;
-    await Promise.all([worker?.close(true), this.queue.close()].map((closing) => closing?.catch(() => undefined)));
+    const closing = Promise.all([worker?.close(true), this.queue.close()].map((step) => step?.catch(() => undefined)));
+    // With Redis gone, BullMQ's close can return (or wait) while its connections keep
+    // reconnecting, which keeps the process alive: after it, or after a bound, they are cut.
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, CLOSE_BOUND_MS);
+    });
+    await Promise.race([closing, bound]);
+    clearTimeout(timer);
+    await Promise.all([worker?.disconnect(), this.queue.disconnect()].map((step) => step?.catch(() => undefined)));
   }
 }
+
+/** How long close() waits for BullMQ to close its connections before cutting them. */
+const CLOSE_BOUND_MS = 2_000;
 
 /** BullMQ's keys sit under the store's prefix: `parley:queue:a2a-tasks:...`. */
 function bullPrefix(target: RedisTarget): string {
