@@ -6,6 +6,7 @@
 // cancel channels, one blocked in XREAD for this replica's followers of task feeds; the queue
 // opens its own.
 import { randomBytes } from 'node:crypto';
+import { sleep } from '../../core/clock.js';
 import { MissingDependencyError } from '../../core/errors.js';
 import type { IdempotencyStore } from '../../transport/idempotency-store.js';
 import { RedisCancelBus, type LocalCancel } from './redis-cancel-bus.js';
@@ -23,6 +24,9 @@ export interface AgentStateOptions extends RedisConnectOptions {
   /** Open the shared task queue with these settings; none when absent. */
   readonly taskQueue?: TaskQueueSettings;
 }
+
+/** How long close() lets its connections finish their last commands before cutting them. */
+const CLOSE_BOUND_MS = 2_000;
 
 export class RedisAgentState {
   readonly idempotencyStore: IdempotencyStore;
@@ -100,13 +104,31 @@ export class RedisAgentState {
 
   async close(): Promise<void> {
     this.cancelBus.close();
-    await this.taskQueue?.close();
-    await this.taskFeed.close();
-    // The reader may be blocked in XREAD: it is cut, not asked to quit.
-    this.reader.disconnect();
-    await Promise.all([
-      this.client.quit().catch(() => this.client.disconnect()),
-      this.subscriber.quit().catch(() => this.subscriber.disconnect()),
+    const orderly = (async () => {
+      await this.taskQueue?.close();
+      await this.taskFeed.close();
+      // The reader may be blocked in XREAD: it is cut, not asked to quit.
+      this.reader.disconnect();
+      await Promise.all([
+        this.client.quit().catch(() => this.client.disconnect()),
+        this.subscriber.quit().catch(() => this.subscriber.disconnect()),
+      ]);
+    })();
+    // With Redis gone, a last command (the feed's heartbeat delete, a quit) waits for a
+    // connection that may never come back: after a bound every connection is cut, so a replica
+    // can always stop.
+    const stop = new AbortController();
+    const inTime = await Promise.race([
+      orderly.then(() => true),
+      sleep(CLOSE_BOUND_MS, stop.signal).then(
+        () => false,
+        () => true,
+      ),
     ]);
+    stop.abort();
+    if (!inTime) {
+      for (const connection of [this.client, this.subscriber, this.reader]) connection.disconnect();
+      await orderly.catch(() => undefined);
+    }
   }
 }
