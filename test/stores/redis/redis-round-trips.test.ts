@@ -117,7 +117,9 @@ describe('Redis round trips per request', { skip }, () => {
       // Two round trips: adding the task before it runs (the caller's share and the index's bound
       // are checked, and every replica can find and cancel it while it runs), and its final state
       // before the answer (so every replica's GetTask sees it finished once the caller does).
-      evalsha: 2,
+      // A third, off the answer's path: the task's webhook configs, looked up once as it ends
+      // (push notifications are on with `a2a`; the lookup is one ZSCORE in a script).
+      evalsha: 3,
       // Adding, below both bounds: the share's and the index's counts; then the task JSON, its
       // place in the change order, the scope's and the share's orders, its scope and share
       // recorded (new to the index), marked active.
@@ -128,6 +130,7 @@ describe('Redis round trips per request', { skip }, () => {
       hset: 2,
       sadd: 1,
       srem: 1,
+      zscore: 1,
     });
   });
 
