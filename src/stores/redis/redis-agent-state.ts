@@ -128,7 +128,8 @@ export class RedisAgentState {
     stop.abort();
     if (!inTime) {
       for (const connection of [this.client, this.subscriber, this.reader]) connection.disconnect();
-      await orderly.catch(() => undefined);
+      // Not awaited: a step cut off may never settle, and stop() must return.
+      orderly.catch(() => undefined);
     }
   }
 }
