@@ -38,7 +38,13 @@ async function perRequest(admin: Redis, send: () => Promise<void>): Promise<Reco
   await admin.config('RESETSTAT');
   for (let i = 0; i < N; i++) await send();
   const counts = await commandCounts(admin);
-  return Object.fromEntries(Object.entries(counts).map(([name, calls]) => [name, calls / N]));
+  // Rounded down: a replica's background commands (the task feed's heartbeat SET, once a
+  // second) may land in the window; they add less than one per request over N requests.
+  return Object.fromEntries(
+    Object.entries(counts)
+      .map(([name, calls]) => [name, Math.floor(calls / N)] as const)
+      .filter(([, perCall]) => perCall > 0),
+  );
 }
 
 describe('Redis round trips per request', { skip }, () => {
