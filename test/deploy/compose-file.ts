@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { freePort } from '../support/redis-server.js';
 
-export const COMPOSE_FILE = fileURLToPath(new URL('../../compose.yaml', import.meta.url));
+const COMPOSE_FILE = fileURLToPath(new URL('../../compose.yaml', import.meta.url));
 
 export interface ComposeService {
   readonly name: string;

@@ -6,10 +6,10 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-export const DOCKERFILE = fileURLToPath(new URL('../../Dockerfile', import.meta.url));
+const DOCKERFILE = fileURLToPath(new URL('../../Dockerfile', import.meta.url));
 export const DOCKERIGNORE = fileURLToPath(new URL('../../.dockerignore', import.meta.url));
 
-export interface Instruction {
+interface Instruction {
   /** Upper case: FROM, COPY, RUN, ... */
   readonly keyword: string;
   /** The rest of the line, continuation lines joined. */
