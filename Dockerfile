@@ -1,5 +1,7 @@
-# parley in a container: the `parley` command, which serves an agent by default. A sketch that
-# has not been built here (no docker on the machine that wrote it); see docs/operations.md.
+# parley in a container: the `parley` command, which serves an agent by default. Never built
+# here (no docker where parley is developed and tested); test/deploy/dockerfile.test.ts checks
+# what it can without docker (the ENTRYPOINT is the bin npm pack ships, the CMD serves, the build
+# stage gets every file it reads past .dockerignore); see docs/operations.md.
 #
 #   docker build -t parley .
 #   docker run --rm -p 8080:8080 parley                                   # an echo agent
