@@ -60,6 +60,7 @@ import { checkQueueSettings, type RedisTaskQueue, type TaskQueueSettings } from 
 import type { QueuedRun } from '../a2a/handler/task-queue.js';
 import type { IdempotencyBounds } from '../transport/idempotency-store.js';
 import type { MetricsSource } from '../observability/prometheus-metrics.js';
+import { PushDeliveryWatch } from '../observability/push-delivery-watch.js';
 
 /** Decides whether a caller may reset or compact state. Return false (or throw) to refuse. */
 export type StatePolicy = (
@@ -178,6 +179,8 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
   private readonly pushOptions: A2aPushOptions | null;
   /** This start's push notifications (their delivery is stopped with the server). */
   private push: PushNotifications | null = null;
+  /** Where each webhook call's end is reported for the metrics; null without push notifications. */
+  private readonly pushWatch: PushDeliveryWatch | null = null;
   /** The task queue's settings, checked at construction. */
   private readonly queueSettings: Required<TaskQueueSettings>;
   /** The A2A handler of the current start, whose queue workers run once the server serves. */
@@ -229,8 +232,18 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
       }
     }
     if (options.a2a && options.a2aPush !== false) {
-      this.pushOptions = typeof options.a2aPush === 'object' ? options.a2aPush : {};
-      checkPushOptions(this.pushOptions, 'a2aPush');
+      const given: A2aPushOptions = typeof options.a2aPush === 'object' ? options.a2aPush : {};
+      checkPushOptions(given, 'a2aPush');
+      const watch = new PushDeliveryWatch();
+      this.pushWatch = watch;
+      // Each call's end goes to the metrics as well as to the application's own onOutcome.
+      this.pushOptions = {
+        ...given,
+        onOutcome: (outcome) => {
+          watch.ended(outcome.refused ? 'refused' : outcome.result, outcome.seconds ?? null);
+          given.onOutcome?.(outcome);
+        },
+      };
     }
     this.llm = options.llm ?? null;
     this.model = modelSetup(options);
@@ -319,7 +332,8 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
   }
 
   protected override metricsSource(transport: Transport): MetricsSource {
-    return { ...super.metricsSource(transport), tasks: () => this.engine.counts() };
+    const source: MetricsSource = { ...super.metricsSource(transport), tasks: () => this.engine.counts() };
+    return this.pushWatch ? { ...source, pushDeliveries: this.pushWatch } : source;
   }
 
   protected override started(): void {

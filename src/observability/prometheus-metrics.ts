@@ -7,6 +7,7 @@ import { importOptional } from '../core/errors.js';
 import { lazyLoader } from '../core/lazy-import.js';
 import type { MetricsSnapshot, TransportMetrics } from '../transport/metrics.js';
 import { LatencyHistogram } from './latency-histogram.js';
+import { PUSH_DELIVERY_OUTCOMES, type PushDeliveryWatch } from './push-delivery-watch.js';
 
 /** The `metrics` option of AgentServer and RegistryServer. */
 export interface MetricsOptions {
@@ -27,10 +28,15 @@ export interface MetricsSource {
   readonly transport: string;
   readonly metrics: TransportMetrics;
   readonly tasks?: () => Readonly<Record<string, number | undefined>>;
+  /** An agent that delivers A2A push notifications: where each webhook call's end is reported. */
+  readonly pushDeliveries?: PushDeliveryWatch;
 }
 
 /** Upper bounds of the latency histogram, in seconds: sub-millisecond local calls to slow model runs. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/** Upper bounds of the push delivery histogram, in seconds: a local receiver to retries over a minute. */
+const PUSH_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 
 /** Each spec counter, its Prometheus name and help; total_latency_ms is exported in seconds. */
 const COUNTERS: readonly (readonly [keyof MetricsSnapshot, string, string])[] = [
@@ -124,6 +130,7 @@ export class PrometheusMetrics {
     // The registry takes any metric that answers get() as prom-client's do.
     registry.registerMetric(histogram as unknown as PromClient.Metric);
     source.metrics.observer = (operation, ok, seconds) => histogram.observe(operation, ok, seconds);
+    if (source.pushDeliveries) watchPushDeliveries(client, registry, source.pushDeliveries);
     return new PrometheusMetrics(registry, source);
   }
 
@@ -135,5 +142,29 @@ export class PrometheusMetrics {
   /** Stops watching the transport's requests. */
   detach(): void {
     this.source.metrics.observer = null;
+    if (this.source.pushDeliveries) this.source.pushDeliveries.observer = null;
   }
+}
+
+/** The push delivery counter and duration histogram, fed by `watch` from now on. */
+function watchPushDeliveries(client: typeof PromClient, registry: PromClient.Registry, watch: PushDeliveryWatch): void {
+  const deliveries = new client.Counter({
+    name: 'parley_a2a_push_deliveries_total',
+    help: 'A2A push notification calls (webhook POSTs) that ended, by outcome.',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+  // Every outcome shows from the first scrape, at 0: an alert on a rate needs the series to exist.
+  for (const outcome of PUSH_DELIVERY_OUTCOMES) deliveries.inc({ outcome }, 0);
+  const duration = new client.Histogram({
+    name: 'parley_a2a_push_delivery_duration_seconds',
+    help: 'Time from the first attempt of an A2A push notification call to its end, retries included, by outcome.',
+    labelNames: ['outcome'],
+    buckets: PUSH_BUCKETS,
+    registers: [registry],
+  });
+  watch.observer = (outcome, seconds) => {
+    deliveries.inc({ outcome });
+    if (seconds !== null) duration.observe({ outcome }, seconds);
+  };
 }

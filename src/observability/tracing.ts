@@ -65,10 +65,18 @@ export class Tracing implements ServerSpanHook, ClientSpanHook {
     const { span, parent } = this.startServer(request, endpoint, transport);
     if (this.idle(span)) return serve(null);
     const active = this.api.trace.setSpan(parent, span);
-    // Nothing to record (no SDK, or sampled out): only the context to pass on.
-    if (!span.isRecording()) return this.api.context.with(active, serve, undefined, null);
+    // Nothing to record (no SDK, or sampled out): only the context to pass on, which a stream's
+    // later steps need as much as the handler's first (its outbound calls stay in the trace).
+    if (!span.isRecording()) {
+      return this.api.context
+        .with(active, serve, undefined, null)
+        .then((outcome) => (outcome.kind === 'stream' ? (this.streamed(outcome, span, active, request) as T) : outcome));
+    }
     return this.api.context.with(active, serve, undefined, new RecordingSpan(span, this)).then(
       (outcome) => {
+        // A unary route that answered with a stream (StreamAnswer): its span lasts as long as
+        // the stream, so its duration and status are the stream's, not the handshake's.
+        if (outcome.kind === 'stream') return this.streamed(outcome, span, active, request) as T;
         if (outcome.kind === 'json' && outcome.replayed) span.setAttribute('parley.replayed', true);
         span.end();
         return outcome;
@@ -104,7 +112,12 @@ export class Tracing implements ServerSpanHook, ClientSpanHook {
       span.end();
       throw error;
     }
-    return new TracedFrames(frames, span, active, this);
+    return new TracedFrames(frames, span, active, this, request);
+  }
+
+  /** A StreamOutcome whose frames carry the span to the stream's end. */
+  private streamed(outcome: StreamOutcome, span: OtelApi.Span, active: OtelApi.Context, request: InboundRequest): StreamOutcome {
+    return { ...outcome, frames: new TracedFrames(outcome.frames, span, active, this, request) };
   }
 
   /**
@@ -333,58 +346,79 @@ function errorMessage(error: unknown): string {
 /**
  * A served stream's frames with the SERVER span around them: each step runs in the span's
  * context, an error frame marks the span, and the span ends with the final frame or when the
- * consumer stops reading, whichever comes first.
+ * consumer stops reading, whichever comes first. `parley.stream.outcome` says how it ended
+ * (`completed`, `failed`, `cancelled`) and `parley.stream.events` how many events it sent.
  */
 class TracedFrames implements AsyncGenerator<StreamFrame, void, undefined> {
   private ended = false;
+  private events = 0;
 
   constructor(
     private readonly frames: Frames,
     private readonly span: OtelApi.Span,
     private readonly active: OtelApi.Context,
     private readonly tracing: Tracing,
-  ) {}
+    /** Its signal tells a client gone from a whole stream. */
+    private readonly request: InboundRequest,
+  ) {
+    // A caller that leaves ends the span at once: the pipeline itself notices only at the next
+    // event, which may be long in coming. Only a recording span is worth the listener.
+    if (span.isRecording()) request.signal.addEventListener('abort', this.left, { once: true });
+  }
+
+  private readonly left = (): void => this.end('cancelled');
 
   next(): Promise<IteratorResult<StreamFrame, void>> {
     return this.tracing
       .within(this.active, () => this.frames.next())
       .then(
         (step) => {
-          if (step.done) this.end(true);
+          // Frames that end with their source and no final frame (gRPC's) are a whole stream,
+          // unless they ended because the client went away.
+          if (step.done) this.end(this.request.signal.aborted ? 'cancelled' : 'completed');
           else if (step.value.final) {
             const frame = step.value;
-            if (!frame.ok) {
+            if (frame.ok) {
+              this.events++;
+              // The final event found no one to read it: the pipeline counts that a cut stream too.
+              this.end(this.request.signal.aborted ? 'cancelled' : 'completed');
+            } else {
               const { code, message, status } = frame.error;
               this.tracing.failed(this.span, code, message, status >= 500);
+              this.end('failed');
             }
-            this.end();
-          }
+          } else this.events++;
           return step;
         },
         (error: unknown) => {
-          this.end();
+          this.tracing.failed(this.span, errorCode(error), errorMessage(error), true);
+          this.end('failed');
           throw error;
         },
       );
   }
 
   return(value?: void | PromiseLike<void>): Promise<IteratorResult<StreamFrame, void>> {
-    return this.tracing.within(this.active, () => this.frames.return(value)).finally(() => this.end(true));
+    return this.tracing.within(this.active, () => this.frames.return(value)).finally(() => this.end('cancelled'));
   }
 
   throw(error: unknown): Promise<IteratorResult<StreamFrame, void>> {
-    return this.tracing.within(this.active, () => this.frames.throw(error)).finally(() => this.end());
+    return this.tracing.within(this.active, () => this.frames.throw(error)).finally(() => this.end('cancelled'));
   }
 
   [Symbol.asyncIterator](): this {
     return this;
   }
 
-  /** `cut`: the stream stopped before its final frame (the caller went away or stopped reading). */
-  private end(cut = false): void {
+  private end(outcome: 'completed' | 'failed' | 'cancelled'): void {
     if (this.ended) return;
     this.ended = true;
-    if (cut) this.tracing.failed(this.span, 'cancelled', 'the stream ended before its final event', false);
+    if (this.span.isRecording()) this.request.signal.removeEventListener('abort', this.left);
+    if (outcome === 'cancelled') this.tracing.failed(this.span, 'cancelled', 'the stream ended before its final event', false);
+    if (this.span.isRecording()) {
+      this.span.setAttribute('parley.stream.outcome', outcome);
+      this.span.setAttribute('parley.stream.events', this.events);
+    }
     this.span.end();
   }
 }

@@ -14,9 +14,28 @@ export const CREDENTIALS_EXPIRED = 'the credentials expired';
 /** setTimeout fires at once for a delay beyond this (about 24.8 days): longer waits are chained. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/** A context's `expires_at` as last parsed, and what it parsed to. */
+interface ParsedExpiry {
+  readonly text: unknown;
+  readonly at: number | null;
+}
+
+/**
+ * The expiry each context was last found to have. A websocket connection's context is checked
+ * on every request of the connection; the timestamp is parsed again only when the text changed
+ * (a revocation that moved it), not per request. Weak: a context forgotten is dropped.
+ */
+const parsed = new WeakMap<SecurityContext, ParsedExpiry>();
+
 /** When the context's credential stops counting (ms since the epoch), or null when never. */
 export function expiryOf(security: SecurityContext | null | undefined): number | null {
-  return security ? expiryTime(security) : null;
+  if (!security) return null;
+  const text = security.expires_at;
+  const known = parsed.get(security);
+  if (known && known.text === text) return known.at;
+  const at = expiryTime(security);
+  parsed.set(security, { text, at });
+  return at;
 }
 
 /** Whether `at` (from expiryOf) has passed: expired only once the clock is later than it. */

@@ -3,7 +3,8 @@
 // and continue the caller's W3C trace context sent as call metadata.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { SpanKind } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import type * as grpc from '@grpc/grpc-js';
 import { grpcJsStub, metadataOf, startGrpcA2aAgent, unaryCall, userMessage } from '../a2a/grpc/support.js';
 import { exporter, useTracingSdk } from '../support/tracing-sdk.js';
 
@@ -31,5 +32,30 @@ describe('A2A gRPC binding: spans', () => {
     const get = served.find((span) => span.name === 'lf.a2a.v1.A2AService/GetTask');
     assert.ok(get, 'the GetTask span');
     assert.equal(get.attributes['rpc.method'], 'GetTask');
+  });
+
+  test('a server stream that ends with its source (no final event on gRPC) ends its span completed, not cancelled', async (t) => {
+    const { target } = await startGrpcA2aAgent(t, { tracing: true });
+    const stub = grpcJsStub(t, target);
+    const events = await new Promise<unknown[]>((resolve, reject) => {
+      const received: unknown[] = [];
+      const call = stub.SendStreamingMessage(
+        { message: userMessage('streamed') },
+        metadataOf(),
+      ) as grpc.ClientReadableStream<unknown>;
+      call.on('data', (event) => received.push(event));
+      call.on('error', reject);
+      call.on('end', () => resolve(received));
+    });
+    assert.ok(events.length >= 2, 'the task and its terminal status');
+    const served = exporter
+      .getFinishedSpans()
+      .filter((span) => span.kind === SpanKind.SERVER && span.name === 'lf.a2a.v1.A2AService/SendStreamingMessage');
+    assert.equal(served.length, 1, 'one stream span');
+    const [span] = served;
+    assert.equal(span!.attributes['parley.stream.outcome'], 'completed');
+    assert.equal(span!.attributes['parley.stream.events'], events.length);
+    assert.equal(span!.attributes['error.type'], undefined);
+    assert.notEqual(span!.status.code, SpanStatusCode.ERROR);
   });
 });

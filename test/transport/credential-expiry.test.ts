@@ -137,3 +137,31 @@ describe('a websocket connection outlives no token', () => {
     assert.equal((await peer.closed).code, 4401);
   });
 });
+
+describe("a websocket connection's kept credentials", () => {
+  test('have their expiry parsed once per connection, not once per request', GUARD, async (t) => {
+    const counting: Authenticator = {
+      scheme: { type: 'apiKey', scheme: null, description: 'an hour of validity', metadata: {} },
+      authenticate: async (credentials) => {
+        if (credentials !== 'good') throw new Error('Invalid API key');
+        const expires_at = new Date(Date.now() + 3_600_000).toISOString();
+        return { principal_id: 'tester', token: credentials, expires_at, metadata: {} };
+      },
+      refreshToken: async (context) => context,
+    };
+    const fixture = new Fixture('websocket', t.signal);
+    t.after(() => fixture.close());
+    const agent = await fixture.agent({ authenticator: counting });
+    const peer = await RawPeer.open(agent.url, { headers: { authorization: 'Bearer good' } });
+    t.after(() => peer.close());
+    const ask = async (id: string) => {
+      const [answer] = await peer.call({ id, method: 'GET', path: '/.well-known/agent.json', data: null, params: {} });
+      assert.equal(answer.ok, true, JSON.stringify(answer));
+    };
+    await ask('r-1');
+    // Parsing a timestamp ends in Date.parse: count those made while the connection serves.
+    const parse = t.mock.method(Date, 'parse');
+    for (let i = 2; i <= 6; i++) await ask(`r-${i}`);
+    assert.equal(parse.mock.callCount(), 0, 'the expiry was parsed again for a request');
+  });
+});

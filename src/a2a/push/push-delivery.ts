@@ -15,7 +15,8 @@
 //     ends it at once.
 //
 // Each call's end (delivered, failed, dropped) is counted in `stats()` and reported to
-// `onOutcome`, where metrics and tests listen.
+// `onOutcome`, where tests and the application listen, and through which the agent server feeds
+// its Prometheus metrics (observability/push-delivery-watch.ts).
 import type { JsonValue } from '@bufbuild/protobuf';
 import type { Logger } from '../../transport/hooks.js';
 import { pushTaskKey, type StoredPushConfig } from '../../stores/push-configs.js';
@@ -69,6 +70,8 @@ export interface PushOutcome {
   readonly reason?: string;
   /** True when the destination policy refused the address. */
   readonly refused?: boolean;
+  /** From the call's first attempt to its end, retries and backoffs included; absent when it was never attempted. */
+  readonly seconds?: number;
 }
 
 export interface PushStats {
@@ -283,6 +286,7 @@ export class PushDelivery {
 
   private async deliver(call: Call): Promise<void> {
     const started = Date.now();
+    const clock = performance.now();
     const request = { url: call.url, headers: webhookHeaders(call.config), body: call.body };
     const bounds = { timeoutMs: this.attemptTimeoutMs, maxResponseBytes: this.maxResponseBytes };
     let last: AttemptResult = { kind: 'retry', reason: 'not attempted' };
@@ -295,6 +299,8 @@ export class PushDelivery {
             'failed',
             attempt - 1,
             `${last.reason}; gave up: another try would start past ${this.maxDeliveryMs} ms`,
+            false,
+            clock,
           );
           return;
         }
@@ -304,16 +310,23 @@ export class PushDelivery {
       }
       last = await postWebhook(this.agents, this.policy, request, bounds);
       if (last.kind === 'delivered') {
-        this.end(call.config, 'delivered', attempt);
+        this.end(call.config, 'delivered', attempt, undefined, false, clock);
         return;
       }
       if (last.kind === 'final') {
-        this.end(call.config, 'failed', attempt, last.reason, last.refused);
+        this.end(call.config, 'failed', attempt, last.reason, last.refused, clock);
         return;
       }
     }
     if (!this.closed)
-      this.end(call.config, 'failed', this.maxAttempts, `${last.reason}; gave up after ${this.maxAttempts} attempts`);
+      this.end(
+        call.config,
+        'failed',
+        this.maxAttempts,
+        `${last.reason}; gave up after ${this.maxAttempts} attempts`,
+        false,
+        clock,
+      );
   }
 
   /** The wait before retry `n` (1 for the second attempt): doubling from the first, capped, with up to half taken off at random. */
@@ -342,6 +355,8 @@ export class PushDelivery {
     attempts: number,
     reason?: string,
     refused?: boolean,
+    /** performance.now() at the first attempt; absent for a call never attempted. */
+    startedAt?: number,
   ): void {
     this.counts[result] += 1;
     if (refused) this.counts.refused += 1;
@@ -353,6 +368,7 @@ export class PushDelivery {
       attempts,
       ...(reason !== undefined ? { reason } : {}),
       ...(refused ? { refused } : {}),
+      ...(startedAt !== undefined ? { seconds: (performance.now() - startedAt) / 1000 } : {}),
     };
     if (result !== 'delivered') {
       this.options.logger?.warn(

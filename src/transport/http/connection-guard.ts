@@ -55,6 +55,8 @@ export class ConnectionGuard {
   private timer: NodeJS.Timeout | null = null;
   /** The sweep's clock: precise enough to order connections by how long they waited, and free to read. */
   now = performance.now();
+  /** The 503 a newcomer gets at the cap, made at the first refusal and kept (the cap never changes). */
+  private refusal: { readonly text: string; readonly bytes: number } | null = null;
 
   constructor(
     private readonly limits: GuardLimits,
@@ -72,9 +74,13 @@ export class ConnectionGuard {
     this.start();
     if (this.watches.size >= this.limits.maxConnections && !this.evictOne()) {
       this.refused.add(socket);
-      const answer = refusalAnswer(this.limits.maxConnections);
-      turnAway(socket, answer);
-      this.onRefused(Buffer.byteLength(answer));
+      // Refusals come in bursts, when the server is busiest: the answer is written, not remade.
+      if (!this.refusal) {
+        const text = refusalAnswer(this.limits.maxConnections);
+        this.refusal = { text, bytes: Buffer.byteLength(text) };
+      }
+      turnAway(socket, this.refusal.text);
+      this.onRefused(this.refusal.bytes);
       return;
     }
     this.watches.set(socket, new ConnectionWatch(socket, this));

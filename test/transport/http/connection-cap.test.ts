@@ -112,15 +112,25 @@ test(
       rawRequest(transport.url, { method: 'POST', path: '/tasks/', body: JSON.stringify({ id }) }),
     );
     await allActive.promise;
+    // The refusal's body is made once for all the newcomers, not per refusal.
+    const stringify = t.mock.method(JSON, 'stringify');
+    const refusalsMade = () =>
+      stringify.mock.calls.filter((call) => (call.arguments[0] as any)?.error?.details?.max_connections !== undefined).length;
     const refused = await rawRequest(transport.url, { method: 'POST', path: '/tasks/', body: '{"id":"newcomer"}' });
     assert.equal(refused.status, 503, refused.text);
     assert.equal(refused.headers['retry-after'], '1');
     assert.equal(refused.json.error.code, 'unavailable');
+    for (const id of ['second', 'third']) {
+      const again = await rawRequest(transport.url, { method: 'POST', path: '/tasks/', body: JSON.stringify({ id }) });
+      assert.equal(again.text, refused.text, `${id}: the same refusal`);
+    }
+    assert.equal(refusalsMade(), 1, 'three refusals, one answer made');
+    stringify.mock.restore();
     assert.equal(active, 2, 'the refused request never reached the handler');
     held.open();
     for (const answer of await Promise.all(answers)) assert.equal(answer.status, 200, answer.text);
-    // The refusal is counted as a failed request.
-    assert.equal(transport.health().metrics.requests_failed, 1);
+    // Each refusal is counted as a failed request.
+    assert.equal(transport.health().metrics.requests_failed, 3);
     // Once the busy answers are out, a newcomer is served again.
     const later = await rawRequest(transport.url, { method: 'POST', path: '/tasks/', body: '{"id":"later"}' });
     assert.equal(later.status, 200, later.text);
