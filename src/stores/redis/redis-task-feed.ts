@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FeedEvent, TaskFeed } from '../task-feed.js';
 import { RedisFeedPublisher } from './redis-feed-publisher.js';
-import { RedisFeedReader } from './redis-feed-reader.js';
+import { RedisFeedReader, type FeedReaderCounts } from './redis-feed-reader.js';
 import { redisFailure } from './redis-connection.js';
 import type { RedisClient } from './redis-module.js';
 
@@ -118,6 +118,11 @@ export class RedisTaskFeed implements TaskFeed {
 
   follow(taskId: string, after: string): AsyncIterable<FeedEvent> {
     return this.reader.follow(taskId, after);
+  }
+
+  /** What this replica's reader holds for its followers (the bound on a slow one's unread events). */
+  readerCounts(): FeedReaderCounts {
+    return this.reader.counts();
   }
 
   /** Stops beating and ends this replica's followers; followers elsewhere see the heartbeat go. */

@@ -8,11 +8,13 @@
 // PARLEY_TEST_QUEUE (JSON) sets `taskQueue` (the queue tests shorten the lock to a second, so
 // a killed replica is noticed soon) and PARLEY_TEST_RERUNNABLE=1 `rerunnable`. Two inputs stream
 // events (for subscribers on other replicas): `steps ...` waits for its gate, then attaches the
-// artifacts one, two and three; `flood <n> ...` waits for its gate, then yields n model-text
-// chunks of 16 KiB each.
+// artifacts one, two and three; `flood <n> <kib> ...` waits for its gate, then yields n
+// model-text chunks of <kib> KiB each. Asked `feed-counts` over its IPC channel, it answers what
+// its task feed's reader holds for its followers (FeedReaderCounts).
 import { Redis } from 'ioredis';
 import { AgentServer } from '../../../src/agent/agent-server.js';
 import type { AgentHandler } from '../../../src/agent/handler.js';
+import type { RedisAgentState } from '../../../src/stores/redis/redis-agent-state.js';
 
 const [store, name = 'replica'] = process.argv.slice(2);
 const counter = new Redis(store!, { maxRetriesPerRequest: 0 });
@@ -39,8 +41,8 @@ async function* steps(input: string, artifact: (input: { name: string; text: str
 async function* flood(input: string) {
   await counter.incr(`parley-test:runs:${input}`);
   await gate(input);
-  const count = Number(input.split(' ')[1]);
-  const chunk = 'x'.repeat(16 * 1024);
+  const [, count, kib] = input.split(' ').map(Number);
+  const chunk = 'x'.repeat(kib! * 1024);
   for (let i = 0; i < count; i++) yield { type: 'task_llm_stream' as const, delta: chunk, message_id: 'flood', step: 0 };
   return `${name}: ${input}`;
 }
@@ -79,6 +81,12 @@ try {
   console.error(`could not start: ${(error as Error).message}`);
   process.exit(1);
 }
+// The server keeps its shared state to itself; the test reads the reader's counts through it.
+const shared = () => (agent as unknown as { shared: RedisAgentState | null }).shared;
+process.on('message', (ask) => {
+  if (ask === 'feed-counts') process.send?.({ feedCounts: shared()?.taskFeed.readerCounts() ?? null });
+});
+process.channel?.unref();
 console.log(`ready ${agent.url}`);
 const stop = async () => {
   await agent.stop();
