@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Task } from '../../../generated/types/index.js';
 import type { RedisClient } from './redis-module.js';
-import { RedisReplicaPoll } from './redis-replica-poll.js';
+import { heardObject, RedisReplicaPoll } from './redis-replica-poll.js';
 
 /** What a replica does with a cancel it hears: the canceled task, or undefined when it does not have it. */
 export type LocalCancel = (id: string, principal: string | null, metadata: Record<string, unknown>) => Task | undefined;
@@ -64,14 +64,8 @@ export class RedisCancelBus {
   }
 
   private heard(channel: string, text: string): void {
-    let message: unknown;
-    try {
-      message = JSON.parse(text);
-    } catch {
-      return;
-    }
-    // Anyone who can publish on the channel can send anything: only objects are read.
-    if (typeof message !== 'object' || message === null) return;
+    const message = heardObject(text);
+    if (!message) return;
     if (channel === this.requests) this.answer(message as CancelRequestMessage);
     else if (channel === this.replies) this.received(message as CancelReplyMessage);
   }

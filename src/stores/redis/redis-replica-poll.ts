@@ -9,6 +9,20 @@ import { randomBytes } from 'node:crypto';
 import { redisFailure } from './redis-connection.js';
 import type { RedisClient } from './redis-module.js';
 
+/**
+ * A question or answer as heard on a channel: its JSON object, or null for anything else
+ * (anyone who can publish on the channel can send anything).
+ */
+export function heardObject(text: string): object | null {
+  let message: unknown;
+  try {
+    message = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  return typeof message === 'object' && message !== null ? message : null;
+}
+
 interface Pending<Found> {
   /** How many replicas heard the question; null until PUBLISH answers. */
   expected: number | null;

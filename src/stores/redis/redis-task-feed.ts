@@ -9,7 +9,7 @@ import type { FeedEvent, TaskFeed } from '../task-feed.js';
 import { RedisFeedPublisher } from './redis-feed-publisher.js';
 import { RedisFeedReader, type FeedReaderCounts } from './redis-feed-reader.js';
 import type { RedisClient } from './redis-module.js';
-import { RedisReplicaPoll } from './redis-replica-poll.js';
+import { heardObject, RedisReplicaPoll } from './redis-replica-poll.js';
 
 const HEARTBEAT_EVERY_MS = 1000;
 const HEARTBEAT_TTL_MS = 5000;
@@ -114,14 +114,8 @@ export class RedisTaskFeed implements TaskFeed {
 
   private heard(channel: string, text: string): void {
     if (channel !== this.requests && channel !== this.replies) return;
-    let message: unknown;
-    try {
-      message = JSON.parse(text);
-    } catch {
-      return;
-    }
-    // Anyone who can publish on the channel can send anything: only objects are read.
-    if (typeof message !== 'object' || message === null) return;
+    const message = heardObject(text);
+    if (!message) return;
     if (channel === this.requests) void this.answer(message as WatchRequest);
     else this.received(message as WatchReply);
   }
