@@ -11,18 +11,18 @@
 // artifacts one, two and three; `flood <n> <kib> ...` waits for its gate, then yields n
 // model-text chunks of <kib> KiB each. Asked `feed-counts` over its IPC channel, it answers what
 // its task feed's reader holds for its followers (FeedReaderCounts).
-import { Redis } from 'ioredis';
 import { AgentServer } from '../../../src/agent/agent-server.js';
 import type { AgentHandler } from '../../../src/agent/handler.js';
 import type { RedisAgentState } from '../../../src/stores/redis/redis-agent-state.js';
+import { testRedis } from '../../support/redis-client.js';
 
 const [store, name = 'replica'] = process.argv.slice(2);
-const counter = new Redis(store!, { maxRetriesPerRequest: 0 });
-counter.on('error', () => undefined);
+const connect = () => testRedis(store!, { maxRetriesPerRequest: 0 });
+const counter = connect();
 
 /** Waits until the test pushes to the gate list named after the input. */
 async function gate(input: string): Promise<void> {
-  const waiter = counter.duplicate();
+  const waiter = connect();
   try {
     await waiter.blpop(`parley-test:gate:${input}`, 0);
   } finally {
@@ -62,7 +62,7 @@ const plain: AgentHandler = async ({ input, signal }) => {
     await new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
   }
   if (input.startsWith('gate')) {
-    const waiter = counter.duplicate();
+    const waiter = connect();
     try {
       await waiter.blpop(`parley-test:gate:${input}`, 0);
     } finally {
