@@ -231,7 +231,11 @@ describe('streams from any replica (Redis)', { skip, timeout: 120_000 }, () => {
     slow.pause();
     await open(input);
     const aEvents = await onA.rest();
-    assert.equal(stateOf(aEvents.at(-1)!.data), WIRE.COMPLETED, `${JSON.stringify(aEvents.at(-1)!.data).slice(0, 300)}\n${a.output()}`);
+    assert.equal(
+      stateOf(aEvents.at(-1)!.data),
+      WIRE.COMPLETED,
+      `${JSON.stringify(aEvents.at(-1)!.data).slice(0, 300)}\n${a.output()}`,
+    );
     // The flood is more than the socket buffers and the bound together, so B's reader drops the
     // subscriber whatever the machine's load; ask B until it has (no clock decides anything).
     let counts = await b.feedCounts();
