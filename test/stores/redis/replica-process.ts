@@ -9,7 +9,7 @@
 // a killed replica is noticed soon) and PARLEY_TEST_RERUNNABLE=1 `rerunnable`. Two inputs stream
 // events (for subscribers on other replicas): `steps ...` waits for its gate, then attaches the
 // artifacts one, two and three; `flood <n> <kib> ...` waits for its gate, then yields n
-// model-text chunks of <kib> KiB each. Asked `feed-counts` over its IPC channel, it answers what
+// model-text chunks of <kib> KiB each, never far ahead of what its feed in Redis holds. Asked `feed-counts` over its IPC channel, it answers what
 // its task feed's reader holds for its followers (FeedReaderCounts).
 import { AgentServer } from '../../../src/agent/agent-server.js';
 import type { AgentHandler } from '../../../src/agent/handler.js';
@@ -38,18 +38,29 @@ async function* steps(input: string, artifact: (input: { name: string; text: str
   return `${name}: ${input}`;
 }
 
-async function* flood(input: string) {
+/** Events a flood may stream ahead of what its task's feed in Redis holds. */
+const FLOOD_AHEAD = 32;
+
+async function* flood(input: string, taskId: string) {
   await counter.incr(`parley-test:runs:${input}`);
   await gate(input);
   const [, count, kib] = input.split(' ').map(Number);
   const chunk = 'x'.repeat(kib! * 1024);
-  for (let i = 0; i < count; i++) yield { type: 'task_llm_stream' as const, delta: chunk, message_id: 'flood', step: 0 };
+  // The events reach Redis on the replica's command connection; tens of MiB queued there would
+  // hold the task's final save back past the command timeout on a loaded machine. So the flood
+  // streams only FLOOD_AHEAD events past what the task's feed (watched by now) holds.
+  const feed = `parley:feed:${taskId}`;
+  for (let i = 0; i < count; i++) {
+    yield { type: 'task_llm_stream' as const, delta: chunk, message_id: 'flood', step: 0 };
+    while (i >= FLOOD_AHEAD && (await counter.xlen(feed)) < i - FLOOD_AHEAD)
+      await new Promise((resolve) => setTimeout(resolve, 5));
+  }
   return `${name}: ${input}`;
 }
 
 const handler: AgentHandler = (context) => {
   if (context.input.startsWith('steps')) return steps(context.input, context.artifact);
-  if (context.input.startsWith('flood')) return flood(context.input);
+  if (context.input.startsWith('flood')) return flood(context.input, context.task.id);
   return plain(context);
 };
 
