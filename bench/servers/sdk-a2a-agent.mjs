@@ -1,33 +1,21 @@
 // The baseline of bench/a2a: an A2A 1.0 echo agent made with the official SDK (@a2a-js/sdk),
-// set up as its documentation shows: an AgentExecutor, DefaultRequestHandler with the
-// in-memory task store, and the express JSON-RPC and card handlers. It answers each message
+// set up as its documentation shows (an AgentExecutor, DefaultRequestHandler with the in-memory
+// task store, and the express JSON-RPC and card handlers: test/interop/sdk-a2a-peer.mjs, which
+// the interop tests' SDK agents share). It answers each message
 // with a completed task holding the text back as a message and an artifact, like parley's echo.
 // `sdk-a2a-agent.mjs <events>`: instead, the events parley's streaming echo sends for the same
 // message (bench/servers/parley-a2a-agent.mjs): the task, the text as `events` chunks of
 // one artifact (append after the first), then completed, for SendStreamingMessage.
-import express from 'express';
-import { DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
-import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
+import { agentMessage, startSdkPeer, TASK_STATE } from '../../test/interop/sdk-a2a-peer.mjs';
 import { reportMemoryOnSignal } from './report-memory.mjs';
 
-const SUBMITTED = 1;
-const COMPLETED = 3;
-const ROLE_AGENT = 2;
+const { SUBMITTED, COMPLETED } = TASK_STATE;
 const EVENTS = Number(process.argv[2] ?? 0);
 
 const echoExecutor = {
   async execute(context, bus) {
     const parts = context.userMessage.parts;
-    const reply = {
-      messageId: `reply-${context.taskId}`,
-      contextId: context.contextId,
-      taskId: context.taskId,
-      role: ROLE_AGENT,
-      parts,
-      metadata: undefined,
-      extensions: [],
-      referenceTaskIds: [],
-    };
+    const reply = agentMessage(context.taskId, context.contextId, parts);
     bus.publish({
       kind: 'task',
       data: {
@@ -93,37 +81,12 @@ const streamingExecutor = {
 };
 const executor = EVENTS > 0 ? streamingExecutor : echoExecutor;
 
-const app = express();
-const server = app.listen(0, '127.0.0.1', () => {
-  const url = `http://127.0.0.1:${server.address().port}`;
-  const card = {
-    name: 'sdk-echo',
-    description: 'echo',
-    supportedInterfaces: [{ url: `${url}/`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' }],
-    version: '1.0.0',
-    capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
-    securitySchemes: {},
-    securityRequirements: [],
-    defaultInputModes: ['text/plain'],
-    defaultOutputModes: ['text/plain'],
-    skills: [
-      {
-        id: 'echo',
-        name: 'echo',
-        description: 'echo',
-        tags: ['echo'],
-        examples: [],
-        inputModes: [],
-        outputModes: [],
-        securityRequirements: [],
-      },
-    ],
-    signatures: [],
-  };
-  const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
-  app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler }));
-  app.use(jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
-  reportMemoryOnSignal();
-  console.log(`ready ${url}`);
+const peer = await startSdkPeer(executor, {
+  name: 'sdk-echo',
+  description: 'echo',
+  streaming: true,
+  interfaces: ({ base }) => [{ binding: 'JSONRPC', url: `${base}/` }],
 });
-process.on('SIGTERM', () => server.close(() => process.exit(0)));
+reportMemoryOnSignal();
+console.log(`ready ${peer.url}`);
+process.on('SIGTERM', () => peer.close().then(() => process.exit(0)));

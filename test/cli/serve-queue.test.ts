@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { call, userMessage } from '../a2a/support.js';
+import { testRedis } from '../support/redis-client.js';
 import { redisInstalled, startRedis } from '../support/redis-server.js';
 import { runCli } from './run-cli.js';
 
@@ -73,8 +74,7 @@ test('serve agent --store --a2a --queue-concurrency 2: a queued task runs to com
   assert.equal(seen.result.status.state, 'TASK_STATE_COMPLETED', JSON.stringify(seen));
   assert.match(JSON.stringify(seen.result.artifacts), /from the queue/);
   // The job went through the queue: its keys sit under the store's prefix.
-  const { Redis } = await import('ioredis');
-  const client = new Redis(redis.url);
+  const client = testRedis(redis.url);
   t.after(() => client.disconnect());
   assert.ok((await client.keys('parley:queue:a2a-tasks:*')).length > 0);
 });

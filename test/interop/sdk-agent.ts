@@ -1,15 +1,9 @@
-// An A2A 1.0 agent built with the official SDK (@a2a-js/sdk), set up as its docs show: an
-// AgentExecutor, DefaultRequestHandler with the in-memory task store, and the express JSON-RPC
-// and card handlers. It echoes text ("echo: <text>") as a message and an artifact; the text
-// `wait` works until canceled. A real independent peer for parley's outbound client.
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
-import express from 'express';
-import { DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor } from '@a2a-js/sdk/server';
-import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express';
-
-const STATE = { WORKING: 2, COMPLETED: 3, CANCELED: 5 } as const;
-const ROLE_AGENT = 2;
+// An A2A 1.0 agent built with the official SDK (@a2a-js/sdk) (its setup: sdk-a2a-peer.mjs), with
+// the JSON-RPC and card handlers only. It echoes text ("echo: <text>") as a message and an
+// artifact; the text `wait` works until canceled. A real independent peer for parley's outbound
+// client.
+import type { AgentExecutor } from '@a2a-js/sdk/server';
+import { agentMessage, startSdkPeer, TASK_STATE, textOf, textPart } from './sdk-a2a-peer.mjs';
 
 export interface SdkAgent {
   readonly url: string;
@@ -27,9 +21,7 @@ export async function startSdkAgent(options: SdkAgentOptions = {}): Promise<SdkA
   const waiting = new Map<string, () => void>();
   const executor: AgentExecutor = {
     async execute(context, bus) {
-      const text = (context.userMessage.parts ?? [])
-        .map((part: any) => (part.content?.$case === 'text' ? part.content.value : ''))
-        .join('');
+      const text = textOf(context.userMessage);
       const base = {
         id: context.taskId,
         contextId: context.contextId,
@@ -40,7 +32,7 @@ export async function startSdkAgent(options: SdkAgentOptions = {}): Promise<SdkA
       if (text === 'wait') {
         bus.publish({
           kind: 'task',
-          data: { ...base, status: { state: STATE.WORKING, message: undefined, timestamp: undefined } },
+          data: { ...base, status: { state: TASK_STATE.WORKING, message: undefined, timestamp: undefined } },
         } as any);
         await new Promise<void>((resolve) => waiting.set(context.taskId, resolve));
         bus.publish({
@@ -48,23 +40,14 @@ export async function startSdkAgent(options: SdkAgentOptions = {}): Promise<SdkA
           data: {
             taskId: context.taskId,
             contextId: context.contextId,
-            status: { state: STATE.CANCELED, message: undefined, timestamp: undefined },
+            status: { state: TASK_STATE.CANCELED, message: undefined, timestamp: undefined },
             metadata: undefined,
           },
         } as any);
         bus.finished();
         return;
       }
-      const reply = {
-        messageId: `reply-${context.taskId}`,
-        contextId: context.contextId,
-        taskId: context.taskId,
-        role: ROLE_AGENT,
-        parts: [{ content: { $case: 'text', value: `echo: ${text}` }, metadata: undefined, filename: '', mediaType: '' }],
-        metadata: undefined,
-        extensions: [],
-        referenceTaskIds: [],
-      };
+      const reply = agentMessage(context.taskId, context.contextId, [textPart(`echo: ${text}`)]);
       const artifact = {
         artifactId: `art-${context.taskId}`,
         name: 'echo',
@@ -78,7 +61,7 @@ export async function startSdkAgent(options: SdkAgentOptions = {}): Promise<SdkA
         data: {
           ...base,
           artifacts: [artifact],
-          status: { state: STATE.COMPLETED, message: reply, timestamp: new Date().toISOString() },
+          status: { state: TASK_STATE.COMPLETED, message: reply, timestamp: new Date().toISOString() },
         },
       } as any);
       bus.finished();
@@ -88,53 +71,22 @@ export async function startSdkAgent(options: SdkAgentOptions = {}): Promise<SdkA
       waiting.delete(taskId);
     },
   };
-  const app = express();
   let calls = 0;
-  const server: Server = await new Promise((resolve) => {
-    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
-  });
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const card = {
+  const peer = await startSdkPeer(executor, {
     name: 'sdk-echo',
     description: 'an @a2a-js/sdk echo agent',
-    supportedInterfaces: [
-      { url: options.interfaceUrl?.(base) ?? `${base}/`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' },
-    ],
-    version: '1.0.0',
-    capabilities: { streaming: false, pushNotifications: false, extensions: [], extendedAgentCard: false },
-    securitySchemes: {},
-    securityRequirements: [],
-    defaultInputModes: ['text/plain'],
-    defaultOutputModes: ['text/plain'],
-    skills: [
-      {
-        id: 'echo',
-        name: 'echo',
-        description: 'echo',
-        tags: ['echo'],
-        examples: [],
-        inputModes: [],
-        outputModes: [],
-        securityRequirements: [],
-      },
-    ],
-    signatures: [],
-  };
-  const handler = new DefaultRequestHandler(card as any, new InMemoryTaskStore(), executor);
-  app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler }));
-  app.use((req, _res, next) => {
-    if (req.method === 'POST') calls++;
-    next();
+    streaming: false,
+    interfaces: ({ base }) => [{ binding: 'JSONRPC', url: options.interfaceUrl?.(base) ?? `${base}/` }],
+    onRequest: (req) => {
+      if (req.method === 'POST') calls++;
+    },
   });
-  app.use(jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
   return {
-    url: base,
+    url: peer.url,
     calls: () => calls,
-    close: () =>
-      new Promise((resolve) => {
-        for (const release of waiting.values()) release();
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => {
+      for (const release of waiting.values()) release();
+      return peer.close();
+    },
   };
 }

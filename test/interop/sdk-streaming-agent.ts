@@ -1,20 +1,12 @@
-// An A2A 1.0 agent built with the official SDK (@a2a-js/sdk) serving all three bindings at once:
-// JSON-RPC (POST /) and HTTP+JSON (under /rest) on one express app, gRPC on the SDK's own
-// grpc-js service on a port of its own; its card lists the three in the order a test asks for,
+// An A2A 1.0 agent built with the official SDK (@a2a-js/sdk) (its setup: sdk-a2a-peer.mjs)
+// serving all three bindings at once: JSON-RPC (POST /) and HTTP+JSON (under /rest) on one
+// express app, gRPC on the SDK's own grpc-js service on a port of its own; its card lists the three in the order a test asks for,
 // with `capabilities.streaming` as asked. Its executor streams: the task, WORKING, an artifact
 // in two chunks (`echo: ` then the text, the second appended), then COMPLETED with a reply
 // message. The text `wait` holds the task WORKING until the test releases it or cancels it, so
 // a second client can subscribe to it meanwhile.
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
-import express from 'express';
-import * as grpc from '@grpc/grpc-js';
-import { DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor } from '@a2a-js/sdk/server';
-import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
-import { A2AService, grpcService } from '@a2a-js/sdk/server/grpc';
-
-const STATE = { SUBMITTED: 1, WORKING: 2, COMPLETED: 3, CANCELED: 5 } as const;
-const ROLE_AGENT = 2;
+import type { AgentExecutor } from '@a2a-js/sdk/server';
+import { agentMessage, startSdkPeer, TASK_STATE as STATE, textOf, textPart } from './sdk-a2a-peer.mjs';
 
 export type Binding = 'JSONRPC' | 'HTTP+JSON' | 'GRPC';
 
@@ -69,9 +61,7 @@ export async function startStreamingSdkAgent(options: StreamingSdkAgentOptions =
   const gates = new Gates();
   const executor: AgentExecutor = {
     async execute(context, bus) {
-      const text = (context.userMessage.parts ?? [])
-        .map((part: any) => (part.content?.$case === 'text' ? part.content.value : ''))
-        .join('');
+      const text = textOf(context.userMessage);
       const { taskId, contextId } = context;
       const status = (state: number, message?: unknown) =>
         bus.publish({
@@ -88,7 +78,7 @@ export async function startStreamingSdkAgent(options: StreamingSdkAgentOptions =
               artifactId: 'doc',
               name: 'doc',
               description: '',
-              parts: [{ content: { $case: 'text', value }, metadata: undefined, filename: '', mediaType: '' }],
+              parts: [textPart(value)],
               metadata: undefined,
               extensions: [],
             },
@@ -118,16 +108,7 @@ export async function startStreamingSdkAgent(options: StreamingSdkAgentOptions =
       }
       chunk('echo: ', false, false);
       chunk(text, true, true);
-      status(STATE.COMPLETED, {
-        messageId: `reply-${taskId}`,
-        contextId,
-        taskId,
-        role: ROLE_AGENT,
-        parts: [{ content: { $case: 'text', value: `echo: ${text}` }, metadata: undefined, filename: '', mediaType: '' }],
-        metadata: undefined,
-        extensions: [],
-        referenceTaskIds: [],
-      });
+      status(STATE.COMPLETED, agentMessage(taskId, contextId, [textPart(`echo: ${text}`)]));
       bus.finished();
     },
     async cancelTask(taskId) {
@@ -135,66 +116,30 @@ export async function startStreamingSdkAgent(options: StreamingSdkAgentOptions =
     },
   };
 
-  const app = express();
-  const server: Server = await new Promise((resolve) => {
-    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
-  });
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const grpcServer = new grpc.Server();
-  const grpcPort = await new Promise<number>((resolve, reject) =>
-    grpcServer.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (error, port) =>
-      error ? reject(error) : resolve(port),
-    ),
-  );
-  const urls: Record<Binding | 'SOAP', string> = {
-    JSONRPC: `${base}/`,
-    'HTTP+JSON': `${base}/rest`,
-    GRPC: `127.0.0.1:${grpcPort}`,
-    SOAP: `${base}/soap`,
-  };
   const order = options.order ?? ['JSONRPC', 'HTTP+JSON', 'GRPC'];
-  const card = {
+  const peer = await startSdkPeer(executor, {
     name: 'sdk-streaming-echo',
     description: 'an @a2a-js/sdk agent on three bindings',
-    supportedInterfaces: order.map((binding) => ({
-      url: urls[binding],
-      protocolBinding: binding,
-      protocolVersion: options.version ?? '1.0',
-      tenant: '',
-    })),
-    version: '1.0.0',
-    capabilities: { streaming: options.streaming ?? true, pushNotifications: false, extensions: [], extendedAgentCard: false },
-    securitySchemes: {},
-    securityRequirements: [],
-    defaultInputModes: ['text/plain'],
-    defaultOutputModes: ['text/plain'],
-    skills: [
-      {
-        id: 'echo',
-        name: 'echo',
-        description: 'echo',
-        tags: ['echo'],
-        examples: [],
-        inputModes: [],
-        outputModes: [],
-        securityRequirements: [],
-      },
-    ],
-    signatures: [],
-  };
-  const handler = new DefaultRequestHandler(card as any, new InMemoryTaskStore(), executor);
-  app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler }));
-  app.use('/rest', restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
-  app.use(jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
-  grpcServer.addService(A2AService, grpcService({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
+    streaming: options.streaming ?? true,
+    version: options.version ?? '1.0',
+    rest: true,
+    grpc: true,
+    interfaces: ({ base, grpc }) => {
+      const urls: Record<Binding | 'SOAP', string> = {
+        JSONRPC: `${base}/`,
+        'HTTP+JSON': `${base}/rest`,
+        GRPC: grpc!,
+        SOAP: `${base}/soap`,
+      };
+      return order.map((binding) => ({ binding, url: urls[binding] }));
+    },
+  });
   return {
-    url: base,
+    url: peer.url,
     release: (taskId) => gates.open(taskId, 'done'),
-    close: async () => {
+    close: () => {
       gates.openAll();
-      grpcServer.forceShutdown();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      return peer.close();
     },
   };
 }

@@ -1,14 +1,13 @@
 // Cancel across replicas. A task runs on the replica that took its request; a cancel may land on
 // any replica. When the local engine does not run the task, the cancel is published on a channel
 // every replica listens to; each one answers on the asker's own channel, with the canceled task
-// if it was running it there, or with "not here". PUBLISH says how many replicas heard the
-// request, so the asker waits for exactly that many answers (and no longer than a deadline, for
-// a replica that dies between hearing and answering). Nobody running it means no run to stop:
-// the caller then decides (404 on the native route; the A2A index marks the task canceled).
+// if it was running it there, or with "not here" (the asking and counting: redis-replica-poll.ts).
+// Nobody running it means no run to stop: the caller then decides (404 on the native route; the
+// A2A index marks the task canceled).
 import { randomBytes } from 'node:crypto';
 import type { Task } from '../../../generated/types/index.js';
-import { redisFailure } from './redis-connection.js';
 import type { RedisClient } from './redis-module.js';
+import { heardObject, RedisReplicaPoll } from './redis-replica-poll.js';
 
 /** What a replica does with a cancel it hears: the canceled task, or undefined when it does not have it. */
 export type LocalCancel = (id: string, principal: string | null, metadata: Record<string, unknown>) => Task | undefined;
@@ -26,14 +25,6 @@ interface CancelReplyMessage {
   readonly task: Task | null;
 }
 
-interface Pending {
-  /** How many replicas heard the request; null until PUBLISH answers. */
-  expected: number | null;
-  answered: number;
-  readonly resolve: (task: Task | undefined) => void;
-  readonly timer: NodeJS.Timeout;
-}
-
 export interface RedisCancelBusOptions {
   /** Longest wait for the replicas' answers. Default 2000 ms. */
   readonly answerTimeoutMs?: number;
@@ -42,23 +33,22 @@ export interface RedisCancelBusOptions {
 export class RedisCancelBus {
   /** This replica's name on the bus: its answers channel. */
   readonly replica = randomBytes(9).toString('base64url');
-  private readonly pending = new Map<string, Pending>();
+  private readonly poll: RedisReplicaPoll<Task>;
   private local: LocalCancel | null = null;
   private readonly requests: string;
   private readonly replies: string;
-  private readonly answerTimeoutMs: number;
 
   /** `subscriber` is a connection of its own: a subscribed Redis connection runs no other commands. */
   constructor(
     private readonly client: RedisClient,
     private readonly subscriber: RedisClient,
     prefix: string,
-    private readonly location: string,
+    location: string,
     options: RedisCancelBusOptions = {},
   ) {
     this.requests = `${prefix}cancel`;
     this.replies = `${prefix}cancel:${this.replica}`;
-    this.answerTimeoutMs = options.answerTimeoutMs ?? 2000;
+    this.poll = new RedisReplicaPoll(client, this.requests, location, options.answerTimeoutMs ?? 2000);
     subscriber.on('message', (channel: string, text: string) => this.heard(channel, text));
   }
 
@@ -70,37 +60,12 @@ export class RedisCancelBus {
 
   /** Asks the other replicas to cancel the task; the canceled task, or undefined when none runs it. */
   async cancel(id: string, principal: string | null, metadata: Record<string, unknown>): Promise<Task | undefined> {
-    const ask = randomBytes(9).toString('base64url');
-    const message: CancelRequestMessage = { ask, replyTo: this.replies, id, principal, metadata };
-    return new Promise<Task | undefined>((resolve, reject) => {
-      const timer = setTimeout(() => this.settle(ask, undefined), this.answerTimeoutMs);
-      this.pending.set(ask, { expected: null, answered: 0, resolve, timer });
-      this.client.publish(this.requests, JSON.stringify(message)).then(
-        (heard) => {
-          const pending = this.pending.get(ask);
-          if (!pending) return;
-          // This replica hears its own request too, and answers it like the others.
-          pending.expected = heard;
-          if (pending.answered >= heard) this.settle(ask, undefined);
-        },
-        (error: unknown) => {
-          clearTimeout(timer);
-          this.pending.delete(ask);
-          reject(redisFailure(error, this.location));
-        },
-      );
-    });
+    return this.poll.ask((ask): CancelRequestMessage => ({ ask, replyTo: this.replies, id, principal, metadata }));
   }
 
   private heard(channel: string, text: string): void {
-    let message: unknown;
-    try {
-      message = JSON.parse(text);
-    } catch {
-      return;
-    }
-    // Anyone who can publish on the channel can send anything: only objects are read.
-    if (typeof message !== 'object' || message === null) return;
+    const message = heardObject(text);
+    if (!message) return;
     if (channel === this.requests) this.answer(message as CancelRequestMessage);
     else if (channel === this.replies) this.received(message as CancelReplyMessage);
   }
@@ -118,26 +83,11 @@ export class RedisCancelBus {
   }
 
   private received(reply: CancelReplyMessage): void {
-    const pending = this.pending.get(reply.ask);
-    if (!pending) return;
-    if (reply.task) {
-      this.settle(reply.ask, reply.task);
-      return;
-    }
-    pending.answered++;
-    if (pending.expected !== null && pending.answered >= pending.expected) this.settle(reply.ask, undefined);
-  }
-
-  private settle(ask: string, task: Task | undefined): void {
-    const pending = this.pending.get(ask);
-    if (!pending) return;
-    this.pending.delete(ask);
-    clearTimeout(pending.timer);
-    pending.resolve(task);
+    this.poll.answered(reply.ask, reply.task ? reply.task : undefined);
   }
 
   close(): void {
-    for (const ask of [...this.pending.keys()]) this.settle(ask, undefined);
+    this.poll.close();
     this.local = null;
   }
 }

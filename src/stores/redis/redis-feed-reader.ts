@@ -42,12 +42,24 @@ interface Group {
 
 type StreamEntry = [id: string, fields: string[]];
 
+/** What a reader has held for its followers so far: the bound on unread events, checked from outside. */
+export interface FeedReaderCounts {
+  /** Followers being served now. */
+  readonly followers: number;
+  /** The most events any one follower has had unread at once (never above the bound). */
+  readonly mostUnread: number;
+  /** Followers dropped for falling the bound behind. */
+  readonly droppedTooSlow: number;
+}
+
 export class RedisFeedReader {
   private readonly groups = new Map<string, Group>();
   private running = false;
   private blocked = false;
   private readerId: string | null = null;
   private closed = false;
+  private mostUnread = 0;
+  private droppedTooSlow = 0;
 
   constructor(
     /** The command connection: for the unblock and the heartbeat checks. */
@@ -95,6 +107,12 @@ export class RedisFeedReader {
     } finally {
       this.leave(group, follower);
     }
+  }
+
+  counts(): FeedReaderCounts {
+    let followers = 0;
+    for (const group of this.groups.values()) followers += group.followers.size;
+    return { followers, mostUnread: this.mostUnread, droppedTooSlow: this.droppedTooSlow };
   }
 
   close(): void {
@@ -185,6 +203,7 @@ export class RedisFeedReader {
         }
         if (!event) continue;
         if (follower.queue.size >= MAX_UNREAD) {
+          this.droppedTooSlow++;
           this.drop(
             group,
             follower,
@@ -196,6 +215,7 @@ export class RedisFeedReader {
           continue;
         }
         follower.queue.push({ id, event });
+        if (follower.queue.size > this.mostUnread) this.mostUnread = follower.queue.size;
         if (last) {
           follower.queue.end();
           group.followers.delete(follower);

@@ -5,12 +5,11 @@
 // subscriber starts. A task nobody watches costs Redis nothing. Also here: the reader serving
 // this replica's followers from its own connection, and the heartbeat that tells followers
 // elsewhere this replica is alive (`<prefix>replica:<name>`, set every second, expiring after five).
-import { randomBytes } from 'node:crypto';
 import type { FeedEvent, TaskFeed } from '../task-feed.js';
 import { RedisFeedPublisher } from './redis-feed-publisher.js';
-import { RedisFeedReader } from './redis-feed-reader.js';
-import { redisFailure } from './redis-connection.js';
+import { RedisFeedReader, type FeedReaderCounts } from './redis-feed-reader.js';
 import type { RedisClient } from './redis-module.js';
+import { heardObject, RedisReplicaPoll } from './redis-replica-poll.js';
 
 const HEARTBEAT_EVERY_MS = 1000;
 const HEARTBEAT_TTL_MS = 5000;
@@ -29,13 +28,6 @@ interface WatchReply {
   readonly after: string | null;
 }
 
-interface PendingWatch {
-  expected: number | null;
-  answered: number;
-  readonly resolve: (after: string | null) => void;
-  readonly timer: NodeJS.Timeout;
-}
-
 export class RedisTaskFeed implements TaskFeed {
   private readonly publisher: RedisFeedPublisher;
   private readonly reader: RedisFeedReader;
@@ -45,20 +37,22 @@ export class RedisTaskFeed implements TaskFeed {
   private timer: NodeJS.Timeout | null = null;
   /** Tasks running here: whether someone watches each (then its events are written). */
   private readonly running = new Map<string, boolean>();
-  private readonly pending = new Map<string, PendingWatch>();
+  /** Watch requests asked of every replica; the answer is the mark's position. */
+  private readonly poll: RedisReplicaPoll<string>;
 
   constructor(
     private readonly client: RedisClient,
     private readonly subscriber: RedisClient,
     readerConnection: RedisClient,
     prefix: string,
-    private readonly location: string,
+    location: string,
     replica: string,
   ) {
     const heartbeatKey = (name: string) => `${prefix}replica:${name}`;
     this.heartbeatKey = heartbeatKey(replica);
     this.requests = `${prefix}watch`;
     this.replies = `${prefix}watch:${replica}`;
+    this.poll = new RedisReplicaPoll(client, this.requests, location, WATCH_ANSWER_MS);
     this.publisher = new RedisFeedPublisher(client, prefix, replica);
     this.reader = new RedisFeedReader(client, readerConnection, prefix, location, heartbeatKey);
     subscriber.on('message', (channel: string, text: string) => this.heard(channel, text));
@@ -94,37 +88,25 @@ export class RedisTaskFeed implements TaskFeed {
     if (watched) this.publisher.publish(taskId, event, last);
   }
 
-  watch(taskId: string): Promise<string | null> {
-    const ask = randomBytes(9).toString('base64url');
-    const request: WatchRequest = { ask, replyTo: this.replies, id: taskId };
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => this.settle(ask, null), WATCH_ANSWER_MS);
-      this.pending.set(ask, { expected: null, answered: 0, resolve, timer });
-      this.client.publish(this.requests, JSON.stringify(request)).then(
-        (heard) => {
-          const pending = this.pending.get(ask);
-          if (!pending) return;
-          pending.expected = heard;
-          if (pending.answered >= heard) this.settle(ask, null);
-        },
-        (error: unknown) => {
-          clearTimeout(timer);
-          this.pending.delete(ask);
-          reject(redisFailure(error, this.location));
-        },
-      );
-    });
+  async watch(taskId: string): Promise<string | null> {
+    const after = await this.poll.ask((ask): WatchRequest => ({ ask, replyTo: this.replies, id: taskId }));
+    return after ?? null;
   }
 
   follow(taskId: string, after: string): AsyncIterable<FeedEvent> {
     return this.reader.follow(taskId, after);
   }
 
+  /** What this replica's reader holds for its followers (the bound on a slow one's unread events). */
+  readerCounts(): FeedReaderCounts {
+    return this.reader.counts();
+  }
+
   /** Stops beating and ends this replica's followers; followers elsewhere see the heartbeat go. */
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    for (const ask of [...this.pending.keys()]) this.settle(ask, null);
+    this.poll.close();
     this.publisher.close();
     this.reader.close();
     await this.client.del(this.heartbeatKey).catch(() => undefined);
@@ -132,14 +114,8 @@ export class RedisTaskFeed implements TaskFeed {
 
   private heard(channel: string, text: string): void {
     if (channel !== this.requests && channel !== this.replies) return;
-    let message: unknown;
-    try {
-      message = JSON.parse(text);
-    } catch {
-      return;
-    }
-    // Anyone who can publish on the channel can send anything: only objects are read.
-    if (typeof message !== 'object' || message === null) return;
+    const message = heardObject(text);
+    if (!message) return;
     if (channel === this.requests) void this.answer(message as WatchRequest);
     else this.received(message as WatchReply);
   }
@@ -156,21 +132,6 @@ export class RedisTaskFeed implements TaskFeed {
   }
 
   private received(reply: WatchReply): void {
-    const pending = this.pending.get(reply.ask);
-    if (!pending) return;
-    if (typeof reply.after === 'string') {
-      this.settle(reply.ask, reply.after);
-      return;
-    }
-    pending.answered++;
-    if (pending.expected !== null && pending.answered >= pending.expected) this.settle(reply.ask, null);
-  }
-
-  private settle(ask: string, after: string | null): void {
-    const pending = this.pending.get(ask);
-    if (!pending) return;
-    this.pending.delete(ask);
-    clearTimeout(pending.timer);
-    pending.resolve(after);
+    this.poll.answered(reply.ask, typeof reply.after === 'string' ? reply.after : undefined);
   }
 }

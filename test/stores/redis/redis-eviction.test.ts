@@ -11,10 +11,11 @@ import { once } from 'node:events';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { AgentServer } from '../../../src/agent/agent-server.js';
 import { RegistryServer } from '../../../src/registry/registry-server.js';
 import { RedisStoreError } from '../../../src/stores/redis/redis-error.js';
+import { testRedis } from '../../support/redis-client.js';
 import { redisInstalled, startRedis, type RedisServer } from '../../support/redis-server.js';
 
 const skip = redisInstalled ? false : 'redis-server is not installed';
@@ -67,7 +68,7 @@ describe('the eviction policy of the Redis a store opens', { skip }, () => {
   let admin: Redis;
   before(async () => {
     redis = await startRedis();
-    admin = new Redis(redis.url);
+    admin = testRedis(redis.url);
   });
   after(async () => {
     admin?.disconnect();
@@ -132,7 +133,7 @@ describe('a Redis that hides CONFIG', { skip }, () => {
   test('a user denied CONFIG and INFO (an ACL) cannot read the policy: refused unless allowed', async (t) => {
     const redis = await startRedis();
     t.after(() => redis.dispose());
-    const admin = new Redis(redis.url);
+    const admin = testRedis(redis.url);
     await admin.call('ACL', 'SETUSER', 'limited', 'on', '>limited-secret', '~*', '&*', '+@all', '-config', '-info');
     admin.disconnect();
     const limited = redis.url.replace('redis://', 'redis://limited:limited-secret@');

@@ -6,13 +6,14 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { RedisStoreError } from '../../../src/stores/redis/redis-error.js';
 import { connectRedis, parseRedisUrl } from '../../../src/stores/redis/redis-connection.js';
 import { defineIdempotencyScripts, RedisIdempotency } from '../../../src/stores/redis/redis-idempotency.js';
 import type { UnaryOutcome } from '../../../src/transport/dispatcher.js';
 import type { IdempotencyBounds } from '../../../src/transport/idempotency-store.js';
 import { deferred } from '../../support/async.js';
+import { testRedis } from '../../support/redis-client.js';
 import { redisInstalled, startRedis, type RedisServer } from '../../support/redis-server.js';
 
 const BOUNDS: IdempotencyBounds = { ttlSeconds: 60, maxEntries: 100, maxWeight: 1_000_000 };
@@ -122,7 +123,7 @@ describe('RedisIdempotency', { skip: redisInstalled ? false : 'redis-server is n
     const { a, prefix } = await replicas({ ...BOUNDS, ttlSeconds: 30 });
     await a.run('k', async () => outcome('1'), always, bytes);
     const id = createHash('sha256').update('k').digest('base64url');
-    const probe = new Redis(redis.url);
+    const probe = testRedis(redis.url);
     clients.push(probe);
     const ttl = await probe.pttl(`${prefix}idem:${id}`);
     assert.ok(ttl > 0 && ttl <= 30_000, `pttl ${ttl}`);

@@ -4,8 +4,9 @@
 // as two replicas do.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { definePushConfigScripts, RedisPushConfigStore } from '../../../src/stores/redis/redis-push-config-store.js';
+import { testRedis } from '../../support/redis-client.js';
 import { redisInstalled, startRedis, type RedisServer } from '../../support/redis-server.js';
 import { pushConfigStoreRows } from '../../support/push-config-store-rows.js';
 
@@ -15,7 +16,7 @@ describe('RedisPushConfigStore', { skip: redisInstalled ? false : 'redis-server 
   let prefixes = 0;
   before(async () => {
     redis = await startRedis();
-    client = new Redis(redis.url);
+    client = testRedis(redis.url);
     definePushConfigScripts(client);
   });
   after(async () => {
@@ -30,7 +31,7 @@ describe('RedisPushConfigStore', { skip: redisInstalled ? false : 'redis-server 
   });
 
   test('a config put through one connection is found through another (two replicas)', async () => {
-    const other = new Redis(redis.url);
+    const other = testRedis(redis.url);
     definePushConfigScripts(other);
     try {
       const prefix = `push${++prefixes}:`;

@@ -7,9 +7,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { call, userMessage } from '../../a2a/support.js';
 import { startRegistryProcess, type RegistryProcess } from '../../registry/registry-process.js';
+import { testRedis } from '../../support/redis-client.js';
 import { freePort, redisInstalled, startRedis, type RedisServer } from '../../support/redis-server.js';
 import { replicaStartFailure, startReplica, type Replica } from './replicas.js';
 
@@ -45,8 +46,7 @@ describe('agent replicas sharing Redis', { skip }, () => {
 
   before(async () => {
     redis = await startRedis();
-    client = new Redis(redis.url, { maxRetriesPerRequest: 0 });
-    client.on('error', () => undefined);
+    client = testRedis(redis.url, { maxRetriesPerRequest: 0 });
     replicas = await Promise.all(['r0', 'r1', 'r2'].map((name) => startReplica(redis.url, name)));
   });
 

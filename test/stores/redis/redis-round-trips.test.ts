@@ -8,10 +8,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { AgentServer } from '../../../src/agent/agent-server.js';
 import { RegistryServer } from '../../../src/registry/registry-server.js';
 import { call, userMessage } from '../../a2a/support.js';
+import { testRedis } from '../../support/redis-client.js';
 import { redisInstalled, startRedis, type RedisServer } from '../../support/redis-server.js';
 
 const skip = redisInstalled ? false : 'redis-server is not installed';
@@ -55,8 +56,7 @@ describe('Redis round trips per request', { skip }, () => {
 
   before(async () => {
     redis = await startRedis();
-    admin = new Redis(redis.url, { maxRetriesPerRequest: 0 });
-    admin.on('error', () => undefined);
+    admin = testRedis(redis.url, { maxRetriesPerRequest: 0 });
     agent = new AgentServer({ name: 'echo', url: 'http://127.0.0.1:0', a2a: true, store: redis.url });
     await agent.start();
     // A TTL, as `parley serve registry` sets one: discover then also prunes.

@@ -7,12 +7,13 @@
 // has its own key prefix.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { TaskIndexFullError, type IndexedTask, type TaskScope } from '../../../src/a2a/handler/task-index.js';
 import { connectRedis, parseRedisUrl } from '../../../src/stores/redis/redis-connection.js';
 import { RedisStoreError } from '../../../src/stores/redis/redis-error.js';
 import { defineTaskIndexScripts, RedisTaskIndex } from '../../../src/stores/redis/redis-task-index.js';
 import { EndpointError } from '../../../src/transport/endpoint-error.js';
+import { testRedis } from '../../support/redis-client.js';
 import { redisInstalled, startRedis, type RedisServer } from '../../support/redis-server.js';
 import { shareTests, type ShareOptions } from '../../support/task-index-shares.js';
 
@@ -40,7 +41,7 @@ describe('RedisTaskIndex', { skip: redisInstalled ? false : 'redis-server is not
   let prefixes = 0;
   before(async () => {
     redis = await startRedis();
-    client = new Redis(redis.url);
+    client = testRedis(redis.url);
     // Every index made below listens for the client's 'ready': more than Node's default of ten.
     client.setMaxListeners(50);
     defineTaskIndexScripts(client);

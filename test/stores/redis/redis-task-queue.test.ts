@@ -9,9 +9,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { AgentServer } from '../../../src/agent/agent-server.js';
 import { call, userMessage } from '../../a2a/support.js';
+import { testRedis } from '../../support/redis-client.js';
 import { redisInstalled, startRedis, type RedisServer } from '../../support/redis-server.js';
 import { startReplica, type Replica } from './replicas.js';
 
@@ -41,8 +42,7 @@ interface Cluster {
 
 async function startCluster(env: Record<string, string>, names = ['q0', 'q1']): Promise<Cluster> {
   const redis = await startRedis();
-  const client = new Redis(redis.url, { maxRetriesPerRequest: 0 });
-  client.on('error', () => undefined);
+  const client = testRedis(redis.url, { maxRetriesPerRequest: 0 });
   const replicas = await Promise.all(names.map((name) => startReplica(redis.url, name, env)));
   return { redis, client, replicas };
 }

@@ -8,19 +8,21 @@
 // PARLEY_TEST_QUEUE (JSON) sets `taskQueue` (the queue tests shorten the lock to a second, so
 // a killed replica is noticed soon) and PARLEY_TEST_RERUNNABLE=1 `rerunnable`. Two inputs stream
 // events (for subscribers on other replicas): `steps ...` waits for its gate, then attaches the
-// artifacts one, two and three; `flood <n> ...` waits for its gate, then yields n model-text
-// chunks of 16 KiB each.
-import { Redis } from 'ioredis';
+// artifacts one, two and three; `flood <n> <kib> ...` waits for its gate, then yields n
+// model-text chunks of <kib> KiB each, never far ahead of what its feed in Redis holds. Asked `feed-counts` over its IPC channel, it answers what
+// its task feed's reader holds for its followers (FeedReaderCounts).
 import { AgentServer } from '../../../src/agent/agent-server.js';
 import type { AgentHandler } from '../../../src/agent/handler.js';
+import type { RedisAgentState } from '../../../src/stores/redis/redis-agent-state.js';
+import { testRedis } from '../../support/redis-client.js';
 
 const [store, name = 'replica'] = process.argv.slice(2);
-const counter = new Redis(store!, { maxRetriesPerRequest: 0 });
-counter.on('error', () => undefined);
+const connect = () => testRedis(store!, { maxRetriesPerRequest: 0 });
+const counter = connect();
 
 /** Waits until the test pushes to the gate list named after the input. */
 async function gate(input: string): Promise<void> {
-  const waiter = counter.duplicate();
+  const waiter = connect();
   try {
     await waiter.blpop(`parley-test:gate:${input}`, 0);
   } finally {
@@ -36,18 +38,29 @@ async function* steps(input: string, artifact: (input: { name: string; text: str
   return `${name}: ${input}`;
 }
 
-async function* flood(input: string) {
+/** Events a flood may stream ahead of what its task's feed in Redis holds. */
+const FLOOD_AHEAD = 32;
+
+async function* flood(input: string, taskId: string) {
   await counter.incr(`parley-test:runs:${input}`);
   await gate(input);
-  const count = Number(input.split(' ')[1]);
-  const chunk = 'x'.repeat(16 * 1024);
-  for (let i = 0; i < count; i++) yield { type: 'task_llm_stream' as const, delta: chunk, message_id: 'flood', step: 0 };
+  const [, count, kib] = input.split(' ').map(Number);
+  const chunk = 'x'.repeat(kib! * 1024);
+  // The events reach Redis on the replica's command connection; tens of MiB queued there would
+  // hold the task's final save back past the command timeout on a loaded machine. So the flood
+  // streams only FLOOD_AHEAD events past what the task's feed (watched by now) holds.
+  const feed = `parley:feed:${taskId}`;
+  for (let i = 0; i < count; i++) {
+    yield { type: 'task_llm_stream' as const, delta: chunk, message_id: 'flood', step: 0 };
+    while (i >= FLOOD_AHEAD && (await counter.xlen(feed)) < i - FLOOD_AHEAD)
+      await new Promise((resolve) => setTimeout(resolve, 5));
+  }
   return `${name}: ${input}`;
 }
 
 const handler: AgentHandler = (context) => {
   if (context.input.startsWith('steps')) return steps(context.input, context.artifact);
-  if (context.input.startsWith('flood')) return flood(context.input);
+  if (context.input.startsWith('flood')) return flood(context.input, context.task.id);
   return plain(context);
 };
 
@@ -60,7 +73,7 @@ const plain: AgentHandler = async ({ input, signal }) => {
     await new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
   }
   if (input.startsWith('gate')) {
-    const waiter = counter.duplicate();
+    const waiter = connect();
     try {
       await waiter.blpop(`parley-test:gate:${input}`, 0);
     } finally {
@@ -79,6 +92,12 @@ try {
   console.error(`could not start: ${(error as Error).message}`);
   process.exit(1);
 }
+// The server keeps its shared state to itself; the test reads the reader's counts through it.
+const shared = () => (agent as unknown as { shared: RedisAgentState | null }).shared;
+process.on('message', (ask) => {
+  if (ask === 'feed-counts') process.send?.({ feedCounts: shared()?.taskFeed.readerCounts() ?? null });
+});
+process.channel?.unref();
 console.log(`ready ${agent.url}`);
 const stop = async () => {
   await agent.stop();

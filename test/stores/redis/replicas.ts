@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import type { FeedReaderCounts } from '../../../src/stores/redis/redis-feed-reader.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const REPLICA = fileURLToPath(new URL('./replica-process.ts', import.meta.url));
@@ -15,6 +16,8 @@ export interface Replica {
   output(): string;
   /** Whether the process is still running (a replica must survive Redis going away). */
   alive(): boolean;
+  /** What the replica's task feed reader holds for its followers now. */
+  feedCounts(): Promise<FeedReaderCounts>;
   stop(): Promise<void>;
 }
 
@@ -23,8 +26,10 @@ export async function startReplica(store: string, name: string, env: Record<stri
   const child = spawn(process.execPath, ['--import', TSX, REPLICA, store, name], {
     cwd: ROOT,
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // The IPC channel carries the test's questions about the replica's insides (feedCounts).
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
+  child.channel?.unref();
   let out = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
@@ -46,6 +51,15 @@ export async function startReplica(store: string, name: string, env: Record<stri
     child,
     output: () => out,
     alive: () => child.exitCode === null && child.signalCode === null,
+    async feedCounts() {
+      const answer = once(child, 'message') as Promise<[{ feedCounts: FeedReaderCounts | null }]>;
+      // Held open while the answer is awaited; otherwise the channel keeps no test alive.
+      child.channel?.ref();
+      child.send('feed-counts');
+      const [{ feedCounts }] = await answer.finally(() => child.channel?.unref());
+      if (!feedCounts) throw new Error(`replica ${name} has no task feed`);
+      return feedCounts;
+    },
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
