@@ -2,9 +2,10 @@
 // `store` URL: the idempotency records of its transport, the A2A task index, the key that signs
 // A2A page tokens (so a token from one replica is good on every other), the A2A push-notification
 // configs, the cancel bus, the task feeds and, for an agent serving A2A, the queue of tasks nobody
-// waits for (redis-task-queue.ts). Three connections: one for commands, one subscribed to the
-// cancel channels, one blocked in XREAD for this replica's followers of task feeds; the queue
-// opens its own.
+// waits for (redis-task-queue.ts). Four connections: one for commands, one subscribed to the
+// cancel channels, one blocked in XREAD for this replica's followers of task feeds, one writing
+// the task feeds (a watched task's events, possibly megabytes, never delay a store command queued
+// behind them); the queue opens its own.
 import { randomBytes } from 'node:crypto';
 import { sleep } from '../../core/clock.js';
 import { MissingDependencyError } from '../../core/errors.js';
@@ -17,12 +18,15 @@ import { defineIdempotencyScripts, RedisIdempotency } from './redis-idempotency.
 import type { RedisClient } from './redis-module.js';
 import { definePushConfigScripts, RedisPushConfigStore } from './redis-push-config-store.js';
 import { defineTaskIndexScripts, RedisTaskIndex } from './redis-task-index.js';
+import type { FeedBounds } from './redis-feed-publisher.js';
 import { RedisTaskFeed } from './redis-task-feed.js';
 import { RedisTaskQueue, type TaskQueueSettings } from './redis-task-queue.js';
 
 export interface AgentStateOptions extends RedisConnectOptions {
   /** Open the shared task queue with these settings; none when absent. */
   readonly taskQueue?: TaskQueueSettings;
+  /** The task feeds' bounds (tests shrink them); the defaults otherwise. */
+  readonly feedBounds?: FeedBounds;
 }
 
 /** How long close() lets its connections finish their last commands before cutting them. */
@@ -35,6 +39,7 @@ export class RedisAgentState {
     private readonly client: RedisClient,
     private readonly subscriber: RedisClient,
     private readonly reader: RedisClient,
+    private readonly feedWriter: RedisClient,
     readonly location: string,
     readonly taskIndex: RedisTaskIndex,
     readonly pushConfigs: RedisPushConfigStore,
@@ -60,11 +65,13 @@ export class RedisAgentState {
     let subscriber: RedisClient | null = null;
     let queue: RedisTaskQueue<object> | null = null;
     let reader: RedisClient | null = null;
+    let feedWriter: RedisClient | null = null;
     try {
       // Idempotency records carry a TTL and must last it: only noeviction keeps every key.
       await refuseEvictingRedis(client, target, 'all', options.allowEviction ?? false);
       subscriber = await connectRedis(target, options);
       reader = await connectRedis(target, options);
+      feedWriter = await connectRedis(target, options);
       defineIdempotencyScripts(client);
       defineTaskIndexScripts(client);
       definePushConfigScripts(client);
@@ -73,7 +80,16 @@ export class RedisAgentState {
       const key = Buffer.from((await client.get(keyName)) ?? '', 'base64');
       const bus = new RedisCancelBus(client, subscriber, target.prefix, target.location);
       await bus.open(local);
-      const feed = new RedisTaskFeed(client, subscriber, reader, target.prefix, target.location, bus.replica);
+      const feed = new RedisTaskFeed(
+        client,
+        subscriber,
+        reader,
+        feedWriter,
+        target.prefix,
+        target.location,
+        bus.replica,
+        options.feedBounds,
+      );
       await feed.open();
       const index = new RedisTaskIndex(client, target.prefix, target.location);
       const pushConfigs = new RedisPushConfigStore(client, target.prefix, target.location);
@@ -82,6 +98,7 @@ export class RedisAgentState {
         client,
         subscriber,
         reader,
+        feedWriter,
         target.location,
         index,
         pushConfigs,
@@ -95,6 +112,7 @@ export class RedisAgentState {
       client.disconnect();
       subscriber?.disconnect();
       reader?.disconnect();
+      feedWriter?.disconnect();
       await queue?.close();
       // A missing bullmq is no Redis failure: it says which package to install.
       if (error instanceof MissingDependencyError) throw error;
@@ -109,10 +127,12 @@ export class RedisAgentState {
       await this.taskFeed.close();
       // The reader may be blocked in XREAD: it is cut, not asked to quit.
       this.reader.disconnect();
-      await Promise.all([
-        this.client.quit().catch(() => this.client.disconnect()),
-        this.subscriber.quit().catch(() => this.subscriber.disconnect()),
-      ]);
+      // quit() is answered after what the feed's writer already sent (close() flushed its queue).
+      await Promise.all(
+        [this.client, this.subscriber, this.feedWriter].map((connection) =>
+          connection.quit().catch(() => connection.disconnect()),
+        ),
+      );
     })();
     // With Redis gone, a last command (the feed's heartbeat delete, a quit) waits for a
     // connection that may never come back: after a bound every connection is cut, so a replica
@@ -127,7 +147,7 @@ export class RedisAgentState {
     ]);
     stop.abort();
     if (!inTime) {
-      for (const connection of [this.client, this.subscriber, this.reader]) connection.disconnect();
+      for (const connection of [this.client, this.subscriber, this.reader, this.feedWriter]) connection.disconnect();
       // Not awaited: a step cut off may never settle, and stop() must return.
       orderly.catch(() => undefined);
     }

@@ -6,6 +6,11 @@
 // with a TaskFeedError, so a slow consumer costs a bounded amount of memory. Between reads the
 // loop checks that the replica running each followed task is alive (its heartbeat key); when it
 // is gone, the followers get what it managed to write and then a clear `runner_gone` end.
+// Entries are numbered without holes (redis-feed-publisher.ts): a follower whose next entry is
+// not the one after its last was behind entries trimmed away before this reader got to them, and
+// ends with `events_lost` rather than skip them. The check costs nothing on the read path: the
+// number rides in each entry, and a new follower learns its position's number in the same round
+// trip that reads the feed's newest entry.
 import { AsyncQueue } from '../../core/async-queue.js';
 import { TaskFeedError, type FeedEvent } from '../task-feed.js';
 import { feedKey } from './redis-feed-publisher.js';
@@ -26,6 +31,8 @@ const OWNERLESS_CHECKS = 5;
 interface Follower {
   /** The last position this follower has (or was given). */
   cursor: string;
+  /** The number of the entry at `cursor`; null when unknown (an entry written without one). */
+  number: number | null;
   readonly queue: AsyncQueue<FeedEvent>;
 }
 
@@ -78,8 +85,18 @@ export class RedisFeedReader {
   async *follow(taskId: string, after: string): AsyncGenerator<FeedEvent, void, undefined> {
     const key = feedKey(this.prefix, taskId);
     let newest: StreamEntry | undefined;
+    let at: StreamEntry | undefined;
     try {
-      newest = ((await this.client.xrevrange(key, '+', '-', 'COUNT', 1)) as StreamEntry[])[0];
+      // The newest entry, and the one at the follower's position (for its number): one round trip.
+      const [[newestError, newestEntries], [atError, atEntries]] = (await this.client
+        .pipeline()
+        .xrevrange(key, '+', '-', 'COUNT', 1)
+        .xrange(key, after, after)
+        .exec()) as [Error | null, StreamEntry[]][];
+      if (newestError) throw newestError;
+      if (atError) throw atError;
+      newest = newestEntries[0];
+      at = atEntries[0];
     } catch (error) {
       throw redisFailure(error, this.location);
     }
@@ -91,7 +108,20 @@ export class RedisFeedReader {
     }
     // Resuming after the last event: there is nothing more to give.
     if (newest && compareIds(newest[0], after) <= 0 && fieldOf(newest[1], 'f') === '1') return;
-    const follower: Follower = { cursor: after, queue: new AsyncQueue<FeedEvent>() };
+    // A position older than the newest entry but no longer in the feed was trimmed away, and
+    // events after it may have gone with it.
+    if (after !== '0-0' && !at && newest && compareIds(after, newest[0]) < 0) {
+      throw new TaskFeedError(
+        'events_lost',
+        `the events of task ${taskId} after position ${after} are no longer all kept; its state is as GetTask shows`,
+      );
+    }
+    const follower: Follower = {
+      cursor: after,
+      // After a run's last entry a later run (the task asked for input) numbers its own from 1.
+      number: after === '0-0' ? 0 : at && fieldOf(at[1], 'f') !== '1' ? numberOf(at[1]) : null,
+      queue: new AsyncQueue<FeedEvent>(),
+    };
     let group = this.groups.get(key);
     if (!group) {
       group = { taskId, key, followers: new Set(), cursor: after, owner: null, ownerlessChecks: 0 };
@@ -180,6 +210,7 @@ export class RedisFeedReader {
       group.cursor = id;
       group.owner = fieldOf(fields, 'r') ?? group.owner;
       const lost = fieldOf(fields, 'g') === '1';
+      const number = numberOf(fields);
       const text = fieldOf(fields, 'e');
       const last = fieldOf(fields, 'f') === '1';
       let event: Record<string, unknown> | null = null;
@@ -193,6 +224,20 @@ export class RedisFeedReader {
       for (const follower of group.followers) {
         if (compareIds(id, follower.cursor) <= 0) continue;
         follower.cursor = id;
+        // Not the entry after the follower's last: the ones between were trimmed before they were read.
+        const skipped = follower.number !== null && number !== null && number !== follower.number + 1;
+        follower.number = number;
+        if (skipped) {
+          this.drop(
+            group,
+            follower,
+            new TaskFeedError(
+              'events_lost',
+              `events of task ${group.taskId} were trimmed from its feed before this replica read them; its state is as GetTask shows`,
+            ),
+          );
+          continue;
+        }
         if (lost) {
           this.drop(
             group,
@@ -293,6 +338,14 @@ function streamsOf(reply: unknown): [string, StreamEntry[]][] {
     return pairs;
   }
   return reply as [string, StreamEntry[]][];
+}
+
+/** An entry's number (`n`); null for an entry written without one. */
+function numberOf(fields: readonly string[]): number | null {
+  const text = fieldOf(fields, 'n');
+  if (text === null) return null;
+  const number = Number(text);
+  return Number.isSafeInteger(number) ? number : null;
 }
 
 function fieldOf(fields: readonly string[], name: string): string | null {

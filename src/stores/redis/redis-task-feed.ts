@@ -3,10 +3,11 @@
 // publishes a watch request on `<prefix>watch`; the replica running the task starts writing its
 // events, writes a mark through the same queue, and answers with the mark's position, where the
 // subscriber starts. A task nobody watches costs Redis nothing. Also here: the reader serving
-// this replica's followers from its own connection, and the heartbeat that tells followers
+// this replica's followers from its own connection, the publisher writing on another of its own
+// (so a large task's events never hold back the task store's commands), and the heartbeat that tells followers
 // elsewhere this replica is alive (`<prefix>replica:<name>`, set every second, expiring after five).
 import type { FeedEvent, TaskFeed } from '../task-feed.js';
-import { RedisFeedPublisher } from './redis-feed-publisher.js';
+import { RedisFeedPublisher, type FeedBounds } from './redis-feed-publisher.js';
 import { RedisFeedReader, type FeedReaderCounts } from './redis-feed-reader.js';
 import type { RedisClient } from './redis-module.js';
 import { heardObject, RedisReplicaPoll } from './redis-replica-poll.js';
@@ -44,16 +45,19 @@ export class RedisTaskFeed implements TaskFeed {
     private readonly client: RedisClient,
     private readonly subscriber: RedisClient,
     readerConnection: RedisClient,
+    /** The publisher's own connection: events queued there hold back none of the replica's other writes. */
+    writerConnection: RedisClient,
     prefix: string,
     location: string,
     replica: string,
+    bounds: FeedBounds = {},
   ) {
     const heartbeatKey = (name: string) => `${prefix}replica:${name}`;
     this.heartbeatKey = heartbeatKey(replica);
     this.requests = `${prefix}watch`;
     this.replies = `${prefix}watch:${replica}`;
     this.poll = new RedisReplicaPoll(client, this.requests, location, WATCH_ANSWER_MS);
-    this.publisher = new RedisFeedPublisher(client, prefix, replica);
+    this.publisher = new RedisFeedPublisher(writerConnection, prefix, replica, bounds);
     this.reader = new RedisFeedReader(client, readerConnection, prefix, location, heartbeatKey);
     subscriber.on('message', (channel: string, text: string) => this.heard(channel, text));
   }
