@@ -2,8 +2,9 @@
 // real redis-server. A task runs on replica A; a subscriber on replica B gets its events in
 // order (the official SDK's resubscribeTask, and raw SSE), resumes after a disconnect from the
 // last event id it saw, is dropped with a clear error when it reads too slowly (B holding no
-// more than the bound of its events meanwhile), gets a clear end when A dies mid-task, and a
-// cancel sent to B stops the task on A.
+// more than the bound of its events meanwhile), ends with `events_lost` when A's feed drops
+// events past its byte bound (while A still saves the task's final state), gets a clear end
+// when A dies mid-task, and a cancel sent to B stops the task on A.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -259,6 +260,58 @@ describe('streams from any replica (Redis)', { skip, timeout: 120_000 }, () => {
     // B still serves.
     const card = await fetch(`${b.url}/.well-known/agent-card.json`);
     assert.equal(card.status, 200);
+  });
+
+  test("a watched task ending with more MiB of artifacts than the feed's byte bound: its final state is saved, and the subscriber on B ends with events_lost", async () => {
+    // 20 artifacts of 512 KiB: 10 MiB published in one turn, past the 8 MiB bound (and far
+    // below the 10,000 events one). Before the feed had its own connection and a byte bound,
+    // all of it went out on the replica's command connection, ahead of the task's final save.
+    const [count, kib] = [20, 512];
+    const input = `artifacts ${count} ${kib} ${randomUUID()}`;
+    const rpc = (url: string, method: string, params: unknown) =>
+      fetch(`${url}/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      }).then((response) => response.json() as Promise<any>);
+    // Blocking: A answers once the task is settled and saved.
+    const sending = rpc(a.url, 'SendMessage', { message: { ...message(input), parts: [{ text: input }] } });
+    const [, taskId] = (await client.blpop(`parley-test:task:${input}`, 0))!;
+    // A subscriber on B that reads nothing until the task is over.
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SubscribeToTask', params: { id: taskId } });
+    const slow = await new Promise<IncomingMessage>((resolve, reject) => {
+      const req = httpRequest(`${b.url}/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      });
+      req.on('response', resolve).on('error', reject);
+      req.end(body);
+    });
+    slow.pause();
+    await open(input);
+    const sent = await sending;
+    assert.equal(sent.result?.task?.status?.state, WIRE.COMPLETED, `${JSON.stringify(sent).slice(0, 300)}\n${a.output()}`);
+    // The final state is in the shared index: B reads it.
+    const got = await rpc(b.url, 'GetTask', { id: taskId, historyLength: 0 });
+    assert.equal(got.result?.status?.state, WIRE.COMPLETED, JSON.stringify(got).slice(0, 300));
+    assert.equal(got.result.artifacts.length, count + 1);
+    let text = '';
+    slow.setEncoding('utf8');
+    slow.on('data', (chunk: string) => (text += chunk));
+    slow.resume();
+    await new Promise((resolve) => slow.on('end', resolve));
+    const events = parseFrames(text).events;
+    assert.equal(payloadCase(events[0]!.data), 'task');
+    const last = events.at(-1)!.data;
+    assert.equal(last.error?.code, -32603, JSON.stringify(last).slice(0, 300));
+    assert.equal(last.error.data?.[0]?.metadata?.reason ?? last.error.data?.reason, 'events_lost');
+    // What fit under the bound came first, in order; then the loss.
+    const names = events.slice(1, -1).map((event) => artifactName(event.data));
+    assert.ok(names.length > 0 && names.length < count, `${names.length} artifacts before the loss`);
+    assert.deepEqual(
+      names,
+      names.map((_, i) => `part ${i}`),
+    );
   });
 
   test('CancelTask sent to B stops the task streaming on A; both streams end canceled', async () => {

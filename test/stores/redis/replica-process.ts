@@ -9,8 +9,12 @@
 // a killed replica is noticed soon) and PARLEY_TEST_RERUNNABLE=1 `rerunnable`. Two inputs stream
 // events (for subscribers on other replicas): `steps ...` waits for its gate, then attaches the
 // artifacts one, two and three; `flood <n> <kib> ...` waits for its gate, then yields n
-// model-text chunks of <kib> KiB each, never far ahead of what its feed in Redis holds. Asked `feed-counts` over its IPC channel, it answers what
-// its task feed's reader holds for its followers (FeedReaderCounts).
+// model-text chunks of <kib> KiB each, never more than FLOOD_AHEAD_BYTES ahead of what its feed
+// in Redis holds (so the feed's byte bound drops none). `artifacts <n> <kib> ...` pushes its task
+// id to the list parley-test:task:<input>, waits for its gate, then attaches n artifacts of <kib>
+// KiB each at once (a task sent with SendMessage publishes them all in one turn when it ends).
+// Asked `feed-counts` over its IPC channel, it answers what its task feed's reader holds for its
+// followers (FeedReaderCounts).
 import { AgentServer } from '../../../src/agent/agent-server.js';
 import type { AgentHandler } from '../../../src/agent/handler.js';
 import type { RedisAgentState } from '../../../src/stores/redis/redis-agent-state.js';
@@ -38,28 +42,39 @@ async function* steps(input: string, artifact: (input: { name: string; text: str
   return `${name}: ${input}`;
 }
 
-/** Events a flood may stream ahead of what its task's feed in Redis holds. */
-const FLOOD_AHEAD = 32;
+/** Bytes a flood may stream ahead of what its task's feed in Redis holds: well under the feed's 8 MiB bound. */
+const FLOOD_AHEAD_BYTES = 1 << 20;
 
 async function* flood(input: string, taskId: string) {
   await counter.incr(`parley-test:runs:${input}`);
   await gate(input);
   const [, count, kib] = input.split(' ').map(Number);
   const chunk = 'x'.repeat(kib! * 1024);
-  // The events reach Redis on the replica's command connection; tens of MiB queued there would
-  // hold the task's final save back past the command timeout on a loaded machine. So the flood
-  // streams only FLOOD_AHEAD events past what the task's feed (watched by now) holds.
+  // Past the feed's byte bound the replica would drop events and mark the loss, and the test
+  // wants the subscriber dropped for reading slowly, not for a loss. So the flood streams only
+  // a bounded amount past what the task's feed (watched by now) holds.
+  const ahead = Math.max(2, Math.floor(FLOOD_AHEAD_BYTES / chunk.length));
   const feed = `parley:feed:${taskId}`;
   for (let i = 0; i < count; i++) {
     yield { type: 'task_llm_stream' as const, delta: chunk, message_id: 'flood', step: 0 };
-    while (i >= FLOOD_AHEAD && (await counter.xlen(feed)) < i - FLOOD_AHEAD)
+    while (i >= ahead && (await counter.xlen(feed)) < i - ahead)
       await new Promise((resolve) => setTimeout(resolve, 5));
   }
   return `${name}: ${input}`;
 }
 
+async function artifacts(input: string, taskId: string, artifact: (input: { name: string; text: string }) => unknown) {
+  await counter.rpush(`parley-test:task:${input}`, taskId);
+  await gate(input);
+  const [, count, kib] = input.split(' ').map(Number);
+  const text = 'x'.repeat(kib! * 1024);
+  for (let i = 0; i < count!; i++) artifact({ name: `part ${i}`, text });
+  return `${name}: ${input}`;
+}
+
 const handler: AgentHandler = (context) => {
   if (context.input.startsWith('steps')) return steps(context.input, context.artifact);
+  if (context.input.startsWith('artifacts')) return artifacts(context.input, context.task.id, context.artifact);
   if (context.input.startsWith('flood')) return flood(context.input, context.task.id);
   return plain(context);
 };
