@@ -18,7 +18,7 @@ import type { RedisClient } from './redis-module.js';
 /** Entries kept per task feed (trimmed approximately: Redis trims whole nodes). */
 const FEED_MAX_LENGTH = 1000;
 /** Bytes of event JSON queued or in flight before new events are dropped. */
-export const MAX_QUEUED_BYTES = 8 * 1024 * 1024;
+const MAX_QUEUED_BYTES = 8 * 1024 * 1024;
 /** How long a running task's feed lives after its last write (a runner that died leaves it). */
 const RUNNING_TTL_MS = 60 * 60 * 1000;
 /** How long a finished task's feed stays for late resumes. */

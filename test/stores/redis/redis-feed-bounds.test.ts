@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { MAX_QUEUED_BYTES, RedisFeedPublisher, type FeedBounds } from '../../../src/stores/redis/redis-feed-publisher.js';
+import { RedisFeedPublisher, type FeedBounds } from '../../../src/stores/redis/redis-feed-publisher.js';
 import { RedisFeedReader } from '../../../src/stores/redis/redis-feed-reader.js';
 import { TaskFeedError, type FeedEvent } from '../../../src/stores/task-feed.js';
 import { testRedis } from '../../support/redis-client.js';
@@ -18,8 +18,13 @@ const PREFIX = 'bounds:';
 const REPLICA = 'writer';
 /** A feed that keeps only about this many entries, so a test reaches the trimming soon. */
 const SHORT: FeedBounds = { maxLength: 10 };
-/** Far more than a short feed keeps, even counting the whole nodes Redis trims by (100 entries each). */
-const MANY = 500;
+/**
+ * More than any feed keeps, the default one (about 1,000) included, even counting the whole
+ * nodes Redis trims by (100 entries each).
+ */
+const MANY = 1500;
+/** The publisher's byte bound (redis-feed-publisher.ts). */
+const MAX_QUEUED_BYTES = 8 * 1024 * 1024;
 
 interface Followed {
   readonly events: FeedEvent[];
