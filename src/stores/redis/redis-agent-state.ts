@@ -18,15 +18,12 @@ import { defineIdempotencyScripts, RedisIdempotency } from './redis-idempotency.
 import type { RedisClient } from './redis-module.js';
 import { definePushConfigScripts, RedisPushConfigStore } from './redis-push-config-store.js';
 import { defineTaskIndexScripts, RedisTaskIndex } from './redis-task-index.js';
-import type { FeedBounds } from './redis-feed-publisher.js';
 import { RedisTaskFeed } from './redis-task-feed.js';
 import { RedisTaskQueue, type TaskQueueSettings } from './redis-task-queue.js';
 
 export interface AgentStateOptions extends RedisConnectOptions {
   /** Open the shared task queue with these settings; none when absent. */
   readonly taskQueue?: TaskQueueSettings;
-  /** The task feeds' bounds (tests shrink them); the defaults otherwise. */
-  readonly feedBounds?: FeedBounds;
 }
 
 /** How long close() lets its connections finish their last commands before cutting them. */
@@ -80,16 +77,7 @@ export class RedisAgentState {
       const key = Buffer.from((await client.get(keyName)) ?? '', 'base64');
       const bus = new RedisCancelBus(client, subscriber, target.prefix, target.location);
       await bus.open(local);
-      const feed = new RedisTaskFeed(
-        client,
-        subscriber,
-        reader,
-        feedWriter,
-        target.prefix,
-        target.location,
-        bus.replica,
-        options.feedBounds,
-      );
+      const feed = new RedisTaskFeed(client, subscriber, reader, feedWriter, target.prefix, target.location, bus.replica);
       await feed.open();
       const index = new RedisTaskIndex(client, target.prefix, target.location);
       const pushConfigs = new RedisPushConfigStore(client, target.prefix, target.location);

@@ -7,7 +7,7 @@
 // (so a large task's events never hold back the task store's commands), and the heartbeat that tells followers
 // elsewhere this replica is alive (`<prefix>replica:<name>`, set every second, expiring after five).
 import type { FeedEvent, TaskFeed } from '../task-feed.js';
-import { RedisFeedPublisher, type FeedBounds } from './redis-feed-publisher.js';
+import { RedisFeedPublisher } from './redis-feed-publisher.js';
 import { RedisFeedReader, type FeedReaderCounts } from './redis-feed-reader.js';
 import type { RedisClient } from './redis-module.js';
 import { heardObject, RedisReplicaPoll } from './redis-replica-poll.js';
@@ -50,14 +50,13 @@ export class RedisTaskFeed implements TaskFeed {
     prefix: string,
     location: string,
     replica: string,
-    bounds: FeedBounds = {},
   ) {
     const heartbeatKey = (name: string) => `${prefix}replica:${name}`;
     this.heartbeatKey = heartbeatKey(replica);
     this.requests = `${prefix}watch`;
     this.replies = `${prefix}watch:${replica}`;
     this.poll = new RedisReplicaPoll(client, this.requests, location, WATCH_ANSWER_MS);
-    this.publisher = new RedisFeedPublisher(writerConnection, prefix, replica, bounds);
+    this.publisher = new RedisFeedPublisher(writerConnection, prefix, replica);
     this.reader = new RedisFeedReader(client, readerConnection, prefix, location, heartbeatKey);
     subscriber.on('message', (channel: string, text: string) => this.heard(channel, text));
   }

@@ -57,8 +57,7 @@ async function* flood(input: string, taskId: string) {
   const feed = `parley:feed:${taskId}`;
   for (let i = 0; i < count; i++) {
     yield { type: 'task_llm_stream' as const, delta: chunk, message_id: 'flood', step: 0 };
-    while (i >= ahead && (await counter.xlen(feed)) < i - ahead)
-      await new Promise((resolve) => setTimeout(resolve, 5));
+    while (i >= ahead && (await counter.xlen(feed)) < i - ahead) await new Promise((resolve) => setTimeout(resolve, 5));
   }
   return `${name}: ${input}`;
 }
