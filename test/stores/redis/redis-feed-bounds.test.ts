@@ -1,8 +1,9 @@
 // The task feed's bounds, on a real redis-server (issue 33, item 3): the publisher's queue is
 // bounded in bytes (a few large events cannot pile megabytes onto its connection), and a reader
 // whose position was trimmed out of the feed says events were lost instead of skipping them,
-// whether it fell behind while following or resumes from a position no longer kept. The feed's
-// writer and reader are driven directly, each on its own connection as a replica runs them.
+// whether it fell behind while following or resumes from a position no longer kept (and a
+// resume across a task's runs, each numbered from 1, is no loss). The feed's writer and reader
+// are driven directly, each on its own connection as a replica runs them.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -158,6 +159,28 @@ describe('task feed bounds (Redis)', { skip, timeout: 60_000 }, () => {
     assert.deepEqual(
       rest.events.map(({ event }) => event),
       [chunk(MANY - 2), chunk(MANY - 1), { end: true }],
+    );
+  });
+
+  test('a resume from the last event of one run reads the next run of the task (numbered anew) without a false loss', async () => {
+    const taskId = randomUUID();
+    const { publisher, connection: sent } = writer();
+    const { feedReader } = await reader();
+    // The first run ends (asking for input, say); the task's next run numbers its entries from 1 again.
+    publisher.publish(taskId, chunk(0), false);
+    publisher.publish(taskId, { end: 1 }, true);
+    await written(sent);
+    const key = `${PREFIX}feed:${taskId}`;
+    const endOfFirst = (await client.xrevrange(key, '+', '-', 'COUNT', 1))[0]![0];
+    assert.ok(await publisher.mark(taskId));
+    publisher.publish(taskId, chunk(1), false);
+    publisher.publish(taskId, { end: 2 }, true);
+    await written(sent);
+    const next = await drain(feedReader.follow(taskId, endOfFirst));
+    assert.equal(next.error, null);
+    assert.deepEqual(
+      next.events.map(({ event }) => event),
+      [chunk(1), { end: 2 }],
     );
   });
 });
