@@ -85,7 +85,7 @@ async function peek(response: Response): Promise<string> {
 
 /** Events one subscriber may have unread on its replica (redis-feed-reader.ts). */
 const MAX_UNREAD = 256;
-/** Entries a task's feed keeps (redis-feed-publisher.ts): a flood must stay below it, or trimming skips events. */
+/** Entries a task's feed keeps (redis-feed-publisher.ts): a flood must stay below it, or trimming may end the subscriber with events_lost. */
 const FEED_MAX_LENGTH = 1000;
 
 /**
