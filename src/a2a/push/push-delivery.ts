@@ -157,9 +157,11 @@ export class PushDelivery {
   /**
    * The task changed: `change` makes the StreamResponses (in JSON) that tell of it, and each
    * goes to every config of the task in `scope`. It is called only when the task has configs,
-   * so a task without any pays for no payload. Returns at once; never throws.
+   * so a task without any pays for no payload. Returns at once; never throws. `configs`: the
+   * task's configs as the store's touch just answered them, when the caller read them with its
+   * own write (used unless earlier changes of the task are still waiting for a read).
    */
-  notify(scope: TaskScope, taskId: string, change: TaskChange): void {
+  notify(scope: TaskScope, taskId: string, change: TaskChange, configs?: readonly StoredPushConfig[]): void {
     if (this.closed) return;
     const key = pushTaskKey(scope, taskId);
     const waiting = this.pending.get(key);
@@ -174,7 +176,7 @@ export class PushDelivery {
     }
     const task: PendingTask = { scope, taskId, changes: [change] };
     this.pending.set(key, task);
-    void this.readConfigs(key, task);
+    void this.readConfigs(key, task, configs);
   }
 
   /** Stops: waiting calls are dropped uncounted, backoffs end, sockets close. Calls in flight end by their own bound. */
@@ -191,13 +193,17 @@ export class PushDelivery {
     this.agents.destroy();
   }
 
-  /** Reads the task's configs for the changes waiting, then for any that came meanwhile, until none wait. */
-  private async readConfigs(key: string, task: PendingTask): Promise<void> {
+  /**
+   * Reads the task's configs for the changes waiting, then for any that came meanwhile, until
+   * none wait. `read`: the first changes' configs, already read.
+   */
+  private async readConfigs(key: string, task: PendingTask, read?: readonly StoredPushConfig[]): Promise<void> {
     while (task.changes.length > 0 && !this.closed) {
       const changes = task.changes.splice(0);
       let configs: readonly StoredPushConfig[];
       try {
-        configs = await this.store.touch(task.scope, task.taskId);
+        configs = read ?? (await this.store.touch(task.scope, task.taskId));
+        read = undefined;
       } catch (error) {
         this.counts.dropped += changes.length;
         this.options.logger?.warn(
