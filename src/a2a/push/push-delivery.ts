@@ -4,7 +4,9 @@
 // down or refused costs the task nothing. Behind it:
 //
 //   - per task, the changes wait in order while the task's configs are read (one read for all
-//     that arrived meanwhile; the read also keeps the configs alive as long as the task);
+//     that arrived meanwhile; the read also keeps the configs alive as long as the task). A
+//     change may come with its configs already read, by the index write that recorded it (on
+//     Redis, the script that records a task's end): then it waits for no read;
 //   - per destination (a URL's origin), a bounded queue and at most `concurrencyPerDestination`
 //     calls at once; a full queue drops its oldest call, counted and logged, and so does the
 //     longest queue when all of them together hold `maxQueued`;
