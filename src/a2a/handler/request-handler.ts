@@ -255,8 +255,22 @@ export class A2aRequestHandler {
     return running.then(
       (finished) => {
         entry.task = finished.value as NativeTask;
-        push?.notify(entry, runEndChange(entry.task, entry.contextId, artifactsBefore));
-        return settle();
+        const change = runEndChange(entry.task, entry.contextId, artifactsBefore);
+        if (!push || !this.index.settle) {
+          push?.notify(entry, change);
+          return settle();
+        }
+        // An index that reaches the push configs reads them as it records the end: delivery
+        // then needs no read of its own (one round trip less on Redis).
+        entry.active = false;
+        this.publishSettled(entry);
+        return this.index.settle(entry, push.store).then(
+          (configs) => push.notify(entry, change, configs ?? undefined),
+          (error: unknown) => {
+            push.notify(entry, change);
+            throw error;
+          },
+        );
       },
       async (error: unknown) => {
         // The engine refused the run itself (it was already running): the task is unchanged.

@@ -3,6 +3,7 @@
 // can implement it; the in-memory index (stores/memory/memory-task-index.ts) is the default.
 // What an index holds, each caller's share and the refusals are in stores/task-entries.ts, where
 // every backend reaches them; they are re-exported here for the request handler.
+import type { StoredPushConfig } from '../../stores/push-configs.js';
 import type { IndexedTask, TaskListPage, TaskListQuery, TaskScope } from '../../stores/task-entries.js';
 
 export {
@@ -23,6 +24,13 @@ export interface TaskIndex {
   get(scope: TaskScope, id: string): Promise<IndexedTask | undefined>;
   /** Records a change of the entry (state, active flag, a replaced task record). */
   update(entry: IndexedTask): Promise<void>;
+  /**
+   * Optional: update() for an entry that has stopped running and, in the same step, what
+   * `configs.touch` would answer for its task (its push configs, kept alive). A backend that
+   * keeps both (Redis) saves the task's end a round trip; it answers null, after a plain
+   * update(), for a `configs` store it does not reach, and the caller touches that itself.
+   */
+  settle?(entry: IndexedTask, configs: object): Promise<readonly StoredPushConfig[] | null>;
   /** One page of the scope's tasks, newest status first. */
   list(scope: TaskScope, query: TaskListQuery): Promise<TaskListPage>;
 }

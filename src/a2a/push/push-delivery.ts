@@ -4,7 +4,9 @@
 // down or refused costs the task nothing. Behind it:
 //
 //   - per task, the changes wait in order while the task's configs are read (one read for all
-//     that arrived meanwhile; the read also keeps the configs alive as long as the task);
+//     that arrived meanwhile; the read also keeps the configs alive as long as the task). A
+//     change may come with its configs already read, by the index write that recorded it (on
+//     Redis, the script that records a task's end): then it waits for no read;
 //   - per destination (a URL's origin), a bounded queue and at most `concurrencyPerDestination`
 //     calls at once; a full queue drops its oldest call, counted and logged, and so does the
 //     longest queue when all of them together hold `maxQueued`;
@@ -160,9 +162,11 @@ export class PushDelivery {
   /**
    * The task changed: `change` makes the StreamResponses (in JSON) that tell of it, and each
    * goes to every config of the task in `scope`. It is called only when the task has configs,
-   * so a task without any pays for no payload. Returns at once; never throws.
+   * so a task without any pays for no payload. Returns at once; never throws. `configs`: the
+   * task's configs as the store's touch just answered them, when the caller read them with its
+   * own write (used unless earlier changes of the task are still waiting for a read).
    */
-  notify(scope: TaskScope, taskId: string, change: TaskChange): void {
+  notify(scope: TaskScope, taskId: string, change: TaskChange, configs?: readonly StoredPushConfig[]): void {
     if (this.closed) return;
     const key = pushTaskKey(scope, taskId);
     const waiting = this.pending.get(key);
@@ -177,7 +181,7 @@ export class PushDelivery {
     }
     const task: PendingTask = { scope, taskId, changes: [change] };
     this.pending.set(key, task);
-    void this.readConfigs(key, task);
+    void this.readConfigs(key, task, configs);
   }
 
   /** Stops: waiting calls are dropped uncounted, backoffs end, sockets close. Calls in flight end by their own bound. */
@@ -194,13 +198,17 @@ export class PushDelivery {
     this.agents.destroy();
   }
 
-  /** Reads the task's configs for the changes waiting, then for any that came meanwhile, until none wait. */
-  private async readConfigs(key: string, task: PendingTask): Promise<void> {
+  /**
+   * Reads the task's configs for the changes waiting, then for any that came meanwhile, until
+   * none wait. `read`: the first changes' configs, already read.
+   */
+  private async readConfigs(key: string, task: PendingTask, read?: readonly StoredPushConfig[]): Promise<void> {
     while (task.changes.length > 0 && !this.closed) {
       const changes = task.changes.splice(0);
       let configs: readonly StoredPushConfig[];
       try {
-        configs = await this.store.touch(task.scope, task.taskId);
+        configs = read ?? (await this.store.touch(task.scope, task.taskId));
+        read = undefined;
       } catch (error) {
         this.counts.dropped += changes.length;
         this.options.logger?.warn(

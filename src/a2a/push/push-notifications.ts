@@ -139,9 +139,13 @@ export class PushNotifications {
     }
   }
 
-  /** Tells delivery of a change of the task; returns at once. */
-  notify(entry: IndexedTask, change: TaskChange): void {
-    this.delivery.notify({ tenant: entry.tenant, principal: entry.owner }, entry.id, change);
+  /**
+   * Tells delivery of a change of the task; returns at once. `configs`: the task's configs as
+   * `store.touch` just answered them (read with the change's own write), so delivery need not
+   * read them again.
+   */
+  notify(entry: IndexedTask, change: TaskChange, configs?: readonly StoredPushConfig[]): void {
+    this.delivery.notify({ tenant: entry.tenant, principal: entry.owner }, entry.id, change, configs);
   }
 
   close(): void {

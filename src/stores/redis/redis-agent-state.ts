@@ -81,6 +81,8 @@ export class RedisAgentState {
       await feed.open();
       const index = new RedisTaskIndex(client, target.prefix, target.location);
       const pushConfigs = new RedisPushConfigStore(client, target.prefix, target.location);
+      // One connection and prefix: a settling task's webhook configs come back with its end.
+      index.linkPushConfigs(pushConfigs);
       if (options.taskQueue) queue = await RedisTaskQueue.open<object>(target, options.taskQueue);
       return new RedisAgentState(
         client,

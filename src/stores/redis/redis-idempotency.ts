@@ -131,8 +131,31 @@ export interface RedisIdempotencyOptions {
   readonly leaseMs?: number;
 }
 
-/** Random bytes of a run's token (base64url: 16 characters, the same for every run). */
-const TOKEN_BYTES = 12;
+/**
+ * A run's token: it tells this run's claim from any other run's on the same key, on every replica,
+ * before and after restarts. Drawing random bytes for each request cost a few per cent of a
+ * replica's CPU, so a process draws 72 random bits once (12 base64url characters; two processes
+ * share them with odds of about one in 10^21) and numbers its runs after them. The number is
+ * written in a fixed width (8 base-36 digits), so no token is the start of another: a shared
+ * answer (`S`, token, answer) is told apart by the token at its start, and cut after it. Past
+ * 36^8 runs a process draws a fresh prefix and starts again from zero.
+ */
+const RUNS_PER_PREFIX = 36 ** 8;
+
+class RunTokens {
+  private prefix = '';
+  private count = RUNS_PER_PREFIX;
+
+  next(): string {
+    if (this.count === RUNS_PER_PREFIX) {
+      this.prefix = randomBytes(9).toString('base64url');
+      this.count = 0;
+    }
+    return this.prefix + (this.count++).toString(36).padStart(8, '0');
+  }
+}
+
+const runTokens = new RunTokens();
 /** The longest pause between two looks at a key another replica is running. */
 const POLL_MAX_MS = 100;
 /** How long an answer that is not kept stays readable by the duplicates already waiting: a few of their looks. */
@@ -149,6 +172,8 @@ export function defineIdempotencyScripts(client: RedisClient): void {
 export class RedisIdempotency implements IdempotencyRunner {
   private readonly client: RedisClient & Scripts;
   private readonly leaseMs: number;
+  /** Claims start with a plain SET (NX with GET), until Redis refuses it (before 7.0). */
+  private plainClaim = true;
 
   /** `client` must have had defineIdempotencyScripts applied. */
   constructor(
@@ -171,11 +196,11 @@ export class RedisIdempotency implements IdempotencyRunner {
   ): Promise<{ value: UnaryOutcome; replayed: boolean }> {
     // Keys hold a principal and a client's key of any length: a digest keeps Redis keys short.
     const id = createHash('sha256').update(key).digest('base64url');
-    const token = randomBytes(TOKEN_BYTES).toString('base64url');
+    const token = runTokens.next();
     const first = replayWhen ? '1' : '';
     let waitingOn = '';
     for (let pause = 2; ; pause = Math.min(pause * 2, POLL_MAX_MS)) {
-      const found = await this.call(() => this.client.idemClaim(this.prefix, id, token, String(this.leaseMs), waitingOn, first));
+      const found = await this.call(() => this.claim(id, token, waitingOn, first));
       if (found === null) return this.own(id, token, operation, storable, weigh);
       // Acting first over a stored answer (`C` then the `D` record), kept to be put back.
       if (found.startsWith('C'))
@@ -186,6 +211,33 @@ export class RedisIdempotency implements IdempotencyRunner {
       waitingOn = found.slice(1);
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
+  }
+
+  /**
+   * CLAIM's answer. Most keys are free when claimed, and a script costs Redis several times what
+   * a plain command does (its call alone, measured: docs/benchmarks-history.md), so the claim is
+   * first one `SET key R<token> NX PX lease GET`: it claims a free key, and gives back what a
+   * taken one holds. Another run's claim, and a stored answer for a caller not acting first, are
+   * answered as CLAIM would answer them; the rest (an answer left for waiters, or a caller acting
+   * first over a stored answer) go to the script. Redis before 7.0 refuses NX with GET: then
+   * this runner uses the script alone.
+   */
+  private async claim(id: string, token: string, waitingOn: string, first: string): Promise<string | null> {
+    const lease = String(this.leaseMs);
+    if (this.plainClaim) {
+      const key = `${this.prefix}idem:${id}`;
+      let found: string | null;
+      try {
+        found = (await this.client.call('SET', key, `R${token}`, 'NX', 'PX', lease, 'GET')) as string | null;
+      } catch (error) {
+        if (!(error instanceof Error && error.name === 'ReplyError' && /syntax/i.test(error.message))) throw error;
+        this.plainClaim = false;
+        return this.claim(id, token, waitingOn, first);
+      }
+      if (found === null) return null;
+      if (found.startsWith('R') || (found.startsWith('D') && !(first === '1' && waitingOn === ''))) return found;
+    }
+    return this.client.idemClaim(this.prefix, id, token, lease, waitingOn, first);
   }
 
   /** `previous`: the stored answer this run claimed over, acting first. */

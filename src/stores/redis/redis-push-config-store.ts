@@ -22,9 +22,14 @@ import type { TaskScope } from '../task-entries.js';
 import { redisFailure } from './redis-connection.js';
 import type { RedisClient } from './redis-module.js';
 
-/** Shared by the scripts below: forget a task's configs, tell whether a task's are live, sweep expired ones. */
-const COMMON = `
-local function forget(p, task)
+/**
+ * Shared by the scripts below, and by the task index's settle script (redis-task-index.ts), which
+ * reads a settling task's configs in its own round trip: forget a task's configs, tell whether a
+ * task's are live, sweep expired ones, and touch (what LIST does with a ttl). Named for the
+ * configs, so they sit beside the index's own functions in one script.
+ */
+export const PUSH_CONFIG_LUA = `
+local function forgetConfigs(p, task)
   local hash = p..'a2a:push:'..task
   local share = redis.call('HGET', p..'a2a:push-share-of', task)
   for _, id in ipairs(redis.call('HKEYS', hash)) do
@@ -35,26 +40,31 @@ local function forget(p, task)
   redis.call('HDEL', p..'a2a:push-share-of', task)
   redis.call('ZREM', p..'a2a:push-expiry', task)
 end
-local function live(p, task, now)
+local function liveConfigs(p, task, now)
   local expires = redis.call('ZSCORE', p..'a2a:push-expiry', task)
   if not expires then return false end
   if tonumber(expires) < now then
-    forget(p, task)
+    forgetConfigs(p, task)
     return false
   end
   return true
 end
-local function sweep(p, now)
-  for _, task in ipairs(redis.call('ZRANGEBYSCORE', p..'a2a:push-expiry', '-inf', '(' .. now)) do forget(p, task) end
+local function sweepConfigs(p, now)
+  for _, task in ipairs(redis.call('ZRANGEBYSCORE', p..'a2a:push-expiry', '-inf', '(' .. now)) do forgetConfigs(p, task) end
+end
+local function touchConfigs(p, task, now, ttl)
+  if not liveConfigs(p, task, now) then return {} end
+  redis.call('ZADD', p..'a2a:push-expiry', now + ttl, task)
+  return redis.call('HVALS', p..'a2a:push:'..task)
 end
 `;
 
 /** ARGV: prefix, task, share key, id, json, now, ttl, max per task, per share, in all. 'ok' or the bound passed. */
-const PUT = `${COMMON}
+const PUT = `${PUSH_CONFIG_LUA}
 local p, task, share, id = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local now, ttl = tonumber(ARGV[6]), tonumber(ARGV[7])
 local hash = p..'a2a:push:'..task
-sweep(p, now)
+sweepConfigs(p, now)
 if redis.call('HEXISTS', hash, id) == 0 then
   if redis.call('HLEN', hash) >= tonumber(ARGV[8]) then return 'task' end
   if redis.call('ZCARD', share) >= tonumber(ARGV[9]) then return 'caller' end
@@ -69,29 +79,29 @@ return 'ok'
 `;
 
 /** ARGV: prefix, task, id, now. The config's JSON, or nil. */
-const GET = `${COMMON}
-if not live(ARGV[1], ARGV[2], tonumber(ARGV[4])) then return nil end
+const GET = `${PUSH_CONFIG_LUA}
+if not liveConfigs(ARGV[1], ARGV[2], tonumber(ARGV[4])) then return nil end
 return redis.call('HGET', ARGV[1]..'a2a:push:'..ARGV[2], ARGV[3])
 `;
 
 /** ARGV: prefix, task, now, ttl ('' to read without extending). The task's configs as JSON. */
-const LIST = `${COMMON}
+const LIST = `${PUSH_CONFIG_LUA}
 local p, task, now = ARGV[1], ARGV[2], tonumber(ARGV[3])
-if not live(p, task, now) then return {} end
-if ARGV[4] ~= '' then redis.call('ZADD', p..'a2a:push-expiry', now + tonumber(ARGV[4]), task) end
+if ARGV[4] ~= '' then return touchConfigs(p, task, now, tonumber(ARGV[4])) end
+if not liveConfigs(p, task, now) then return {} end
 return redis.call('HVALS', p..'a2a:push:'..task)
 `;
 
 /** ARGV: prefix, task, id, now. 1 when the config was there. */
-const DELETE = `${COMMON}
+const DELETE = `${PUSH_CONFIG_LUA}
 local p, task, id = ARGV[1], ARGV[2], ARGV[3]
-if not live(p, task, tonumber(ARGV[4])) then return 0 end
+if not liveConfigs(p, task, tonumber(ARGV[4])) then return 0 end
 local hash = p..'a2a:push:'..task
 if redis.call('HDEL', hash, id) == 0 then return 0 end
 local share = redis.call('HGET', p..'a2a:push-share-of', task)
 if share then redis.call('ZREM', share, task..id) end
 redis.call('ZREM', p..'a2a:push-all', task..id)
-if redis.call('HLEN', hash) == 0 then forget(p, task) end
+if redis.call('HLEN', hash) == 0 then forgetConfigs(p, task) end
 return 1
 `;
 
@@ -170,10 +180,17 @@ export class RedisPushConfigStore {
     return this.read(scope, taskId, String(this.ttlMs));
   }
 
+  /**
+   * What the index's settle script needs to touch the task's configs as touch() does: the
+   * task's key, now and the TTL (ARGV of touchConfigs, after the prefix).
+   */
+  touchArgs(scope: TaskScope, taskId: string): [task: string, now: string, ttl: string] {
+    return [pushTaskKey(scope, taskId), String(this.now()), String(this.ttlMs)];
+  }
+
   private async read(scope: TaskScope, taskId: string, ttl: string): Promise<readonly StoredPushConfig[]> {
     const rows = await this.call(() => this.client.a2aPushList(this.prefix, pushTaskKey(scope, taskId), String(this.now()), ttl));
-    const configs = rows.map((row) => JSON.parse(row) as StoredPushConfig);
-    return configs.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return configsOf(rows);
   }
 
   private refusal(limit: PushConfigLimit): PushConfigQuotaError {
@@ -188,4 +205,10 @@ export class RedisPushConfigStore {
       throw redisFailure(error, this.location);
     }
   }
+}
+
+/** A task's configs as the scripts answer them (JSON), by id. */
+export function configsOf(rows: readonly string[]): StoredPushConfig[] {
+  const configs = rows.map((row) => JSON.parse(row) as StoredPushConfig);
+  return configs.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }

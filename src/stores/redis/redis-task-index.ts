@@ -27,9 +27,11 @@ import {
   type TaskListQuery,
   type TaskScope,
 } from '../task-entries.js';
+import type { StoredPushConfig } from '../push-configs.js';
 import { redisFailure } from './redis-connection.js';
 import { RedisStoreError } from './redis-error.js';
 import type { RedisClient } from './redis-module.js';
+import { configsOf, PUSH_CONFIG_LUA, type RedisPushConfigStore } from './redis-push-config-store.js';
 
 export interface RedisTaskIndexOptions {
   readonly maxTasks?: number;
@@ -121,6 +123,18 @@ write(p, id, ARGV[3], ARGV[4], tonumber(ARGV[5]), ARGV[6], ARGV[7], ARGV[8])
 return 'ok'
 `;
 
+/**
+ * ARGV: as UPDATE's, then the push configs' task key, now and TTL (RedisPushConfigStore.touchArgs).
+ * Records a task's end as UPDATE does and answers its webhook configs, kept alive another TTL, as
+ * the push store's touch would: a blocking SendMessage then makes two round trips, not three.
+ */
+const SETTLE = `${FORGET}${PUSH_CONFIG_LUA}
+local p, id = ARGV[1], ARGV[2]
+if ARGV[4] == '1' and redis.call('SISMEMBER', p..'a2a:active', id) == 1 then return 'busy' end
+write(p, id, ARGV[3], ARGV[4], tonumber(ARGV[5]), ARGV[6], ARGV[7], ARGV[8])
+return touchConfigs(p, ARGV[9], tonumber(ARGV[10]), tonumber(ARGV[11]))
+`;
+
 /** ARGV: prefix, scope key, now, ttl ms. The scope's tasks as JSON, newest status first. */
 const LIST = `${FORGET}
 local p = ARGV[1]
@@ -136,6 +150,7 @@ return out
 interface Scripts {
   a2aAdd(...args: string[]): Promise<string>;
   a2aUpdate(...args: string[]): Promise<string>;
+  a2aSettle(...args: string[]): Promise<string | string[]>;
   a2aList(...args: string[]): Promise<string[]>;
 }
 
@@ -148,6 +163,7 @@ interface StoredTask {
 export function defineTaskIndexScripts(client: RedisClient): void {
   client.defineCommand('a2aAdd', { numberOfKeys: 0, lua: ADD });
   client.defineCommand('a2aUpdate', { numberOfKeys: 0, lua: UPDATE });
+  client.defineCommand('a2aSettle', { numberOfKeys: 0, lua: SETTLE });
   client.defineCommand('a2aList', { numberOfKeys: 0, lua: LIST });
 }
 
@@ -158,6 +174,8 @@ export class RedisTaskIndex {
   private readonly client: RedisClient & Scripts;
   /** Tasks that finished while Redis was away: written when it is back, so none stays active for ever. */
   private readonly unsaved = new Map<string, IndexedTask>();
+  /** The push configs on this index's connection, read by settle(); none until linked. */
+  private pushConfigs: RedisPushConfigStore | null = null;
 
   /** `client` must have had defineTaskIndexScripts applied. */
   constructor(
@@ -189,10 +207,38 @@ export class RedisTaskIndex {
     return stored.entry;
   }
 
+  /** settle() reads this store's configs in its own round trip; `store` must use this index's connection and prefix. */
+  linkPushConfigs(store: RedisPushConfigStore): void {
+    this.pushConfigs = store;
+  }
+
+  /**
+   * update(), and in the same script what `configs.touch` answers for the task (its webhook
+   * configs, kept alive another TTL); null, after a plain update(), when `configs` is not the
+   * store linked to this index, and the caller reads them itself.
+   */
+  async settle(entry: IndexedTask, configs: object): Promise<readonly StoredPushConfig[] | null> {
+    const push = this.pushConfigs;
+    if (push === null || configs !== push) {
+      await this.update(entry);
+      return null;
+    }
+    const touch = push.touchArgs({ tenant: entry.tenant, principal: entry.owner }, entry.id);
+    const answer = await this.write(entry, () => this.client.a2aSettle(...this.writeArgs(entry), ...touch));
+    if (answer === 'busy') throw this.busy(entry);
+    return configsOf(answer as string[]);
+  }
+
   async update(entry: IndexedTask): Promise<void> {
-    let answer: string;
+    const answer = await this.write(entry, () => this.client.a2aUpdate(...this.writeArgs(entry)));
+    if (answer === 'busy') throw this.busy(entry);
+  }
+
+  /** Runs a script writing the entry; a run that settled while Redis was away is written once it is back. */
+  private async write<T>(entry: IndexedTask, script: () => Promise<T>): Promise<T> {
+    let answer: T;
     try {
-      answer = await this.call(() => this.client.a2aUpdate(...this.writeArgs(entry)));
+      answer = await this.call(script);
     } catch (error) {
       // A run that settled while Redis was away: the caller hears of the failure, and the
       // index gets the final state once Redis answers again.
@@ -200,7 +246,11 @@ export class RedisTaskIndex {
       throw error;
     }
     if (this.unsaved.get(entry.id) !== entry) this.unsaved.delete(entry.id);
-    if (answer === 'busy') throw new EndpointError('conflict', `task ${entry.id} is already running on another replica`);
+    return answer;
+  }
+
+  private busy(entry: IndexedTask): EndpointError {
+    return new EndpointError('conflict', `task ${entry.id} is already running on another replica`);
   }
 
   private saveUnsaved(): void {

@@ -1,12 +1,13 @@
 // Shared idempotency records on a real redis-server, as two replicas (two connections) see
 // them: one run per key across replicas, duplicates replaying its answer, a failed run
 // releasing the key to a waiting duplicate, the TTL set on the record, the count and byte
-// bounds evicting the oldest, an answer too large to keep not kept, and Redis unreachable
-// refusing the request before anything runs.
+// bounds evicting the oldest, an answer too large to keep not kept, Redis unreachable
+// refusing the request before anything runs, and a Redis before 7.0 (which refuses the plain
+// claim, SET with NX and GET) served by the claim script alone.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import { type Redis, ReplyError } from 'ioredis';
 import { RedisStoreError } from '../../../src/stores/redis/redis-error.js';
 import { connectRedis, parseRedisUrl } from '../../../src/stores/redis/redis-connection.js';
 import { defineIdempotencyScripts, RedisIdempotency } from '../../../src/stores/redis/redis-idempotency.js';
@@ -117,6 +118,47 @@ describe('RedisIdempotency', { skip: redisInstalled ? false : 'redis-server is n
     const answer = await duplicate;
     assert.equal(retried, 1);
     assert.deepEqual([textOf(answer.value), answer.replayed], ['"second"', false]);
+  });
+
+  test('a Redis before 7.0, which refuses SET with NX and GET, is served by the claim script alone', async () => {
+    const prefix = `id${++prefixes}:`;
+    const make = async () => {
+      const client = await connectRedis(parseRedisUrl(redis.url));
+      clients.push(client);
+      defineIdempotencyScripts(client);
+      // The server here is 7.0: the answer Redis 6.2 gives to NX with GET is made on the client.
+      const call = client.call.bind(client) as (...args: unknown[]) => Promise<unknown>;
+      let refused = 0;
+      client.call = ((...args: unknown[]) => {
+        if (args[0] === 'SET' && args.includes('NX') && args.includes('GET')) {
+          refused += 1;
+          return Promise.reject(new ReplyError('ERR syntax error'));
+        }
+        return call(...args);
+      }) as typeof client.call;
+      return { runner: new RedisIdempotency(client, prefix, redis.url, BOUNDS), refused: () => refused };
+    };
+    const a = await make();
+    const b = await make();
+    let runs = 0;
+    const operation = (text: string) => async () => {
+      runs += 1;
+      return outcome(text);
+    };
+    const first = await a.runner.run('k', operation('one'), always, bytes);
+    const second = await b.runner.run('k', operation('two'), always, bytes);
+    const third = await a.runner.run('k', operation('three'), always, bytes);
+    assert.equal(runs, 1);
+    assert.deepEqual(
+      [first, second, third].map((answer) => [textOf(answer.value), answer.replayed]),
+      [
+        ['one', false],
+        ['one', true],
+        ['one', true],
+      ],
+    );
+    // Each runner tried the plain claim once, then used the script only.
+    assert.deepEqual([a.refused(), b.refused()], [1, 1]);
   });
 
   test('a stored answer carries the TTL', async () => {

@@ -95,13 +95,13 @@ describe('Redis round trips per request', { skip }, () => {
     assert.deepEqual(counts, {
       // Two round trips: the claim before the task runs, storing the answer after (its own
       // minimum: the claim must be held before running, and the answer exists only after).
-      evalsha: 2,
-      // The claim: read the key, claim it with a lease.
+      // The claim of a free key is one plain SET (NX, with a lease, GET): no script.
+      evalsha: 1,
       // Storing: check this run still owns the key, see whether the key has an older record to
       // forget (its weight), set the answer with its TTL, number it, add it to the order and the
       // weights, add its weight to the total; then the count, and the oldest record's first byte
       // (a live answer: nothing expired to drop).
-      get: 2,
+      get: 1,
       set: 2,
       hget: 1,
       incr: 1,
@@ -123,9 +123,9 @@ describe('Redis round trips per request', { skip }, () => {
       // Two round trips: adding the task before it runs (the caller's share and the index's bound
       // are checked, and every replica can find and cancel it while it runs), and its final state
       // before the answer (so every replica's GetTask sees it finished once the caller does).
-      // A third, off the answer's path: the task's webhook configs, looked up once as it ends
-      // (push notifications are on with `a2a`; the lookup is one ZSCORE in a script).
-      evalsha: 3,
+      // The task's webhook configs (push notifications are on with `a2a`) are looked up by that
+      // second script as it records the end: one ZSCORE, no round trip of its own.
+      evalsha: 2,
       // Adding, below both bounds: the share's and the index's counts; then the task JSON, its
       // place in the change order, the scope's and the share's orders, its scope and share
       // recorded (new to the index), marked active.

@@ -11,6 +11,7 @@ import type { Redis } from 'ioredis';
 import { TaskIndexFullError, type IndexedTask, type TaskScope } from '../../../src/a2a/handler/task-index.js';
 import { connectRedis, parseRedisUrl } from '../../../src/stores/redis/redis-connection.js';
 import { RedisStoreError } from '../../../src/stores/redis/redis-error.js';
+import { definePushConfigScripts, RedisPushConfigStore } from '../../../src/stores/redis/redis-push-config-store.js';
 import { defineTaskIndexScripts, RedisTaskIndex } from '../../../src/stores/redis/redis-task-index.js';
 import { EndpointError } from '../../../src/transport/endpoint-error.js';
 import { testRedis } from '../../support/redis-client.js';
@@ -45,6 +46,7 @@ describe('RedisTaskIndex', { skip: redisInstalled ? false : 'redis-server is not
     // Every index made below listens for the client's 'ready': more than Node's default of ten.
     client.setMaxListeners(50);
     defineTaskIndexScripts(client);
+    definePushConfigScripts(client);
   });
   after(async () => {
     client?.disconnect();
@@ -58,6 +60,43 @@ describe('RedisTaskIndex', { skip: redisInstalled ? false : 'redis-server is not
   }
 
   describe("the callers' shares", () => shareTests(index));
+
+  test("settle records a task's end and answers its push configs, kept alive as touch keeps them", async () => {
+    let now = 1_000_000;
+    const prefix = `ti${++prefixes}:`;
+    const tasks = new RedisTaskIndex(client, prefix, redis.url, {}, () => now);
+    const configs = new RedisPushConfigStore(client, prefix, redis.url, { ttlMs: 1000 }, () => now);
+    const other = new RedisPushConfigStore(client, `ti${++prefixes}:`, redis.url, { ttlMs: 1000 }, () => now);
+    tasks.linkPushConfigs(configs);
+    const hook = (id: string, taskId: string) => ({
+      tenant: '',
+      owner: null,
+      taskId,
+      id,
+      url: `http://127.0.0.1:1/${id}`,
+      token: '',
+      authentication: null,
+    });
+    await tasks.add(entry('with', { active: true }));
+    await tasks.add(entry('without', { active: true }));
+    await configs.put(hook('b', 'with'));
+    await configs.put(hook('a', 'with'));
+    now += 900;
+    // Ended: recorded, and both configs come back by id.
+    assert.deepEqual(
+      (await tasks.settle(entry('with'), configs))?.map((config) => config.id),
+      ['a', 'b'],
+    );
+    assert.equal((await tasks.get(scope, 'with'))?.active, false);
+    // Kept alive another TTL from the settle, as touch would: still there past the first TTL.
+    now += 900;
+    assert.equal((await configs.list(scope, 'with')).length, 2);
+    // A task without configs: none. A store the index is not linked to: null, after a plain update.
+    assert.deepEqual(await tasks.settle(entry('without'), configs), []);
+    await tasks.add(entry('third', { active: true }));
+    assert.equal(await tasks.settle(entry('third'), other), null);
+    assert.equal((await tasks.get(scope, 'third'))?.active, false);
+  });
 
   test('a task expires an hour after its last change, an active one never', async () => {
     const { index: tasks, advance } = index();
@@ -152,18 +191,31 @@ test('a task that finished while Redis was away is written once Redis is back', 
   const client = await connectRedis(parseRedisUrl(own.url));
   t.after(() => client.disconnect());
   defineTaskIndexScripts(client);
+  definePushConfigScripts(client);
   const tasks = new RedisTaskIndex(client, 'away:', own.url);
+  const configs = new RedisPushConfigStore(client, 'away:', own.url);
+  tasks.linkPushConfigs(configs);
   const running = entry('t', { active: true });
   await tasks.add(running);
+  // Another, ended by settle (the end of a blocking SendMessage with push notifications on).
+  const pushed = entry('p', { active: true });
+  await tasks.add(pushed);
   await own.stop();
   const finished: IndexedTask = { ...running, active: false, task: { ...running.task, state: 'completed' } };
   await assert.rejects(tasks.update(finished), (error) => error instanceof RedisStoreError && error.code === 'redis_unavailable');
+  const settled: IndexedTask = { ...pushed, active: false, task: { ...pushed.task, state: 'completed' } };
+  await assert.rejects(
+    tasks.settle(settled, configs),
+    (error) => error instanceof RedisStoreError && error.code === 'redis_unavailable',
+  );
   await own.restart();
-  let seen = await tasks.get(scope, 't').catch(() => undefined);
-  for (let i = 0; i < 200 && seen?.active !== false; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 25));
-    seen = await tasks.get(scope, 't').catch(() => undefined);
+  for (const id of ['t', 'p']) {
+    let seen = await tasks.get(scope, id).catch(() => undefined);
+    for (let i = 0; i < 200 && seen?.active !== false; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      seen = await tasks.get(scope, id).catch(() => undefined);
+    }
+    assert.equal(seen?.active, false, id);
+    assert.equal(seen?.task.state, 'completed', id);
   }
-  assert.equal(seen?.active, false);
-  assert.equal(seen?.task.state, 'completed');
 });
