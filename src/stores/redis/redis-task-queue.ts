@@ -8,6 +8,13 @@
 // reach, so no job ever ends in BullMQ without the consumer having seen it. A job whose
 // processor throws is tried again while attempts remain. Finished jobs are removed at once: the
 // consumer keeps the outcome elsewhere (the task index).
+//
+// A graceful stop (drain) does not leave its running jobs to the lock: the worker stops taking
+// jobs, the running ones get the drain window to finish here, and then each processor is told to
+// hand its job on (its `handOn` signal aborts): it ends its run at once and either settles the job
+// itself or answers `again`, and the job goes straight back to the front of the queue for another
+// replica, counted as a start that ended without an outcome. Only a replica that dies (SIGKILL, a
+// crash) still waits for its lock to run out.
 import { InvalidArgumentError } from '../../core/errors.js';
 import { loadBullMq } from './bullmq-module.js';
 import { redisFailure } from './redis-connection.js';
@@ -22,8 +29,12 @@ export interface JobAttempt {
   readonly abandoned: number;
 }
 
-/** Runs one job; a throw asks for another attempt (when attempts remain). */
-export type JobProcessor<T> = (data: T, attempt: JobAttempt) => Promise<void>;
+/**
+ * Runs one job; a throw asks for another attempt (when attempts remain). `handOn` aborts when this
+ * replica is stopping and can wait no longer: the processor ends its run at once, then settles the
+ * job (resolves with nothing) or answers `again` to have another replica start it.
+ */
+export type JobProcessor<T> = (data: T, attempt: JobAttempt, handOn: AbortSignal) => Promise<'again' | undefined>;
 
 export interface TaskQueueSettings {
   /** Jobs one replica runs at the same time. Default 4. */
@@ -68,6 +79,10 @@ type Worker = import('bullmq').Worker;
 
 export class RedisTaskQueue<T extends object> {
   private worker: Worker | null = null;
+  /** Aborted when a drain's window has passed: the processors still running hand their jobs on. */
+  private handOn = new AbortController();
+  /** The drain under way; null when none is. */
+  private draining: Promise<void> | null = null;
 
   private constructor(
     private readonly queue: Queue,
@@ -125,15 +140,25 @@ export class RedisTaskQueue<T extends object> {
   /** Starts this replica's workers on `process`; once. */
   async work(process: JobProcessor<T>): Promise<void> {
     if (this.worker) return;
-    const { Worker } = await loadBullMq();
+    const { Worker, WaitingError } = await loadBullMq();
+    const handOn = (this.handOn = new AbortController());
+    this.draining = null;
     const worker = new Worker<T>(
       QUEUE_NAME,
-      async (job) => {
+      async (job, token) => {
         const start = job.attemptsStarted;
         // Each start counts in attemptsStarted, each throw in attemptsMade: the starts that did neither
-        // were cut off (a stall put the job back without a failure being recorded).
+        // were cut off (a stall, or a stopping replica, put the job back without a failure being recorded).
         const abandoned = Math.max(0, start - 1 - job.attemptsMade);
-        await process(job.data, { start, abandoned });
+        const end = await process(job.data, { start, abandoned }, handOn.signal);
+        if (end !== 'again' || token === undefined) return;
+        // Back to the waiting list, at its head, releasing our lock (checked against our token), with
+        // no attempt recorded: the next start sees this one as abandoned, as after a lost lock.
+        // moveToWait rather than moveToDelayed: a delayed job waits in another set until it is
+        // promoted, while the point is that another replica starts it now. The WaitingError tells
+        // the worker the job has been moved, so it neither completes nor fails it.
+        await job.moveToWait(token);
+        throw new WaitingError();
       },
       {
         connection: connectionOptions(this.target, true),
@@ -154,9 +179,30 @@ export class RedisTaskQueue<T extends object> {
   }
 
   /**
-   * Stops taking jobs and closes the connections. Jobs still running here are not waited for:
-   * their lock runs out and another replica's stalled-job check hands them on, as for a
-   * replica that died.
+   * A graceful stop of this replica's workers: they take no new job; the jobs running here get
+   * `windowMs` to finish, then their processors are told to hand them on, and are waited for (a
+   * bounded while) so that each job is back in the queue or settled when this resolves. Once.
+   */
+  drain(windowMs: number): Promise<void> {
+    const worker = this.worker;
+    if (!worker) return Promise.resolve();
+    this.draining ??= (async () => {
+      // close() without force stops the fetching at once and resolves when the running jobs are done.
+      const closed = worker.close().then(
+        () => true,
+        () => true,
+      );
+      if (await within(closed, windowMs)) return;
+      this.handOn.abort();
+      await within(closed, CLOSE_BOUND_MS);
+    })();
+    return this.draining;
+  }
+
+  /**
+   * Stops taking jobs and closes the connections. Jobs still running here without a drain first
+   * are not waited for: their lock runs out and another replica's stalled-job check hands them
+   * on, as for a replica that died.
    */
   async close(): Promise<void> {
     const worker = this.worker;
@@ -174,8 +220,19 @@ export class RedisTaskQueue<T extends object> {
   }
 }
 
-/** How long close() waits for BullMQ to close its connections before cutting them. */
+/** How long close() waits for BullMQ to close its connections before cutting them (and drain() for the jobs it hands on). */
 const CLOSE_BOUND_MS = 2_000;
+
+/** Whether `done` resolved within `ms`. */
+async function within(done: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  const inTime = await Promise.race([done.then(() => true as const), bound]);
+  clearTimeout(timer);
+  return inTime;
+}
 
 /** BullMQ's keys sit under the store's prefix: `parley:queue:a2a-tasks:...`. */
 function bullPrefix(target: RedisTarget): string {
