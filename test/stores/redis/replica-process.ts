@@ -9,7 +9,10 @@
 // a killed replica is noticed soon) and PARLEY_TEST_RERUNNABLE=1 `rerunnable`. Two inputs stream
 // events (for subscribers on other replicas): `steps ...` waits for its gate, then attaches the
 // artifacts one, two and three; `flood <n> ...` waits for its gate, then yields n model-text
-// chunks of 16 KiB each.
+// chunks of 16 KiB each. PARLEY_TEST_SHUTDOWN_TIMEOUT (seconds) sets the transport's
+// shutdown_timeout, the drain window its queued tasks get at a stop; PARLEY_TEST_PUSH=1 turns on
+// push notifications to loopback http webhooks (the destination policy's own switches, off by
+// default). On SIGTERM it prints `stopping` before it stops.
 import { Redis } from 'ioredis';
 import { AgentServer } from '../../../src/agent/agent-server.js';
 import type { AgentHandler } from '../../../src/agent/handler.js';
@@ -72,7 +75,19 @@ const plain: AgentHandler = async ({ input, signal }) => {
 
 const taskQueue = process.env.PARLEY_TEST_QUEUE ? JSON.parse(process.env.PARLEY_TEST_QUEUE) : undefined;
 const rerunnable = process.env.PARLEY_TEST_RERUNNABLE === '1';
-const agent = new AgentServer({ name: 'replicated', description: 'a replica', a2a: true, handler, store, taskQueue, rerunnable });
+const shutdownTimeout = process.env.PARLEY_TEST_SHUTDOWN_TIMEOUT ? Number(process.env.PARLEY_TEST_SHUTDOWN_TIMEOUT) : undefined;
+const a2aPush = process.env.PARLEY_TEST_PUSH === '1' ? { allowPrivate: true, allowHttp: true } : undefined;
+const agent = new AgentServer({
+  name: 'replicated',
+  description: 'a replica',
+  a2a: true,
+  handler,
+  store,
+  taskQueue,
+  rerunnable,
+  a2aPush,
+  transportOptions: shutdownTimeout === undefined ? undefined : { shutdownTimeout },
+});
 try {
   await agent.start();
 } catch (error) {
@@ -81,6 +96,7 @@ try {
 }
 console.log(`ready ${agent.url}`);
 const stop = async () => {
+  console.log('stopping');
   await agent.stop();
   counter.disconnect();
   process.exit(0);
