@@ -125,7 +125,8 @@ export class QueuedRuns {
       // be (that write waits for this one), and after the read above: a cancel from now on
       // reaches the run here through the cancel channel, so this write overwrites no cancel.
       await this.index.update(entry, true).catch(() => undefined);
-      this.observer.working(entry);
+      // A handler that has finished meanwhile says all there is with its end.
+      if (entry.task.state === 'working') this.observer.working(entry);
     }
     // The drain window has passed: the run here stops, and the task goes on elsewhere.
     const stop = () => this.cancelRun(run, REPLICA_STOPPED);

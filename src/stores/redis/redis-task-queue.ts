@@ -83,6 +83,10 @@ export class RedisTaskQueue<T extends object> {
   private handOn = new AbortController();
   /** The drain under way; null when none is. */
   private draining: Promise<void> | null = null;
+  /** The jobs running here, by id: each settles once BullMQ holds its outcome, or it is back in the queue. */
+  private readonly running = new Map<string, Promise<void>>();
+  /** Settles a job of `running` (and forgets it). */
+  private readonly recorders = new Map<string, () => void>();
 
   private constructor(
     private readonly queue: Queue,
@@ -150,14 +154,18 @@ export class RedisTaskQueue<T extends object> {
         // Each start counts in attemptsStarted, each throw in attemptsMade: the starts that did neither
         // were cut off (a stall, or a stopping replica, put the job back without a failure being recorded).
         const abandoned = Math.max(0, start - 1 - job.attemptsMade);
+        const id = job.id ?? '';
+        this.running.set(id, new Promise<void>((resolve) => this.recorders.set(id, resolve)));
         const end = await process(job.data, { start, abandoned }, handOn.signal);
+        // Settled here: the worker records it, and says so (completed, failed) to a drain waiting.
         if (end !== 'again' || token === undefined) return;
-        // Back to the waiting list, at its head, releasing our lock (checked against our token), with
-        // no attempt recorded: the next start sees this one as abandoned, as after a lost lock.
-        // moveToWait rather than moveToDelayed: a delayed job waits in another set until it is
-        // promoted, while the point is that another replica starts it now. The WaitingError tells
-        // the worker the job has been moved, so it neither completes nor fails it.
+        // Back to the waiting list, at its head, releasing our lock (checked against our token),
+        // with no attempt recorded: the next start sees this one as abandoned, as after a lost
+        // lock. moveToWait rather than moveToDelayed: a delayed job waits in another set until it
+        // is promoted, while the point is that another replica starts it now.
         await job.moveToWait(token);
+        this.recorded(id);
+        // Tells the worker the job has been moved already, so it neither completes nor fails it.
         throw new WaitingError();
       },
       {
@@ -174,6 +182,9 @@ export class RedisTaskQueue<T extends object> {
     );
     // Losing Redis is reported by the commands that fail; the worker reconnects by itself.
     worker.on('error', () => undefined);
+    // BullMQ tells once it has written a job's outcome: a drain waits for that, not just the processor.
+    worker.on('completed', (job) => this.recorded(job.id ?? ''));
+    worker.on('failed', (job) => this.recorded(job?.id ?? ''));
     this.worker = worker;
     await worker.waitUntilReady();
   }
@@ -187,16 +198,34 @@ export class RedisTaskQueue<T extends object> {
     const worker = this.worker;
     if (!worker) return Promise.resolve();
     this.draining ??= (async () => {
-      // close() without force stops the fetching at once and resolves when the running jobs are done.
-      const closed = worker.close().then(
-        () => true,
-        () => true,
-      );
-      if (await within(closed, windowMs)) return;
-      this.handOn.abort();
-      await within(closed, CLOSE_BOUND_MS);
+      const client = await settledWithin(worker.getBackend().client, CLOSE_BOUND_MS);
+      if (client?.status !== 'ready') {
+        // Redis is away: nothing could be recorded or put back, and BullMQ's orderly close would
+        // wait for Redis (leaving a connection reconnecting behind). The running jobs are left to
+        // their locks, as for a replica that died; close() cuts the connections.
+        return;
+      }
+      // close() without force stops fetching at once, cutting the blocking wait for the next job
+      // (a paused worker's wait would still take one, and could take back a job handed on). It
+      // resolves only once BullMQ has recorded the running jobs; the window is watched through the
+      // jobs' own outcomes instead, and close() bounds the rest.
+      worker.close().catch(() => undefined);
+      const idle = (async () => {
+        while (this.running.size > 0) await Promise.all([...this.running.values()]);
+      })();
+      if (!(await within(idle, windowMs))) {
+        this.handOn.abort();
+        await within(idle, CLOSE_BOUND_MS);
+      }
     })();
     return this.draining;
+  }
+
+  private recorded(id: string): void {
+    const settle = this.recorders.get(id);
+    this.recorders.delete(id);
+    this.running.delete(id);
+    settle?.();
   }
 
   /**
@@ -222,6 +251,21 @@ export class RedisTaskQueue<T extends object> {
 
 /** How long close() waits for BullMQ to close its connections before cutting them (and drain() for the jobs it hands on). */
 const CLOSE_BOUND_MS = 2_000;
+
+/** What `value` resolves to within `ms`; undefined when it does not (or rejects). */
+async function settledWithin<V>(value: Promise<V>, ms: number): Promise<V | undefined> {
+  let result: V | undefined;
+  await within(
+    value.then(
+      (resolved) => {
+        result = resolved;
+      },
+      () => undefined,
+    ),
+    ms,
+  );
+  return result;
+}
 
 /** Whether `done` resolved within `ms`. */
 async function within(done: Promise<unknown>, ms: number): Promise<boolean> {
