@@ -200,16 +200,21 @@ export class RedisTaskQueue<T extends object> {
     this.draining ??= (async () => {
       const client = await settledWithin(worker.getBackend().client, CLOSE_BOUND_MS);
       if (client?.status !== 'ready') {
-        // Redis is away: nothing could be recorded or put back, and BullMQ's orderly close would
-        // wait for Redis (leaving a connection reconnecting behind). The running jobs are left to
-        // their locks, as for a replica that died; close() cuts the connections.
+        // Redis is away: nothing could be recorded or put back, so nothing is waited for. The
+        // running jobs are left to their locks, as for a replica that died; close() cuts the
+        // connections.
         return;
       }
-      // close() without force stops fetching at once, cutting the blocking wait for the next job
-      // (a paused worker's wait would still take one, and could take back a job handed on). It
-      // resolves only once BullMQ has recorded the running jobs; the window is watched through the
-      // jobs' own outcomes instead, and close() bounds the rest.
-      worker.close().catch(() => undefined);
+      // No new job: the worker pauses without waiting for its running jobs, and the blocking wait
+      // for the next one, already under way, is cut (left alone it could still take a job, even
+      // one handed on below). Not BullMQ's orderly close(): that one waits for Redis when Redis
+      // goes away meanwhile, and leaves a connection reconnecting; close() below forces it.
+      await worker.pause(true).catch(() => undefined);
+      await worker
+        .getBackend()
+        .disconnectBlocking(false)
+        .catch(() => undefined);
+      // Until none is left: each settles once BullMQ has its outcome, or it is back in the queue.
       const idle = (async () => {
         while (this.running.size > 0) await Promise.all([...this.running.values()]);
       })();
