@@ -343,6 +343,14 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
     void this.a2aHandler?.startQueueWorkers().catch(() => undefined);
   }
 
+  /**
+   * The queued tasks running here finish within the drain window, or are handed on to another
+   * replica (docs/replicas.md): either way none waits for its lock to run out.
+   */
+  protected override draining(windowMs: number): Promise<void> | undefined {
+    return this.a2aHandler?.drainQueue(windowMs);
+  }
+
   /** The registry first, so nobody discovers an agent that is going away. */
   protected override leaving(): Promise<void> | undefined {
     return this.registration?.stop();

@@ -3,7 +3,8 @@
 // (a missing pino fails before anything opens), opens the server's stores, builds the endpoint
 // table, starts metrics and then the transport; only then is the server running, and a failing
 // step undoes the ones before it. stop() leaves what the server has joined, stops the transport
-// (readiness off, drain within shutdown_timeout, close), then metrics, then closes the stores;
+// (readiness off, drain within shutdown_timeout, close) while the server finishes its own work in
+// the same window (an agent's queued tasks), then metrics, then closes the stores;
 // a failing step leaves the server running. It is the composer of the server's transport: it
 // hands observability's hooks (request log, tracing) to it, so the pipeline imports neither.
 import type { OperationSpec } from '../../generated/operations/spec.js';
@@ -97,6 +98,14 @@ export abstract class ServerLifecycle {
     return { transport: transport.name, metrics: transport.metrics };
   }
 
+  /**
+   * Work of the server's own to finish while the transport drains (given the same window, in
+   * milliseconds), before the stores close; nothing by default.
+   */
+  protected draining(_windowMs: number): Promise<void> | undefined {
+    return undefined;
+  }
+
   /** Called once the server is running. */
   protected started(): void {}
 
@@ -184,7 +193,8 @@ export abstract class ServerLifecycle {
     // its registry (which may take a while) or drains.
     this.transport.withdraw();
     await this.leaving();
-    await this.transport.stop();
+    // Side by side: the requests in flight and the server's own work get the same drain window.
+    await Promise.all([this.transport.stop(), this.draining(this.transport.config.shutdownTimeout * 1000)]);
     await this.stopMetrics();
     await this.closeStores();
     this.running = false;

@@ -115,6 +115,8 @@ export class A2aRequestHandler {
       ? new QueuedRuns(options.queue, this.index, this.engine, {
           // The feed learns the task runs on this replica, as for a run of its own.
           started: (entry) => this.feed?.begin(entry.id),
+          // Its webhooks hear it is working, as for a run of this replica's own.
+          working: (entry) => this.push?.notify(entry, statusChange(entry.task, entry.contextId)),
           settled: (entry) => {
             this.publishSettled(entry);
             this.push?.notify(entry, runEndChange(entry.task, entry.contextId, 0));
@@ -126,6 +128,14 @@ export class A2aRequestHandler {
   /** Starts this replica's share of the queue's workers (with a `queue`; nothing otherwise). */
   startQueueWorkers(): Promise<void> {
     return this.queued?.start() ?? Promise.resolve();
+  }
+
+  /**
+   * This replica is stopping: its queue workers take no more tasks, and the queued tasks running
+   * here get `windowMs` to finish before they are handed on (nothing to do without a `queue`).
+   */
+  drainQueue(windowMs: number): Promise<void> {
+    return this.queued?.drain(windowMs) ?? Promise.resolve();
   }
 
   sendMessage(request: MessageShape<typeof SendMessageRequestSchema>, context: RequestContext): Promise<JsonObject> {

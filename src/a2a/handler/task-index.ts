@@ -22,8 +22,12 @@ export interface TaskIndex {
   add(entry: IndexedTask): Promise<void>;
   /** The task with this id in this scope; undefined when absent, expired or someone else's. */
   get(scope: TaskScope, id: string): Promise<IndexedTask | undefined>;
-  /** Records a change of the entry (state, active flag, a replaced task record). */
-  update(entry: IndexedTask): Promise<void>;
+  /**
+   * Records a change of the entry (state, active flag, a replaced task record). `progress`: the
+   * caller holds the entry's run and it stays active (a shared index refuses, as a conflict, to
+   * activate a task another run holds; this is no activation).
+   */
+  update(entry: IndexedTask, progress?: boolean): Promise<void>;
   /**
    * Optional: update() for an entry that has stopped running and, in the same step, what
    * `configs.touch` would answer for its task (its push configs, kept alive). A backend that

@@ -11,6 +11,12 @@
 // stopped. A rerunnable handler that throws is tried again the same way; the last try's outcome
 // stands, so a task that always throws ends `failed` after `attempts` tries and never holds a
 // worker longer than its runs.
+//
+// A started task is recorded `working` in the index, so every replica shows it running. When this
+// replica stops gracefully, a task still running at the end of the drain window is handed on at
+// once rather than left to the lock: its run here is canceled, and a rerunnable task goes back to
+// the queue for another replica (a start like any cut-off one), any other ends `failed` as when its
+// replica dies.
 import type { SecurityContext, Task as NativeTask } from '../../../generated/types/index.js';
 import { newId } from '../../core/ids.js';
 import { isTerminal } from '../../core/task-state.js';
@@ -34,7 +40,10 @@ export interface QueuedRun {
 /** The queue as the request handler uses it (stores/redis/redis-task-queue.ts fills it). */
 export interface TaskQueue {
   enqueue(id: string, run: QueuedRun, attempts: number): Promise<void>;
-  work(process: (run: QueuedRun, attempt: JobAttempt) => Promise<void>): Promise<void>;
+  /** `handOn` aborts when this replica stops and its tasks must go; `again` puts the job back. */
+  work(process: (run: QueuedRun, attempt: JobAttempt, handOn: AbortSignal) => Promise<'again' | undefined>): Promise<void>;
+  /** Takes no more jobs; lets the running ones finish within `windowMs`, then hands them on. */
+  drain(windowMs: number): Promise<void>;
 }
 
 export interface QueuedRunOptions {
@@ -52,6 +61,8 @@ const REPLICA_STOPPED = 'the replica running it stopped';
 export interface QueuedRunObserver {
   /** A worker here is about to run the entry's task. */
   readonly started: (entry: IndexedTask) => void;
+  /** The entry's task has begun running here (it is `working`), and the index knows it. */
+  readonly working: (entry: IndexedTask) => void;
   /** The entry has just settled, before the index learns it (for subscribers and webhooks). */
   readonly settled: (entry: IndexedTask) => void;
 }
@@ -83,17 +94,22 @@ export class QueuedRuns {
 
   /** Starts this replica's workers. */
   start(): Promise<void> {
-    return this.queue.work((run, attempt) => this.process(run, attempt));
+    return this.queue.work((run, attempt, handOn) => this.process(run, attempt, handOn));
   }
 
-  private async process(run: QueuedRun, attempt: JobAttempt): Promise<void> {
+  /** This replica is stopping: its tasks get `windowMs` to finish here, then are handed on. */
+  drain(windowMs: number): Promise<void> {
+    return this.queue.drain(windowMs);
+  }
+
+  private async process(run: QueuedRun, attempt: JobAttempt, handOn: AbortSignal): Promise<'again' | undefined> {
     const scope: TaskScope = { tenant: run.tenant, principal: run.owner };
     const entry = await this.index.get(scope, run.id);
     // Canceled while it waited, or settled by an earlier start: nothing left to do.
-    if (!entry?.active || isTerminal(entry.task.state ?? 'submitted')) return;
+    if (!entry?.active || isTerminal(entry.task.state ?? 'submitted')) return undefined;
     if (attempt.abandoned > 0 && (!this.rerunnable || attempt.start > this.attempts)) {
-      await this.stopped(entry, attempt);
-      return;
+      await this.stopped(entry, attempt.abandoned, attempt.start - 1);
+      return undefined;
     }
     const last = attempt.start >= this.attempts;
     entry.task = structuredClone(run.task);
@@ -103,24 +119,59 @@ export class QueuedRuns {
     // and settled the index alone: honour it here.
     const now = await this.index.get(scope, run.id).catch(() => undefined);
     if (now && isTerminal(now.task.state ?? 'submitted')) {
-      try {
-        this.engine.cancel({ id: run.id, metadata: { reason: lastReason(now.task) } }, run.owner);
-      } catch {
-        // It finished already.
-      }
+      this.cancelRun(run, lastReason(now.task));
+    } else if (entry.task.state === 'working') {
+      // Every replica's GetTask shows it running from here. Written before the run's outcome can
+      // be (that write waits for this one), and after the read above: a cancel from now on
+      // reaches the run here through the cancel channel, so this write overwrites no cancel.
+      await this.index.update(entry, true).catch(() => undefined);
+      // A handler that has finished meanwhile says all there is with its end.
+      if (entry.task.state === 'working') this.observer.working(entry);
     }
+    // The drain window has passed: the run here stops, and the task goes on elsewhere.
+    const stop = () => this.cancelRun(run, REPLICA_STOPPED);
+    handOn.addEventListener('abort', stop, { once: true });
+    if (handOn.aborted) stop();
     const finished = (await running).value as NativeTask;
+    handOn.removeEventListener('abort', stop);
+    if (handOn.aborted && finished.state === 'canceled' && lastReason(finished) === REPLICA_STOPPED) {
+      return this.handedOn(entry, finished, attempt);
+    }
     if (!last && threw(finished)) {
       // Not recorded: the next start begins from the accepted record again.
       throw new Error(`start ${attempt.start} of task ${run.id} failed: ${lastReason(finished)}`);
     }
     entry.task = finished;
     await this.record(entry);
+    return undefined;
+  }
+
+  private cancelRun(run: QueuedRun, reason: string): void {
+    try {
+      this.engine.cancel({ id: run.id, metadata: { reason } }, run.owner);
+    } catch {
+      // It finished already.
+    }
+  }
+
+  /**
+   * The run here was stopped for the replica's stop: a rerunnable task with starts left goes back
+   * to the queue (the index keeps it `working`; the next start begins from the accepted record),
+   * any other fails now, as it would once another replica found its lock run out.
+   */
+  private async handedOn(entry: IndexedTask, finished: NativeTask, attempt: JobAttempt): Promise<'again' | undefined> {
+    if (this.rerunnable && attempt.start < this.attempts) return 'again';
+    // The cancel was this replica's way to end the run, not a client's: the task fails instead.
+    const history = finished.metadata?.state_history;
+    if (history?.at(-1)?.state === 'canceled') history.pop();
+    entry.task = finished;
+    await this.stopped(entry, attempt.abandoned + 1, attempt.start);
+    return undefined;
   }
 
   /** The task may not run again (or has run out of starts): it fails, saying why. */
-  private stopped(entry: IndexedTask, attempt: JobAttempt): Promise<void> {
-    const reason = this.rerunnable ? `${REPLICA_STOPPED} (${attempt.abandoned} of ${attempt.start - 1} starts)` : REPLICA_STOPPED;
+  private stopped(entry: IndexedTask, abandoned: number, starts: number): Promise<void> {
+    const reason = this.rerunnable ? `${REPLICA_STOPPED} (${abandoned} of ${starts} starts)` : REPLICA_STOPPED;
     const metadata = (entry.task.metadata ??= {});
     metadata.error = { name: 'ReplicaStoppedError', message: reason, code: 'replica_stopped' };
     transition(entry.task, 'failed', reason);

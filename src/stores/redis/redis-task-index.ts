@@ -115,10 +115,13 @@ write(p, id, ARGV[3], ARGV[4], now, ARGV[6], ARGV[7], share)
 return 'ok'
 `;
 
-/** ARGV: as ADD's first eight. 'busy' when activating a task another run already holds. */
+/**
+ * ARGV: as ADD's first eight, then 'progress' for a change of a run the caller holds. 'busy' when
+ * activating a task another run already holds.
+ */
 const UPDATE = `${FORGET}
 local p, id = ARGV[1], ARGV[2]
-if ARGV[4] == '1' and redis.call('SISMEMBER', p..'a2a:active', id) == 1 then return 'busy' end
+if ARGV[4] == '1' and ARGV[9] ~= 'progress' and redis.call('SISMEMBER', p..'a2a:active', id) == 1 then return 'busy' end
 write(p, id, ARGV[3], ARGV[4], tonumber(ARGV[5]), ARGV[6], ARGV[7], ARGV[8])
 return 'ok'
 `;
@@ -229,8 +232,10 @@ export class RedisTaskIndex {
     return configsOf(answer as string[]);
   }
 
-  async update(entry: IndexedTask): Promise<void> {
-    const answer = await this.write(entry, () => this.client.a2aUpdate(...this.writeArgs(entry)));
+  async update(entry: IndexedTask, progress = false): Promise<void> {
+    const answer = await this.write(entry, () =>
+      this.client.a2aUpdate(...this.writeArgs(entry), ...(progress ? ['progress'] : [])),
+    );
     if (answer === 'busy') throw this.busy(entry);
   }
 

@@ -8,6 +8,13 @@
 // reach, so no job ever ends in BullMQ without the consumer having seen it. A job whose
 // processor throws is tried again while attempts remain. Finished jobs are removed at once: the
 // consumer keeps the outcome elsewhere (the task index).
+//
+// A graceful stop (drain) does not leave its running jobs to the lock: the worker stops taking
+// jobs, the running ones get the drain window to finish here, and then each processor is told to
+// hand its job on (its `handOn` signal aborts): it ends its run at once and either settles the job
+// itself or answers `again`, and the job goes straight back to the front of the queue for another
+// replica, counted as a start that ended without an outcome. Only a replica that dies (SIGKILL, a
+// crash) still waits for its lock to run out.
 import { InvalidArgumentError } from '../../core/errors.js';
 import { loadBullMq } from './bullmq-module.js';
 import { redisFailure } from './redis-connection.js';
@@ -22,8 +29,12 @@ export interface JobAttempt {
   readonly abandoned: number;
 }
 
-/** Runs one job; a throw asks for another attempt (when attempts remain). */
-export type JobProcessor<T> = (data: T, attempt: JobAttempt) => Promise<void>;
+/**
+ * Runs one job; a throw asks for another attempt (when attempts remain). `handOn` aborts when this
+ * replica is stopping and can wait no longer: the processor ends its run at once, then settles the
+ * job (resolves with nothing) or answers `again` to have another replica start it.
+ */
+export type JobProcessor<T> = (data: T, attempt: JobAttempt, handOn: AbortSignal) => Promise<'again' | undefined>;
 
 export interface TaskQueueSettings {
   /** Jobs one replica runs at the same time. Default 4. */
@@ -68,6 +79,14 @@ type Worker = import('bullmq').Worker;
 
 export class RedisTaskQueue<T extends object> {
   private worker: Worker | null = null;
+  /** Aborted when a drain's window has passed: the processors still running hand their jobs on. */
+  private handOn = new AbortController();
+  /** The drain under way; null when none is. */
+  private draining: Promise<void> | null = null;
+  /** The jobs running here, by id: each settles once BullMQ holds its outcome, or it is back in the queue. */
+  private readonly running = new Map<string, Promise<void>>();
+  /** Settles a job of `running` (and forgets it). */
+  private readonly recorders = new Map<string, () => void>();
 
   private constructor(
     private readonly queue: Queue,
@@ -125,15 +144,29 @@ export class RedisTaskQueue<T extends object> {
   /** Starts this replica's workers on `process`; once. */
   async work(process: JobProcessor<T>): Promise<void> {
     if (this.worker) return;
-    const { Worker } = await loadBullMq();
+    const { Worker, WaitingError } = await loadBullMq();
+    const handOn = (this.handOn = new AbortController());
+    this.draining = null;
     const worker = new Worker<T>(
       QUEUE_NAME,
-      async (job) => {
+      async (job, token) => {
         const start = job.attemptsStarted;
         // Each start counts in attemptsStarted, each throw in attemptsMade: the starts that did neither
-        // were cut off (a stall put the job back without a failure being recorded).
+        // were cut off (a stall, or a stopping replica, put the job back without a failure being recorded).
         const abandoned = Math.max(0, start - 1 - job.attemptsMade);
-        await process(job.data, { start, abandoned });
+        const id = job.id ?? '';
+        this.running.set(id, new Promise<void>((resolve) => this.recorders.set(id, resolve)));
+        const end = await process(job.data, { start, abandoned }, handOn.signal);
+        // Settled here: the worker records it, and says so (completed, failed) to a drain waiting.
+        if (end !== 'again' || token === undefined) return;
+        // Back to the waiting list, at its head, releasing our lock (checked against our token),
+        // with no attempt recorded: the next start sees this one as abandoned, as after a lost
+        // lock. moveToWait rather than moveToDelayed: a delayed job waits in another set until it
+        // is promoted, while the point is that another replica starts it now.
+        await job.moveToWait(token);
+        this.recorded(id);
+        // Tells the worker the job has been moved already, so it neither completes nor fails it.
+        throw new WaitingError();
       },
       {
         connection: connectionOptions(this.target, true),
@@ -149,14 +182,61 @@ export class RedisTaskQueue<T extends object> {
     );
     // Losing Redis is reported by the commands that fail; the worker reconnects by itself.
     worker.on('error', () => undefined);
+    // BullMQ tells once it has written a job's outcome: a drain waits for that, not just the processor.
+    worker.on('completed', (job) => this.recorded(job.id ?? ''));
+    worker.on('failed', (job) => this.recorded(job?.id ?? ''));
     this.worker = worker;
     await worker.waitUntilReady();
   }
 
   /**
-   * Stops taking jobs and closes the connections. Jobs still running here are not waited for:
-   * their lock runs out and another replica's stalled-job check hands them on, as for a
-   * replica that died.
+   * A graceful stop of this replica's workers: they take no new job; the jobs running here get
+   * `windowMs` to finish, then their processors are told to hand them on, and are waited for (a
+   * bounded while) so that each job is back in the queue or settled when this resolves. Once.
+   */
+  drain(windowMs: number): Promise<void> {
+    const worker = this.worker;
+    if (!worker) return Promise.resolve();
+    this.draining ??= (async () => {
+      const client = await settledWithin(worker.getBackend().client, CLOSE_BOUND_MS);
+      if (client?.status !== 'ready') {
+        // Redis is away: nothing could be recorded or put back, so nothing is waited for. The
+        // running jobs are left to their locks, as for a replica that died; close() cuts the
+        // connections.
+        return;
+      }
+      // No new job: the worker pauses without waiting for its running jobs, and the blocking wait
+      // for the next one, already under way, is cut (left alone it could still take a job, even
+      // one handed on below). Not BullMQ's orderly close(): that one waits for Redis when Redis
+      // goes away meanwhile, and leaves a connection reconnecting; close() below forces it.
+      await worker.pause(true).catch(() => undefined);
+      await worker
+        .getBackend()
+        .disconnectBlocking(false)
+        .catch(() => undefined);
+      // Until none is left: each settles once BullMQ has its outcome, or it is back in the queue.
+      const idle = (async () => {
+        while (this.running.size > 0) await Promise.all([...this.running.values()]);
+      })();
+      if (!(await within(idle, windowMs))) {
+        this.handOn.abort();
+        await within(idle, CLOSE_BOUND_MS);
+      }
+    })();
+    return this.draining;
+  }
+
+  private recorded(id: string): void {
+    const settle = this.recorders.get(id);
+    this.recorders.delete(id);
+    this.running.delete(id);
+    settle?.();
+  }
+
+  /**
+   * Stops taking jobs and closes the connections. Jobs still running here without a drain first
+   * are not waited for: their lock runs out and another replica's stalled-job check hands them
+   * on, as for a replica that died.
    */
   async close(): Promise<void> {
     const worker = this.worker;
@@ -174,8 +254,34 @@ export class RedisTaskQueue<T extends object> {
   }
 }
 
-/** How long close() waits for BullMQ to close its connections before cutting them. */
+/** How long close() waits for BullMQ to close its connections before cutting them (and drain() for the jobs it hands on). */
 const CLOSE_BOUND_MS = 2_000;
+
+/** What `value` resolves to within `ms`; undefined when it does not (or rejects). */
+async function settledWithin<V>(value: Promise<V>, ms: number): Promise<V | undefined> {
+  let result: V | undefined;
+  await within(
+    value.then(
+      (resolved) => {
+        result = resolved;
+      },
+      () => undefined,
+    ),
+    ms,
+  );
+  return result;
+}
+
+/** Whether `done` resolved within `ms`. */
+async function within(done: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  const inTime = await Promise.race([done.then(() => true as const), bound]);
+  clearTimeout(timer);
+  return inTime;
+}
 
 /** BullMQ's keys sit under the store's prefix: `parley:queue:a2a-tasks:...`. */
 function bullPrefix(target: RedisTarget): string {

@@ -15,6 +15,10 @@
 // KiB each at once (a task sent with SendMessage publishes them all in one turn when it ends).
 // Asked `feed-counts` over its IPC channel, it answers what its task feed's reader holds for its
 // followers (FeedReaderCounts).
+// PARLEY_TEST_SHUTDOWN_TIMEOUT (seconds) sets the transport's shutdown_timeout, the drain window
+// its queued tasks get at a stop; PARLEY_TEST_PUSH=1 turns on push notifications to loopback http
+// webhooks (the destination policy's own switches, off by default). On SIGTERM it prints
+// `stopping` before it stops.
 import { AgentServer } from '../../../src/agent/agent-server.js';
 import type { AgentHandler } from '../../../src/agent/handler.js';
 import type { RedisAgentState } from '../../../src/stores/redis/redis-agent-state.js';
@@ -99,7 +103,19 @@ const plain: AgentHandler = async ({ input, signal }) => {
 
 const taskQueue = process.env.PARLEY_TEST_QUEUE ? JSON.parse(process.env.PARLEY_TEST_QUEUE) : undefined;
 const rerunnable = process.env.PARLEY_TEST_RERUNNABLE === '1';
-const agent = new AgentServer({ name: 'replicated', description: 'a replica', a2a: true, handler, store, taskQueue, rerunnable });
+const shutdownTimeout = process.env.PARLEY_TEST_SHUTDOWN_TIMEOUT ? Number(process.env.PARLEY_TEST_SHUTDOWN_TIMEOUT) : undefined;
+const a2aPush = process.env.PARLEY_TEST_PUSH === '1' ? { allowPrivate: true, allowHttp: true } : undefined;
+const agent = new AgentServer({
+  name: 'replicated',
+  description: 'a replica',
+  a2a: true,
+  handler,
+  store,
+  taskQueue,
+  rerunnable,
+  a2aPush,
+  transportOptions: shutdownTimeout === undefined ? undefined : { shutdownTimeout },
+});
 try {
   await agent.start();
 } catch (error) {
@@ -114,6 +130,7 @@ process.on('message', (ask) => {
 process.channel?.unref();
 console.log(`ready ${agent.url}`);
 const stop = async () => {
+  console.log('stopping');
   await agent.stop();
   counter.disconnect();
   process.exit(0);
