@@ -14,6 +14,11 @@ export interface FeedEvent {
 export interface TaskFeed {
   /** A task starts running on this replica; its events are written once someone watches it. */
   begin(taskId: string): void;
+  /**
+   * A queued task starts running on this replica (a queue worker took it): as `begin`, and its
+   * events are written at once when a subscriber already waits for it (`watchQueued`).
+   */
+  beginQueued(taskId: string): Promise<void>;
   /** Whether someone watches a task running here (else its events need not even be made). */
   watched(taskId: string): boolean;
   /** The task's run here ended without its last event being published (nobody watched it). */
@@ -30,11 +35,25 @@ export interface TaskFeed {
    */
   watch(taskId: string): Promise<string | null>;
   /**
+   * For a task still waiting in the queue (no replica runs it yet): leaves word for the worker
+   * that will take it to write its events, and answers the position a follower starts after
+   * (null when Redis did not take the word). Asks the replicas again, so a worker that started
+   * the task meanwhile writes its events too.
+   */
+  watchQueued(taskId: string): Promise<string | null>;
+  /**
+   * A queued task settled without a run to say so (canceled while it waited): its last event
+   * reaches the subscribers waiting for it, if any.
+   */
+  settleQueued(taskId: string, event: Record<string, unknown>): Promise<void>;
+  /**
    * The task's events after position `after`, in order, ending after the one marked last. Fails
    * with a TaskFeedError when the follower falls too far behind, the replica running the task
-   * stops, or events were lost. Stopping the reading frees the follower.
+   * stops, or events were lost. Stopping the reading frees the follower. `queued` says whether
+   * the task still waits in the queue: while it does, a feed no replica writes yet is not a
+   * runner gone.
    */
-  follow(taskId: string, after: string): AsyncIterable<FeedEvent>;
+  follow(taskId: string, after: string, queued?: () => Promise<boolean>): AsyncIterable<FeedEvent>;
 }
 
 /** Whether `value` is a position a follower may resume after (`<milliseconds>-<sequence>`). */

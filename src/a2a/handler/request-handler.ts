@@ -114,9 +114,14 @@ export class A2aRequestHandler {
     this.queued = options.queue
       ? new QueuedRuns(options.queue, this.index, this.engine, {
           // The feed learns the task runs on this replica, as for a run of its own.
-          started: (entry) => this.feed?.begin(entry.id),
-          // Its webhooks hear it is working, as for a run of this replica's own.
-          working: (entry) => this.push?.notify(entry, statusChange(entry.task, entry.contextId)),
+          // A subscriber that came while the task was queued is watching it already.
+          started: (entry) => this.feed?.beginQueued(entry.id) ?? Promise.resolve(),
+          working: (entry) => {
+            // Its subscribers (on any replica) see it start, as a stream would show it.
+            if (this.feed?.watched(entry.id)) this.emit(entry.id, lastStatusResponse(entry.task, entry.contextId));
+            // Its webhooks hear it is working, as for a run of this replica's own.
+            this.push?.notify(entry, statusChange(entry.task, entry.contextId));
+          },
           settled: (entry) => {
             this.publishSettled(entry);
             this.push?.notify(entry, runEndChange(entry.task, entry.contextId, 0));
@@ -354,7 +359,11 @@ export class A2aRequestHandler {
       // The engine no longer remembers a task that waited for input (or, with replicas, no
       // replica runs the task any more, its own having stopped): cancel the indexed record.
       transition(entry.task, 'canceled', reason);
-      if (elsewhere) entry.active = false;
+      if (elsewhere) {
+        entry.active = false;
+        // A subscriber waiting for it in the queue ends with this status (no run will tell it).
+        await this.feed?.settleQueued(entry.id, lastStatusResponse(entry.task, entry.contextId)).catch(() => undefined);
+      }
       answer = entry.task;
     }
     if (!entry.active) {
@@ -477,15 +486,27 @@ export class A2aRequestHandler {
     if (!entry) throw new A2aError('taskNotFound', `task ${request.id} not found`);
     let state = entry.task.state ?? 'submitted';
     let after = resume;
+    /** While the task waits in the queue: whether it still does (see RedisFeedReader). */
+    let queued: (() => Promise<boolean>) | undefined;
     if (after === undefined) {
       if (isTerminal(state))
         throw new A2aError('unsupportedOperation', `task ${entry.id} is already ${state}; there is nothing more to stream`);
-      const watching = entry.active ? await feed.watch(entry.id) : null;
+      let watching = entry.active ? await feed.watch(entry.id) : null;
       if (watching === null && entry.active) {
-        // No replica runs it: it ended just now, or the replica running it is gone.
+        // No replica runs it: it ended just now, it waits in the queue, or its replica is gone.
         entry = (await this.index.get(scope, request.id)) ?? entry;
         state = entry.task.state ?? 'submitted';
-        if (entry.active)
+        if (entry.active && this.queued && state !== 'working') {
+          // Queued, no worker yet: the worker that takes it writes its events for us, and
+          // until then the feed's reader asks the index whether it still waits.
+          watching = await feed.watchQueued(entry.id);
+          if (watching === null) throw new A2aError('internalError', `could not wait for task ${entry.id}; try again`);
+          const id = entry.id;
+          queued = async () => {
+            const now = await this.index.get(scope, id);
+            return now !== undefined && now.active && (now.task.state ?? 'submitted') !== 'working' && !isTerminal(now.task.state ?? 'submitted');
+          };
+        } else if (entry.active)
           throw new A2aError('internalError', `no replica runs task ${entry.id} any more; its state is as GetTask shows`, {
             reason: 'runner_gone',
           });
@@ -500,7 +521,7 @@ export class A2aRequestHandler {
     }
     let sent = false;
     try {
-      for await (const { id, event } of feed.follow(entry.id, after)) {
+      for await (const { id, event } of feed.follow(entry.id, after, queued)) {
         sent = true;
         yield atPosition(event as JsonObject, id);
         if (closesStream(event as JsonObject)) return;

@@ -59,8 +59,8 @@ const REPLICA_STOPPED = 'the replica running it stopped';
 
 /** What the handler hears of a queued run on this replica. */
 export interface QueuedRunObserver {
-  /** A worker here is about to run the entry's task. */
-  readonly started: (entry: IndexedTask) => void;
+  /** A worker here took the entry's task and is about to run (or fail) it; awaited before either. */
+  readonly started: (entry: IndexedTask) => Promise<void>;
   /** The entry's task has begun running here (it is `working`), and the index knows it. */
   readonly working: (entry: IndexedTask) => void;
   /** The entry has just settled, before the index learns it (for subscribers and webhooks). */
@@ -107,13 +107,15 @@ export class QueuedRuns {
     const entry = await this.index.get(scope, run.id);
     // Canceled while it waited, or settled by an earlier start: nothing left to do.
     if (!entry?.active || isTerminal(entry.task.state ?? 'submitted')) return undefined;
+    // Before any outcome, even the failure below: a subscriber already waiting for the task
+    // (it subscribed while the task was queued) gets every event from here to its end.
+    await this.observer.started(entry);
     if (attempt.abandoned > 0 && (!this.rerunnable || attempt.start > this.attempts)) {
       await this.stopped(entry, attempt.abandoned, attempt.start - 1);
       return undefined;
     }
     const last = attempt.start >= this.attempts;
     entry.task = structuredClone(run.task);
-    this.observer.started(entry);
     const running = this.engine.submit(entry.task, queuedContext(run));
     // A cancel that came between the read above and the start found no replica running the task
     // and settled the index alone: honour it here.

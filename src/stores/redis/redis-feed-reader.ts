@@ -11,6 +11,11 @@
 // ends with `events_lost` rather than skip them. The check costs nothing on the read path: the
 // number rides in each entry, and a new follower learns its position's number in the same round
 // trip that reads the feed's newest entry.
+// A feed whose entries name no runner yet (a queued mark, `r` empty: the task waits in the queue)
+// is judged by the follower's own check of the task index rather than by a heartbeat: while the
+// task waits, the followers wait (holding nothing but their place); once the index says it no
+// longer waits and still no runner has written, the followers get OWNERLESS_CHECKS more checks
+// (for a cancel's last event on its way) before they end with `runner_gone`.
 import { AsyncQueue } from '../../core/async-queue.js';
 import { TaskFeedError, type FeedEvent } from '../task-feed.js';
 import { feedKey } from './redis-feed-publisher.js';
@@ -45,7 +50,12 @@ interface Group {
   /** The replica named on the feed's newest entry read. */
   owner: string | null;
   ownerlessChecks: number;
+  /** Whether the task still waits in the queue (asked while no runner is named, `owner` empty). */
+  queued: (() => Promise<boolean>) | null;
 }
+
+/** The owner of a feed whose only entries are queued marks: nobody runs the task yet. */
+const QUEUED = '';
 
 type StreamEntry = [id: string, fields: string[]];
 
@@ -82,7 +92,11 @@ export class RedisFeedReader {
     this.readerId = String(await this.reader.client('ID'));
   }
 
-  async *follow(taskId: string, after: string): AsyncGenerator<FeedEvent, void, undefined> {
+  async *follow(
+    taskId: string,
+    after: string,
+    queued?: () => Promise<boolean>,
+  ): AsyncGenerator<FeedEvent, void, undefined> {
     const key = feedKey(this.prefix, taskId);
     let newest: StreamEntry | undefined;
     let at: StreamEntry | undefined;
@@ -124,12 +138,13 @@ export class RedisFeedReader {
     };
     let group = this.groups.get(key);
     if (!group) {
-      group = { taskId, key, followers: new Set(), cursor: after, owner: null, ownerlessChecks: 0 };
+      group = { taskId, key, followers: new Set(), cursor: after, owner: null, ownerlessChecks: 0, queued: null };
       this.groups.set(key, group);
     } else if (compareIds(after, group.cursor) < 0) {
       group.cursor = after;
     }
     if (newest) group.owner ??= fieldOf(newest[1], 'r');
+    if (queued) group.queued ??= queued;
     group.followers.add(follower);
     this.wake();
     try {
@@ -208,7 +223,9 @@ export class RedisFeedReader {
   private deliver(group: Group, entries: readonly StreamEntry[]): void {
     for (const [id, fields] of entries) {
       group.cursor = id;
-      group.owner = fieldOf(fields, 'r') ?? group.owner;
+      // A queued mark written after a runner took over names nobody: the runner stays the owner.
+      const runner = fieldOf(fields, 'r');
+      if (runner !== null && (runner !== QUEUED || group.owner === null)) group.owner = runner;
       const lost = fieldOf(fields, 'g') === '1';
       const number = numberOf(fields);
       const text = fieldOf(fields, 'e');
@@ -284,7 +301,9 @@ export class RedisFeedReader {
    */
   private async checkRunners(): Promise<void> {
     const groups = [...this.groups.values()];
-    const owners = [...new Set(groups.map((group) => group.owner).filter((owner): owner is string => owner !== null))];
+    const owners = [
+      ...new Set(groups.map((group) => group.owner).filter((owner): owner is string => owner !== null && owner !== QUEUED)),
+    ];
     let alive: Set<string>;
     try {
       const pipeline = this.reader.pipeline();
@@ -296,11 +315,14 @@ export class RedisFeedReader {
       return;
     }
     for (const group of groups) {
-      if (group.owner === null) {
+      if (group.owner === QUEUED) {
+        if (await this.stillQueued(group)) continue;
+      } else if (group.owner === null) {
         if (++group.ownerlessChecks < OWNERLESS_CHECKS) continue;
       } else if (alive.has(group.owner)) {
         continue;
       }
+      const waitedForRunner = group.owner === QUEUED;
       // What the runner wrote before it stopped still reaches the followers.
       try {
         const rest = (await this.reader.xrange(group.key, `(${group.cursor}`, '+')) as StreamEntry[];
@@ -309,13 +331,36 @@ export class RedisFeedReader {
         // Handed on as runner_gone below.
       }
       if (this.groups.get(group.key) !== group) continue;
+      // A runner named itself in what was just read: its heartbeat is checked from now on.
+      if (waitedForRunner && group.owner !== QUEUED) continue;
       const error = new TaskFeedError(
         'runner_gone',
-        `the replica running task ${group.taskId} stopped before the task ended; its state is as GetTask shows`,
+        waitedForRunner
+          ? `task ${group.taskId} left the queue but no replica wrote its events; its state is as GetTask shows`
+          : `the replica running task ${group.taskId} stopped before the task ended; its state is as GetTask shows`,
       );
       for (const follower of group.followers) follower.queue.fail(error);
       this.groups.delete(group.key);
     }
+  }
+
+  /**
+   * Whether followers of a feed nobody writes yet should go on waiting: the task still waits in
+   * the queue, or left it only a few checks ago (the runner's first entry, or a cancel's last
+   * event, may be on its way).
+   */
+  private async stillQueued(group: Group): Promise<boolean> {
+    let waiting = true;
+    try {
+      waiting = group.queued ? await group.queued() : false;
+    } catch {
+      // The index is out of reach: Redis itself is away, and the next XREAD says so.
+    }
+    if (waiting) {
+      group.ownerlessChecks = 0;
+      return true;
+    }
+    return ++group.ownerlessChecks < OWNERLESS_CHECKS;
   }
 
   private failAll(error: unknown): void {

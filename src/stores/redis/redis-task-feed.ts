@@ -6,8 +6,18 @@
 // this replica's followers from its own connection, the publisher writing on another of its own
 // (so a large task's events never hold back the task store's commands), and the heartbeat that tells followers
 // elsewhere this replica is alive (`<prefix>replica:<name>`, set every second, expiring after five).
+//
+// A task still waiting in the queue has no replica to answer a watch. Its subscriber then leaves
+// word in `<prefix>queued-watch:<task id>` and writes a queued mark in the task's feed itself (an
+// entry naming no runner, `r` empty, and no number: the runner's entries count from 1 as usual),
+// where it starts following. The worker that takes the task reads the word before the run
+// starts and writes its events from then on, beginning with a watch mark that names it as the
+// runner; a subscriber that left word just after that read is answered by the worker through an
+// ordinary watch, asked once more after the word is written. Until a runner is named, the reader
+// judges the wait by the task index (redis-feed-reader.ts), not by a heartbeat. The word expires
+// with the feed's running TTL; a new subscriber renews it.
 import type { FeedEvent, TaskFeed } from '../task-feed.js';
-import { RedisFeedPublisher } from './redis-feed-publisher.js';
+import { feedKey, RedisFeedPublisher } from './redis-feed-publisher.js';
 import { RedisFeedReader, type FeedReaderCounts } from './redis-feed-reader.js';
 import type { RedisClient } from './redis-module.js';
 import { heardObject, RedisReplicaPoll } from './redis-replica-poll.js';
@@ -16,6 +26,8 @@ const HEARTBEAT_EVERY_MS = 1000;
 const HEARTBEAT_TTL_MS = 5000;
 /** Longest wait for the replicas' answers to a watch request. */
 const WATCH_ANSWER_MS = 2000;
+/** How long the word a queued task's subscriber leaves is kept (as long as a running task's feed). */
+const QUEUED_WATCH_TTL_MS = 60 * 60 * 1000;
 
 interface WatchRequest {
   readonly ask: string;
@@ -35,6 +47,7 @@ export class RedisTaskFeed implements TaskFeed {
   private readonly heartbeatKey: string;
   private readonly requests: string;
   private readonly replies: string;
+  private readonly prefix: string;
   private timer: NodeJS.Timeout | null = null;
   /** Tasks running here: whether someone watches each (then its events are written). */
   private readonly running = new Map<string, boolean>();
@@ -53,6 +66,7 @@ export class RedisTaskFeed implements TaskFeed {
   ) {
     const heartbeatKey = (name: string) => `${prefix}replica:${name}`;
     this.heartbeatKey = heartbeatKey(replica);
+    this.prefix = prefix;
     this.requests = `${prefix}watch`;
     this.replies = `${prefix}watch:${replica}`;
     this.poll = new RedisReplicaPoll(client, this.requests, location, WATCH_ANSWER_MS);
@@ -77,6 +91,22 @@ export class RedisTaskFeed implements TaskFeed {
     if (!this.running.has(taskId)) this.running.set(taskId, false);
   }
 
+  async beginQueued(taskId: string): Promise<void> {
+    this.begin(taskId);
+    let waited = false;
+    try {
+      waited = (await this.client.exists(this.queuedWatchKey(taskId))) === 1;
+    } catch {
+      // Redis away: nobody can follow the feed either.
+    }
+    // Watched already (a watch came meanwhile) or ended: nothing to add.
+    if (!waited || this.running.get(taskId) !== false) return;
+    this.running.set(taskId, true);
+    // Names this replica as the runner before the index shows the task working, so the reader's
+    // liveness check moves from the index to this replica's heartbeat without a gap.
+    await this.publisher.mark(taskId);
+  }
+
   watched(taskId: string): boolean {
     return this.running.get(taskId) === true;
   }
@@ -96,8 +126,40 @@ export class RedisTaskFeed implements TaskFeed {
     return after ?? null;
   }
 
-  follow(taskId: string, after: string): AsyncIterable<FeedEvent> {
-    return this.reader.follow(taskId, after);
+  async watchQueued(taskId: string): Promise<string | null> {
+    const key = feedKey(this.prefix, taskId);
+    let position: string | null;
+    try {
+      const results = await this.client
+        .multi()
+        .set(this.queuedWatchKey(taskId), '1', 'PX', QUEUED_WATCH_TTL_MS)
+        .xadd(key, '*', 'r', '', 'q', '1')
+        .pexpire(key, QUEUED_WATCH_TTL_MS)
+        .exec();
+      const [error, id] = results?.[1] ?? [new Error('no answer'), null];
+      position = error ? null : String(id);
+    } catch {
+      return null;
+    }
+    // A worker that took the task before the word was written did not see it: asked now, it
+    // writes the events from here on (after the queued mark, so the follower misses none).
+    await this.watch(taskId);
+    return position;
+  }
+
+  async settleQueued(taskId: string, event: Record<string, unknown>): Promise<void> {
+    const word = this.queuedWatchKey(taskId);
+    // One round trip: only a task someone waits for gets the event.
+    if ((await this.client.del(word).catch(() => 0)) !== 1) return;
+    this.publisher.publish(taskId, event, true);
+  }
+
+  follow(taskId: string, after: string, queued?: () => Promise<boolean>): AsyncIterable<FeedEvent> {
+    return this.reader.follow(taskId, after, queued);
+  }
+
+  private queuedWatchKey(taskId: string): string {
+    return `${this.prefix}queued-watch:${taskId}`;
   }
 
   /** What this replica's reader holds for its followers (the bound on a slow one's unread events). */

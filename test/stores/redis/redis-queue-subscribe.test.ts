@@ -1,0 +1,139 @@
+// SubscribeToTask on a queued A2A task that no worker has taken yet (issue 33): two replica
+// processes on a real redis-server, each with one queue worker, both held by a gated task, so the
+// task the test queues next stays waiting. A subscriber on the replica that did not accept it
+// waits for a worker to take it, then gets its start, its events and its end, in order; a cancel
+// from the other replica ends the waiting subscriber with that status. Both subscribe through the
+// real @a2a-js/sdk client. (Before this, such a subscription was refused with `runner_gone`.)
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { ClientFactory } from '@a2a-js/sdk/client';
+import type { Redis } from 'ioredis';
+import { call, userMessage } from '../../a2a/support.js';
+import { testRedis } from '../../support/redis-client.js';
+import { redisInstalled, startRedis, type RedisServer } from '../../support/redis-server.js';
+import { startReplica, type Replica } from './replicas.js';
+
+const skip = redisInstalled ? false : 'redis-server is not installed';
+
+/** One worker per replica, and a lock nobody outlives: nothing settles by a stall here. */
+const ONE_WORKER = JSON.stringify({ lockDurationMs: 600_000, stalledIntervalMs: 500, attempts: 1, concurrency: 1 });
+/** Task states as the SDK client reads them. */
+const STATE = { SUBMITTED: 1, WORKING: 2, COMPLETED: 3, CANCELED: 5 } as const;
+
+/** Asks until `check` holds; each look is a real request, so this waits on the system, not on a clock. */
+async function eventually<T>(look: () => Promise<T>, check: (value: T) => boolean, tries = 1200): Promise<T> {
+  let value = await look();
+  for (let i = 0; i < tries && !check(value); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+    value = await look();
+  }
+  return value;
+}
+
+/** What a subscriber saw, one row per event: its kind and the state or artifact it carries. */
+function rows(events: any[]): string[] {
+  return events.map((event) => {
+    const { $case, value } = event.payload;
+    if ($case === 'task' || $case === 'statusUpdate') return `${$case} ${value.status.state}`;
+    // The handler's answer comes as an artifact without a name.
+    if ($case === 'artifactUpdate') return `${$case} ${value.artifact.name || '(answer)'}`;
+    return $case;
+  });
+}
+
+describe('SubscribeToTask on a task still waiting in the queue', { skip, timeout: 180_000 }, () => {
+  let redis: RedisServer;
+  let client: Redis;
+  let replicas: Replica[] = [];
+  before(async () => {
+    redis = await startRedis();
+    client = testRedis(redis.url, { maxRetriesPerRequest: 0 });
+    replicas = await Promise.all(['r0', 'r1'].map((name) => startReplica(redis.url, name, { PARLEY_TEST_QUEUE: ONE_WORKER })));
+  });
+  after(async () => {
+    await Promise.all(replicas.map((replica) => replica.stop()));
+    client?.disconnect();
+    await redis?.dispose();
+  });
+
+  const runs = async (input: string) => Number((await client.get(`parley-test:runs:${input}`)) ?? 0);
+  const open = (input: string) => client.rpush(`parley-test:gate:${input}`, 'go');
+
+  async function queue(input: string): Promise<string> {
+    const sent = await call(replicas[0]!.url, 'SendMessage', {
+      message: userMessage(input),
+      configuration: { returnImmediately: true },
+    });
+    const id = sent.result?.task?.id;
+    assert.ok(id, JSON.stringify(sent));
+    return id;
+  }
+
+  /** Occupies both replicas' one worker with a gated task each; the gates open when the test ends. */
+  async function occupyWorkers(t: { after(fn: () => unknown): void }): Promise<[string, string]> {
+    const blockers: [string, string] = [`gate ${randomUUID()}`, `gate ${randomUUID()}`];
+    t.after(() => Promise.all(blockers.map(open)));
+    for (const input of blockers) {
+      await queue(input);
+      assert.equal(
+        await eventually(
+          () => runs(input),
+          (count) => count === 1,
+        ),
+        1,
+      );
+    }
+    const runners = await Promise.all(blockers.map((input) => client.get(`parley-test:runner:${input}`)));
+    assert.deepEqual(new Set(runners), new Set(['r0', 'r1']), 'each replica runs one blocker');
+    return blockers;
+  }
+
+  test('the subscriber waits for a worker, then gets the start, the events and the end, in order', async (t) => {
+    const [blocker] = await occupyWorkers(t);
+    const input = `steps ${randomUUID()}`;
+    const id = await queue(input);
+    // Accepted by r0; no worker is free, so it waits.
+    const waiting = await call(replicas[1]!.url, 'GetTask', { id });
+    assert.equal(waiting.result.status.state, 'TASK_STATE_SUBMITTED', JSON.stringify(waiting));
+
+    const events: any[] = [];
+    const sdk = await new ClientFactory().createFromUrl(replicas[1]!.url);
+    for await (const event of sdk.resubscribeTask({ id } as any)) {
+      events.push(event);
+      if (events.length === 1) {
+        // The subscriber has the task as it waits: free a worker, and let the task run through.
+        assert.equal(await runs(input), 0, 'still queued when the snapshot was sent');
+        await open(blocker);
+        await open(input);
+      }
+    }
+    assert.deepEqual(rows(events), [
+      `task ${STATE.SUBMITTED}`,
+      `statusUpdate ${STATE.WORKING}`,
+      'artifactUpdate one',
+      'artifactUpdate two',
+      'artifactUpdate three',
+      'artifactUpdate (answer)',
+      `statusUpdate ${STATE.COMPLETED}`,
+    ]);
+    assert.equal(await runs(input), 1);
+  });
+
+  test('a cancel from the other replica ends the waiting subscriber with CANCELED', async (t) => {
+    await occupyWorkers(t);
+    const id = await queue(`gate ${randomUUID()}`);
+    const events: any[] = [];
+    const sdk = await new ClientFactory().createFromUrl(replicas[1]!.url);
+    for await (const event of sdk.resubscribeTask({ id } as any)) {
+      events.push(event);
+      if (events.length === 1) {
+        const canceled = await call(replicas[0]!.url, 'CancelTask', { id });
+        assert.equal(canceled.result?.status?.state, 'TASK_STATE_CANCELED', JSON.stringify(canceled));
+      }
+    }
+    assert.deepEqual(rows(events), [`task ${STATE.SUBMITTED}`, `statusUpdate ${STATE.CANCELED}`]);
+    const seen = await call(replicas[1]!.url, 'GetTask', { id });
+    assert.equal(seen.result.status.state, 'TASK_STATE_CANCELED');
+  });
+});
