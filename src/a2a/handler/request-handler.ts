@@ -504,7 +504,8 @@ export class A2aRequestHandler {
           const id = entry.id;
           queued = async () => {
             const now = await this.index.get(scope, id);
-            return now !== undefined && now.active && (now.task.state ?? 'submitted') !== 'working' && !isTerminal(now.task.state ?? 'submitted');
+            const waits = now?.task.state ?? 'submitted';
+            return now?.active === true && waits !== 'working' && !isTerminal(waits);
           };
         } else if (entry.active)
           throw new A2aError('internalError', `no replica runs task ${entry.id} any more; its state is as GetTask shows`, {

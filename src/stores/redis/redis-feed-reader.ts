@@ -92,11 +92,7 @@ export class RedisFeedReader {
     this.readerId = String(await this.reader.client('ID'));
   }
 
-  async *follow(
-    taskId: string,
-    after: string,
-    queued?: () => Promise<boolean>,
-  ): AsyncGenerator<FeedEvent, void, undefined> {
+  async *follow(taskId: string, after: string, queued?: () => Promise<boolean>): AsyncGenerator<FeedEvent, void, undefined> {
     const key = feedKey(this.prefix, taskId);
     let newest: StreamEntry | undefined;
     let at: StreamEntry | undefined;

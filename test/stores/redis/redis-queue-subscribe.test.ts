@@ -19,7 +19,7 @@ const skip = redisInstalled ? false : 'redis-server is not installed';
 /** One worker per replica, and a lock nobody outlives: nothing settles by a stall here. */
 const ONE_WORKER = JSON.stringify({ lockDurationMs: 600_000, stalledIntervalMs: 500, attempts: 1, concurrency: 1 });
 /** Task states as the SDK client reads them. */
-const STATE = { SUBMITTED: 1, WORKING: 2, COMPLETED: 3, CANCELED: 5 } as const;
+const STATE = { SUBMITTED: 1, WORKING: 2, COMPLETED: 3, FAILED: 4, CANCELED: 5 } as const;
 
 /** Asks until `check` holds; each look is a real request, so this waits on the system, not on a clock. */
 async function eventually<T>(look: () => Promise<T>, check: (value: T) => boolean, tries = 1200): Promise<T> {
@@ -42,14 +42,17 @@ function rows(events: any[]): string[] {
   });
 }
 
-describe('SubscribeToTask on a task still waiting in the queue', { skip, timeout: 180_000 }, () => {
+/** Two replicas with one worker each; `env` adds to their settings. */
+function cluster(env: Record<string, string> = {}) {
   let redis: RedisServer;
   let client: Redis;
   let replicas: Replica[] = [];
   before(async () => {
     redis = await startRedis();
     client = testRedis(redis.url, { maxRetriesPerRequest: 0 });
-    replicas = await Promise.all(['r0', 'r1'].map((name) => startReplica(redis.url, name, { PARLEY_TEST_QUEUE: ONE_WORKER })));
+    replicas = await Promise.all(
+      ['r0', 'r1'].map((name) => startReplica(redis.url, name, { PARLEY_TEST_QUEUE: ONE_WORKER, ...env })),
+    );
   });
   after(async () => {
     await Promise.all(replicas.map((replica) => replica.stop()));
@@ -70,7 +73,10 @@ describe('SubscribeToTask on a task still waiting in the queue', { skip, timeout
     return id;
   }
 
-  /** Occupies both replicas' one worker with a gated task each; the gates open when the test ends. */
+  /**
+   * Occupies both replicas' one worker with a gated task each; the gates open when the test
+   * ends. Answers the blockers, the one r0 runs first.
+   */
   async function occupyWorkers(t: { after(fn: () => unknown): void }): Promise<[string, string]> {
     const blockers: [string, string] = [`gate ${randomUUID()}`, `gate ${randomUUID()}`];
     t.after(() => Promise.all(blockers.map(open)));
@@ -86,19 +92,27 @@ describe('SubscribeToTask on a task still waiting in the queue', { skip, timeout
     }
     const runners = await Promise.all(blockers.map((input) => client.get(`parley-test:runner:${input}`)));
     assert.deepEqual(new Set(runners), new Set(['r0', 'r1']), 'each replica runs one blocker');
-    return blockers;
+    return runners[0] === 'r0' ? blockers : [blockers[1], blockers[0]];
   }
+
+  const replica = (name: 'r0' | 'r1') => replicas.find((each) => each.name === name)!;
+  const runner = (input: string) => client.get(`parley-test:runner:${input}`);
+  return { replica, runs, runner, open, queue, occupyWorkers };
+}
+
+describe('SubscribeToTask on a task still waiting in the queue', { skip, timeout: 180_000 }, () => {
+  const { replica, runs, open, queue, occupyWorkers } = cluster();
 
   test('the subscriber waits for a worker, then gets the start, the events and the end, in order', async (t) => {
     const [blocker] = await occupyWorkers(t);
     const input = `steps ${randomUUID()}`;
     const id = await queue(input);
     // Accepted by r0; no worker is free, so it waits.
-    const waiting = await call(replicas[1]!.url, 'GetTask', { id });
+    const waiting = await call(replica('r1').url, 'GetTask', { id });
     assert.equal(waiting.result.status.state, 'TASK_STATE_SUBMITTED', JSON.stringify(waiting));
 
     const events: any[] = [];
-    const sdk = await new ClientFactory().createFromUrl(replicas[1]!.url);
+    const sdk = await new ClientFactory().createFromUrl(replica('r1').url);
     for await (const event of sdk.resubscribeTask({ id } as any)) {
       events.push(event);
       if (events.length === 1) {
@@ -118,22 +132,56 @@ describe('SubscribeToTask on a task still waiting in the queue', { skip, timeout
       `statusUpdate ${STATE.COMPLETED}`,
     ]);
     assert.equal(await runs(input), 1);
+    // The subscriber that waited holds nothing once its stream ended.
+    assert.equal((await replica('r1').feedCounts()).followers, 0);
   });
 
   test('a cancel from the other replica ends the waiting subscriber with CANCELED', async (t) => {
     await occupyWorkers(t);
     const id = await queue(`gate ${randomUUID()}`);
     const events: any[] = [];
-    const sdk = await new ClientFactory().createFromUrl(replicas[1]!.url);
+    const sdk = await new ClientFactory().createFromUrl(replica('r1').url);
     for await (const event of sdk.resubscribeTask({ id } as any)) {
       events.push(event);
       if (events.length === 1) {
-        const canceled = await call(replicas[0]!.url, 'CancelTask', { id });
+        const canceled = await call(replica('r0').url, 'CancelTask', { id });
         assert.equal(canceled.result?.status?.state, 'TASK_STATE_CANCELED', JSON.stringify(canceled));
       }
     }
     assert.deepEqual(rows(events), [`task ${STATE.SUBMITTED}`, `statusUpdate ${STATE.CANCELED}`]);
-    const seen = await call(replicas[1]!.url, 'GetTask', { id });
+    const seen = await call(replica('r1').url, 'GetTask', { id });
     assert.equal(seen.result.status.state, 'TASK_STATE_CANCELED');
+  });
+});
+
+describe('a waited-for queued task handed on by a stopping replica', { skip, timeout: 180_000 }, () => {
+  // A drain window of a second, handler not rerunnable: past it, the task fails.
+  const { replica, runs, runner, open, queue, occupyWorkers } = cluster({ PARLEY_TEST_SHUTDOWN_TIMEOUT: '1' });
+
+  test('the subscriber that waited for it in the queue sees it start, then end failed', async (t) => {
+    const [onR0] = await occupyWorkers(t);
+    const input = `gate ${randomUUID()}`;
+    t.after(() => open(input));
+    const id = await queue(input);
+    const r0 = replica('r0');
+    const events: any[] = [];
+    const sdk = await new ClientFactory().createFromUrl(replica('r1').url);
+    for await (const event of sdk.resubscribeTask({ id } as any)) {
+      events.push(event);
+      if (events.length === 1) {
+        // r0's worker is the one freed, so r0 takes the task; then r0 stops past its window.
+        await open(onR0);
+        assert.equal(
+          await eventually(
+            () => runs(input),
+            (count) => count === 1,
+          ),
+          1,
+        );
+        assert.equal(await runner(input), 'r0');
+        await r0.stop();
+      }
+    }
+    assert.deepEqual(rows(events), [`task ${STATE.SUBMITTED}`, `statusUpdate ${STATE.WORKING}`, `statusUpdate ${STATE.FAILED}`]);
   });
 });
