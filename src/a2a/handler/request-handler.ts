@@ -496,16 +496,16 @@ export class A2aRequestHandler {
         // No replica runs it: it ended just now, it waits in the queue, or its replica is gone.
         entry = (await this.index.get(scope, request.id)) ?? entry;
         state = entry.task.state ?? 'submitted';
-        if (entry.active && this.queued && state !== 'working') {
+        const queue = this.queued;
+        if (queue && (await queue.waiting(entry))) {
           // Queued, no worker yet: the worker that takes it writes its events for us, and
-          // until then the feed's reader asks the index whether it still waits.
+          // until then the feed's reader asks the index and the queue whether it still waits.
           watching = await feed.watchQueued(entry.id);
           if (watching === null) throw new A2aError('internalError', `could not wait for task ${entry.id}; try again`);
           const id = entry.id;
           queued = async () => {
             const now = await this.index.get(scope, id);
-            const waits = now?.task.state ?? 'submitted';
-            return now?.active === true && waits !== 'working' && !isTerminal(waits);
+            return now !== undefined && (await queue.waiting(now));
           };
         } else if (entry.active)
           throw new A2aError('internalError', `no replica runs task ${entry.id} any more; its state is as GetTask shows`, {

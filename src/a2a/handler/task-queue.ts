@@ -40,6 +40,8 @@ export interface QueuedRun {
 /** The queue as the request handler uses it (stores/redis/redis-task-queue.ts fills it). */
 export interface TaskQueue {
   enqueue(id: string, run: QueuedRun, attempts: number): Promise<void>;
+  /** Whether the job is queued or running, not finished or unknown. */
+  pending(id: string): Promise<boolean>;
   /** `handOn` aborts when this replica stops and its tasks must go; `again` puts the job back. */
   work(process: (run: QueuedRun, attempt: JobAttempt, handOn: AbortSignal) => Promise<'again' | undefined>): Promise<void>;
   /** Takes no more jobs; lets the running ones finish within `windowMs`, then hands them on. */
@@ -87,9 +89,18 @@ export class QueuedRuns {
   enqueue(entry: IndexedTask, context: RequestContext): Promise<void> {
     const security = context.security ? { ...context.security, token: '' } : null;
     const run: QueuedRun = { id: entry.id, tenant: entry.tenant, owner: entry.owner, security, task: entry.task };
-    // One job per run of the task: a follow-up message runs it again under a new job.
-    const jobId = `${entry.id}.${entry.task.messages?.length ?? 0}`;
-    return this.queue.enqueue(jobId, run, this.attempts);
+    return this.queue.enqueue(jobIdOf(entry), run, this.attempts);
+  }
+
+  /**
+   * Whether the entry's task waits in the queue: the index has it accepted and not yet started,
+   * and its job is there. A task the index shows waiting but with no job (accepted by a replica
+   * that died before it could run or queue it) does not wait for anything.
+   */
+  async waiting(entry: IndexedTask): Promise<boolean> {
+    const state = entry.task.state ?? 'submitted';
+    if (!entry.active || state === 'working' || isTerminal(state)) return false;
+    return this.queue.pending(jobIdOf(entry));
   }
 
   /** Starts this replica's workers. */
@@ -186,6 +197,11 @@ export class QueuedRuns {
     // A write that fails while Redis is away is kept by the index and written when it is back.
     await this.index.update(entry).catch(() => undefined);
   }
+}
+
+/** One job per run of the task: a follow-up message runs it again under a new job. */
+function jobIdOf(entry: IndexedTask): string {
+  return `${entry.id}.${entry.task.messages?.length ?? 0}`;
 }
 
 /** The request a queued run sees: the caller's principal, no credential, nobody to go away. */

@@ -141,6 +141,19 @@ export class RedisTaskQueue<T extends object> {
     }
   }
 
+  /**
+   * Whether the job `id` is in the queue and not finished (waiting, or taken by a worker): a
+   * subscriber waiting for its task judges the wait by this, as there is no runner to watch yet.
+   */
+  async pending(id: string): Promise<boolean> {
+    try {
+      const state = await this.queue.getJobState(id);
+      return state !== 'unknown' && state !== 'completed' && state !== 'failed';
+    } catch (error) {
+      throw redisFailure(error, this.target.location);
+    }
+  }
+
   /** Starts this replica's workers on `process`; once. */
   async work(process: JobProcessor<T>): Promise<void> {
     if (this.worker) return;
