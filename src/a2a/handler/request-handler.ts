@@ -507,10 +507,18 @@ export class A2aRequestHandler {
             const now = await this.index.get(scope, id);
             return now !== undefined && (await queue.waiting(now));
           };
-        } else if (entry.active)
-          throw new A2aError('internalError', `no replica runs task ${entry.id} any more; its state is as GetTask shows`, {
-            reason: 'runner_gone',
-          });
+        } else if (entry.active) {
+          // A worker may have taken it between the first ask and the read: it answers now.
+          watching = await feed.watch(entry.id);
+          if (watching === null) {
+            entry = (await this.index.get(scope, request.id)) ?? entry;
+            state = entry.task.state ?? 'submitted';
+            if (entry.active)
+              throw new A2aError('internalError', `no replica runs task ${entry.id} any more; its state is as GetTask shows`, {
+                reason: 'runner_gone',
+              });
+          }
+        }
       }
       const snapshot = taskResponse(entry.task, entry.contextId);
       yield watching === null ? snapshot : atPosition(snapshot, watching);
