@@ -486,8 +486,15 @@ export class A2aRequestHandler {
     if (!entry) throw new A2aError('taskNotFound', `task ${request.id} not found`);
     let state = entry.task.state ?? 'submitted';
     let after = resume;
-    /** While the task waits in the queue: whether it still does (see RedisFeedReader). */
-    let queued: (() => Promise<boolean>) | undefined;
+    const queue = this.queued;
+    // Whether the task still waits in the queue: the feed's reader asks while no runner has
+    // written (a new subscriber's queued mark, or a resume from one), instead of a heartbeat.
+    const queued = queue
+      ? async () => {
+          const now = await this.index.get(scope, request.id);
+          return now !== undefined && (await queue.waiting(now));
+        }
+      : undefined;
     if (after === undefined) {
       if (isTerminal(state))
         throw new A2aError('unsupportedOperation', `task ${entry.id} is already ${state}; there is nothing more to stream`);
@@ -496,17 +503,11 @@ export class A2aRequestHandler {
         // No replica runs it: it ended just now, it waits in the queue, or its replica is gone.
         entry = (await this.index.get(scope, request.id)) ?? entry;
         state = entry.task.state ?? 'submitted';
-        const queue = this.queued;
         if (queue && (await queue.waiting(entry))) {
           // Queued, no worker yet: the worker that takes it writes its events for us, and
           // until then the feed's reader asks the index and the queue whether it still waits.
           watching = await feed.watchQueued(entry.id);
           if (watching === null) throw new A2aError('internalError', `could not wait for task ${entry.id}; try again`);
-          const id = entry.id;
-          queued = async () => {
-            const now = await this.index.get(scope, id);
-            return now !== undefined && (await queue.waiting(now));
-          };
         } else if (entry.active) {
           // A worker may have taken it between the first ask and the read: it answers now.
           watching = await feed.watch(entry.id);

@@ -12,9 +12,9 @@
 // number rides in each entry, and a new follower learns its position's number in the same round
 // trip that reads the feed's newest entry.
 // A feed whose entries name no runner yet (a queued mark, `r` empty: the task waits in the queue)
-// is judged by the follower's own check of the task index rather than by a heartbeat: while the
-// task waits, the followers wait (holding nothing but their place); once the index says it no
-// longer waits and still no runner has written, the followers get OWNERLESS_CHECKS more checks
+// is judged by the follower's own check (the A2A handler asks its task index and queue) rather
+// than by a heartbeat: while the task waits, the followers wait (holding nothing but their
+// place); once it no longer waits and still no runner has written, the followers get OWNERLESS_CHECKS more checks
 // (for a cancel's last event on its way) before they end with `runner_gone`.
 import { AsyncQueue } from '../../core/async-queue.js';
 import { TaskFeedError, type FeedEvent } from '../task-feed.js';
