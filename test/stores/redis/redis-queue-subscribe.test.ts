@@ -12,7 +12,7 @@ import type { Redis } from 'ioredis';
 import { call, userMessage } from '../../a2a/support.js';
 import { testRedis } from '../../support/redis-client.js';
 import { redisInstalled, startRedis, type RedisServer } from '../../support/redis-server.js';
-import { startReplica, type Replica } from './replicas.js';
+import { eventually, type Replica, startReplica } from './replicas.js';
 
 const skip = redisInstalled ? false : 'redis-server is not installed';
 
@@ -20,16 +20,6 @@ const skip = redisInstalled ? false : 'redis-server is not installed';
 const ONE_WORKER = JSON.stringify({ lockDurationMs: 600_000, stalledIntervalMs: 500, attempts: 1, concurrency: 1 });
 /** Task states as the SDK client reads them. */
 const STATE = { SUBMITTED: 1, WORKING: 2, COMPLETED: 3, FAILED: 4, CANCELED: 5 } as const;
-
-/** Asks until `check` holds; each look is a real request, so this waits on the system, not on a clock. */
-async function eventually<T>(look: () => Promise<T>, check: (value: T) => boolean, tries = 1200): Promise<T> {
-  let value = await look();
-  for (let i = 0; i < tries && !check(value); i++) {
-    await new Promise((resolve) => setTimeout(resolve, 25));
-    value = await look();
-  }
-  return value;
-}
 
 /** What a subscriber saw, one row per event: its kind and the state or artifact it carries. */
 function rows(events: any[]): string[] {

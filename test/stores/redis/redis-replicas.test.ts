@@ -12,7 +12,7 @@ import { call, userMessage } from '../../a2a/support.js';
 import { startRegistryProcess, type RegistryProcess } from '../../registry/registry-process.js';
 import { testRedis } from '../../support/redis-client.js';
 import { freePort, redisInstalled, startRedis, type RedisServer } from '../../support/redis-server.js';
-import { replicaStartFailure, startReplica, type Replica } from './replicas.js';
+import { eventually, type Replica, replicaStartFailure, startReplica } from './replicas.js';
 
 const skip = redisInstalled ? false : 'redis-server is not installed';
 
@@ -27,16 +27,6 @@ async function post(url: string, path: string, body: unknown, headers: Record<st
     body: JSON.stringify(body),
   });
   return { status: response.status, body: (await response.json()) as any };
-}
-
-/** Asks until `check` holds; each look is a real request, so this waits on the system, not on a clock. */
-async function eventually<T>(look: () => Promise<T>, check: (value: T) => boolean, tries = 200): Promise<T> {
-  let value = await look();
-  for (let i = 0; i < tries && !check(value); i++) {
-    await new Promise((resolve) => setTimeout(resolve, 25));
-    value = await look();
-  }
-  return value;
 }
 
 describe('agent replicas sharing Redis', { skip }, () => {

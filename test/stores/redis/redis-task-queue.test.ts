@@ -14,7 +14,7 @@ import { AgentServer } from '../../../src/agent/agent-server.js';
 import { call, userMessage } from '../../a2a/support.js';
 import { testRedis } from '../../support/redis-client.js';
 import { redisInstalled, startRedis, type RedisServer } from '../../support/redis-server.js';
-import { startReplica, type Replica } from './replicas.js';
+import { eventually, type Replica, startReplica } from './replicas.js';
 
 const skip = redisInstalled ? false : 'redis-server is not installed';
 
@@ -23,16 +23,6 @@ const skip = redisInstalled ? false : 'redis-server is not installed';
  * enough that a replica on a loaded machine keeps renewing its lock, short enough to notice a kill soon).
  */
 const SHORT_LOCK = JSON.stringify({ lockDurationMs: 2000, stalledIntervalMs: 500, attempts: 3 });
-
-/** Asks until `check` holds; each look is a real request, so this waits on the system, not on a clock. */
-async function eventually<T>(look: () => Promise<T>, check: (value: T) => boolean, tries = 1200): Promise<T> {
-  let value = await look();
-  for (let i = 0; i < tries && !check(value); i++) {
-    await new Promise((resolve) => setTimeout(resolve, 25));
-    value = await look();
-  }
-  return value;
-}
 
 interface Cluster {
   redis: RedisServer;

@@ -80,3 +80,16 @@ export async function replicaStartFailure(store: string): Promise<{ code: number
   const [code] = await once(child, 'exit');
   return { code: code as number | null, output: out };
 }
+
+/**
+ * Asks until `check` holds (or `tries` looks have failed it), 25 ms apart, and answers the last
+ * look; each look is a real request, so this waits on the system, not on a clock.
+ */
+export async function eventually<T>(look: () => Promise<T>, check: (value: T) => boolean, tries = 1200): Promise<T> {
+  let value = await look();
+  for (let i = 0; i < tries && !check(value); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+    value = await look();
+  }
+  return value;
+}
