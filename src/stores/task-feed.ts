@@ -47,11 +47,18 @@ export interface TaskFeed {
    */
   settleQueued(taskId: string, event: Record<string, unknown>): Promise<void>;
   /**
+   * A task running here goes back to the queue for another replica (this one is stopping): when
+   * someone watches it, leaves word for the next worker (as `watchQueued`) and writes a mark
+   * saying no replica runs it now, so its followers wait for the rerun instead of ending.
+   */
+  handBack(taskId: string): Promise<void>;
+  /**
    * The task's events after position `after`, in order, ending after the one marked last. Fails
    * with a TaskFeedError when the follower falls too far behind, the replica running the task
    * stops, or events were lost. Stopping the reading frees the follower. `queued` says whether
    * the task still waits in the queue: while it does, a feed no replica writes yet is not a
-   * runner gone.
+   * runner gone, nor is a runner's heartbeat gone (its job was handed back, or will be once its
+   * lock runs out): the followers then wait for the next worker's events.
    */
   follow(taskId: string, after: string, queued?: () => Promise<boolean>): AsyncIterable<FeedEvent>;
 }

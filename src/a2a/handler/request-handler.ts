@@ -126,6 +126,8 @@ export class A2aRequestHandler {
             this.publishSettled(entry);
             this.push?.notify(entry, runEndChange(entry.task, entry.contextId, 0));
           },
+          // Its subscribers wait for the rerun elsewhere (which starts over from the accepted task).
+          handedBack: (entry) => this.feed?.handBack(entry.id) ?? Promise.resolve(),
         })
       : null;
   }
@@ -488,11 +490,21 @@ export class A2aRequestHandler {
     let after = resume;
     const queue = this.queued;
     // Whether the task still waits in the queue: the feed's reader asks while no runner has
-    // written (a new subscriber's queued mark, or a resume from one), instead of a heartbeat.
+    // written (a new subscriber's queued mark, or a resume from one), instead of a heartbeat, and
+    // when a runner's heartbeat goes away (its job may be back in the queue for a rerun). A job
+    // still taken while the index says working may be a dead replica's: it is back in the queue
+    // once its lock runs out and a stall check sees it, so that is waited for, no longer.
+    let takenSince: number | null = null;
     const queued = queue
       ? async () => {
           const now = await this.index.get(scope, request.id);
-          return now !== undefined && (await queue.waiting(now));
+          const waiting = now === undefined ? false : await queue.waiting(now);
+          if (waiting !== 'taken' || now?.task.state !== 'working') {
+            takenSince = null;
+            return waiting !== false;
+          }
+          takenSince ??= Date.now();
+          return Date.now() - takenSince <= queue.stallBoundMs;
         }
       : undefined;
     if (after === undefined) {
@@ -537,8 +549,18 @@ export class A2aRequestHandler {
         if (closesStream(event as JsonObject)) return;
       }
     } catch (error) {
-      if (error instanceof TaskFeedError) throw new A2aError('internalError', error.message, { reason: error.code });
-      throw error;
+      if (!(error instanceof TaskFeedError)) throw error;
+      if (error.code === 'runner_gone') {
+        // The task may have settled without its last event reaching the feed (a dead replica's
+        // task failed by the worker that took its job next, before anyone asked it to write):
+        // its end as the index has it closes the stream.
+        const now = await this.index.get(scope, request.id).catch(() => undefined);
+        if (now && !now.active && isTerminal(now.task.state ?? 'submitted')) {
+          yield lastStatusResponse(now.task, now.contextId);
+          return;
+        }
+      }
+      throw new A2aError('internalError', error.message, { reason: error.code });
     }
     // Resumed after the task's last event: its status as it stands closes the stream.
     if (resume !== undefined && !sent) {

@@ -22,7 +22,7 @@ import { newId } from '../../core/ids.js';
 import { isTerminal } from '../../core/task-state.js';
 import { transition } from '../../core/task-lifecycle.js';
 import { NO_PARAMS, type RequestContext } from '../../transport/endpoint.js';
-import type { JobAttempt } from '../../stores/redis/redis-task-queue.js';
+import type { JobAttempt, JobState } from '../../stores/redis/redis-task-queue.js';
 import type { IndexedTask, TaskIndex, TaskScope } from './task-index.js';
 import type { TaskRunner } from './task-runner.js';
 
@@ -40,8 +40,10 @@ export interface QueuedRun {
 /** The queue as the request handler uses it (stores/redis/redis-task-queue.ts fills it). */
 export interface TaskQueue {
   enqueue(id: string, run: QueuedRun, attempts: number): Promise<void>;
-  /** Whether the job is queued or running, not finished or unknown. */
-  pending(id: string): Promise<boolean>;
+  /** Whether the job is queued, taken by a worker, or finished (or unknown). */
+  jobState(id: string): Promise<JobState>;
+  /** The longest a job stays taken after the replica holding it died, before it is queued again. */
+  readonly stallBoundMs: number;
   /** `handOn` aborts when this replica stops and its tasks must go; `again` puts the job back. */
   work(process: (run: QueuedRun, attempt: JobAttempt, handOn: AbortSignal) => Promise<'again' | undefined>): Promise<void>;
   /** Takes no more jobs; lets the running ones finish within `windowMs`, then hands them on. */
@@ -67,6 +69,11 @@ export interface QueuedRunObserver {
   readonly working: (entry: IndexedTask) => void;
   /** The entry has just settled, before the index learns it (for subscribers and webhooks). */
   readonly settled: (entry: IndexedTask) => void;
+  /**
+   * The entry's run here was cut off and its job goes back to the queue for another replica: its
+   * subscribers should wait for the rerun. Awaited before the job is moved.
+   */
+  readonly handedBack: (entry: IndexedTask) => Promise<void>;
 }
 
 export class QueuedRuns {
@@ -93,14 +100,23 @@ export class QueuedRuns {
   }
 
   /**
-   * Whether the entry's task waits in the queue: the index has it accepted and not yet started,
-   * and its job is there. A task the index shows waiting but with no job (accepted by a replica
-   * that died before it could run or queue it) does not wait for anything.
+   * Whether the entry's task waits for a worker, judged by its job rather than the index alone:
+   * `queued` when the job waits in the queue (never started, or handed back by a stopping replica
+   * while the index still says working), `taken` when a worker holds the job; false when the job
+   * is gone or the task settled. A task the index shows accepted but with no job (its replica died
+   * before it could queue it) waits for nothing. A `taken` job of a task the index shows working
+   * may be a dead replica's, held until its lock runs out (`stallBoundMs`): the caller bounds that.
    */
-  async waiting(entry: IndexedTask): Promise<boolean> {
+  async waiting(entry: IndexedTask): Promise<JobState | false> {
     const state = entry.task.state ?? 'submitted';
-    if (!entry.active || state === 'working' || isTerminal(state)) return false;
-    return this.queue.pending(jobIdOf(entry));
+    if (!entry.active || isTerminal(state)) return false;
+    const job = await this.queue.jobState(jobIdOf(entry));
+    return job === 'none' ? false : job;
+  }
+
+  /** See `TaskQueue.stallBoundMs`. */
+  get stallBoundMs(): number {
+    return this.queue.stallBoundMs;
   }
 
   /** Starts this replica's workers. */
@@ -173,7 +189,11 @@ export class QueuedRuns {
    * any other fails now, as it would once another replica found its lock run out.
    */
   private async handedOn(entry: IndexedTask, finished: NativeTask, attempt: JobAttempt): Promise<'again' | undefined> {
-    if (this.rerunnable && attempt.start < this.attempts) return 'again';
+    if (this.rerunnable && attempt.start < this.attempts) {
+      // Its subscribers (on any replica) are told to wait for the next worker rather than end.
+      await this.observer.handedBack(entry).catch(() => undefined);
+      return 'again';
+    }
     // The cancel was this replica's way to end the run, not a client's: the task fails instead.
     const history = finished.metadata?.state_history;
     if (history?.at(-1)?.state === 'canceled') history.pop();

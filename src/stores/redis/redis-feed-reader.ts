@@ -16,6 +16,9 @@
 // than by a heartbeat: while the task waits, the followers wait (holding nothing but their
 // place); once it no longer waits and still no runner has written, the followers get OWNERLESS_CHECKS more checks
 // (for a cancel's last event on its way) before they end with `runner_gone`.
+// A runner's heartbeat that goes away is asked about the same way before its followers end: a
+// task handed back to the queue (a stopping replica's hand-on, or a dead replica's job put back by
+// the stall check) makes them wait for the next worker, whose entries (numbered afresh) follow.
 import { AsyncQueue } from '../../core/async-queue.js';
 import { TaskFeedError, type FeedEvent } from '../task-feed.js';
 import { feedKey } from './redis-feed-publisher.js';
@@ -86,6 +89,8 @@ export class RedisFeedReader {
     private readonly prefix: string,
     private readonly location: string,
     private readonly heartbeatKey: (replica: string) => string,
+    /** Told when a followed task's runner is gone but its job still pends: the next worker must write. */
+    private readonly orphaned: (taskId: string) => Promise<void> = () => Promise.resolve(),
   ) {}
 
   async open(): Promise<void> {
@@ -219,9 +224,14 @@ export class RedisFeedReader {
   private deliver(group: Group, entries: readonly StreamEntry[]): void {
     for (const [id, fields] of entries) {
       group.cursor = id;
-      // A queued mark written after a runner took over names nobody: the runner stays the owner.
+      // A queued mark written after a runner took over names nobody: the runner stays the owner,
+      // unless the mark says the runner handed the task back to the queue (`h`, a stopping replica).
       const runner = fieldOf(fields, 'r');
-      if (runner !== null && (runner !== QUEUED || group.owner === null)) group.owner = runner;
+      const handedBack = runner === QUEUED && fieldOf(fields, 'h') === '1';
+      // A runner not heard from before (a rerun on another replica) numbers its entries afresh.
+      const fresh = runner !== null && runner !== QUEUED && runner !== group.owner;
+      if (runner !== null && (runner !== QUEUED || group.owner === null || handedBack)) group.owner = runner;
+      if (handedBack) group.ownerlessChecks = 0;
       const lost = fieldOf(fields, 'g') === '1';
       const number = numberOf(fields);
       const text = fieldOf(fields, 'e');
@@ -238,7 +248,7 @@ export class RedisFeedReader {
         if (compareIds(id, follower.cursor) <= 0) continue;
         follower.cursor = id;
         // Not the entry after the follower's last: the ones between were trimmed before they were read.
-        const skipped = follower.number !== null && number !== null && number !== follower.number + 1;
+        const skipped = !fresh && follower.number !== null && number !== null && number !== follower.number + 1;
         follower.number = number;
         if (skipped) {
           this.drop(
@@ -317,6 +327,8 @@ export class RedisFeedReader {
         if (++group.ownerlessChecks < OWNERLESS_CHECKS) continue;
       } else if (alive.has(group.owner)) {
         continue;
+      } else if (await this.handedOn(group)) {
+        continue;
       }
       const waitedForRunner = group.owner === QUEUED;
       // What the runner wrote before it stopped still reaches the followers.
@@ -337,6 +349,44 @@ export class RedisFeedReader {
       );
       for (const follower of group.followers) follower.queue.fail(error);
       this.groups.delete(group.key);
+    }
+  }
+
+  /**
+   * The runner's heartbeat is gone: whether its task waits for another worker instead (its job
+   * went back to the queue, or is still held by the dead replica until the lock runs out; the
+   * follower's check bounds that). Then the followers wait as for a queued task, what the old
+   * runner wrote first still reaching them, and the next worker is asked to write.
+   */
+  private async handedOn(group: Group): Promise<boolean> {
+    let pending = false;
+    try {
+      pending = group.queued ? await group.queued() : false;
+    } catch {
+      // The index is out of reach: Redis itself is away, and the next XREAD says so.
+      return true;
+    }
+    if (!pending) return false;
+    try {
+      const rest = (await this.reader.xrange(group.key, `(${group.cursor}`, '+')) as StreamEntry[];
+      this.deliver(group, rest);
+    } catch {
+      return true;
+    }
+    if (this.groups.get(group.key) !== group) return true;
+    // Unless a new runner named itself in what was just read, nobody runs it now.
+    if (group.owner !== null && group.owner !== QUEUED && (await this.runnerAlive(group.owner))) return true;
+    group.owner = QUEUED;
+    group.ownerlessChecks = 0;
+    await this.orphaned(group.taskId).catch(() => undefined);
+    return true;
+  }
+
+  private async runnerAlive(owner: string): Promise<boolean> {
+    try {
+      return (await this.reader.exists(this.heartbeatKey(owner))) === 1;
+    } catch {
+      return false;
     }
   }
 

@@ -71,7 +71,9 @@ export class RedisTaskFeed implements TaskFeed {
     this.replies = `${prefix}watch:${replica}`;
     this.poll = new RedisReplicaPoll(client, this.requests, location, WATCH_ANSWER_MS);
     this.publisher = new RedisFeedPublisher(writerConnection, prefix, replica);
-    this.reader = new RedisFeedReader(client, readerConnection, prefix, location, heartbeatKey);
+    this.reader = new RedisFeedReader(client, readerConnection, prefix, location, heartbeatKey, (taskId) =>
+      this.orphaned(taskId),
+    );
     subscriber.on('message', (channel: string, text: string) => this.heard(channel, text));
   }
 
@@ -145,6 +147,32 @@ export class RedisTaskFeed implements TaskFeed {
     // writes the events from here on (after the queued mark, so the follower misses none).
     await this.watch(taskId);
     return position;
+  }
+
+  async handBack(taskId: string): Promise<void> {
+    const watched = this.running.get(taskId) === true;
+    this.running.delete(taskId);
+    if (!watched) return;
+    const key = feedKey(this.prefix, taskId);
+    // `h` tells the readers this mark, unlike a new subscriber's queued mark, ends the named
+    // runner's turn; no number: the next runner counts its entries from 1.
+    await this.client
+      .multi()
+      .set(this.queuedWatchKey(taskId), '1', 'PX', QUEUED_WATCH_TTL_MS)
+      .xadd(key, '*', 'r', '', 'q', '1', 'h', '1')
+      .pexpire(key, QUEUED_WATCH_TTL_MS)
+      .exec()
+      .catch(() => undefined);
+  }
+
+  /**
+   * The reader found a followed task's runner gone while its job is still pending (the runner's
+   * replica died, or handed it back without saying so): word for the next worker, and a watch in
+   * case one has taken it already.
+   */
+  private async orphaned(taskId: string): Promise<void> {
+    await this.client.set(this.queuedWatchKey(taskId), '1', 'PX', QUEUED_WATCH_TTL_MS).catch(() => undefined);
+    await this.watch(taskId).catch(() => null);
   }
 
   async settleQueued(taskId: string, event: Record<string, unknown>): Promise<void> {

@@ -29,6 +29,9 @@ export interface JobAttempt {
   readonly abandoned: number;
 }
 
+/** Where a job stands, as a subscriber waiting for its task needs to know (see `jobState`). */
+export type JobState = 'queued' | 'taken' | 'none';
+
 /**
  * Runs one job; a throw asks for another attempt (when attempts remain). `handOn` aborts when this
  * replica is stopping and can wait no longer: the processor ends its run at once, then settles the
@@ -142,16 +145,27 @@ export class RedisTaskQueue<T extends object> {
   }
 
   /**
-   * Whether the job `id` is in the queue and not finished (waiting, or taken by a worker): a
-   * subscriber waiting for its task judges the wait by this, as there is no runner to watch yet.
+   * Where the job `id` stands: `queued` (waiting for a worker, or for its retry), `taken` (a worker
+   * holds it, or held it: a dead replica's job stays active until its lock runs out and the stall
+   * check puts it back), or `none` (finished or unknown). A subscriber waiting for its task judges
+   * the wait by this, as there is no runner to watch.
    */
-  async pending(id: string): Promise<boolean> {
+  async jobState(id: string): Promise<JobState> {
     try {
       const state = await this.queue.getJobState(id);
-      return state !== 'unknown' && state !== 'completed' && state !== 'failed';
+      if (state === 'unknown' || state === 'completed' || state === 'failed') return 'none';
+      return state === 'active' ? 'taken' : 'queued';
     } catch (error) {
       throw redisFailure(error, this.target.location);
     }
+  }
+
+  /**
+   * The longest a job can stay taken after the replica holding it died: its lock runs out, then
+   * a stall check (two, as one may have just missed it) puts it back in the queue.
+   */
+  get stallBoundMs(): number {
+    return this.settings.lockDurationMs + 2 * this.settings.stalledIntervalMs;
   }
 
   /** Starts this replica's workers on `process`; once. */

@@ -175,3 +175,93 @@ describe('a waited-for queued task handed on by a stopping replica', { skip, tim
     assert.deepEqual(rows(events), [`task ${STATE.SUBMITTED}`, `statusUpdate ${STATE.WORKING}`, `statusUpdate ${STATE.FAILED}`]);
   });
 });
+
+/** One worker each, three starts, a lock nobody outlives: the rerun comes from the hand-on alone. */
+const RERUN_QUEUE = JSON.stringify({ lockDurationMs: 600_000, stalledIntervalMs: 500, attempts: 3, concurrency: 1 });
+/** A short lock (two seconds, checked every half second), so that a killed replica is noticed soon. */
+const SHORT_LOCK = JSON.stringify({ lockDurationMs: 2000, stalledIntervalMs: 500, attempts: 1, concurrency: 1 });
+
+/** Sends `input` queued, waits until a worker runs it, and answers that worker's replica and the other. */
+async function startedOn(
+  { replica, runs, runner, queue }: ReturnType<typeof cluster>,
+  input: string,
+): Promise<{ id: string; first: Replica; other: Replica }> {
+  const id = await queue(input);
+  assert.equal(
+    await eventually(
+      () => runs(input),
+      (count) => count === 1,
+    ),
+    1,
+  );
+  const name = (await runner(input)) as 'r0' | 'r1';
+  return { id, first: replica(name), other: replica(name === 'r0' ? 'r1' : 'r0') };
+}
+
+describe('a followed queued task handed back to the queue by a stopping replica, handler rerunnable', {
+  skip,
+  timeout: 180_000,
+}, () => {
+  const replicas = cluster({ PARLEY_TEST_QUEUE: RERUN_QUEUE, PARLEY_TEST_RERUNNABLE: '1', PARLEY_TEST_SHUTDOWN_TIMEOUT: '1' });
+
+  test('the subscriber on the other replica follows the rerun there through to COMPLETED', async (t) => {
+    const { runs, runner, open } = replicas;
+    const input = `steps ${randomUUID()}`;
+    t.after(() => open(input));
+    const { id, first, other } = await startedOn(replicas, input);
+    const events: any[] = [];
+    const sdk = await new ClientFactory().createFromUrl(other.url);
+    for await (const event of sdk.resubscribeTask({ id } as any)) {
+      events.push(event);
+      if (events.length === 1) {
+        // SIGTERM: past its one-second window the run there is cut off and its job handed back;
+        // the other replica's worker starts it again, and the test lets that run through.
+        await first.stop();
+        assert.equal(
+          await eventually(
+            () => runs(input),
+            (count) => count === 2,
+          ),
+          2,
+        );
+        assert.equal(await runner(input), other.name);
+        await open(input);
+      }
+    }
+    // The snapshot as it ran on the stopped replica, then the rerun from its start: no runner_gone.
+    assert.deepEqual(rows(events), [
+      `task ${STATE.WORKING}`,
+      `statusUpdate ${STATE.WORKING}`,
+      'artifactUpdate one',
+      'artifactUpdate two',
+      'artifactUpdate three',
+      'artifactUpdate (answer)',
+      `statusUpdate ${STATE.COMPLETED}`,
+    ]);
+    const seen = await call(other.url, 'GetTask', { id });
+    assert.equal(seen.result.status.state, 'TASK_STATE_COMPLETED', JSON.stringify(seen));
+    assert.equal((await other.feedCounts()).followers, 0);
+  });
+});
+
+describe('a followed queued task whose replica is killed, handler not rerunnable', { skip, timeout: 180_000 }, () => {
+  const replicas = cluster({ PARLEY_TEST_QUEUE: SHORT_LOCK });
+
+  test('the subscriber on the other replica ends with FAILED, replica_stopped', async (t) => {
+    const input = `gate ${randomUUID()}`;
+    t.after(() => replicas.open(input));
+    const { id, first, other } = await startedOn(replicas, input);
+    const events: any[] = [];
+    const sdk = await new ClientFactory().createFromUrl(other.url);
+    for await (const event of sdk.resubscribeTask({ id } as any)) {
+      events.push(event);
+      // No drain, no hand-on: the lock runs out and the other replica's worker fails the task.
+      if (events.length === 1) first.child.kill('SIGKILL');
+    }
+    assert.deepEqual(rows(events), [`task ${STATE.WORKING}`, `statusUpdate ${STATE.FAILED}`]);
+    const seen = await call(other.url, 'GetTask', { id });
+    assert.equal(seen.result.status.state, 'TASK_STATE_FAILED', JSON.stringify(seen));
+    assert.equal(seen.result.metadata.error.code, 'replica_stopped');
+    assert.equal(await replicas.runs(input), 1, 'not run again');
+  });
+});

@@ -39,6 +39,8 @@ async function gate(input: string): Promise<void> {
 }
 
 async function* steps(input: string, artifact: (input: { name: string; text: string }) => unknown) {
+  // The runner first, as in `plain`: a rerun elsewhere names its replica.
+  await counter.set(`parley-test:runner:${input}`, name);
   await counter.incr(`parley-test:runs:${input}`);
   await gate(input);
   for (const name of ['one', 'two', 'three']) artifact({ name, text: `${name} of ${input}` });
