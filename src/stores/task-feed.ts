@@ -16,9 +16,10 @@ export interface TaskFeed {
   begin(taskId: string): void;
   /**
    * A queued task starts running on this replica (a queue worker took it): as `begin`, and its
-   * events are written at once when a subscriber already waits for it (`watchQueued`).
+   * events are written at once when a subscriber already waits for it (`watchQueued`), or, when
+   * `resumed` (an earlier start was cut off), when the cut-off start's events were being followed.
    */
-  beginQueued(taskId: string): Promise<void>;
+  beginQueued(taskId: string, resumed?: boolean): Promise<void>;
   /** Whether someone watches a task running here (else its events need not even be made). */
   watched(taskId: string): boolean;
   /** The task's run here ended without its last event being published (nobody watched it). */

@@ -115,7 +115,7 @@ export class A2aRequestHandler {
       ? new QueuedRuns(options.queue, this.index, this.engine, {
           // The feed learns the task runs on this replica, as for a run of its own.
           // A subscriber that came while the task was queued is watching it already.
-          started: (entry) => this.feed?.beginQueued(entry.id) ?? Promise.resolve(),
+          started: (entry, resumed) => this.feed?.beginQueued(entry.id, resumed) ?? Promise.resolve(),
           working: (entry) => {
             // Its subscribers (on any replica) see it start, as a stream would show it.
             if (this.feed?.watched(entry.id)) this.emit(entry.id, lastStatusResponse(entry.task, entry.contextId));

@@ -63,8 +63,11 @@ const REPLICA_STOPPED = 'the replica running it stopped';
 
 /** What the handler hears of a queued run on this replica. */
 export interface QueuedRunObserver {
-  /** A worker here took the entry's task and is about to run (or fail) it; awaited before either. */
-  readonly started: (entry: IndexedTask) => Promise<void>;
+  /**
+   * A worker here took the entry's task and is about to run (or fail) it; awaited before either.
+   * `resumed`: an earlier start was cut off, so subscribers of that start may be following.
+   */
+  readonly started: (entry: IndexedTask, resumed: boolean) => Promise<void>;
   /** The entry's task has begun running here (it is `working`), and the index knows it. */
   readonly working: (entry: IndexedTask) => void;
   /** The entry has just settled, before the index learns it (for subscribers and webhooks). */
@@ -136,7 +139,7 @@ export class QueuedRuns {
     if (!entry?.active || isTerminal(entry.task.state ?? 'submitted')) return undefined;
     // Before any outcome, even the failure below: a subscriber already waiting for the task
     // (it subscribed while the task was queued) gets every event from here to its end.
-    await this.observer.started(entry);
+    await this.observer.started(entry, attempt.abandoned > 0);
     if (attempt.abandoned > 0 && (!this.rerunnable || attempt.start > this.attempts)) {
       await this.stopped(entry, attempt.abandoned, attempt.start - 1);
       return undefined;

@@ -93,11 +93,14 @@ export class RedisTaskFeed implements TaskFeed {
     if (!this.running.has(taskId)) this.running.set(taskId, false);
   }
 
-  async beginQueued(taskId: string): Promise<void> {
+  async beginQueued(taskId: string, resumed = false): Promise<void> {
     this.begin(taskId);
     let waited = false;
     try {
-      waited = (await this.client.exists(this.queuedWatchKey(taskId))) === 1;
+      // After a start whose replica died, a feed the task has is a sign of followers: they may not
+      // have noticed yet (the dead replica's heartbeat outlives its lock), so nobody left word.
+      const keys = resumed ? [this.queuedWatchKey(taskId), feedKey(this.prefix, taskId)] : [this.queuedWatchKey(taskId)];
+      waited = (await this.client.exists(...keys)) > 0;
     } catch {
       // Redis away: nobody can follow the feed either.
     }

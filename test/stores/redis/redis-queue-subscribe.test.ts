@@ -265,3 +265,45 @@ describe('a followed queued task whose replica is killed, handler not rerunnable
     assert.equal(await replicas.runs(input), 1, 'not run again');
   });
 });
+
+describe('a followed queued task whose replica is killed, handler rerunnable', { skip, timeout: 180_000 }, () => {
+  const replicas = cluster({
+    PARLEY_TEST_QUEUE: JSON.stringify({ ...JSON.parse(SHORT_LOCK), attempts: 3 }),
+    PARLEY_TEST_RERUNNABLE: '1',
+  });
+
+  test('the subscriber on the other replica follows the rerun there through to COMPLETED', async (t) => {
+    const { runs, runner, open } = replicas;
+    const input = `steps ${randomUUID()}`;
+    t.after(() => open(input));
+    const { id, first, other } = await startedOn(replicas, input);
+    const events: any[] = [];
+    const sdk = await new ClientFactory().createFromUrl(other.url);
+    for await (const event of sdk.resubscribeTask({ id } as any)) {
+      events.push(event);
+      if (events.length === 1) {
+        // Its lock runs out, the stall check puts the job back, and the other replica reruns it.
+        first.child.kill('SIGKILL');
+        assert.equal(
+          await eventually(
+            () => runs(input),
+            (count) => count === 2,
+          ),
+          2,
+        );
+        assert.equal(await runner(input), other.name);
+        await open(input);
+      }
+    }
+    assert.deepEqual(rows(events), [
+      `task ${STATE.WORKING}`,
+      `statusUpdate ${STATE.WORKING}`,
+      'artifactUpdate one',
+      'artifactUpdate two',
+      'artifactUpdate three',
+      'artifactUpdate (answer)',
+      `statusUpdate ${STATE.COMPLETED}`,
+    ]);
+    assert.equal((await other.feedCounts()).followers, 0);
+  });
+});
