@@ -15,7 +15,9 @@
 // runner; a subscriber that left word just after that read is answered by the worker through an
 // ordinary watch, asked once more after the word is written. Until a runner is named, the reader
 // judges the wait by the task index (redis-feed-reader.ts), not by a heartbeat. The word expires
-// with the feed's running TTL; a new subscriber renews it.
+// with the feed's running TTL; a new subscriber renews it. A task handed back to the queue by a
+// stopping replica gets the same word and a mark (`h`) ending its runner's turn (`handBack`), and
+// the worker that takes a job after a cut-off start writes its events when the task has a feed.
 import type { FeedEvent, TaskFeed } from '../task-feed.js';
 import { feedKey, RedisFeedPublisher } from './redis-feed-publisher.js';
 import { RedisFeedReader, type FeedReaderCounts } from './redis-feed-reader.js';
