@@ -198,6 +198,51 @@ async function startedOn(
   return { id, first: replica(name), other: replica(name === 'r0' ? 'r1' : 'r0') };
 }
 
+/** What a subscriber sees of a rerun from the accepted record, after the snapshot of the cut-off run. */
+const RERUN_ROWS = [
+  `task ${STATE.WORKING}`,
+  `statusUpdate ${STATE.WORKING}`,
+  'artifactUpdate one',
+  'artifactUpdate two',
+  'artifactUpdate three',
+  'artifactUpdate (answer)',
+  `statusUpdate ${STATE.COMPLETED}`,
+];
+
+/**
+ * Starts a `steps` task, follows it from the replica not running it, and after the first event
+ * cuts the replica running it off with `cut`; waits until the other replica's worker starts it
+ * again, lets that run through, and answers what the subscriber saw and where it followed.
+ */
+async function followRerun(
+  replicas: ReturnType<typeof cluster>,
+  t: { after(fn: () => unknown): void },
+  cut: (first: Replica) => unknown,
+): Promise<{ id: string; other: Replica; events: any[] }> {
+  const { runs, runner, open } = replicas;
+  const input = `steps ${randomUUID()}`;
+  t.after(() => open(input));
+  const { id, first, other } = await startedOn(replicas, input);
+  const events: any[] = [];
+  const sdk = await new ClientFactory().createFromUrl(other.url);
+  for await (const event of sdk.resubscribeTask({ id } as any)) {
+    events.push(event);
+    if (events.length === 1) {
+      await cut(first);
+      assert.equal(
+        await eventually(
+          () => runs(input),
+          (count) => count === 2,
+        ),
+        2,
+      );
+      assert.equal(await runner(input), other.name);
+      await open(input);
+    }
+  }
+  return { id, other, events };
+}
+
 describe('a followed queued task handed back to the queue by a stopping replica, handler rerunnable', {
   skip,
   timeout: 180_000,
@@ -205,39 +250,11 @@ describe('a followed queued task handed back to the queue by a stopping replica,
   const replicas = cluster({ PARLEY_TEST_QUEUE: RERUN_QUEUE, PARLEY_TEST_RERUNNABLE: '1', PARLEY_TEST_SHUTDOWN_TIMEOUT: '1' });
 
   test('the subscriber on the other replica follows the rerun there through to COMPLETED', async (t) => {
-    const { runs, runner, open } = replicas;
-    const input = `steps ${randomUUID()}`;
-    t.after(() => open(input));
-    const { id, first, other } = await startedOn(replicas, input);
-    const events: any[] = [];
-    const sdk = await new ClientFactory().createFromUrl(other.url);
-    for await (const event of sdk.resubscribeTask({ id } as any)) {
-      events.push(event);
-      if (events.length === 1) {
-        // SIGTERM: past its one-second window the run there is cut off and its job handed back;
-        // the other replica's worker starts it again, and the test lets that run through.
-        await first.stop();
-        assert.equal(
-          await eventually(
-            () => runs(input),
-            (count) => count === 2,
-          ),
-          2,
-        );
-        assert.equal(await runner(input), other.name);
-        await open(input);
-      }
-    }
-    // The snapshot as it ran on the stopped replica, then the rerun from its start: no runner_gone.
-    assert.deepEqual(rows(events), [
-      `task ${STATE.WORKING}`,
-      `statusUpdate ${STATE.WORKING}`,
-      'artifactUpdate one',
-      'artifactUpdate two',
-      'artifactUpdate three',
-      'artifactUpdate (answer)',
-      `statusUpdate ${STATE.COMPLETED}`,
-    ]);
+    // SIGTERM: past its one-second window the run there is cut off and its job handed back; the
+    // other replica's worker starts it again. The snapshot is the run as it stood on the stopped
+    // replica, then the rerun from its start: no runner_gone.
+    const { id, other, events } = await followRerun(replicas, t, (first) => first.stop());
+    assert.deepEqual(rows(events), RERUN_ROWS);
     const seen = await call(other.url, 'GetTask', { id });
     assert.equal(seen.result.status.state, 'TASK_STATE_COMPLETED', JSON.stringify(seen));
     assert.equal((await other.feedCounts()).followers, 0);
@@ -273,37 +290,9 @@ describe('a followed queued task whose replica is killed, handler rerunnable', {
   });
 
   test('the subscriber on the other replica follows the rerun there through to COMPLETED', async (t) => {
-    const { runs, runner, open } = replicas;
-    const input = `steps ${randomUUID()}`;
-    t.after(() => open(input));
-    const { id, first, other } = await startedOn(replicas, input);
-    const events: any[] = [];
-    const sdk = await new ClientFactory().createFromUrl(other.url);
-    for await (const event of sdk.resubscribeTask({ id } as any)) {
-      events.push(event);
-      if (events.length === 1) {
-        // Its lock runs out, the stall check puts the job back, and the other replica reruns it.
-        first.child.kill('SIGKILL');
-        assert.equal(
-          await eventually(
-            () => runs(input),
-            (count) => count === 2,
-          ),
-          2,
-        );
-        assert.equal(await runner(input), other.name);
-        await open(input);
-      }
-    }
-    assert.deepEqual(rows(events), [
-      `task ${STATE.WORKING}`,
-      `statusUpdate ${STATE.WORKING}`,
-      'artifactUpdate one',
-      'artifactUpdate two',
-      'artifactUpdate three',
-      'artifactUpdate (answer)',
-      `statusUpdate ${STATE.COMPLETED}`,
-    ]);
+    // Its lock runs out, the stall check puts the job back, and the other replica reruns it.
+    const { other, events } = await followRerun(replicas, t, (first) => first.child.kill('SIGKILL'));
+    assert.deepEqual(rows(events), RERUN_ROWS);
     assert.equal((await other.feedCounts()).followers, 0);
   });
 });
