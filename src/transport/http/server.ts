@@ -65,9 +65,14 @@ export class HttpServer implements TransportServer {
 
   async close(): Promise<void> {
     const server = this.server;
+    const guard = this.guard;
     this.server = null;
-    this.guard?.stop();
     this.guard = null;
-    if (server) await closeServer(server, this.sockets, this.context.config.shutdownTimeout * 1000);
+    guard?.stop();
+    if (!server) return;
+    const closed = closeServer(server, this.sockets, this.context.config.shutdownTimeout * 1000);
+    // Now that no connection is accepted any more: one that never carried a byte holds nothing.
+    guard?.closeUnused();
+    await closed;
   }
 }

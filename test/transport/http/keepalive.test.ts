@@ -88,3 +88,19 @@ test(
     await stopped;
   },
 );
+
+for (const kind of ['http', 'sse'] as const) {
+  test(`${kind} server: stop closes at once a connection on which no request was ever sent`, TIMEOUT, async (t) => {
+    // A minute to drain and as long for the first headers: a connection left open would hold
+    // stop (and this test) far past its timeout.
+    const transport = await serve(t, kind, 'http://127.0.0.1:0', table(unary(ops.sendTask, (task) => task)), {
+      shutdownTimeout: 60,
+      headerTimeout: 60,
+    });
+    const socket = await openSocket(portOf(transport.url));
+    const closed = received(socket);
+    await transport.stop();
+    const { text } = await closed;
+    assert.equal(text, '', 'nothing was asked, so nothing is answered');
+  });
+}
