@@ -60,7 +60,19 @@ import { checkQueueSettings, type RedisTaskQueue, type TaskQueueSettings } from 
 import type { QueuedRun } from '../a2a/handler/task-queue.js';
 import type { IdempotencyBounds } from '../transport/idempotency-store.js';
 import type { MetricsSource } from '../observability/prometheus-metrics.js';
-import { PushDeliveryWatch } from '../observability/push-delivery-watch.js';
+import { PushDeliveryWatch, type PushDeliveryOutcome } from '../observability/push-delivery-watch.js';
+import type { ChangeDropReason } from '../a2a/push/push-delivery.js';
+
+/**
+ * The push metric's outcome of a change lost before it became calls: an unreadable config
+ * store has an outcome of its own; too many changes waiting for the read is a full queue,
+ * as `dropped` is for calls; a change whose JSON could not be written failed.
+ */
+const CHANGE_DROP_OUTCOMES: Readonly<Record<ChangeDropReason, PushDeliveryOutcome>> = {
+  unread: 'config_read_failed',
+  pending_full: 'dropped',
+  unwritable: 'failed',
+};
 
 /** Decides whether a caller may reset or compact state. Return false (or throw) to refuse. */
 export type StatePolicy = (
@@ -236,12 +248,17 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
       checkPushOptions(given, 'a2aPush');
       const watch = new PushDeliveryWatch();
       this.pushWatch = watch;
-      // Each call's end goes to the metrics as well as to the application's own onOutcome.
+      // Each call's end goes to the metrics as well as to the application's own onOutcome; so
+      // does a change lost before it became calls, counted once as the outcome it comes to.
       this.pushOptions = {
         ...given,
         onOutcome: (outcome) => {
           watch.ended(outcome.refused ? 'refused' : outcome.result, outcome.seconds ?? null);
           given.onOutcome?.(outcome);
+        },
+        onChangeDropped: (dropped) => {
+          watch.ended(CHANGE_DROP_OUTCOMES[dropped.why], null);
+          given.onChangeDropped?.(dropped);
         },
       };
     }

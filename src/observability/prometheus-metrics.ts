@@ -150,7 +150,7 @@ export class PrometheusMetrics {
 function watchPushDeliveries(client: typeof PromClient, registry: PromClient.Registry, watch: PushDeliveryWatch): void {
   const deliveries = new client.Counter({
     name: 'parley_a2a_push_deliveries_total',
-    help: 'A2A push notification calls (webhook POSTs) that ended, by outcome.',
+    help: 'A2A push notification calls (webhook POSTs) that ended, by outcome; config_read_failed counts task changes never pushed because their webhook configs could not be read.',
     labelNames: ['outcome'],
     registers: [registry],
   });

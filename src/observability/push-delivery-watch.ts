@@ -3,10 +3,21 @@
 // call's outcome here, and the Prometheus view, when metrics are on, sets `observer`. With no
 // observer a report costs one null check.
 
-/** How one webhook call ended; `refused` is the destination policy's refusal (an SSRF guard). */
-export type PushDeliveryOutcome = 'delivered' | 'failed' | 'refused' | 'dropped';
+/**
+ * How one webhook call ended; `refused` is the destination policy's refusal (an SSRF guard).
+ * `config_read_failed` counts a task change that never became calls because its task's webhook
+ * configs could not be read (the config store unreachable): one per change, since how many
+ * calls it would have made is what could not be read.
+ */
+export type PushDeliveryOutcome = 'delivered' | 'failed' | 'refused' | 'dropped' | 'config_read_failed';
 
-export const PUSH_DELIVERY_OUTCOMES: readonly PushDeliveryOutcome[] = ['delivered', 'failed', 'refused', 'dropped'];
+export const PUSH_DELIVERY_OUTCOMES: readonly PushDeliveryOutcome[] = [
+  'delivered',
+  'failed',
+  'refused',
+  'dropped',
+  'config_read_failed',
+];
 
 /** Told of each call's end; `seconds` from its first attempt, null for a call never attempted. */
 export type PushDeliveryObserver = (outcome: PushDeliveryOutcome, seconds: number | null) => void;

@@ -1,35 +1,46 @@
 // A2A push notifications on GET /metrics: `parley_a2a_push_deliveries_total{outcome}` counts
 // each webhook call that ended (delivered, failed, refused by the destination policy, dropped)
-// and `parley_a2a_push_delivery_duration_seconds` times the ones attempted. Real webhook
+// and each task change that never became calls because its configs could not be read
+// (config_read_failed: a real redis-server stopped under the agent), and
+// `parley_a2a_push_delivery_duration_seconds` times the calls attempted. Real webhook
 // receivers on 127.0.0.1, a real agent, its exposition read with an independent parser; the
-// application's own onOutcome still hears every call.
+// application's own onOutcome and onChangeDropped still hear every call and every lost change.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
-import type { PushOutcome } from '../../src/a2a/push/push-delivery.js';
+import type { DroppedChange, PushOutcome } from '../../src/a2a/push/push-delivery.js';
 import type { A2aPushOptions } from '../../src/a2a/push/push-notifications.js';
 import { AgentServer } from '../../src/agent/agent-server.js';
+import type { AgentHandler } from '../../src/agent/handler.js';
 import { call, userMessage } from '../a2a/support.js';
+import { deferred } from '../support/async.js';
+import { redisInstalled, startRedis } from '../support/redis-server.js';
 import { waitFor } from '../support/transport-fixtures.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 
 type Families = ReturnType<typeof parsePrometheusTextFormat>;
 
-const OUTCOMES = ['delivered', 'failed', 'refused', 'dropped'] as const;
+const OUTCOMES = ['delivered', 'failed', 'refused', 'dropped', 'config_read_failed'] as const;
 
-async function meteredAgent(t: { after(fn: () => unknown): void }, push: A2aPushOptions) {
+async function meteredAgent(
+  t: { after(fn: () => unknown): void },
+  push: A2aPushOptions,
+  more: { store?: string; handler?: AgentHandler } = {},
+) {
   const heard: PushOutcome[] = [];
+  const lost: DroppedChange[] = [];
   const agent = new AgentServer({
     name: 'pushing',
     description: 'echoes and pushes',
     a2a: true,
     metrics: true,
-    handler: ({ input }) => `echo: ${input}`,
-    a2aPush: { ...push, onOutcome: (outcome) => heard.push(outcome) },
+    handler: more.handler ?? (({ input }) => `echo: ${input}`),
+    ...(more.store ? { store: more.store } : {}),
+    a2aPush: { ...push, onOutcome: (outcome) => heard.push(outcome), onChangeDropped: (dropped) => lost.push(dropped) },
   });
   await agent.start();
   t.after(() => agent.stop());
-  return { url: agent.url, heard };
+  return { url: agent.url, heard, lost };
 }
 
 async function scrape(url: string): Promise<{ families: Families; text: string }> {
@@ -122,4 +133,44 @@ test('an agent without push notifications exposes no push series', async (t) => 
   t.after(() => agent.stop());
   const { text } = await scrape(agent.url);
   assert.ok(!text.includes('parley_a2a_push_'), 'no push metrics');
+});
+
+test('a change whose webhook configs cannot be read (the Redis store stopped) is counted config_read_failed, once', {
+  skip: redisInstalled ? false : 'redis-server is not installed',
+}, async (t) => {
+  const redis = await startRedis();
+  t.after(() => redis.dispose());
+  const receiver = await startWebhookReceiver(t);
+  const gate = deferred();
+  t.after(() => gate.resolve());
+  // Works until the test lets it finish: its end is the change pushed while Redis is away.
+  const handler: AgentHandler = async ({ input }) => {
+    await gate.promise;
+    return `echo: ${input}`;
+  };
+  const { url, heard, lost } = await meteredAgent(t, { allowHttp: true, allowPrivate: true }, { store: redis.url, handler });
+  const sending = call(url, 'SendMessage', {
+    message: userMessage('hello'),
+    configuration: { taskPushNotificationConfig: { url: `${receiver.origin}/hook` } },
+  });
+  // The run's start reaches the webhook while the store is up.
+  const working = JSON.parse((await receiver.nth(1)).body);
+  assert.equal(working.statusUpdate.status.state, 'TASK_STATE_WORKING');
+  await waitFor(() => heard.length === 1, 'the working call to end');
+
+  await redis.stop();
+  gate.resolve();
+  // The run's end cannot be recorded: the blocking call answers the store's failure.
+  const answer = await sending;
+  assert.equal(answer.error?.code, -32603, JSON.stringify(answer));
+  await waitFor(() => lost.length > 0, 'the end of the run to be given up');
+
+  const { families, text } = await scrape(url);
+  assert.deepEqual(lost, [{ taskId: working.statusUpdate.taskId, why: 'unread' }]);
+  assert.equal(deliveries(families, 'config_read_failed'), 1, "the run's end, counted once as a change");
+  assert.equal(deliveries(families, 'delivered'), 1, 'the working call');
+  assert.equal(deliveries(families, 'dropped'), 0);
+  assert.equal(deliveries(families, 'failed'), 0);
+  assert.equal(timed(text, 'config_read_failed'), 0, 'nothing was attempted, so nothing is timed');
+  assert.equal(receiver.calls.length, 1, "the run's end was never pushed");
 });

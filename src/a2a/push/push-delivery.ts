@@ -18,7 +18,9 @@
 //
 // Each call's end (delivered, failed, dropped) is counted in `stats()` and reported to
 // `onOutcome`, where tests and the application listen, and through which the agent server feeds
-// its Prometheus metrics (observability/push-delivery-watch.ts).
+// its Prometheus metrics (observability/push-delivery-watch.ts). A change lost before it became
+// calls (its task's configs could not be read, too many waited for the read, its JSON could not
+// be written) goes to `onChangeDropped` the same way: it has no config or URL to report.
 import type { JsonValue } from '@bufbuild/protobuf';
 import type { Logger } from '../../transport/hooks.js';
 import { pushTaskKey, type StoredPushConfig } from '../../stores/push-configs.js';
@@ -58,6 +60,8 @@ export interface PushDeliveryOptions extends PushDestinationOptions, WebhookAgen
   readonly logger?: Logger;
   /** Each call's end. */
   readonly onOutcome?: (outcome: PushOutcome) => void;
+  /** Each change lost before it became calls (one report per change, whatever its task's configs). */
+  readonly onChangeDropped?: (dropped: DroppedChange) => void;
   /** Jitter source in [0, 1) (tests pin it). Default Math.random. */
   readonly random?: () => number;
 }
@@ -76,6 +80,19 @@ export interface PushOutcome {
   readonly seconds?: number;
 }
 
+/**
+ * Why a change was lost before it became calls: `unread`, its task's configs could not be read
+ * (the config store failed or was unreachable); `pending_full`, `maxPendingPerTask` changes of
+ * its task were already waiting for that read; `unwritable`, its StreamResponses could not be
+ * written as JSON.
+ */
+export type ChangeDropReason = 'unread' | 'pending_full' | 'unwritable';
+
+export interface DroppedChange {
+  readonly taskId: string;
+  readonly why: ChangeDropReason;
+}
+
 export interface PushStats {
   delivered: number;
   failed: number;
@@ -84,6 +101,8 @@ export interface PushStats {
   retried: number;
   /** Calls ended by the destination policy (also counted in `failed`). */
   refused: number;
+  /** Changes lost because their task's configs could not be read (also counted in `dropped`). */
+  unread: number;
 }
 
 interface Call {
@@ -123,7 +142,7 @@ export class PushDelivery {
   private readonly maxQueued: number;
   private readonly maxPendingPerTask: number;
   private readonly random: () => number;
-  private readonly counts: PushStats = { delivered: 0, failed: 0, dropped: 0, retried: 0, refused: 0 };
+  private readonly counts: PushStats = { delivered: 0, failed: 0, dropped: 0, retried: 0, refused: 0, unread: 0 };
   private readonly pending = new Map<string, PendingTask>();
   private readonly destinations = new Map<string, Destination>();
   private readonly backoffs = new Set<{ timer: NodeJS.Timeout; wake: () => void }>();
@@ -173,8 +192,8 @@ export class PushDelivery {
     if (waiting) {
       if (waiting.changes.length >= this.maxPendingPerTask) {
         waiting.changes.shift();
-        this.counts.dropped += 1;
         this.options.logger?.warn({ taskId }, 'a2a push: a task change was dropped while its webhook configs were being read');
+        this.changeDropped(taskId, 'pending_full');
       }
       waiting.changes.push(change);
       return;
@@ -210,11 +229,11 @@ export class PushDelivery {
         configs = read ?? (await this.store.touch(task.scope, task.taskId));
         read = undefined;
       } catch (error) {
-        this.counts.dropped += changes.length;
         this.options.logger?.warn(
-          { taskId: task.taskId, err: error },
+          { taskId: task.taskId, err: error, changes: changes.length },
           'a2a push: the webhook configs could not be read; this change is not pushed',
         );
+        for (let i = 0; i < changes.length; i++) this.changeDropped(task.taskId, 'unread');
         continue;
       }
       if (configs.length === 0) continue;
@@ -223,8 +242,8 @@ export class PushDelivery {
         try {
           bodies = change().map((payload) => Buffer.from(JSON.stringify(payload)));
         } catch (error) {
-          this.counts.dropped += 1;
           this.options.logger?.warn({ taskId: task.taskId, err: error }, 'a2a push: a task change could not be written');
+          this.changeDropped(task.taskId, 'unwritable');
           continue;
         }
         for (const body of bodies) for (const config of configs) this.enqueue(config, body);
@@ -355,6 +374,13 @@ export class PushDelivery {
       backoff.timer.unref();
       this.backoffs.add(backoff);
     });
+  }
+
+  /** A change lost before it became calls: counted, and reported as a call's end is. */
+  private changeDropped(taskId: string, why: ChangeDropReason): void {
+    this.counts.dropped += 1;
+    if (why === 'unread') this.counts.unread += 1;
+    this.options.onChangeDropped?.({ taskId, why });
   }
 
   private end(

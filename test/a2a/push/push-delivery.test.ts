@@ -10,7 +10,12 @@ import { readFileSync } from 'node:fs';
 import type { LookupAddress } from 'node:dns';
 import type { TestContext } from 'node:test';
 import type { StoredPushConfig } from '../../../src/a2a/push/push-config-store.js';
-import { PushDelivery, type PushDeliveryOptions, type PushOutcome } from '../../../src/a2a/push/push-delivery.js';
+import {
+  PushDelivery,
+  type DroppedChange,
+  type PushDeliveryOptions,
+  type PushOutcome,
+} from '../../../src/a2a/push/push-delivery.js';
 import { MemoryPushConfigStore } from '../../../src/stores/memory/memory-push-config-store.js';
 import { hasOpenssl, makeServerCertificate } from '../../support/certificates.js';
 import { startWebhookReceiver } from '../../support/webhook-receiver.js';
@@ -255,7 +260,7 @@ test('a hanging receiver blocks neither notify nor other destinations; its full 
   );
 });
 
-test('a store that cannot be read drops the change, counted; notify still returns', async (t) => {
+test('a store that cannot be read drops the change, counted and reported as unread; notify still returns', async (t) => {
   const failing = {
     put: () => Promise.resolve(),
     get: () => Promise.resolve(undefined),
@@ -263,11 +268,36 @@ test('a store that cannot be read drops the change, counted; notify still return
     delete: () => Promise.resolve(false),
     touch: () => Promise.reject(new Error('store away')),
   };
-  const push = new PushDelivery(failing);
+  const lost: DroppedChange[] = [];
+  const push = new PushDelivery(failing, { onChangeDropped: (dropped) => lost.push(dropped) });
   t.after(() => push.close());
   push.notify(scope, 'task-1', statusChange('TASK_STATE_WORKING'));
   while (push.stats().dropped === 0) await new Promise((resolve) => setImmediate(resolve));
   assert.equal(push.stats().dropped, 1);
+  assert.equal(push.stats().unread, 1);
+  assert.deepEqual(lost, [{ taskId: 'task-1', why: 'unread' }]);
+});
+
+test('a change past maxPendingPerTask while the configs are read is dropped, reported as pending_full', async (t) => {
+  let answer!: (configs: StoredPushConfig[]) => void;
+  const slow = {
+    put: () => Promise.resolve(),
+    get: () => Promise.resolve(undefined),
+    list: () => Promise.resolve([]),
+    delete: () => Promise.resolve(false),
+    touch: () => new Promise<StoredPushConfig[]>((resolve) => (answer = resolve)),
+  };
+  const lost: DroppedChange[] = [];
+  const push = new PushDelivery(slow, { maxPendingPerTask: 1, onChangeDropped: (dropped) => lost.push(dropped) });
+  t.after(() => push.close());
+  // The first change is being read for; the second waits; the third pushes the second out.
+  for (const state of ['TASK_STATE_WORKING', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']) {
+    push.notify(scope, 'task-1', statusChange(state));
+  }
+  assert.deepEqual(lost, [{ taskId: 'task-1', why: 'pending_full' }]);
+  answer([]);
+  assert.equal(push.stats().dropped, 1);
+  assert.equal(push.stats().unread, 0);
 });
 
 // The destination policy at connect time: a host name whose address falls in a refused class
