@@ -551,11 +551,13 @@ export class A2aRequestHandler {
     } catch (error) {
       if (!(error instanceof TaskFeedError)) throw error;
       if (error.code === 'runner_gone') {
-        // The task may have settled without its last event reaching the feed (a dead replica's
-        // task failed by the worker that took its job next, before anyone asked it to write):
-        // its end as the index has it closes the stream.
+        // The task may have settled without its last event reaching the feed (a replica that
+        // nobody asked to write settled it: a CancelTask of a task whose runner died, before the
+        // runner was found gone): its end as the index has it closes the stream, as a task run
+        // without a stream ends its subscribers' streams: every artifact it holds, then its status.
         const now = await this.index.get(scope, request.id).catch(() => undefined);
         if (now && !now.active && isTerminal(now.task.state ?? 'submitted')) {
+          for (const response of artifactResponses(now.task, now.contextId)) yield response;
           yield lastStatusResponse(now.task, now.contextId);
           return;
         }

@@ -13,6 +13,8 @@
 // in Redis holds (so the feed's byte bound drops none). `artifacts <n> <kib> ...` pushes its task
 // id to the list parley-test:task:<input>, waits for its gate, then attaches n artifacts of <kib>
 // KiB each at once (a task sent with SendMessage publishes them all in one turn when it ends).
+// Input `ask ...` ends its turn input-required with an artifact `draft`, so the task's next turn
+// (a follow-up message, `gate ...` say) runs holding an artifact in the index.
 // Asked `feed-counts` over its IPC channel, it answers what its task feed's reader holds for its
 // followers (FeedReaderCounts).
 // PARLEY_TEST_SHUTDOWN_TIMEOUT (seconds) sets the transport's shutdown_timeout, the drain window
@@ -78,6 +80,10 @@ async function artifacts(input: string, taskId: string, artifact: (input: { name
 }
 
 const handler: AgentHandler = (context) => {
+  // A first turn that asks for more, holding a draft: the task's follow-up runs with it.
+  if (context.input.startsWith('ask')) {
+    return { state: 'input-required', reason: 'which one?', artifacts: [{ name: 'draft', text: `draft of ${context.input}` }] };
+  }
   if (context.input.startsWith('steps')) return steps(context.input, context.artifact);
   if (context.input.startsWith('artifacts')) return artifacts(context.input, context.task.id, context.artifact);
   if (context.input.startsWith('flood')) return flood(context.input, context.task.id);
