@@ -104,8 +104,9 @@ export interface QueuedRunObserver {
   /** The entry has just settled, before the index learns it (for subscribers and webhooks). */
   readonly settled: (entry: IndexedTask) => void;
   /**
-   * The entry's run here was cut off and its job goes back to the queue for another replica: its
-   * subscribers should wait for the rerun. Awaited before the job is moved.
+   * The entry's run here was cut off, or threw and will be tried again, and its job goes back to
+   * the queue for any replica: its subscribers should wait for the rerun. Awaited before the job
+   * is moved.
    */
   readonly handedBack: (entry: IndexedTask) => Promise<void>;
 }
@@ -221,7 +222,10 @@ export class QueuedRuns {
       return this.handedOn(entry, finished, attempt);
     }
     if (!last && threw(finished)) {
-      // Not recorded: the next start begins from the accepted record again.
+      // Not recorded: the next start begins from the accepted record again, on whichever replica
+      // takes the job, so its subscribers wait for that start as for a task handed back (else
+      // they would follow this replica, alive but writing nothing more, for ever).
+      await this.observer.handedBack(entry).catch(() => undefined);
       throw new Error(`start ${attempt.start} of task ${run.id} failed: ${lastReason(finished)}`);
     }
     entry.task = finished;

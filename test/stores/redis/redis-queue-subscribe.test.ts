@@ -355,3 +355,55 @@ describe('a followed queued task whose replica is killed while its lock outlives
     assert.equal(await replicas.runs(input), 1, 'not run again');
   });
 });
+
+describe('a followed queued task whose start throws, retried on the other replica', { skip, timeout: 180_000 }, () => {
+  const replicas = cluster({ PARLEY_TEST_QUEUE: RERUN_QUEUE, PARLEY_TEST_RERUNNABLE: '1' });
+
+  test('the subscriber follows the retry there through to COMPLETED', async (t) => {
+    const { replica, runs, runner, open, queue, occupyWorkers } = replicas;
+    const [onR0, onR1] = await occupyWorkers(t);
+    const input = `flaky ${randomUUID()}`;
+    const later = `gate ${randomUUID()}`;
+    t.after(() => Promise.all([open(input), open(later)]));
+    const id = await queue(input);
+    // r1's worker is the one freed: the first start runs there, and waits.
+    await open(onR1);
+    assert.equal(
+      await eventually(
+        () => runs(input),
+        (count) => count === 1,
+      ),
+      1,
+    );
+    assert.equal(await runner(input), 'r1');
+    const events: any[] = [];
+    const sdk = await new ClientFactory().createFromUrl(replica('r0').url);
+    for await (const event of sdk.resubscribeTask({ id } as any)) {
+      events.push(event);
+      if (events.length > 1) continue;
+      // Queued behind it, another task takes r1's worker as soon as the first start throws
+      // (its retry waits 200 ms first); then r0's worker is freed, and takes the retry.
+      await queue(later);
+      await open(input);
+      assert.equal(
+        await eventually(
+          () => runs(later),
+          (count) => count === 1,
+        ),
+        1,
+      );
+      assert.equal(await runner(later), 'r1');
+      await open(onR0);
+      assert.equal(
+        await eventually(
+          () => runs(input),
+          (count) => count === 2,
+        ),
+        2,
+      );
+      assert.equal(await runner(input), 'r0');
+      await open(input);
+    }
+    assert.deepEqual(rows(events), RERUN_ROWS);
+  });
+});
