@@ -13,9 +13,10 @@
 // trip that reads the feed's newest entry.
 // A feed whose entries name no runner yet (a queued mark, `r` empty: the task waits in the queue)
 // is judged by the followers' own check (the A2A handler asks its task index and queue) rather
-// than by a heartbeat, asked once per check about every such task together (one round trip): while the task waits, the followers wait (holding nothing but their
-// place); once it no longer waits and still no runner has written, the followers get OWNERLESS_CHECKS more checks
-// (for a cancel's last event on its way) before they end with `runner_gone`.
+// than by a heartbeat, asked once per check about every such task together (one round trip):
+// while the task waits, the followers wait (holding nothing but their place); once it no longer
+// waits and still no runner has written, the followers get OWNERLESS_CHECKS more checks (for a
+// cancel's last event on its way) before they end with `runner_gone`.
 // A runner's heartbeat that goes away is asked about the same way before its followers end: a
 // task handed back to the queue (a stopping replica's hand-on, or a dead replica's job put back by
 // the stall check) makes them wait for the next worker, whose entries (numbered afresh) follow.
