@@ -61,8 +61,16 @@ export interface TaskFeed {
    * runner gone, nor is a runner's heartbeat gone (its job was handed back, or will be once its
    * lock runs out): the followers then wait for the next worker's events.
    */
-  follow(taskId: string, after: string, queued?: () => Promise<boolean>): AsyncIterable<FeedEvent>;
+  follow(taskId: string, after: string, queued?: WaitingCheck): AsyncIterable<FeedEvent>;
 }
+
+/**
+ * Whether each of the tasks named still waits in the queue (for its first worker, or for the
+ * next one after its replica stopped), answered in the order asked. A reader asks it about every
+ * such task it follows at once, so its check costs one call (one round trip to Redis) whatever
+ * the number of tasks waited for.
+ */
+export type WaitingCheck = (taskIds: readonly string[]) => Promise<readonly boolean[]>;
 
 /** Whether `value` is a position a follower may resume after (`<milliseconds>-<sequence>`). */
 export function isFeedPosition(value: string): boolean {

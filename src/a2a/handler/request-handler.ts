@@ -43,6 +43,7 @@ import { PageTokens } from './page-token.js';
 import type { IndexedTask, TaskIndex, TaskScope } from './task-index.js';
 import type { TaskRunner } from './task-runner.js';
 import { QueuedRuns, type QueuedRunOptions } from './task-queue.js';
+import { WaitedTasks } from './waited-tasks.js';
 import { TaskWatchers } from './task-watchers.js';
 import { isFeedPosition, TaskFeedError, type TaskFeed } from '../../stores/task-feed.js';
 import { atPosition } from './event-positions.js';
@@ -99,6 +100,8 @@ export class A2aRequestHandler {
   private readonly push: PushNotifications | null;
   private readonly watchers = new TaskWatchers();
   private readonly queued: QueuedRuns | null;
+  /** The tasks this replica's subscribers wait for in the queue; null without a queue. */
+  private readonly waited: WaitedTasks | null;
   private readonly feed: TaskFeed | undefined;
 
   constructor(options: A2aHandlerOptions) {
@@ -130,6 +133,7 @@ export class A2aRequestHandler {
           handedBack: (entry) => this.feed?.handBack(entry.id) ?? Promise.resolve(),
         })
       : null;
+    this.waited = this.queued ? new WaitedTasks(this.queued) : null;
   }
 
   /** Starts this replica's share of the queue's workers (with a `queue`; nothing otherwise). */
@@ -489,24 +493,6 @@ export class A2aRequestHandler {
     let state = entry.task.state ?? 'submitted';
     let after = resume;
     const queue = this.queued;
-    // Whether the task still waits in the queue: the feed's reader asks while no runner has
-    // written (a new subscriber's queued mark, or a resume from one), instead of a heartbeat, and
-    // when a runner's heartbeat goes away (its job may be back in the queue for a rerun). A job
-    // still taken while the index says working may be a dead replica's: it is back in the queue
-    // once its lock runs out and a stall check sees it, so that is waited for, no longer.
-    let takenSince: number | null = null;
-    const queued = queue
-      ? async () => {
-          const now = await this.index.get(scope, request.id);
-          const waiting = now === undefined ? false : await queue.waiting(now);
-          if (waiting !== 'taken' || now?.task.state !== 'working') {
-            takenSince = null;
-            return waiting !== false;
-          }
-          takenSince ??= Date.now();
-          return Date.now() - takenSince <= queue.stallBoundMs;
-        }
-      : undefined;
     if (after === undefined) {
       if (isTerminal(state))
         throw new A2aError('unsupportedOperation', `task ${entry.id} is already ${state}; there is nothing more to stream`);
@@ -542,8 +528,12 @@ export class A2aRequestHandler {
       after = watching;
     }
     let sent = false;
+    // Whether the task still waits in the queue: the feed's reader asks while no runner has
+    // written (a new subscriber's queued mark, or a resume from one), instead of a heartbeat, and
+    // when a runner's heartbeat goes away (its job may be back in the queue for a rerun).
+    const release = this.waited?.follow(entry, scope);
     try {
-      for await (const { id, event } of feed.follow(entry.id, after, queued)) {
+      for await (const { id, event } of feed.follow(entry.id, after, this.waited?.check)) {
         sent = true;
         yield atPosition(event as JsonObject, id);
         if (closesStream(event as JsonObject)) return;
@@ -551,16 +541,20 @@ export class A2aRequestHandler {
     } catch (error) {
       if (!(error instanceof TaskFeedError)) throw error;
       if (error.code === 'runner_gone') {
-        // The task may have settled without its last event reaching the feed (a dead replica's
-        // task failed by the worker that took its job next, before anyone asked it to write):
-        // its end as the index has it closes the stream.
+        // The task may have settled without its last event reaching the feed (a replica that
+        // nobody asked to write settled it: a CancelTask of a task whose runner died, before the
+        // runner was found gone): its end as the index has it closes the stream, as a task run
+        // without a stream ends its subscribers' streams: every artifact it holds, then its status.
         const now = await this.index.get(scope, request.id).catch(() => undefined);
         if (now && !now.active && isTerminal(now.task.state ?? 'submitted')) {
+          for (const response of artifactResponses(now.task, now.contextId)) yield response;
           yield lastStatusResponse(now.task, now.contextId);
           return;
         }
       }
       throw new A2aError('internalError', error.message, { reason: error.code });
+    } finally {
+      release?.();
     }
     // Resumed after the task's last event: its status as it stands closes the stream.
     if (resume !== undefined && !sent) {

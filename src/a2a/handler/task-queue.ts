@@ -50,8 +50,39 @@ export interface TaskQueue {
   drain(windowMs: number): Promise<void>;
 }
 
+/** A task a subscriber waits for, as the wait check asks after it. */
+export interface WaitedTask {
+  readonly scope: TaskScope;
+  readonly id: string;
+  /** Its job in the queue, as named when the subscriber began to wait (see jobIdOf). */
+  readonly jobId: string;
+}
+
+/** What one wait check finds of a waited task: its entry in the index now, and its job's state. */
+interface WaitedTaskState {
+  readonly entry: IndexedTask | undefined;
+  readonly job: JobState;
+}
+
+/** Whether a waited task still waits (see QueuedRuns.waiting()), with its entry as read for it. */
+export interface TaskWait {
+  readonly entry: IndexedTask | undefined;
+  readonly waiting: JobState | false;
+}
+
+/**
+ * Reads many waited tasks' entries and jobs in one step (stores/redis/redis-task-waits.ts: one
+ * script, when the index and the queue share one Redis), answering in the order asked.
+ */
+export type WaitedTaskReads = (tasks: readonly WaitedTask[]) => Promise<readonly WaitedTaskState[]>;
+
 export interface QueuedRunOptions {
   readonly queue: TaskQueue;
+  /**
+   * Reads the index entries and jobs of the tasks subscribers wait for together; without it
+   * (an index of another kind) each task takes its own reads.
+   */
+  readonly waitReads?: WaitedTaskReads;
   /** The handler may run a task again after a start that was cut off or threw. Default false. */
   readonly rerunnable?: boolean;
   /** Most starts of one task when `rerunnable`. Default 3. */
@@ -73,14 +104,16 @@ export interface QueuedRunObserver {
   /** The entry has just settled, before the index learns it (for subscribers and webhooks). */
   readonly settled: (entry: IndexedTask) => void;
   /**
-   * The entry's run here was cut off and its job goes back to the queue for another replica: its
-   * subscribers should wait for the rerun. Awaited before the job is moved.
+   * The entry's run here was cut off, or threw and will be tried again, and its job goes back to
+   * the queue for any replica: its subscribers should wait for the rerun. Awaited before the job
+   * is moved.
    */
   readonly handedBack: (entry: IndexedTask) => Promise<void>;
 }
 
 export class QueuedRuns {
   private readonly queue: TaskQueue;
+  private readonly waitReads: WaitedTaskReads | undefined;
   private readonly rerunnable: boolean;
   private readonly attempts: number;
 
@@ -91,6 +124,7 @@ export class QueuedRuns {
     private readonly observer: QueuedRunObserver,
   ) {
     this.queue = options.queue;
+    this.waitReads = options.waitReads;
     this.rerunnable = options.rerunnable ?? false;
     this.attempts = this.rerunnable ? (options.attempts ?? 3) : 1;
   }
@@ -111,10 +145,28 @@ export class QueuedRuns {
    * may be a dead replica's, held until its lock runs out (`stallBoundMs`): the caller bounds that.
    */
   async waiting(entry: IndexedTask): Promise<JobState | false> {
-    const state = entry.task.state ?? 'submitted';
-    if (!entry.active || isTerminal(state)) return false;
-    const job = await this.queue.jobState(jobIdOf(entry));
-    return job === 'none' ? false : job;
+    return waitingOf(entry, pending(entry) ? await this.queue.jobState(jobIdOf(entry)) : 'none');
+  }
+
+  /** The waited task the entry is (its job as named now), for waitingMany(). */
+  waitedTask(entry: IndexedTask, scope: TaskScope): WaitedTask {
+    return { scope, id: entry.id, jobId: jobIdOf(entry) };
+  }
+
+  /**
+   * waiting() for many tasks at once, with each one's entry as the index has it now: one round
+   * trip in all when the index and the queue can be read together (`waitReads`).
+   */
+  async waitingMany(tasks: readonly WaitedTask[]): Promise<readonly TaskWait[]> {
+    const states = this.waitReads
+      ? await this.waitReads(tasks)
+      : await Promise.all(
+          tasks.map(async (task): Promise<WaitedTaskState> => {
+            const entry = await this.index.get(task.scope, task.id);
+            return { entry, job: entry && pending(entry) ? await this.queue.jobState(jobIdOf(entry)) : 'none' };
+          }),
+        );
+    return states.map(({ entry, job }) => ({ entry, waiting: entry ? waitingOf(entry, job) : false }));
   }
 
   /** See `TaskQueue.stallBoundMs`. */
@@ -170,7 +222,10 @@ export class QueuedRuns {
       return this.handedOn(entry, finished, attempt);
     }
     if (!last && threw(finished)) {
-      // Not recorded: the next start begins from the accepted record again.
+      // Not recorded: the next start begins from the accepted record again, on whichever replica
+      // takes the job, so its subscribers wait for that start as for a task handed back (else
+      // they would follow this replica, alive but writing nothing more, for ever).
+      await this.observer.handedBack(entry).catch(() => undefined);
       throw new Error(`start ${attempt.start} of task ${run.id} failed: ${lastReason(finished)}`);
     }
     entry.task = finished;
@@ -220,6 +275,16 @@ export class QueuedRuns {
     // A write that fails while Redis is away is kept by the index and written when it is back.
     await this.index.update(entry).catch(() => undefined);
   }
+}
+
+/** Whether the entry's task may still wait for a worker: it is running, or about to. */
+function pending(entry: IndexedTask): boolean {
+  return entry.active && !isTerminal(entry.task.state ?? 'submitted');
+}
+
+/** See QueuedRuns.waiting(): the entry's wait, given its job's state. */
+function waitingOf(entry: IndexedTask, job: JobState): JobState | false {
+  return !pending(entry) || job === 'none' ? false : job;
 }
 
 /** One job per run of the task: a follow-up message runs it again under a new job. */

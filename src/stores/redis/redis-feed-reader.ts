@@ -12,15 +12,16 @@
 // number rides in each entry, and a new follower learns its position's number in the same round
 // trip that reads the feed's newest entry.
 // A feed whose entries name no runner yet (a queued mark, `r` empty: the task waits in the queue)
-// is judged by the follower's own check (the A2A handler asks its task index and queue) rather
-// than by a heartbeat: while the task waits, the followers wait (holding nothing but their
-// place); once it no longer waits and still no runner has written, the followers get OWNERLESS_CHECKS more checks
-// (for a cancel's last event on its way) before they end with `runner_gone`.
+// is judged by the followers' own check (the A2A handler asks its task index and queue) rather
+// than by a heartbeat, asked once per check about every such task together (one round trip):
+// while the task waits, the followers wait (holding nothing but their place); once it no longer
+// waits and still no runner has written, the followers get OWNERLESS_CHECKS more checks (for a
+// cancel's last event on its way) before they end with `runner_gone`.
 // A runner's heartbeat that goes away is asked about the same way before its followers end: a
 // task handed back to the queue (a stopping replica's hand-on, or a dead replica's job put back by
 // the stall check) makes them wait for the next worker, whose entries (numbered afresh) follow.
 import { AsyncQueue } from '../../core/async-queue.js';
-import { TaskFeedError, type FeedEvent } from '../task-feed.js';
+import { TaskFeedError, type FeedEvent, type WaitingCheck } from '../task-feed.js';
 import { feedKey } from './redis-feed-publisher.js';
 import { redisFailure } from './redis-connection.js';
 import type { RedisClient } from './redis-module.js';
@@ -54,7 +55,7 @@ interface Group {
   owner: string | null;
   ownerlessChecks: number;
   /** Whether the task still waits in the queue (asked while no runner is named, `owner` empty). */
-  queued: (() => Promise<boolean>) | null;
+  queued: WaitingCheck | null;
 }
 
 /** The owner of a feed whose only entries are queued marks: nobody runs the task yet. */
@@ -97,7 +98,7 @@ export class RedisFeedReader {
     this.readerId = String(await this.reader.client('ID'));
   }
 
-  async *follow(taskId: string, after: string, queued?: () => Promise<boolean>): AsyncGenerator<FeedEvent, void, undefined> {
+  async *follow(taskId: string, after: string, queued?: WaitingCheck): AsyncGenerator<FeedEvent, void, undefined> {
     const key = feedKey(this.prefix, taskId);
     let newest: StreamEntry | undefined;
     let at: StreamEntry | undefined;
@@ -320,14 +321,18 @@ export class RedisFeedReader {
       // Redis itself is away: the next XREAD fails every follower with that reason.
       return;
     }
+    // Tasks nobody runs now (queued, or their runner gone): whether each waits for a worker.
+    const waiting = await this.askWaiting(
+      groups.filter((group) => group.owner === QUEUED || (group.owner !== null && !alive.has(group.owner))),
+    );
     for (const group of groups) {
       if (group.owner === QUEUED) {
-        if (await this.stillQueued(group)) continue;
+        if (this.stillQueued(group, waiting.get(group) ?? false)) continue;
       } else if (group.owner === null) {
         if (++group.ownerlessChecks < OWNERLESS_CHECKS) continue;
       } else if (alive.has(group.owner)) {
         continue;
-      } else if (await this.handedOn(group)) {
+      } else if (await this.handedOn(group, waiting.get(group) ?? false)) {
         continue;
       }
       const waitedForRunner = group.owner === QUEUED;
@@ -353,19 +358,34 @@ export class RedisFeedReader {
   }
 
   /**
+   * Whether each group's task still waits for a worker: one call of each distinct check (the
+   * A2A handler gives them all the same one) for all its groups, so one round trip in all. A
+   * check that fails counts as waiting: the index is out of reach because Redis itself is away,
+   * and the next XREAD says so to every follower.
+   */
+  private async askWaiting(groups: readonly Group[]): Promise<Map<Group, boolean>> {
+    const byCheck = new Map<WaitingCheck, Group[]>();
+    for (const group of groups) {
+      if (!group.queued) continue;
+      const asked = byCheck.get(group.queued);
+      if (asked) asked.push(group);
+      else byCheck.set(group.queued, [group]);
+    }
+    const answers = new Map<Group, boolean>();
+    for (const [check, asked] of byCheck) {
+      const found = await check(asked.map((group) => group.taskId)).catch(() => asked.map(() => true));
+      for (const [i, group] of asked.entries()) answers.set(group, found[i] ?? false);
+    }
+    return answers;
+  }
+
+  /**
    * The runner's heartbeat is gone: whether its task waits for another worker instead (its job
    * went back to the queue, or is still held by the dead replica until the lock runs out; the
    * follower's check bounds that). Then the followers wait as for a queued task, what the old
    * runner wrote first still reaching them, and the next worker is asked to write.
    */
-  private async handedOn(group: Group): Promise<boolean> {
-    let pending = false;
-    try {
-      pending = group.queued ? await group.queued() : false;
-    } catch {
-      // The index is out of reach: Redis itself is away, and the next XREAD says so.
-      return true;
-    }
+  private async handedOn(group: Group, pending: boolean): Promise<boolean> {
     if (!pending) return false;
     try {
       const rest = (await this.reader.xrange(group.key, `(${group.cursor}`, '+')) as StreamEntry[];
@@ -395,13 +415,7 @@ export class RedisFeedReader {
    * the queue, or left it only a few checks ago (the runner's first entry, or a cancel's last
    * event, may be on its way).
    */
-  private async stillQueued(group: Group): Promise<boolean> {
-    let waiting = true;
-    try {
-      waiting = group.queued ? await group.queued() : false;
-    } catch {
-      // The index is out of reach: Redis itself is away, and the next XREAD says so.
-    }
+  private stillQueued(group: Group, waiting: boolean): boolean {
     if (waiting) {
       group.ownerlessChecks = 0;
       return true;

@@ -18,7 +18,7 @@
 // with the feed's running TTL; a new subscriber renews it. A task handed back to the queue by a
 // stopping replica gets the same word and a mark (`h`) ending its runner's turn (`handBack`), and
 // the worker that takes a job after a cut-off start writes its events when the task has a feed.
-import type { FeedEvent, TaskFeed } from '../task-feed.js';
+import type { FeedEvent, TaskFeed, WaitingCheck } from '../task-feed.js';
 import { feedKey, RedisFeedPublisher } from './redis-feed-publisher.js';
 import { RedisFeedReader, type FeedReaderCounts } from './redis-feed-reader.js';
 import type { RedisClient } from './redis-module.js';
@@ -187,7 +187,7 @@ export class RedisTaskFeed implements TaskFeed {
     this.publisher.publish(taskId, event, true);
   }
 
-  follow(taskId: string, after: string, queued?: () => Promise<boolean>): AsyncIterable<FeedEvent> {
+  follow(taskId: string, after: string, queued?: WaitingCheck): AsyncIterable<FeedEvent> {
     return this.reader.follow(taskId, after, queued);
   }
 

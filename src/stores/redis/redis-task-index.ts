@@ -203,7 +203,16 @@ export class RedisTaskIndex {
   }
 
   async get(scope: TaskScope, id: string): Promise<IndexedTask | undefined> {
-    const json = await this.call(() => this.client.get(`${this.prefix}a2a:task:${id}`));
+    return this.entryOf(await this.call(() => this.client.get(this.taskKey(id))), scope);
+  }
+
+  /** Where the task's record is kept (read together with other keys elsewhere: redis-task-waits.ts). */
+  taskKey(id: string): string {
+    return `${this.prefix}a2a:task:${id}`;
+  }
+
+  /** The entry a record read from taskKey() holds, as get() answers it in this scope. */
+  entryOf(json: string | null, scope: TaskScope): IndexedTask | undefined {
     if (json === null) return undefined;
     const stored = JSON.parse(json) as StoredTask;
     if (!visibleTo(stored.entry, scope) || this.expired(stored, this.now())) return undefined;

@@ -87,7 +87,7 @@ function cluster(env: Record<string, string> = {}) {
 
   const replica = (name: 'r0' | 'r1') => replicas.find((each) => each.name === name)!;
   const runner = (input: string) => client.get(`parley-test:runner:${input}`);
-  return { replica, runs, runner, open, queue, occupyWorkers };
+  return { replica, runs, runner, open, queue, occupyWorkers, redis: () => client };
 }
 
 describe('SubscribeToTask on a task still waiting in the queue', { skip, timeout: 180_000 }, () => {
@@ -294,5 +294,116 @@ describe('a followed queued task whose replica is killed, handler rerunnable', {
     const { other, events } = await followRerun(replicas, t, (first) => first.child.kill('SIGKILL'));
     assert.deepEqual(rows(events), RERUN_ROWS);
     assert.equal((await other.feedCounts()).followers, 0);
+  });
+});
+
+/**
+ * A lock well beyond the time a dead replica's heartbeat outlives it (up to five seconds, then up
+ * to a second until the subscriber's replica checks), checked for stalls every second: the first
+ * look after the heartbeat is gone finds the job still held by the dead replica.
+ */
+const LONG_LOCK_MS = 8000;
+const LONG_LOCK = JSON.stringify({ lockDurationMs: LONG_LOCK_MS, stalledIntervalMs: 1000, attempts: 1, concurrency: 1 });
+
+describe('a followed queued task whose replica is killed while its lock outlives the heartbeat', {
+  skip,
+  timeout: 180_000,
+}, () => {
+  const replicas = cluster({ PARLEY_TEST_QUEUE: LONG_LOCK });
+
+  test('the subscriber waits for the lock to run out and ends with FAILED, replica_stopped, not runner_gone', async (t) => {
+    const input = `gate ${randomUUID()}`;
+    t.after(() => replicas.open(input));
+    const { id, first, other } = await startedOn(replicas, input);
+    const redis = replicas.redis();
+    // BullMQ's keys for the job (one per run of the task: its id and its message count).
+    const job = `${id}.1`;
+    const lock = `parley:queue:a2a-tasks:${job}:lock`;
+    const events: any[] = [];
+    const sdk = await new ClientFactory().createFromUrl(other.url);
+    for await (const event of sdk.resubscribeTask({ id } as any)) {
+      events.push(event);
+      if (events.length > 1) continue;
+      assert.equal((await redis.keys('parley:replica:*')).length, 2);
+      // Killed just after a renewal of its lock (every half of it), so the lock outlives the
+      // heartbeat by as much as it can.
+      assert.ok(
+        (await eventually(
+          () => redis.pttl(lock),
+          (ms) => ms > LONG_LOCK_MS - 1000,
+        )) >
+          LONG_LOCK_MS - 1000,
+      );
+      first.child.kill('SIGKILL');
+      // The dead replica's heartbeat goes while its job is still taken: the subscriber's replica
+      // then sees a job held, not one back in the queue.
+      assert.equal(
+        (
+          await eventually(
+            () => redis.keys('parley:replica:*'),
+            (keys) => keys.length === 1,
+          )
+        ).length,
+        1,
+      );
+      assert.notEqual(await redis.lpos('parley:queue:a2a-tasks:active', job), null, 'the job is still held');
+    }
+    assert.deepEqual(rows(events), [`task ${STATE.WORKING}`, `statusUpdate ${STATE.FAILED}`]);
+    const seen = await call(other.url, 'GetTask', { id });
+    assert.equal(seen.result.status.state, 'TASK_STATE_FAILED', JSON.stringify(seen));
+    assert.equal(seen.result.metadata.error.code, 'replica_stopped');
+    assert.equal(await replicas.runs(input), 1, 'not run again');
+  });
+});
+
+describe('a followed queued task whose start throws, retried on the other replica', { skip, timeout: 180_000 }, () => {
+  const replicas = cluster({ PARLEY_TEST_QUEUE: RERUN_QUEUE, PARLEY_TEST_RERUNNABLE: '1' });
+
+  test('the subscriber follows the retry there through to COMPLETED', async (t) => {
+    const { replica, runs, runner, open, queue, occupyWorkers } = replicas;
+    const [onR0, onR1] = await occupyWorkers(t);
+    const input = `flaky ${randomUUID()}`;
+    const later = `gate ${randomUUID()}`;
+    t.after(() => Promise.all([open(input), open(later)]));
+    const id = await queue(input);
+    // r1's worker is the one freed: the first start runs there, and waits.
+    await open(onR1);
+    assert.equal(
+      await eventually(
+        () => runs(input),
+        (count) => count === 1,
+      ),
+      1,
+    );
+    assert.equal(await runner(input), 'r1');
+    const events: any[] = [];
+    const sdk = await new ClientFactory().createFromUrl(replica('r0').url);
+    for await (const event of sdk.resubscribeTask({ id } as any)) {
+      events.push(event);
+      if (events.length > 1) continue;
+      // Queued behind it, another task takes r1's worker as soon as the first start throws
+      // (its retry waits 200 ms first); then r0's worker is freed, and takes the retry.
+      await queue(later);
+      await open(input);
+      assert.equal(
+        await eventually(
+          () => runs(later),
+          (count) => count === 1,
+        ),
+        1,
+      );
+      assert.equal(await runner(later), 'r1');
+      await open(onR0);
+      assert.equal(
+        await eventually(
+          () => runs(input),
+          (count) => count === 2,
+        ),
+        2,
+      );
+      assert.equal(await runner(input), 'r0');
+      await open(input);
+    }
+    assert.deepEqual(rows(events), RERUN_ROWS);
   });
 });

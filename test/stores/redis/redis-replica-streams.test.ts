@@ -4,7 +4,9 @@
 // last event id it saw, is dropped with a clear error when it reads too slowly (B holding no
 // more than the bound of its events meanwhile), ends with `events_lost` when A's feed drops
 // events past its byte bound (while A still saves the task's final state), gets a clear end
-// when A dies mid-task, and a cancel sent to B stops the task on A.
+// when A dies mid-task, and a cancel sent to B stops the task on A. A task whose runner died and
+// that a CancelTask settled before B noticed ends B's subscriber as the index has it: the task's
+// artifacts, then its status.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -12,9 +14,10 @@ import { readFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import type { Redis } from 'ioredis';
+import { call, userMessage } from '../../a2a/support.js';
 import { testRedis } from '../../support/redis-client.js';
 import { redisInstalled, startRedis, type RedisServer } from '../../support/redis-server.js';
-import { startReplica, type Replica } from './replicas.js';
+import { eventually, startReplica, type Replica } from './replicas.js';
 
 const skip = redisInstalled ? false : 'redis-server is not installed';
 /** Task states as the SDK client reads them (numbers) and as they are on the wire (names). */
@@ -347,6 +350,55 @@ describe('streams from any replica (Redis)', { skip, timeout: 120_000 }, () => {
       assert.match(last.error.message, /stopped before the task ended/);
       onDoomed.close();
     } finally {
+      await doomed.stop();
+    }
+  });
+
+  test("the task's runner dies and a CancelTask settles it before B notices: the subscriber on B gets the artifacts the index holds, then CANCELED", async () => {
+    const doomed = await startReplica(redis.url, 'doomed-cancel');
+    const turn = `gate ${randomUUID()}`;
+    try {
+      // The first turn asks for input and holds a draft; the follow-up runs on `doomed`, waiting.
+      const first = `ask ${randomUUID()}`;
+      const asked = await call(doomed.url, 'SendMessage', { message: userMessage(first) });
+      assert.equal(asked.result?.task?.status?.state, 'TASK_STATE_INPUT_REQUIRED', JSON.stringify(asked));
+      const id: string = asked.result.task.id;
+      // Blocking: the answer never comes (its replica dies), so the call's failure is ignored.
+      const following = call(doomed.url, 'SendMessage', { message: userMessage(turn, { taskId: id }) }).catch(() => undefined);
+      const runs = () => client.get(`parley-test:runs:${turn}`);
+      assert.equal(await eventually(runs, (count) => count === '1'), '1');
+      const events: any[] = [];
+      for await (const event of (await new ClientFactory().createFromUrl(b.url)).resubscribeTask({ id } as any)) {
+        events.push(event);
+        if (events.length > 1) continue;
+        // B follows the run on `doomed`, which now dies with no time to say anything.
+        const exited = new Promise((resolve) => doomed.child.once('exit', resolve));
+        doomed.child.kill('SIGKILL');
+        await exited;
+        // Once Redis has dropped its connections, a cancel finds no replica to ask and settles the
+        // index at once: seconds before B's reader finds the dead replica's heartbeat gone, with
+        // nothing written to the task's feed.
+        const listeners = async () => ((await client.pubsub('NUMSUB', 'parley:cancel')) as [string, number])[1];
+        assert.equal(await eventually(listeners, (count) => count === 2), 2);
+        const canceled = await call(b.url, 'CancelTask', { id });
+        assert.equal(canceled.result?.status?.state, WIRE.CANCELED, JSON.stringify(canceled));
+      }
+      await following;
+      // The snapshot, then as a stream ends for a task run without one: each artifact the task
+      // holds, then its status.
+      assert.deepEqual(
+        events.map((event) => {
+          const { $case, value } = event.payload;
+          if ($case === 'artifactUpdate') return `${$case} ${value.artifact.name}`;
+          if ($case === 'statusUpdate') return `${$case} ${value.status.state}`;
+          return $case;
+        }),
+        ['task', 'artifactUpdate draft', `statusUpdate ${STATE.CANCELED}`],
+      );
+      // The draft whole, as the index has it.
+      assert.deepEqual(events[1].payload.value.artifact.parts[0].content, { $case: 'text', value: `draft of ${first}` });
+    } finally {
+      await client.rpush(`parley-test:gate:${turn}`, 'go');
       await doomed.stop();
     }
   });

@@ -13,6 +13,9 @@
 // in Redis holds (so the feed's byte bound drops none). `artifacts <n> <kib> ...` pushes its task
 // id to the list parley-test:task:<input>, waits for its gate, then attaches n artifacts of <kib>
 // KiB each at once (a task sent with SendMessage publishes them all in one turn when it ends).
+// Input `flaky ...` waits for its gate and throws on its first start, and runs as `steps` on the
+// next (a rerunnable handler's retry). Input `ask ...` ends its turn input-required with an artifact `draft`, so the task's next turn
+// (a follow-up message, `gate ...` say) runs holding an artifact in the index.
 // Asked `feed-counts` over its IPC channel, it answers what its task feed's reader holds for its
 // followers (FeedReaderCounts).
 // PARLEY_TEST_SHUTDOWN_TIMEOUT (seconds) sets the transport's shutdown_timeout, the drain window
@@ -77,7 +80,23 @@ async function artifacts(input: string, taskId: string, artifact: (input: { name
   return `${name}: ${input}`;
 }
 
+/** Each start waits for its gate; the first then throws, a later one attaches one, two and three. */
+async function* flaky(input: string, artifact: (input: { name: string; text: string }) => unknown) {
+  await counter.set(`parley-test:runner:${input}`, name);
+  const start = await counter.incr(`parley-test:runs:${input}`);
+  await gate(input);
+  if (start === 1) throw new Error(`${name} fails the first start of ${input}`);
+  for (const name of ['one', 'two', 'three']) artifact({ name, text: `${name} of ${input}` });
+  yield* [];
+  return `${name}: ${input}`;
+}
+
 const handler: AgentHandler = (context) => {
+  if (context.input.startsWith('flaky')) return flaky(context.input, context.artifact);
+  // A first turn that asks for more, holding a draft: the task's follow-up runs with it.
+  if (context.input.startsWith('ask')) {
+    return { state: 'input-required', reason: 'which one?', artifacts: [{ name: 'draft', text: `draft of ${context.input}` }] };
+  }
   if (context.input.startsWith('steps')) return steps(context.input, context.artifact);
   if (context.input.startsWith('artifacts')) return artifacts(context.input, context.task.id, context.artifact);
   if (context.input.startsWith('flood')) return flood(context.input, context.task.id);
