@@ -320,8 +320,6 @@ export class AgentServer extends ServerLifecycle implements AgentHandlers<Reques
               queue: shared.taskQueue as RedisTaskQueue<QueuedRun>,
               rerunnable: this.options.rerunnable ?? false,
               attempts: this.queueSettings.attempts,
-              // The shared index and the queue are read together; an index of the caller's own is not.
-              waitReads: this.options.a2aTaskIndex ? undefined : shared.taskWaits?.reader(),
             }
           : undefined,
         extendedCard: this.extendedCard

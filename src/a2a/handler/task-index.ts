@@ -35,6 +35,11 @@ export interface TaskIndex {
    * update(), for a `configs` store it does not reach, and the caller touches that itself.
    */
   settle?(entry: IndexedTask, configs: object): Promise<readonly StoredPushConfig[] | null>;
+  /**
+   * Optional: get() for many tasks in one step, answering in the order asked. A shared index
+   * (Redis) reads them in one round trip; without it each task is read on its own.
+   */
+  getMany?(tasks: readonly { readonly scope: TaskScope; readonly id: string }[]): Promise<(IndexedTask | undefined)[]>;
   /** One page of the scope's tasks, newest status first. */
   list(scope: TaskScope, query: TaskListQuery): Promise<TaskListPage>;
 }

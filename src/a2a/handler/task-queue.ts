@@ -54,14 +54,6 @@ export interface TaskQueue {
 export interface WaitedTask {
   readonly scope: TaskScope;
   readonly id: string;
-  /** Its job in the queue, as named when the subscriber began to wait (see jobIdOf). */
-  readonly jobId: string;
-}
-
-/** What one wait check finds of a waited task: its entry in the index now, and its job's state. */
-interface WaitedTaskState {
-  readonly entry: IndexedTask | undefined;
-  readonly job: JobState;
 }
 
 /** Whether a waited task still waits (see QueuedRuns.waiting()), with its entry as read for it. */
@@ -70,19 +62,8 @@ export interface TaskWait {
   readonly waiting: JobState | false;
 }
 
-/**
- * Reads many waited tasks' entries and jobs in one step (stores/redis/redis-task-waits.ts: one
- * script, when the index and the queue share one Redis), answering in the order asked.
- */
-export type WaitedTaskReads = (tasks: readonly WaitedTask[]) => Promise<readonly WaitedTaskState[]>;
-
 export interface QueuedRunOptions {
   readonly queue: TaskQueue;
-  /**
-   * Reads the index entries and jobs of the tasks subscribers wait for together; without it
-   * (an index of another kind) each task takes its own reads.
-   */
-  readonly waitReads?: WaitedTaskReads;
   /** The handler may run a task again after a start that was cut off or threw. Default false. */
   readonly rerunnable?: boolean;
   /** Most starts of one task when `rerunnable`. Default 3. */
@@ -113,7 +94,6 @@ export interface QueuedRunObserver {
 
 export class QueuedRuns {
   private readonly queue: TaskQueue;
-  private readonly waitReads: WaitedTaskReads | undefined;
   private readonly rerunnable: boolean;
   private readonly attempts: number;
 
@@ -124,7 +104,6 @@ export class QueuedRuns {
     private readonly observer: QueuedRunObserver,
   ) {
     this.queue = options.queue;
-    this.waitReads = options.waitReads;
     this.rerunnable = options.rerunnable ?? false;
     this.attempts = this.rerunnable ? (options.attempts ?? 3) : 1;
   }
@@ -148,25 +127,15 @@ export class QueuedRuns {
     return waitingOf(entry, pending(entry) ? await this.queue.jobState(jobIdOf(entry)) : 'none');
   }
 
-  /** The waited task the entry is (its job as named now), for waitingMany(). */
-  waitedTask(entry: IndexedTask, scope: TaskScope): WaitedTask {
-    return { scope, id: entry.id, jobId: jobIdOf(entry) };
-  }
-
   /**
-   * waiting() for many tasks at once, with each one's entry as the index has it now: one round
-   * trip in all when the index and the queue can be read together (`waitReads`).
+   * waiting() for many tasks at once, with each one's entry as the index has it now: the entries
+   * in one read where the index can (`getMany`), then the pending ones' jobs, asked together.
    */
   async waitingMany(tasks: readonly WaitedTask[]): Promise<readonly TaskWait[]> {
-    const states = this.waitReads
-      ? await this.waitReads(tasks)
-      : await Promise.all(
-          tasks.map(async (task): Promise<WaitedTaskState> => {
-            const entry = await this.index.get(task.scope, task.id);
-            return { entry, job: entry && pending(entry) ? await this.queue.jobState(jobIdOf(entry)) : 'none' };
-          }),
-        );
-    return states.map(({ entry, job }) => ({ entry, waiting: entry ? waitingOf(entry, job) : false }));
+    const entries = this.index.getMany
+      ? await this.index.getMany(tasks)
+      : await Promise.all(tasks.map((task) => this.index.get(task.scope, task.id)));
+    return Promise.all(entries.map(async (entry) => ({ entry, waiting: entry ? await this.waiting(entry) : (false as const) })));
   }
 
   /** See `TaskQueue.stallBoundMs`. */

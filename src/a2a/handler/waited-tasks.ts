@@ -1,7 +1,7 @@
 // The tasks this replica's subscribers wait for while no replica runs them: queued and not taken
 // yet, or handed on after their replica stopped or died. The task feed's reader asks about all of
-// them together about once a second (`check`), and gets its answers from one read of the index
-// and the queue (QueuedRuns.waitingMany: one script on Redis), not two reads per task.
+// them together about once a second (`check`): QueuedRuns.waitingMany reads their index entries
+// in one step, then asks the queue about the jobs of those still pending, all at once.
 //
 // A task waits while the index shows it running or about to, and its job is queued or taken. A
 // job taken while the index says `working` may be a dead replica's, held until its lock runs out
@@ -27,8 +27,7 @@ export class WaitedTasks {
   /** A subscription follows the entry's task from here until `release` is called. */
   follow(entry: IndexedTask, scope: TaskScope): () => void {
     let waited = this.tasks.get(entry.id);
-    if (!waited)
-      this.tasks.set(entry.id, (waited = { task: this.runs.waitedTask(entry, scope), followers: 0, takenSince: null }));
+    if (!waited) this.tasks.set(entry.id, (waited = { task: { scope, id: entry.id }, followers: 0, takenSince: null }));
     waited.followers++;
     const held = waited;
     let released = false;

@@ -20,7 +20,6 @@ import { definePushConfigScripts, RedisPushConfigStore } from './redis-push-conf
 import { defineTaskIndexScripts, RedisTaskIndex } from './redis-task-index.js';
 import { RedisTaskFeed } from './redis-task-feed.js';
 import { RedisTaskQueue, type TaskQueueSettings } from './redis-task-queue.js';
-import { defineTaskWaitScripts, RedisTaskWaits } from './redis-task-waits.js';
 
 export interface AgentStateOptions extends RedisConnectOptions {
   /** Open the shared task queue with these settings; none when absent. */
@@ -49,8 +48,6 @@ export class RedisAgentState {
     prefix: string,
     /** The queue of tasks nobody waits for; null when not asked for. */
     readonly taskQueue: RedisTaskQueue<object> | null,
-    /** Reads the index records and jobs of the queued tasks subscribers wait for; null without a queue. */
-    readonly taskWaits: RedisTaskWaits | null,
   ) {
     this.idempotencyStore = (bounds) => new RedisIdempotency(client, prefix, location, bounds);
   }
@@ -75,7 +72,6 @@ export class RedisAgentState {
       defineIdempotencyScripts(client);
       defineTaskIndexScripts(client);
       definePushConfigScripts(client);
-      defineTaskWaitScripts(client);
       const keyName = `${target.prefix}a2a:page-key`;
       await client.set(keyName, randomBytes(32).toString('base64'), 'NX');
       const key = Buffer.from((await client.get(keyName)) ?? '', 'base64');
@@ -101,7 +97,6 @@ export class RedisAgentState {
         key,
         target.prefix,
         queue,
-        queue ? new RedisTaskWaits(client, index, queue.stateKeys, target.location) : null,
       );
     } catch (error) {
       client.disconnect();

@@ -206,13 +206,19 @@ export class RedisTaskIndex {
     return this.entryOf(await this.call(() => this.client.get(this.taskKey(id))), scope);
   }
 
-  /** Where the task's record is kept (read together with other keys elsewhere: redis-task-waits.ts). */
-  taskKey(id: string): string {
+  /** get() for each task, in one MGET. */
+  async getMany(tasks: readonly { readonly scope: TaskScope; readonly id: string }[]): Promise<(IndexedTask | undefined)[]> {
+    if (tasks.length === 0) return [];
+    const records = await this.call(() => this.client.mget(tasks.map((task) => this.taskKey(task.id))));
+    return tasks.map((task, i) => this.entryOf(records[i] ?? null, task.scope));
+  }
+
+  private taskKey(id: string): string {
     return `${this.prefix}a2a:task:${id}`;
   }
 
-  /** The entry a record read from taskKey() holds, as get() answers it in this scope. */
-  entryOf(json: string | null, scope: TaskScope): IndexedTask | undefined {
+  /** The entry a stored record holds, as get() answers it in this scope. */
+  private entryOf(json: string | null, scope: TaskScope): IndexedTask | undefined {
     if (json === null) return undefined;
     const stored = JSON.parse(json) as StoredTask;
     if (!visibleTo(stored.entry, scope) || this.expired(stored, this.now())) return undefined;

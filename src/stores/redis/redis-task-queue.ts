@@ -32,18 +32,6 @@ export interface JobAttempt {
 /** Where a job stands, as a subscriber waiting for its task needs to know (see `jobState`). */
 export type JobState = 'queued' | 'taken' | 'none';
 
-/** The queue's keys that say where a job stands: sorted sets and lists of job ids, one per state. */
-export interface JobStateKeys {
-  readonly completed: string;
-  readonly failed: string;
-  readonly delayed: string;
-  readonly prioritized: string;
-  readonly active: string;
-  readonly wait: string;
-  readonly paused: string;
-  readonly waitingChildren: string;
-}
-
 /**
  * Runs one job; a throw asks for another attempt (when attempts remain). `handOn` aborts when this
  * replica is stopping and can wait no longer: the processor ends its run at once, then settles the
@@ -170,24 +158,6 @@ export class RedisTaskQueue<T extends object> {
     } catch (error) {
       throw redisFailure(error, this.target.location);
     }
-  }
-
-  /**
-   * The keys a job's state is read from (BullMQ's layout, from the queue itself), for a read of
-   * many jobs' states with other keys in one step (redis-task-waits.ts): as jobState() judges.
-   */
-  get stateKeys(): JobStateKeys {
-    const key = (state: string) => this.queue.toKey(state);
-    return {
-      completed: key('completed'),
-      failed: key('failed'),
-      delayed: key('delayed'),
-      prioritized: key('prioritized'),
-      active: key('active'),
-      wait: key('wait'),
-      paused: key('paused'),
-      waitingChildren: key('waiting-children'),
-    };
   }
 
   /**
