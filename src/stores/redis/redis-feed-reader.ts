@@ -13,7 +13,7 @@
 // trip that reads the feed's newest entry.
 // A feed whose entries name no runner yet (a queued mark, `r` empty: the task waits in the queue)
 // is judged by the followers' own check (the A2A handler asks its task index and queue) rather
-// than by a heartbeat, asked once per check about every such task together (one round trip):
+// than by a heartbeat, asked once per check about every such task together (one index read):
 // while the task waits, the followers wait (holding nothing but their place); once it no longer
 // waits and still no runner has written, the followers get OWNERLESS_CHECKS more checks (for a
 // cancel's last event on its way) before they end with `runner_gone`.
@@ -359,7 +359,7 @@ export class RedisFeedReader {
 
   /**
    * Whether each group's task still waits for a worker: one call of each distinct check (the
-   * A2A handler gives them all the same one) for all its groups, so one round trip in all. A
+   * A2A handler gives them all the same one) for all its groups, so one index read in all. A
    * check that fails counts as waiting: the index is out of reach because Redis itself is away,
    * and the next XREAD says so to every follower.
    */
