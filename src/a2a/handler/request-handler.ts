@@ -263,19 +263,25 @@ export class A2aRequestHandler {
   private run(entry: IndexedTask, context: RequestContext): Promise<void> {
     // The feed learns the task runs here, so a subscriber elsewhere can ask for its events.
     this.feed?.begin(entry.id);
-    const settle = () => {
-      entry.active = false;
-      this.publishSettled(entry);
-      return this.index.update(entry);
-    };
     const push = this.push;
     const artifactsBefore = entry.task.artifacts?.length ?? 0;
     const running = this.engine.submit(entry.task, context);
     // A handler that finished at once has left `working` already: its end says all there is.
-    if (push && entry.task.state === 'working') push.notify(entry, statusChange(entry.task, entry.contextId));
+    let progress: Promise<void> = Promise.resolve();
+    if (entry.task.state === 'working') {
+      progress = this.recordProgress(entry, progress);
+      push?.notify(entry, statusChange(entry.task, entry.contextId));
+    }
+    const settle = async () => {
+      entry.active = false;
+      this.publishSettled(entry);
+      await progress;
+      return this.index.update(entry);
+    };
     return running.then(
-      (finished) => {
+      async (finished) => {
         entry.task = finished.value as NativeTask;
+        await progress;
         const change = runEndChange(entry.task, entry.contextId, artifactsBefore);
         if (!push || !this.index.settle) {
           push?.notify(entry, change);
@@ -395,6 +401,9 @@ export class A2aRequestHandler {
     this.feed?.begin(entry.id);
     const responses = new StreamResponses(entry.id, entry.contextId, historyLength);
     let settled = false;
+    // The state the index last learned of, and its write (see recordProgress).
+    let recorded = entry.task.state;
+    let progress: Promise<void> = Promise.resolve();
     try {
       // for-await hands a stop (the caller left) on to the engine, which cancels the run.
       for await (const item of this.engine.stream(entry.task, context)) {
@@ -403,12 +412,17 @@ export class A2aRequestHandler {
           entry.task = event.task;
           entry.active = false;
           settled = true;
+          await progress;
           await this.index.update(entry);
           const last = lastStatusResponse(event.task, entry.contextId);
           this.emit(entry.id, last);
           this.push?.notify(entry, () => [last]);
           yield last;
           return;
+        }
+        if (event.type === 'task_status' && event.state !== recorded) {
+          recorded = event.state;
+          progress = this.recordProgress(entry, progress);
         }
         const response = responses.of(event);
         if (!response) continue;
@@ -423,9 +437,22 @@ export class A2aRequestHandler {
         entry.active = false;
         // Its followers elsewhere get its status as it is and an end, rather than wait.
         this.feed?.publish(entry.id, lastStatusResponse(entry.task, entry.contextId), true);
+        await progress;
         await this.index.update(entry).catch(() => undefined);
       }
     }
+  }
+
+  /**
+   * A task running here changed state (it began working, or asks for input mid-stream): the
+   * index learns it while the run goes on, without the run waiting for it, so a shared index
+   * shows every replica's GetTask and ListTasks the task as it is. Written as the task stands when
+   * its turn comes (the engine runs the entry's own task object): chained after the `previous`
+   * such write, and the run's end is written after the last of them, so no older state lands
+   * after a newer one. A failed write is left to the end's.
+   */
+  private recordProgress(entry: IndexedTask, previous: Promise<void>): Promise<void> {
+    return previous.then(() => this.index.update(entry, true)).catch(() => undefined);
   }
 
   /** Hands a response of a task running here to its subscribers: through the feed, or in process. */

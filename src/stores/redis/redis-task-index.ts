@@ -117,11 +117,14 @@ return 'ok'
 
 /**
  * ARGV: as ADD's first eight, then 'progress' for a change of a run the caller holds. 'busy' when
- * activating a task another run already holds.
+ * activating a task another run already holds; 'settled' for progress of a task no longer active
+ * (settled meanwhile by another replica, say a cancel nobody answered), which is left as it is.
  */
 const UPDATE = `${FORGET}
 local p, id = ARGV[1], ARGV[2]
-if ARGV[4] == '1' and ARGV[9] ~= 'progress' and redis.call('SISMEMBER', p..'a2a:active', id) == 1 then return 'busy' end
+local running = redis.call('SISMEMBER', p..'a2a:active', id) == 1
+if ARGV[9] == 'progress' and not running then return 'settled' end
+if ARGV[4] == '1' and ARGV[9] ~= 'progress' and running then return 'busy' end
 write(p, id, ARGV[3], ARGV[4], tonumber(ARGV[5]), ARGV[6], ARGV[7], ARGV[8])
 return 'ok'
 `;

@@ -7,6 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { ClientFactory } from '@a2a-js/sdk/client';
 import type { Redis } from 'ioredis';
 import { call, userMessage } from '../../a2a/support.js';
 import { startRegistryProcess, type RegistryProcess } from '../../registry/registry-process.js';
@@ -102,6 +103,68 @@ describe('agent replicas sharing Redis', { skip }, () => {
       [...first.result.tasks, ...second.result.tasks].map((task: any) => task.id),
       lists[0].result.tasks.map((task: any) => task.id),
     );
+  });
+
+  // A task running on r0 that the caller waits for, as the other replicas' GetTask shows it.
+  const stateElsewhere = async (id: string, tenant?: string) => {
+    const seen = await Promise.all(
+      replicas.slice(1).map((replica) =>
+        eventually(
+          () => call(replica.url, 'GetTask', { tenant, id }),
+          (answer) => answer.result?.status.state === 'TASK_STATE_WORKING',
+          200,
+        ),
+      ),
+    );
+    return seen.map((answer) => answer.result?.status.state ?? JSON.stringify(answer));
+  };
+  test('a task the caller waits for shows WORKING on every replica while it runs, in each way it can run', async () => {
+    const sdk = new ClientFactory();
+    // A blocking SendMessage: its id is known once it runs, from ListTasks on another replica.
+    const blocking = `gate ${randomUUID()}`;
+    const tenant = `tenant-${randomUUID()}`;
+    const answer = call(replicas[0]!.url, 'SendMessage', { tenant, message: userMessage(blocking) });
+    await eventually(
+      () => runs(blocking),
+      (count) => count === 1,
+    );
+    const listed = await call(replicas[1]!.url, 'ListTasks', { tenant });
+    const blockingId = listed.result.tasks[0].id;
+    assert.deepEqual(await stateElsewhere(blockingId, tenant), ['TASK_STATE_WORKING', 'TASK_STATE_WORKING']);
+    await client.rpush(`parley-test:gate:${blocking}`, 'go');
+    assert.equal((await answer).result.task.status.state, 'TASK_STATE_COMPLETED');
+    const done = await call(replicas[2]!.url, 'GetTask', { tenant, id: blockingId });
+    assert.equal(done.result.status.state, 'TASK_STATE_COMPLETED', 'the end is not overwritten by the start');
+
+    // A streamed task.
+    const streamed = `gate ${randomUUID()}`;
+    const stream = (await sdk.createFromUrl(replicas[0]!.url)).sendMessageStream({
+      message: { messageId: `m-${randomUUID()}`, role: 1, parts: [{ content: { $case: 'text', value: streamed } }] },
+    } as any);
+    const first: any = (await stream.next()).value;
+    const streamedId = first.payload.value.id;
+    await eventually(
+      () => runs(streamed),
+      (count) => count === 1,
+    );
+    assert.deepEqual(await stateElsewhere(streamedId), ['TASK_STATE_WORKING', 'TASK_STATE_WORKING']);
+    await client.rpush(`parley-test:gate:${streamed}`, 'go');
+    for await (const _ of stream);
+    assert.equal((await call(replicas[1]!.url, 'GetTask', { id: streamedId })).result.status.state, 'TASK_STATE_COMPLETED');
+
+    // The follow-up turn of a task that asked for input.
+    const asked = await call(replicas[0]!.url, 'SendMessage', { message: userMessage(`ask ${randomUUID()}`) });
+    const askedId = asked.result.task.id;
+    assert.equal(asked.result.task.status.state, 'TASK_STATE_INPUT_REQUIRED');
+    const followUp = `gate ${randomUUID()}`;
+    const reply = call(replicas[0]!.url, 'SendMessage', { message: userMessage(followUp, { taskId: askedId }) });
+    await eventually(
+      () => runs(followUp),
+      (count) => count === 1,
+    );
+    assert.deepEqual(await stateElsewhere(askedId), ['TASK_STATE_WORKING', 'TASK_STATE_WORKING']);
+    await client.rpush(`parley-test:gate:${followUp}`, 'go');
+    assert.equal((await reply).result.task.status.state, 'TASK_STATE_COMPLETED');
   });
 
   test('CancelTask on another replica stops the run where it is, and every replica sees it canceled', async () => {

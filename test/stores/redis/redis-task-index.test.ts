@@ -181,6 +181,27 @@ describe('RedisTaskIndex', { skip: redisInstalled ? false : 'redis-server is not
     await tasks.update(first);
     await tasks.update(second);
   });
+
+  test("a run's progress does not bring back a task settled meanwhile elsewhere; a running one takes it", async () => {
+    const { index: tasks } = index();
+    const running = entry('p', { active: true });
+    await tasks.add(running);
+    // Another replica settles the task (a cancel nobody answered) before this run's progress lands.
+    const elsewhere = (await tasks.get(scope, 'p'))!;
+    elsewhere.active = false;
+    elsewhere.task.state = 'canceled';
+    await tasks.update(elsewhere);
+    running.task.state = 'input-required';
+    await tasks.update(running, true);
+    assert.equal((await tasks.get(scope, 'p'))!.task.state, 'canceled');
+    // Progress of a task still running is written.
+    const other = entry('q', { active: true });
+    await tasks.add(other);
+    other.task.state = 'input-required';
+    await tasks.update(other, true);
+    const seen = (await tasks.get(scope, 'q'))!;
+    assert.deepEqual([seen.task.state, seen.active], ['input-required', true]);
+  });
 });
 
 test('a task that finished while Redis was away is written once Redis is back', {
