@@ -19,7 +19,7 @@ import {
 } from '../envelope.js';
 import { TransportProtocolError } from '../errors.js';
 
-/** Send options for a frame handed to ws as a Buffer: still a text frame. */
+/** Send options for a text frame (ws would send a Buffer as a binary one). */
 export const TEXT_FRAME = { binary: false } as const;
 
 /**

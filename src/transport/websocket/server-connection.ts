@@ -61,8 +61,12 @@ export class ServerConnection {
   ) {
     this.cork = new StreamCork(raw, config.streamFlushInterval * 1000);
     socket.on('message', (data: RawData, isBinary: boolean) => {
-      this.waiting.push({ data, isBinary });
-      this.pump();
+      // The common case, a free slot and nobody ahead, is served at once, without the queue.
+      if (this.serving < config.limits.maxConcurrentRequests && this.waiting.length === 0) void this.start(data, isBinary);
+      else {
+        this.waiting.push({ data, isBinary });
+        this.pump();
+      }
     });
     // ws reports protocol violations (an oversize frame, bad UTF-8) here and then closes the
     // connection with the matching close code; the close is all this side sends. The frame is
@@ -115,19 +119,30 @@ export class ServerConnection {
     const capacity = this.config.limits.maxConcurrentRequests;
     while (this.serving < capacity && this.waiting.length > 0) {
       const next = this.waiting.shift()!;
-      this.serving++;
-      this.serve(next.data, next.isBinary)
-        .finally(() => {
-          this.serving--;
-          this.pump();
-          if (this.serving === 0) this.onIdle?.();
-        })
-        .catch((error: unknown) => this.escaped(error));
+      void this.start(next.data, next.isBinary);
     }
     if (this.waiting.length > 0) {
       if (!this.socket.isPaused) this.socket.pause();
     } else if (this.socket.isPaused) {
       this.socket.resume();
+    }
+  }
+
+  /**
+   * Serves one frame in a slot and frees the slot after. The bookkeeping sits in the one async
+   * function that serves the frame, rather than in promise handlers chained to it: those would
+   * be three more promises and two closures for every frame.
+   */
+  private async start(data: RawData, isBinary: boolean): Promise<void> {
+    this.serving++;
+    try {
+      await this.serve(data, isBinary);
+    } catch (error) {
+      this.escaped(error);
+    } finally {
+      this.serving--;
+      this.pump();
+      if (this.serving === 0) this.onIdle?.();
     }
   }
 
@@ -226,16 +241,19 @@ export class ServerConnection {
   private send(text: string | Buffer, held = false): Promise<void> {
     if (this.socket.readyState !== this.socket.OPEN) return SENT;
     if (held) this.cork.hold();
-    // Below the high-water mark nobody waits, so no write callback is needed either.
-    // A Buffer is encoded once here; a string would be measured by ws, then encoded again.
-    const bytes = typeof text === 'string' ? Buffer.from(text) : text;
-    if (this.socket.bufferedAmount + bytes.length <= SEND_HIGH_WATER) {
-      this.socket.send(bytes, TEXT_FRAME);
+    // Below the high-water mark nobody waits, so no write callback is needed either. A string
+    // goes to ws as it is: a server's frames are not masked, so ws measures it and the socket
+    // writes it as UTF-8 straight from the string. Made a Buffer here first, the frame was
+    // joined into one string, measured, copied into a pooled Buffer and wrapped, per answer.
+    // For the mark, a string's length stands for its size (short of it for text that is not
+    // ASCII): close enough for a bound of 1 MiB, and no scan of the text.
+    if (this.socket.bufferedAmount + text.length <= SEND_HIGH_WATER) {
+      this.socket.send(text, TEXT_FRAME);
       if (!held) this.cork.flush();
       return SENT;
     }
     // Past the high-water mark nothing is held: the answer is waited for.
-    const sent = new Promise<void>((resolve) => this.socket.send(bytes, TEXT_FRAME, () => resolve()));
+    const sent = new Promise<void>((resolve) => this.socket.send(text, TEXT_FRAME, () => resolve()));
     this.cork.flush();
     return sent;
   }
