@@ -20,6 +20,7 @@ import { definePushConfigScripts, RedisPushConfigStore } from './redis-push-conf
 import { defineTaskIndexScripts, RedisTaskIndex } from './redis-task-index.js';
 import { RedisTaskFeed } from './redis-task-feed.js';
 import { RedisTaskQueue, type TaskQueueSettings } from './redis-task-queue.js';
+import { writeOncePerTurn } from './redis-turn-writes.js';
 
 export interface AgentStateOptions extends RedisConnectOptions {
   /** Open the shared task queue with these settings; none when absent. */
@@ -59,6 +60,8 @@ export class RedisAgentState {
   static async open(url: string, local: LocalCancel, options: AgentStateOptions = {}): Promise<RedisAgentState> {
     const target = parseRedisUrl(url);
     const client = await connectRedis(target, options);
+    // The connection every request's commands go through; the others send one at a time.
+    writeOncePerTurn(client);
     let subscriber: RedisClient | null = null;
     let queue: RedisTaskQueue<object> | null = null;
     let reader: RedisClient | null = null;

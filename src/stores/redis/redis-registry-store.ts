@@ -10,6 +10,7 @@
 import type { AgentCard, RegistryEntry } from '../../../generated/types/index.js';
 import { checkLookupSize, type IndexKeys } from '../registry-entries.js';
 import { connectRedis, parseRedisUrl, redisFailure } from './redis-connection.js';
+import { writeOncePerTurn } from './redis-turn-writes.js';
 import type { RedisConnectOptions, RedisTarget } from './redis-target.js';
 import { refuseEvictingRedis } from './redis-eviction.js';
 import type { RedisClient } from './redis-module.js';
@@ -175,6 +176,7 @@ export class RedisRegistryStore {
   async open(): Promise<void> {
     if (this.client) return;
     const client = await connectRedis(this.target, this.options);
+    writeOncePerTurn(client);
     try {
       // The registry sets no TTL on its keys: a volatile-* policy cannot evict them.
       await refuseEvictingRedis(client, this.target, 'without-ttl', this.options.allowEviction ?? false);
