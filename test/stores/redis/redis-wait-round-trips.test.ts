@@ -105,12 +105,12 @@ describe('the wait for queued tasks, in Redis round trips', { skip, timeout: 120
     // Each read is followed by at most one check (one more may fall before the reset's first read).
     assert.ok(checks >= 1 && checks <= counts.xread! + 1, JSON.stringify(counts));
     // Each check: one MGET of the five index records, then BullMQ's state lookup (one script call)
-    // for each of the five jobs, and no index read of its own per task.
-    assert.deepEqual(
-      { evalsha: counts.evalsha, get: counts.get },
-      { evalsha: N * checks, get: undefined },
-      JSON.stringify(counts),
-    );
+    // for each of the five jobs, and no index read of its own per task. The lookups go out a turn
+    // after their MGET, so a reset or the read of the counts may fall between the two: one
+    // check's lookups more or fewer.
+    assert.equal(counts.get, undefined, JSON.stringify(counts));
+    const lookups = counts.evalsha ?? 0;
+    assert.ok(lookups >= N * (checks - 1) && lookups <= N * (checks + 1), JSON.stringify(counts));
     // Nothing else: the blocked reads and the replica's heartbeat (and, run inside BullMQ's script,
     // the ZSCOREs and LPOSes of its lookup).
     const inLookup = new Set(['zscore', 'lpos']);
