@@ -93,7 +93,7 @@ export interface ServingChild {
   readonly url: string;
   stdout(): string;
   stderr(): string;
-  /** The exit code (null after a signal). */
+  /** The exit code (null after a signal), once everything the child printed has been read. */
   readonly exited: Promise<number | null>;
 }
 
@@ -106,7 +106,9 @@ export function untilServing(child: ChildProcess): Promise<ServingChild> {
   let err = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
-  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  // 'close', not 'exit': a child may have exited before its last lines (`stopped`) were read
+  // from the pipe; 'close' comes once its output has ended too.
+  const exited = once(child, 'close').then(([code]) => code as number | null);
   return new Promise((resolve, reject) => {
     const onData = () => {
       const match = /^ready (\S+)$/m.exec(out);

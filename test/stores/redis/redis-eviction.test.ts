@@ -30,7 +30,8 @@ async function serve(args: readonly string[], cwd: string): Promise<{ code: numb
   const child = spawn(process.execPath, ['--import', TSX, MAIN, 'serve', ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   let ready = false;
-  const exited = once(child, 'exit');
+  // 'close': the exit may come before its last lines were read from the pipes.
+  const exited = once(child, 'close');
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     output += chunk;

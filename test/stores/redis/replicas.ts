@@ -77,7 +77,8 @@ export async function replicaStartFailure(store: string): Promise<{ code: number
   let out = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-  const [code] = await once(child, 'exit');
+  // 'close': the exit may come before its last lines were read from the pipes.
+  const [code] = await once(child, 'close');
   return { code: code as number | null, output: out };
 }
 
