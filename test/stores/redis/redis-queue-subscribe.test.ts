@@ -51,6 +51,15 @@ function cluster(env: Record<string, string> = {}) {
   });
 
   const runs = async (input: string) => Number((await client.get(`parley-test:runs:${input}`)) ?? 0);
+  /** Waits until `input` has run `times` times across the replicas (a test's step, not a clock). */
+  const ranTimes = async (input: string, times: number) =>
+    assert.equal(
+      await eventually(
+        () => runs(input),
+        (count) => count === times,
+      ),
+      times,
+    );
   const open = (input: string) => client.rpush(`parley-test:gate:${input}`, 'go');
 
   async function queue(input: string): Promise<string> {
@@ -72,13 +81,7 @@ function cluster(env: Record<string, string> = {}) {
     t.after(() => Promise.all(blockers.map(open)));
     for (const input of blockers) {
       await queue(input);
-      assert.equal(
-        await eventually(
-          () => runs(input),
-          (count) => count === 1,
-        ),
-        1,
-      );
+      await ranTimes(input, 1);
     }
     const runners = await Promise.all(blockers.map((input) => client.get(`parley-test:runner:${input}`)));
     assert.deepEqual(new Set(runners), new Set(['r0', 'r1']), 'each replica runs one blocker');
@@ -87,7 +90,7 @@ function cluster(env: Record<string, string> = {}) {
 
   const replica = (name: 'r0' | 'r1') => replicas.find((each) => each.name === name)!;
   const runner = (input: string) => client.get(`parley-test:runner:${input}`);
-  return { replica, runs, runner, open, queue, occupyWorkers, redis: () => client };
+  return { replica, runs, ranTimes, runner, open, queue, occupyWorkers, redis: () => client };
 }
 
 describe('SubscribeToTask on a task still waiting in the queue', { skip, timeout: 180_000 }, () => {
@@ -146,7 +149,7 @@ describe('SubscribeToTask on a task still waiting in the queue', { skip, timeout
 
 describe('a waited-for queued task handed on by a stopping replica', { skip, timeout: 180_000 }, () => {
   // A drain window of a second, handler not rerunnable: past it, the task fails.
-  const { replica, runs, runner, open, queue, occupyWorkers } = cluster({ PARLEY_TEST_SHUTDOWN_TIMEOUT: '1' });
+  const { replica, ranTimes, runner, open, queue, occupyWorkers } = cluster({ PARLEY_TEST_SHUTDOWN_TIMEOUT: '1' });
 
   test('the subscriber that waited for it in the queue sees it start, then end failed', async (t) => {
     const [onR0] = await occupyWorkers(t);
@@ -161,13 +164,7 @@ describe('a waited-for queued task handed on by a stopping replica', { skip, tim
       if (events.length === 1) {
         // r0's worker is the one freed, so r0 takes the task; then r0 stops past its window.
         await open(onR0);
-        assert.equal(
-          await eventually(
-            () => runs(input),
-            (count) => count === 1,
-          ),
-          1,
-        );
+        await ranTimes(input, 1);
         assert.equal(await runner(input), 'r0');
         await r0.stop();
       }
@@ -183,17 +180,11 @@ const SHORT_LOCK = JSON.stringify({ lockDurationMs: 2000, stalledIntervalMs: 500
 
 /** Sends `input` queued, waits until a worker runs it, and answers that worker's replica and the other. */
 async function startedOn(
-  { replica, runs, runner, queue }: ReturnType<typeof cluster>,
+  { replica, ranTimes, runner, queue }: ReturnType<typeof cluster>,
   input: string,
 ): Promise<{ id: string; first: Replica; other: Replica }> {
   const id = await queue(input);
-  assert.equal(
-    await eventually(
-      () => runs(input),
-      (count) => count === 1,
-    ),
-    1,
-  );
+  await ranTimes(input, 1);
   const name = (await runner(input)) as 'r0' | 'r1';
   return { id, first: replica(name), other: replica(name === 'r0' ? 'r1' : 'r0') };
 }
@@ -219,7 +210,7 @@ async function followRerun(
   t: { after(fn: () => unknown): void },
   cut: (first: Replica) => unknown,
 ): Promise<{ id: string; other: Replica; events: any[] }> {
-  const { runs, runner, open } = replicas;
+  const { ranTimes, runner, open } = replicas;
   const input = `steps ${randomUUID()}`;
   t.after(() => open(input));
   const { id, first, other } = await startedOn(replicas, input);
@@ -229,13 +220,7 @@ async function followRerun(
     events.push(event);
     if (events.length === 1) {
       await cut(first);
-      assert.equal(
-        await eventually(
-          () => runs(input),
-          (count) => count === 2,
-        ),
-        2,
-      );
+      await ranTimes(input, 2);
       assert.equal(await runner(input), other.name);
       await open(input);
     }
@@ -360,7 +345,7 @@ describe('a followed queued task whose start throws, retried on the other replic
   const replicas = cluster({ PARLEY_TEST_QUEUE: RERUN_QUEUE, PARLEY_TEST_RERUNNABLE: '1' });
 
   test('the subscriber follows the retry there through to COMPLETED', async (t) => {
-    const { replica, runs, runner, open, queue, occupyWorkers } = replicas;
+    const { replica, ranTimes, runner, open, queue, occupyWorkers } = replicas;
     const [onR0, onR1] = await occupyWorkers(t);
     const input = `flaky ${randomUUID()}`;
     const later = `gate ${randomUUID()}`;
@@ -368,13 +353,7 @@ describe('a followed queued task whose start throws, retried on the other replic
     const id = await queue(input);
     // r1's worker is the one freed: the first start runs there, and waits.
     await open(onR1);
-    assert.equal(
-      await eventually(
-        () => runs(input),
-        (count) => count === 1,
-      ),
-      1,
-    );
+    await ranTimes(input, 1);
     assert.equal(await runner(input), 'r1');
     const events: any[] = [];
     const sdk = await new ClientFactory().createFromUrl(replica('r0').url);
@@ -385,22 +364,10 @@ describe('a followed queued task whose start throws, retried on the other replic
       // (its retry waits 200 ms first); then r0's worker is freed, and takes the retry.
       await queue(later);
       await open(input);
-      assert.equal(
-        await eventually(
-          () => runs(later),
-          (count) => count === 1,
-        ),
-        1,
-      );
+      await ranTimes(later, 1);
       assert.equal(await runner(later), 'r1');
       await open(onR0);
-      assert.equal(
-        await eventually(
-          () => runs(input),
-          (count) => count === 2,
-        ),
-        2,
-      );
+      await ranTimes(input, 2);
       assert.equal(await runner(input), 'r0');
       await open(input);
     }

@@ -49,6 +49,31 @@ function parseFrames(text: string): { events: SseEvent[]; rest: string } {
   return { events, rest };
 }
 
+/** A raw SubscribeToTask on `url` whose answer is left unread (paused) until the test resumes it. */
+async function pausedSubscription(url: string, taskId: string): Promise<IncomingMessage> {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SubscribeToTask', params: { id: taskId } });
+  const response = await new Promise<IncomingMessage>((resolve, reject) => {
+    const req = httpRequest(`${url}/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+    });
+    req.on('response', resolve).on('error', reject);
+    req.end(body);
+  });
+  response.pause();
+  return response;
+}
+
+/** Resumes a paused answer and reads it to its end. */
+async function readAll(response: IncomingMessage): Promise<string> {
+  let text = '';
+  response.setEncoding('utf8');
+  response.on('data', (chunk: string) => (text += chunk));
+  response.resume();
+  await new Promise((resolve) => response.on('end', resolve));
+  return text;
+}
+
 /** A JSON-RPC streaming call read event by event; `close()` leaves it early. */
 async function openStream(url: string, method: string, params: unknown, headers: Record<string, string> = {}) {
   const controller = new AbortController();
@@ -222,16 +247,7 @@ describe('streams from any replica (Redis)', { skip, timeout: 120_000 }, () => {
     const onA = await openStream(a.url, 'SendStreamingMessage', { message: { ...message(input), parts: [{ text: input }] } });
     const taskId = (await onA.next())!.data.result.task.id;
     // A raw request on B whose answer is not read until B has dropped it.
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SubscribeToTask', params: { id: taskId } });
-    const slow = await new Promise<IncomingMessage>((resolve, reject) => {
-      const req = httpRequest(`${b.url}/`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
-      });
-      req.on('response', resolve).on('error', reject);
-      req.end(body);
-    });
-    slow.pause();
+    const slow = await pausedSubscription(b.url, taskId);
     await open(input);
     const aEvents = await onA.rest();
     assert.equal(
@@ -250,12 +266,7 @@ describe('streams from any replica (Redis)', { skip, timeout: 120_000 }, () => {
     // Bounded memory: B held at most 256 of the subscriber's events, and filled the bound before dropping it.
     assert.equal(counts.mostUnread, 256);
     assert.equal(counts.followers, 0);
-    let text = '';
-    slow.setEncoding('utf8');
-    slow.on('data', (chunk: string) => (text += chunk));
-    slow.resume();
-    await new Promise((resolve) => slow.on('end', resolve));
-    const events = parseFrames(text).events;
+    const events = parseFrames(await readAll(slow)).events;
     const last = events.at(-1)!.data;
     assert.equal(last.error?.code, -32603, JSON.stringify(last).slice(0, 300));
     assert.equal(last.error.data?.[0]?.metadata?.reason ?? last.error.data?.reason, 'subscriber_too_slow');
@@ -281,16 +292,7 @@ describe('streams from any replica (Redis)', { skip, timeout: 120_000 }, () => {
     const sending = rpc(a.url, 'SendMessage', { message: { ...message(input), parts: [{ text: input }] } });
     const [, taskId] = (await client.blpop(`parley-test:task:${input}`, 0))!;
     // A subscriber on B that reads nothing until the task is over.
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SubscribeToTask', params: { id: taskId } });
-    const slow = await new Promise<IncomingMessage>((resolve, reject) => {
-      const req = httpRequest(`${b.url}/`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
-      });
-      req.on('response', resolve).on('error', reject);
-      req.end(body);
-    });
-    slow.pause();
+    const slow = await pausedSubscription(b.url, taskId);
     await open(input);
     const sent = await sending;
     assert.equal(sent.result?.task?.status?.state, WIRE.COMPLETED, `${JSON.stringify(sent).slice(0, 300)}\n${a.output()}`);
@@ -298,12 +300,7 @@ describe('streams from any replica (Redis)', { skip, timeout: 120_000 }, () => {
     const got = await rpc(b.url, 'GetTask', { id: taskId, historyLength: 0 });
     assert.equal(got.result?.status?.state, WIRE.COMPLETED, JSON.stringify(got).slice(0, 300));
     assert.equal(got.result.artifacts.length, count + 1);
-    let text = '';
-    slow.setEncoding('utf8');
-    slow.on('data', (chunk: string) => (text += chunk));
-    slow.resume();
-    await new Promise((resolve) => slow.on('end', resolve));
-    const events = parseFrames(text).events;
+    const events = parseFrames(await readAll(slow)).events;
     assert.equal(payloadCase(events[0]!.data), 'task');
     const last = events.at(-1)!.data;
     assert.equal(last.error?.code, -32603, JSON.stringify(last).slice(0, 300));

@@ -13,24 +13,13 @@ import { AgentServer } from '../../../src/agent/agent-server.js';
 import { RegistryServer } from '../../../src/registry/registry-server.js';
 import { call, userMessage } from '../../a2a/support.js';
 import { testRedis } from '../../support/redis-client.js';
+import { commandCounts } from '../../support/redis-command-counts.js';
 import { redisInstalled, startRedis, type RedisServer } from '../../support/redis-server.js';
 
 const skip = redisInstalled ? false : 'redis-server is not installed';
 
 /** Requests per measured path: enough that a stray background command would show as a fraction. */
 const N = 20;
-
-/** Commands Redis ran since the last reset, by name (lowercase), leaving out the probe's own. */
-async function commandCounts(admin: Redis): Promise<Record<string, number>> {
-  const info = await admin.info('commandstats');
-  const counts: Record<string, number> = {};
-  for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
-    const name = match[1]!;
-    if (name === 'info' || name.startsWith('config')) continue;
-    counts[name] = Number(match[2]);
-  }
-  return counts;
-}
 
 /** The commands `send` costs, per call, over N sequential calls after one warm-up call. */
 async function perRequest(admin: Redis, send: () => Promise<void>): Promise<Record<string, number>> {

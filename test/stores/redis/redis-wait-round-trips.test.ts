@@ -12,6 +12,7 @@ import { ClientFactory } from '@a2a-js/sdk/client';
 import type { Redis } from 'ioredis';
 import { call, userMessage } from '../../a2a/support.js';
 import { testRedis } from '../../support/redis-client.js';
+import { commandCounts } from '../../support/redis-command-counts.js';
 import { redisInstalled, startRedis, type RedisServer } from '../../support/redis-server.js';
 import { eventually, type Replica, startReplica } from './replicas.js';
 
@@ -27,18 +28,6 @@ const QUIET_QUEUE = JSON.stringify({ lockDurationMs: 600_000, stalledIntervalMs:
 const N = 5;
 /** Task states as the SDK client reads them. */
 const STATE = { SUBMITTED: 1, CANCELED: 5 } as const;
-
-/** Commands Redis ran since the last reset, by name (lowercase), leaving out the probe's own. */
-async function commandCounts(admin: Redis): Promise<Record<string, number>> {
-  const info = await admin.info('commandstats');
-  const counts: Record<string, number> = {};
-  for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
-    const name = match[1]!;
-    if (name === 'info' || name.startsWith('config')) continue;
-    counts[name] = Number(match[2]);
-  }
-  return counts;
-}
 
 describe('the wait for queued tasks, in Redis round trips', { skip, timeout: 120_000 }, () => {
   let redis: RedisServer;
