@@ -72,9 +72,16 @@ export interface TaskFeed {
  */
 export type WaitingCheck = (taskIds: readonly string[]) => Promise<readonly boolean[]>;
 
-/** Whether `value` is a position a follower may resume after (`<milliseconds>-<sequence>`). */
+/** The largest part of a position: Redis keeps each as an unsigned 64-bit number and refuses more. */
+const MAX_POSITION_PART = 18_446_744_073_709_551_615n;
+
+/**
+ * Whether `value` is a position a follower may resume after (`<milliseconds>-<sequence>`), each
+ * part one Redis can read: a larger one would reach Redis and come back as its own error.
+ */
 export function isFeedPosition(value: string): boolean {
-  return /^\d{1,20}-\d{1,20}$/.test(value);
+  const match = /^(\d{1,20})-(\d{1,20})$/.exec(value);
+  return match !== null && BigInt(match[1]!) <= MAX_POSITION_PART && BigInt(match[2]!) <= MAX_POSITION_PART;
 }
 
 export type TaskFeedErrorCode = 'subscriber_too_slow' | 'runner_gone' | 'events_lost' | 'feed_expired';
