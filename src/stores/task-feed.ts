@@ -84,7 +84,11 @@ export function isFeedPosition(value: string): boolean {
   return match !== null && BigInt(match[1]!) <= MAX_POSITION_PART && BigInt(match[2]!) <= MAX_POSITION_PART;
 }
 
-export type TaskFeedErrorCode = 'subscriber_too_slow' | 'runner_gone' | 'events_lost' | 'feed_expired';
+/**
+ * `unknown_position`: the follower named a position past the feed's newest entry, which this feed
+ * never gave (positions are Redis's, given only once their entry is written): the caller's mistake.
+ */
+export type TaskFeedErrorCode = 'subscriber_too_slow' | 'runner_gone' | 'events_lost' | 'feed_expired' | 'unknown_position';
 
 /** Why a followed feed ended before the task's last event; `code` is stable, match on it. */
 export class TaskFeedError extends Error {

@@ -122,6 +122,11 @@ export class RedisFeedReader {
         `the events of task ${taskId} are no longer kept; subscribe again without a position`,
       );
     }
+    // A position no entry has reached yet was never given: followed, it would skip every entry up
+    // to it, the task's last one among them, and the follower would wait for ever.
+    if (after !== '0-0' && newest && compareIds(after, newest[0]) > 0) {
+      throw new TaskFeedError('unknown_position', `position ${after} is past the newest event of task ${taskId}`);
+    }
     // Resuming after the last event: there is nothing more to give.
     if (newest && compareIds(newest[0], after) <= 0 && fieldOf(newest[1], 'f') === '1') return;
     // A position older than the newest entry but no longer in the feed was trimmed away, and

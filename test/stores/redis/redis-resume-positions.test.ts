@@ -78,6 +78,21 @@ describe('SubscribeToTask resumed from a position the feed never gave (Redis)', 
     return /^id: (\S+)$/m.exec(text)![1]!;
   }
 
+  test('a position past the newest entry of a running task is -32602 at once, not a stream that never ends', { timeout: 60_000 }, async () => {
+    const { taskId, open } = await runningTask();
+    const real = await firstPosition(taskId);
+    const [ms] = real.split('-');
+    // An hour past the watch mark: no entry of this feed is there yet.
+    const ahead = `${BigInt(ms!) + 3_600_000n}-0`;
+    try {
+      const answer = await rpc(b.url, 'SubscribeToTask', { id: taskId }, { 'last-event-id': ahead });
+      assert.equal(answer.error?.code, -32602, JSON.stringify(answer));
+      assert.match(answer.error.message, /Last-Event-ID/);
+    } finally {
+      await open();
+    }
+  });
+
   test('a position with a part above 2^64 - 1 is -32602, not a retryable -32603 from Redis', async () => {
     const { taskId, open } = await runningTask();
     try {
