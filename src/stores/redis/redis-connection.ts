@@ -80,9 +80,19 @@ export function redisFailure(error: unknown, location: string): unknown {
 }
 
 /**
- * Whether a command failed for want of a connection (as against a script or type error, which is
- * a bug): ioredis raises these as plain Errors or as its MaxRetriesPerRequestError, so they are
- * told apart by their class names and the Node error codes they carry.
+ * The replies of a Redis that is up but cannot take the command now: full (`maxmemory` under
+ * `noeviction`), a read-only replica (a failover's old primary), loading its data, busy in a
+ * long script, or cut off from its primary or replicas. A script's command refused so comes
+ * back with the code first (7.0), or after a `-` inside the script's error (6.2).
+ */
+const REFUSED_FOR_NOW = /(?:^|-)(?:OOM|READONLY|LOADING|BUSY|MASTERDOWN|NOREPLICAS) /;
+
+/**
+ * Whether a command failed for want of a Redis that can serve it (as against a script or type
+ * error, which is a bug): ioredis raises a lost connection as a plain Error or its
+ * MaxRetriesPerRequestError, told apart by their class names and Node error codes; a Redis that
+ * refuses for now answers a ReplyError with one of the codes above. Either way nothing was done,
+ * and a retry once Redis is back can succeed.
  */
 function isConnectionFailure(error: Error): boolean {
   if (error.name === 'MaxRetriesPerRequestError') return true;
@@ -90,7 +100,8 @@ function isConnectionFailure(error: Error): boolean {
   if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return true;
   // ioredis's own connection states (offline queue off, closed, timed out) carry no code; a
   // reply error from Redis itself is a ReplyError.
-  return error.name !== 'ReplyError';
+  if (error.name === 'ReplyError') return REFUSED_FOR_NOW.test(error.message);
+  return true;
 }
 
 function reason(error: unknown): string {
