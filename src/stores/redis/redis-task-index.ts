@@ -11,8 +11,8 @@
 // tasks refuses its caller's new task, a full index of them everyone's. One rule more, because
 // two replicas can race: a follow-up message may
 // start a task only if no replica is running it (the activation is one atomic check). A task
-// that finishes while Redis is away is written once Redis is back, so it does not stay marked
-// as running (and unevictable) for ever.
+// that finishes while Redis is away (or refuses writes: full, read-only) is written once Redis is
+// back, or takes another write, so it does not stay marked as running (and unevictable) for ever.
 import { EndpointError } from '../../transport/endpoint-error.js';
 import { pageTasks } from '../page-tasks.js';
 import {
@@ -180,6 +180,8 @@ export class RedisTaskIndex {
   private readonly client: RedisClient & Scripts;
   /** Tasks that finished while Redis was away: written when it is back, so none stays active for ever. */
   private readonly unsaved = new Map<string, IndexedTask>();
+  /** Whether a round of writing `unsaved` is under way. */
+  private saving = false;
   /** The push configs on this index's connection, read by settle(); none until linked. */
   private pushConfigs: RedisPushConfigStore | null = null;
 
@@ -269,6 +271,9 @@ export class RedisTaskIndex {
       throw error;
     }
     if (this.unsaved.get(entry.id) !== entry) this.unsaved.delete(entry.id);
+    // Redis takes writes again without having been away (it was full, or read-only): no
+    // reconnect will say so, so this write does.
+    if (this.unsaved.size > 0) this.saveUnsaved();
     return answer;
   }
 
@@ -276,15 +281,21 @@ export class RedisTaskIndex {
     return new EndpointError('conflict', `task ${entry.id} is already running on another replica`);
   }
 
+  /** Writes the kept ends, one round at a time (each write that lands would start another). */
   private saveUnsaved(): void {
-    for (const [id, entry] of this.unsaved) {
+    if (this.saving || this.unsaved.size === 0) return;
+    this.saving = true;
+    const writes = [...this.unsaved].map(([id, entry]) =>
       this.update(entry).then(
         () => {
           if (this.unsaved.get(id) === entry) this.unsaved.delete(id);
         },
         () => undefined,
-      );
-    }
+      ),
+    );
+    void Promise.all(writes).finally(() => {
+      this.saving = false;
+    });
   }
 
   async list(scope: TaskScope, query: TaskListQuery): Promise<TaskListPage> {

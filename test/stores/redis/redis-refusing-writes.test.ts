@@ -88,4 +88,30 @@ describe('a Redis that refuses writes (Redis)', { skip }, () => {
       assert.ok(rpc.result?.task, JSON.stringify(rpc));
     });
   }
+
+  test('a task that ends while Redis is full is recorded once Redis takes writes again, not left working for ever', async () => {
+    const tenant = `tenant-${randomUUID()}`;
+    const input = `hold ${randomUUID()}`;
+    const sent = call(replica.url, 'SendMessage', { tenant, message: userMessage(input) });
+    await eventually(
+      async () => Number((await client.get(`parley-test:runs:${input}`)) ?? 0),
+      (runs) => runs === 1,
+    );
+    const listed = await call(replica.url, 'ListTasks', { tenant });
+    const taskId: string = listed.result.tasks[0].id;
+    await refusing('full', async () => {
+      // Canceled on its replica, which cannot write the end: the blocking call hears Redis is away.
+      const canceled = await call(replica.url, 'CancelTask', { tenant, id: taskId });
+      assert.equal(canceled.result?.status?.state, 'TASK_STATE_CANCELED', JSON.stringify(canceled));
+      const answer = await sent;
+      assert.equal(errorMetadata(answer).retryable, 'true', JSON.stringify(answer));
+    });
+    // Redis takes writes again, and the replica goes on writing (a new task): the end it kept lands.
+    assert.ok((await call(replica.url, 'SendMessage', sendMessage())).result?.task);
+    const got = await eventually(
+      () => call(replica.url, 'GetTask', { tenant, id: taskId }),
+      (answer) => answer.result?.status?.state !== 'TASK_STATE_WORKING',
+    );
+    assert.equal(got.result?.status?.state, 'TASK_STATE_CANCELED', JSON.stringify(got));
+  });
 });
