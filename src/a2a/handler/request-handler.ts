@@ -568,7 +568,10 @@ export class A2aRequestHandler {
     } catch (error) {
       if (!(error instanceof TaskFeedError)) throw error;
       if (error.code === 'unknown_position') {
-        throw invalidParams('/Last-Event-ID', 'must be the id of an event this subscription sent, not one past the newest event of the task');
+        throw invalidParams(
+          '/Last-Event-ID',
+          'must be the id of an event this subscription sent, not one past the newest event of the task',
+        );
       }
       if (error.code === 'runner_gone') {
         // The task may have settled without its last event reaching the feed (a replica that

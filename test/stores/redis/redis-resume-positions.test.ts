@@ -78,7 +78,10 @@ describe('SubscribeToTask resumed from a position the feed never gave (Redis)', 
     return /^id: (\S+)$/m.exec(text)![1]!;
   }
 
-  test('a position past the newest entry of a running task is -32602 at once, not a stream that never ends', { timeout: 60_000 }, async () => {
+  // Bounded: before the fix the subscription waited for ever.
+  test('a position past the newest entry of a running task is -32602, not a stream that never ends', {
+    timeout: 60_000,
+  }, async () => {
     const { taskId, open } = await runningTask();
     const real = await firstPosition(taskId);
     const [ms] = real.split('-');
