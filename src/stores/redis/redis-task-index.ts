@@ -1,6 +1,8 @@
 // The A2A task index on Redis, so GetTask, ListTasks, CancelTask and follow-up messages find a
 // task from every replica. Layout under the key prefix: `a2a:task:ID` (the indexed task as JSON,
-// with when it last changed), `a2a:touched` (sorted set, ID by last change: expiry and eviction
+// with when it last changed), `a2a:brief:ID` (its state and context id, all a ListTasks filter
+// reads: a listing reads these for the scope's tasks and then only its page's records, so a
+// caller's many large tasks are not all read out of Redis for each page), `a2a:touched` (sorted set, ID by last change: expiry and eviction
 // order), `a2a:active` (set of the IDs some replica is running: never evicted) and one sorted
 // set per tenant and principal, ID by status time (the listing order; Redis orders equal times
 // by ID, descending when read in reverse, as the memory index does), and one sorted set per
@@ -13,6 +15,7 @@
 // start a task only if no replica is running it (the activation is one atomic check). A task
 // that finishes while Redis is away (or refuses writes: full, read-only) is written once Redis is
 // back, or takes another write, so it does not stay marked as running (and unevictable) for ever.
+import type { Task as NativeTask } from '../../../generated/types/index.js';
 import { EndpointError } from '../../transport/endpoint-error.js';
 import { pageTasks } from '../page-tasks.js';
 import {
@@ -48,7 +51,7 @@ local function forget(p, id)
   if share then redis.call('ZREM', share, id) end
   redis.call('HDEL', p..'a2a:scope-of', id)
   redis.call('HDEL', p..'a2a:share-of', id)
-  redis.call('DEL', p..'a2a:task:'..id)
+  redis.call('DEL', p..'a2a:task:'..id, p..'a2a:brief:'..id)
   redis.call('ZREM', p..'a2a:touched', id)
 end
 local function expire(p, now, ttl)
@@ -58,8 +61,8 @@ local function expire(p, now, ttl)
 end
 -- A task's scope and share never change (both follow from its tenant and owner), so the reverse
 -- maps are written only when the task is new to the index: ZADD answers 1 for a new member.
-local function write(p, id, json, active, now, scope, time, share)
-  redis.call('SET', p..'a2a:task:'..id, json)
+local function write(p, id, json, active, now, scope, time, share, brief)
+  redis.call('MSET', p..'a2a:task:'..id, json, p..'a2a:brief:'..id, brief)
   if redis.call('ZADD', p..'a2a:touched', now, id) == 1 then
     redis.call('HSET', p..'a2a:scope-of', id, scope)
     redis.call('HSET', p..'a2a:share-of', id, share)
@@ -71,12 +74,12 @@ end
 `;
 
 /**
- * ARGV: prefix, id, json, active, now, scope key, status time, share key, max tasks, ttl ms,
- * max tasks per caller. 'quota' when the share holds only active tasks, 'full' when the index does.
+ * ARGV: prefix, id, json, active, now, scope key, status time, share key, brief, max tasks, ttl
+ * ms, max tasks per caller. 'quota' when the share holds only active tasks, 'full' when the index does.
  */
 const ADD = `${FORGET}
 local p, id, now, share = ARGV[1], ARGV[2], tonumber(ARGV[5]), ARGV[8]
-local max, ttl, quota = tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11])
+local max, ttl, quota = tonumber(ARGV[10]), tonumber(ARGV[11]), tonumber(ARGV[12])
 local touched = p..'a2a:touched'
 local function inactive(candidate) return redis.call('SISMEMBER', p..'a2a:active', candidate) == 0 end
 -- The counts first: below both bounds (the usual case) nothing else is read.
@@ -111,21 +114,21 @@ if (redis.call('ZCARD', share) >= quota or redis.call('ZCARD', touched) >= max)
   end
   if victim then forget(p, victim) end
 end
-write(p, id, ARGV[3], ARGV[4], now, ARGV[6], ARGV[7], share)
+write(p, id, ARGV[3], ARGV[4], now, ARGV[6], ARGV[7], share, ARGV[9])
 return 'ok'
 `;
 
 /**
- * ARGV: as ADD's first eight, then 'progress' for a change of a run the caller holds. 'busy' when
+ * ARGV: as ADD's first nine, then 'progress' for a change of a run the caller holds. 'busy' when
  * activating a task another run already holds; 'settled' for progress of a task no longer active
  * (settled meanwhile by another replica, say a cancel nobody answered), which is left as it is.
  */
 const UPDATE = `${FORGET}
 local p, id = ARGV[1], ARGV[2]
 local running = redis.call('SISMEMBER', p..'a2a:active', id) == 1
-if ARGV[9] == 'progress' and not running then return 'settled' end
-if ARGV[4] == '1' and ARGV[9] ~= 'progress' and running then return 'busy' end
-write(p, id, ARGV[3], ARGV[4], tonumber(ARGV[5]), ARGV[6], ARGV[7], ARGV[8])
+if ARGV[10] == 'progress' and not running then return 'settled' end
+if ARGV[4] == '1' and ARGV[10] ~= 'progress' and running then return 'busy' end
+write(p, id, ARGV[3], ARGV[4], tonumber(ARGV[5]), ARGV[6], ARGV[7], ARGV[8], ARGV[9])
 return 'ok'
 `;
 
@@ -137,8 +140,8 @@ return 'ok'
 const SETTLE = `${FORGET}${PUSH_CONFIG_LUA}
 local p, id = ARGV[1], ARGV[2]
 if ARGV[4] == '1' and redis.call('SISMEMBER', p..'a2a:active', id) == 1 then return 'busy' end
-write(p, id, ARGV[3], ARGV[4], tonumber(ARGV[5]), ARGV[6], ARGV[7], ARGV[8])
-return touchConfigs(p, ARGV[9], tonumber(ARGV[10]), tonumber(ARGV[11]))
+write(p, id, ARGV[3], ARGV[4], tonumber(ARGV[5]), ARGV[6], ARGV[7], ARGV[8], ARGV[9])
+return touchConfigs(p, ARGV[10], tonumber(ARGV[11]), tonumber(ARGV[12]))
 `;
 
 /** ARGV: prefix, scope key, now, ttl ms. The scope's tasks as JSON, newest status first. */
@@ -153,11 +156,37 @@ end
 return out
 `;
 
+/**
+ * ARGV: prefix, scope key, now, ttl ms, least status time ('-inf' for any). The scope's tasks from
+ * that time on, newest status first, as id, status time, brief (false for a record written
+ * before briefs were: the caller then lists the old way).
+ */
+const BRIEFS = `${FORGET}
+local p = ARGV[1]
+expire(p, tonumber(ARGV[3]), tonumber(ARGV[4]))
+local rows = redis.call('ZREVRANGEBYSCORE', ARGV[2], '+inf', ARGV[5], 'WITHSCORES')
+local out = {}
+-- In slices: unpack() takes a few thousand values at most.
+for from = 1, #rows, 1000 do
+  local keys = {}
+  for i = from, math.min(from + 999, #rows), 2 do keys[#keys + 1] = p..'a2a:brief:'..rows[i] end
+  local briefs = redis.call('MGET', unpack(keys))
+  for j, brief in ipairs(briefs) do
+    local i = from + (j - 1) * 2
+    out[#out + 1] = rows[i]
+    out[#out + 1] = rows[i + 1]
+    out[#out + 1] = brief
+  end
+end
+return out
+`;
+
 interface Scripts {
   a2aAdd(...args: string[]): Promise<string>;
   a2aUpdate(...args: string[]): Promise<string>;
   a2aSettle(...args: string[]): Promise<string | string[]>;
   a2aList(...args: string[]): Promise<string[]>;
+  a2aBriefs(...args: string[]): Promise<(string | null)[]>;
 }
 
 /** What is stored per task. */
@@ -171,6 +200,7 @@ export function defineTaskIndexScripts(client: RedisClient): void {
   client.defineCommand('a2aUpdate', { numberOfKeys: 0, lua: UPDATE });
   client.defineCommand('a2aSettle', { numberOfKeys: 0, lua: SETTLE });
   client.defineCommand('a2aList', { numberOfKeys: 0, lua: LIST });
+  client.defineCommand('a2aBriefs', { numberOfKeys: 0, lua: BRIEFS });
 }
 
 export class RedisTaskIndex {
@@ -298,10 +328,35 @@ export class RedisTaskIndex {
     });
   }
 
+  /**
+   * The page is chosen from the scope's briefs (state, context, status time), and only its tasks'
+   * records are read: two round trips, and the bytes of one page whatever the scope holds.
+   */
   async list(scope: TaskScope, query: TaskListQuery): Promise<TaskListPage> {
-    const now = this.now();
-    const rows = await this.call(() => this.client.a2aList(this.prefix, this.scopeKey(scope), String(now), String(this.ttlMs)));
+    const now = String(this.now());
+    const least = query.statusAfter === undefined ? '-inf' : String(query.statusAfter);
+    const rows = await this.call(() => this.client.a2aBriefs(this.prefix, this.scopeKey(scope), now, String(this.ttlMs), least));
+    const briefs: IndexedTask[] = [];
+    for (let i = 0; i + 2 < rows.length; i += 3) {
+      const brief = rows[i + 2];
+      if (brief === null || brief === undefined) return this.listWhole(scope, query, now);
+      briefs.push(briefEntry(rows[i]!, Number(rows[i + 1]), brief, scope));
+    }
     // The scope's sorted set already gives the listing order.
+    const page = pageTasks(briefs, scope, query, true);
+    if (page.tasks.length === 0) return page;
+    const records = await this.call(() => this.client.mget(page.tasks.map((task) => this.taskKey(task.id))));
+    // A task dropped between the two reads is left out of the page.
+    const tasks = records.flatMap((json) => {
+      const entry = json === null ? null : (JSON.parse(json) as StoredTask).entry;
+      return entry && visibleTo(entry, scope) ? [entry] : [];
+    });
+    return { ...page, tasks };
+  }
+
+  /** list() from every record of the scope: for records written before briefs were kept. */
+  private async listWhole(scope: TaskScope, query: TaskListQuery, now: string): Promise<TaskListPage> {
+    const rows = await this.call(() => this.client.a2aList(this.prefix, this.scopeKey(scope), now, String(this.ttlMs)));
     const entries = rows.map((row) => (JSON.parse(row) as StoredTask).entry);
     return pageTasks(entries, scope, query, true);
   }
@@ -311,7 +366,19 @@ export class RedisTaskIndex {
     const json = JSON.stringify({ entry, touched: now } satisfies StoredTask);
     const scope = this.scopeKey({ tenant: entry.tenant, principal: entry.owner });
     const share = `${this.prefix}a2a:share:${shareOf(entry.tenant, entry.owner)}`;
-    return [this.prefix, entry.id, json, entry.active ? '1' : '0', String(now), scope, String(statusTime(entry.task)), share];
+    // The state first: it never holds a line break, so the first one ends it.
+    const brief = `${entry.task.state ?? ''}\n${entry.contextId}`;
+    return [
+      this.prefix,
+      entry.id,
+      json,
+      entry.active ? '1' : '0',
+      String(now),
+      scope,
+      String(statusTime(entry.task)),
+      share,
+      brief,
+    ];
   }
 
   /** One sorted set per tenant and principal; JSON keeps any tenant or principal from passing for another. */
@@ -330,4 +397,15 @@ export class RedisTaskIndex {
       throw redisFailure(error, this.location);
     }
   }
+}
+
+/**
+ * What pageTasks reads of a task (scope, context, state, status time), from its brief: enough to
+ * choose the page, whose records are then read.
+ */
+function briefEntry(id: string, time: number, brief: string, scope: TaskScope): IndexedTask {
+  const cut = brief.indexOf('\n');
+  const state = brief.slice(0, cut);
+  const task = { id, state: state === '' ? undefined : state, created_at: new Date(time).toISOString() } as NativeTask;
+  return { id, contextId: brief.slice(cut + 1), tenant: scope.tenant, owner: scope.principal, task, active: false };
 }

@@ -115,12 +115,13 @@ describe('Redis round trips per request', { skip }, () => {
       // The task's webhook configs (push notifications are on with `a2a`) are looked up by that
       // second script as it records the end: one ZSCORE, no round trip of its own.
       evalsha: 2,
-      // Adding, below both bounds: the share's and the index's counts; then the task JSON, its
-      // place in the change order, the scope's and the share's orders, its scope and share
-      // recorded (new to the index), marked active.
-      // Finishing: the task JSON, the three orders again, no longer active.
+      // Adding, below both bounds: the share's and the index's counts; then the task JSON and its
+      // brief (state and context, what ListTasks filters read) in one MSET, its place in the
+      // change order, the scope's and the share's orders, its scope and share recorded (new to
+      // the index), marked active.
+      // Finishing: the task JSON and brief, the three orders again, no longer active.
       zcard: 2,
-      set: 2,
+      mset: 2,
       zadd: 6,
       hset: 2,
       sadd: 1,
