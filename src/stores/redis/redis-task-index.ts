@@ -2,17 +2,17 @@
 // task from every replica. Layout under the key prefix: `a2a:task:ID` (the indexed task as JSON,
 // with when it last changed), `a2a:brief:ID` (its state and context id, all a ListTasks filter
 // reads: a listing reads these for the scope's tasks and then only its page's records, so a
-// caller's many large tasks are not all read out of Redis for each page), `a2a:touched` (sorted set, ID by last change: expiry and eviction
-// order), `a2a:active` (set of the IDs some replica is running: never evicted) and one sorted
-// set per tenant and principal, ID by status time (the listing order; Redis orders equal times
-// by ID, descending when read in reverse, as the memory index does), and one sorted set per
-// caller's share (task-entries.ts, shareOf), ID by last change. The rules are the memory index's:
-// `maxTasks` tasks, at most `maxTasksPerCaller` of one share, each kept `ttlMs` after its last
-// change; room is made by dropping expired tasks, then (a share at its bound) the share's own
-// inactive task changed longest ago, or (a full index) the largest share's; a share of active
-// tasks refuses its caller's new task, a full index of them everyone's. One rule more, because
-// two replicas can race: a follow-up message may
-// start a task only if no replica is running it (the activation is one atomic check). A task
+// caller's many large tasks are not all read out of Redis for each page), `a2a:touched` (sorted
+// set, ID by last change: expiry and eviction order), `a2a:active` (set of the IDs some replica
+// is running: never evicted) and one sorted set per tenant and principal, ID by status time
+// (the listing order; Redis orders equal times by ID, descending when read in reverse, as the
+// memory index does), and one sorted set per caller's share (task-entries.ts, shareOf), ID by
+// last change. The rules are the memory index's: `maxTasks` tasks, at most `maxTasksPerCaller`
+// of one share, each kept `ttlMs` after its last change; room is made by dropping expired tasks,
+// then (a share at its bound) the share's own inactive task changed longest ago, or (a full
+// index) the largest share's; a share of active tasks refuses its caller's new task, a full
+// index of them everyone's. One rule more, because two replicas can race: a follow-up message
+// may start a task only if no replica is running it (the activation is one atomic check). A task
 // that finishes while Redis is away (or refuses writes: full, read-only) is written once Redis is
 // back, or takes another write, so it does not stay marked as running (and unevictable) for ever.
 import type { Task as NativeTask } from '../../../generated/types/index.js';
