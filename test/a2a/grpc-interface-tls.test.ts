@@ -73,7 +73,7 @@ test('an https card with a grpc:// interface: the call goes out over TLS, and no
   };
   const cardServer = createServer(
     { cert: readFileSync(certificate.server.certfile), key: readFileSync(certificate.server.keyfile) },
-    (req, res) => {
+    (_req, res) => {
       res.setHeader('content-type', 'application/json');
       res.end(JSON.stringify(card));
     },
