@@ -15,8 +15,8 @@
 // The peer is not trusted to be kind. What it folds into the task is bounded (`maxTaskBytes`,
 // the client's max_response_bytes: the most a blocking SendMessage's answer could hold), and
 // each event costs work in proportion to its own size, not to the task's: known message ids and
-// artifact positions are kept here rather than searched for, appended parts are added in place,
-// and the whole task is copied into an event only when the state moves on (a peer that flips
+// artifact positions are kept here rather than searched for, appended parts are added in place
+// (each event's artifact is a view of the parts as they were then), and the whole task is copied into an event only when the state moves on (a peer that flips
 // between submitted and working gets no copy per flip).
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import type {
@@ -123,7 +123,7 @@ export class StreamFolder {
           ];
         }
         const current = this.foldArtifact(artifactFromA2a(artifact, '/artifactUpdate/artifact'), append);
-        return [{ type: 'task_artifact', task_id: this.task.id, timestamp: current.timestamp ?? nowIso(), artifact: current }];
+        return [this.artifactEvent(current)];
       }
       default:
         return [];
@@ -164,8 +164,7 @@ export class StreamFolder {
       events.push(this.messageEvent(message));
     });
     remote.artifacts.forEach((item, index) => {
-      const artifact = this.foldArtifact(artifactFromA2a(item, `/task/artifacts/${index}`), false);
-      events.push({ type: 'task_artifact', task_id: this.task.id, timestamp: artifact.timestamp ?? nowIso(), artifact });
+      events.push(this.artifactEvent(this.foldArtifact(artifactFromA2a(item, `/task/artifacts/${index}`), false)));
     });
     events.push(...this.status(remote.status, remote.id, remote.contextId));
     return events;
@@ -201,7 +200,8 @@ export class StreamFolder {
       this.count(bytes);
       slot.bytes += bytes;
       const current = artifacts[slot.index]!;
-      // In place: copying the parts so far for every chunk would cost the square of their number.
+      // In place (the events hold views, artifactEvent): copying the parts so far for every
+      // chunk would cost the square of their number.
       for (const part of incoming.parts) current.parts.push(part);
       return current;
     }
@@ -210,6 +210,27 @@ export class StreamFolder {
     slot.bytes = bytes;
     artifacts[slot.index] = incoming;
     return incoming;
+  }
+
+  /**
+   * A task_artifact event with the artifact as it stands now: later chunks are added to the
+   * task's artifact in place, so the event holds a view of its parts as they are at this event,
+   * copied only when it is read (a copy per chunk would cost the square of their number).
+   */
+  private artifactEvent(current: NativeArtifact): StreamEvent {
+    const parts = current.parts;
+    const length = parts.length;
+    let copy: NativeArtifact['parts'] | undefined;
+    const artifact = { ...current };
+    Object.defineProperty(artifact, 'parts', {
+      enumerable: true,
+      configurable: true,
+      get: () => (copy ??= parts.slice(0, length)),
+      set: (value: NativeArtifact['parts']) => {
+        copy = value;
+      },
+    });
+    return { type: 'task_artifact', task_id: this.task.id, timestamp: current.timestamp ?? nowIso(), artifact };
   }
 
   /** Where each artifact sits; `measure`: count those not counted yet (the first task's). */
