@@ -88,6 +88,12 @@ export interface StreamOutcome {
   readonly failureEventName: string | undefined;
 }
 
+/** A unary route's StreamAnswer, read inside the request slot and served as a stream after it. */
+interface AnsweredStream {
+  readonly kind: 'answered_stream';
+  readonly answer: StreamAnswer;
+}
+
 /** The content type each text operation is answered with. */
 const TEXT_CONTENT_TYPES: Readonly<Record<string, string>> = {
   'text/html': 'text/html; charset=utf-8',
@@ -365,11 +371,11 @@ export class Dispatcher {
       const run = target.unary;
       let replayable = true;
       let copy: unknown;
-      const invoke = async (): Promise<UnaryOutcome | StreamOutcome> => {
+      const invoke = async (): Promise<UnaryOutcome | AnsweredStream> => {
         const result = await run(input, context);
         if (result instanceof StreamAnswer) {
-          if (streams && !target.spec.idempotent)
-            return this.answerAsStream(result, request, target, operation, context.security);
+          // Its stream slot is waited for once the request slot is given back (below).
+          if (streams && !target.spec.idempotent) return { kind: 'answered_stream', answer: result };
           result.abandon();
           throw new EndpointError(
             'invalid_request',
@@ -396,7 +402,7 @@ export class Dispatcher {
         : target.modelBacked
           ? () => this.models.run(() => this.inbound.run(invoke, signal), signal)
           : () => this.inbound.run(invoke, signal);
-      let outcome: UnaryOutcome | StreamOutcome;
+      let outcome: UnaryOutcome | StreamOutcome | AnsweredStream;
       if (target.spec.idempotent && request.idempotencyKey) {
         const principal = context.security?.principal_id ?? null;
         const key = IdempotencyCache.key(target.spec.method, target.spec.path, request.idempotencyKey, principal);
@@ -407,6 +413,10 @@ export class Dispatcher {
       } else {
         outcome = await slotted();
       }
+      // A stream waits for its stream slot holding no request (or model) slot: streams queued
+      // behind the open ones must not starve every unary call of the server.
+      if (outcome.kind === 'answered_stream')
+        outcome = await this.answerAsStream(outcome.answer, request, target, operation, context.security);
       // A stream's events are counted as they are sent.
       if (outcome.kind !== 'stream') metrics.sent(outcomeBytes(outcome));
       metrics.requestFinished(true, started, operation);

@@ -99,6 +99,20 @@ const rows: {
     cardUrl: 'https://agent.test/.well-known/agent-card.json',
     chosen: 'GRPC grpcs://agent.test:50051',
   },
+  // The card came over https, so the credentials the gRPC calls carry never travel in clear,
+  // whatever scheme the card writes (before, grpc:// and http:// meant plaintext gRPC).
+  {
+    name: 'gRPC written grpc:// on a card served over https still uses TLS',
+    interfaces: [['GRPC', 'grpc://agent.test:50051']],
+    cardUrl: 'https://agent.test/.well-known/agent-card.json',
+    chosen: 'GRPC grpcs://agent.test:50051',
+  },
+  {
+    name: 'gRPC written http:// on a card served over https still uses TLS',
+    interfaces: [['GRPC', 'http://agent.test:50051']],
+    cardUrl: 'https://agent.test/.well-known/agent-card.json',
+    chosen: 'GRPC grpcs://agent.test:50051',
+  },
   {
     name: 'gRPC written grpcs:// uses TLS',
     interfaces: [['GRPC', 'grpcs://agent.test:50051']],

@@ -167,6 +167,117 @@ for (const binding of ['JSONRPC', 'HTTP+JSON'] as const satisfies readonly Bindi
       );
     });
 
+    // A hostile peer keeps every event small and sends many: what they fold into the task is
+    // bounded by max_response_bytes (what a blocking SendMessage's answer may hold), however
+    // they carry it. Before, the task grew for as long as the peer kept sending.
+    const padded = (i: number) => ({
+      messageId: `m-${i}`,
+      role: 'ROLE_AGENT',
+      parts: [{ text: `${i} ${'x'.repeat(200)}` }],
+    });
+    const update = (status: Record<string, unknown>) => ({
+      statusUpdate: { taskId: 'remote-1', contextId: 'ctx-1', status },
+    });
+    const many = (make: (i: number) => unknown) => Array.from({ length: 40 }, (_, i) => make(i));
+    const growers: readonly (readonly [string, readonly unknown[]])[] = [
+      ['status messages', many((i) => update({ state: 'TASK_STATE_WORKING', message: padded(i) }))],
+      [
+        'appended artifact chunks',
+        many((i) => ({
+          artifactUpdate: {
+            taskId: 'remote-1',
+            contextId: 'ctx-1',
+            artifact: { artifactId: 'file', parts: [{ text: 'y'.repeat(200) }] },
+            append: i > 0,
+          },
+        })),
+      ],
+      [
+        'new artifacts',
+        many((i) => ({
+          artifactUpdate: {
+            taskId: 'remote-1',
+            contextId: 'ctx-1',
+            artifact: { artifactId: `a-${i}`, parts: [{ text: 'z'.repeat(200) }] },
+          },
+        })),
+      ],
+      ['task events with more history', many((i) => ({ task: { ...WORKING_TASK.task, history: [padded(i)] } }))],
+    ];
+    for (const [what, updates] of growers) {
+      test(`${what} past max_response_bytes end the stream with TransportLimitError (response)`, async (t) => {
+        const url = await scriptedPeer(t, {
+          frames: [
+            { kind: 'result', value: WORKING_TASK },
+            ...updates.map((value) => ({ kind: 'result' as const, value })),
+            { kind: 'result', value: update({ state: 'TASK_STATE_COMPLETED' }) },
+          ],
+        });
+        const events: StreamEvent[] = [];
+        await assert.rejects(
+          collect(client(t, url, { limits: { maxResponseBytes: 4096 } }).streamTask('x'), events),
+          (error) => error instanceof TransportLimitError && error.kind === 'response' && error.limit === 4096,
+        );
+        assert.ok(events.length > 1 && events.length < 40, `some events came through first (${events.length})`);
+      });
+    }
+
+    test('a peer flipping between submitted and working: the task was submitted already, so only working and the end are news', async (t) => {
+      const flips = ['SUBMITTED', 'WORKING', 'SUBMITTED', 'WORKING', 'SUBMITTED'].map((state) => ({
+        kind: 'result' as const,
+        value: update({ state: `TASK_STATE_${state}` }),
+      }));
+      const url = await scriptedPeer(t, {
+        frames: [
+          { kind: 'result', value: WORKING_TASK },
+          ...flips,
+          { kind: 'result', value: update({ state: 'TASK_STATE_COMPLETED' }) },
+        ],
+      });
+      const events: StreamEvent[] = [];
+      await collect(client(t, url).streamTask('x'), events);
+      assert.deepEqual(
+        events.map((event) => (event.type === 'task_status' ? `status ${event.state}` : event.type)),
+        ['status working', 'task_completed'],
+      );
+      const history = (events.at(-1) as { task: { metadata: { state_history: { state: string }[] } } }).task.metadata
+        .state_history;
+      assert.deepEqual(
+        history.map((entry) => entry.state),
+        ['working', 'completed'],
+      );
+    });
+
+    test('a later task event brings its new messages and artifacts as their own events', async (t) => {
+      const later = {
+        task: {
+          ...WORKING_TASK.task,
+          history: [padded(1)],
+          artifacts: [{ artifactId: 'late', parts: [{ text: 'late' }] }],
+        },
+      };
+      const url = await scriptedPeer(t, {
+        frames: [
+          { kind: 'result', value: WORKING_TASK },
+          { kind: 'result', value: later },
+          { kind: 'result', value: later },
+          { kind: 'result', value: update({ state: 'TASK_STATE_COMPLETED' }) },
+        ],
+      });
+      const events: StreamEvent[] = [];
+      await collect(client(t, url).streamTask('x'), events);
+      assert.deepEqual(
+        events.map((event) => event.type),
+        ['task_status', 'task_message', 'task_artifact', 'task_artifact', 'task_completed'],
+      );
+      const task = (events.at(-1) as { task: { messages: { id: string }[]; artifacts: { id: string }[] } }).task;
+      assert.deepEqual(task.messages.map((message) => message.id).slice(-1), ['m-1']);
+      assert.deepEqual(
+        task.artifacts.map((artifact) => artifact.id),
+        ['late'],
+      );
+    });
+
     test('a keepalive comment between events is no event', async (t) => {
       const url = await scriptedPeer(t, {
         frames: [

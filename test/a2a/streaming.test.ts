@@ -10,6 +10,8 @@ import { TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors
 import { SignJWT } from 'jose';
 import { needsInput, type AgentHandler } from '../../src/agent/handler.js';
 import { JwtAuthenticator } from '../../src/auth/jwt.js';
+import { MemoryTaskIndex } from '../../src/stores/memory/memory-task-index.js';
+import type { TaskScope } from '../../src/stores/task-entries.js';
 import { aborted } from '../support/async.js';
 import { call, postRpc, startA2aAgent, userMessage } from './support.js';
 
@@ -263,6 +265,75 @@ describe('A2A streaming: a caller that leaves', () => {
     const left = (await call(url, 'GetTask', { id: taskId })).result;
     assert.equal(left.status.state, 'TASK_STATE_CANCELED');
   });
+});
+
+/** The memory index, telling the test each time a task is looked up (a handler method has run that far). */
+class WatchedIndex extends MemoryTaskIndex {
+  private waiter: (() => void) | null = null;
+
+  /** Resolves at the next lookup. */
+  nextGet(): Promise<void> {
+    return new Promise((resolve) => {
+      this.waiter = resolve;
+    });
+  }
+
+  override get(scope: TaskScope, id: string) {
+    const answer = super.get(scope, id);
+    const waiter = this.waiter;
+    this.waiter = null;
+    waiter?.();
+    return answer;
+  }
+}
+
+describe('A2A streaming: streams waiting for a stream slot', () => {
+  // One stream slot and one request slot. Before, a SubscribeToTask waiting for the stream slot
+  // held the request slot meanwhile, so every unary call of the agent (GetTask here, but also
+  // SendMessage and the native routes) waited until some stream ended: a caller with twice
+  // max_concurrent_streams connections froze the agent. The timeout only keeps that hang from
+  // stalling the suite; fixed, GetTask is answered as soon as it is read.
+  for (const binding of ['JSON-RPC', 'HTTP+JSON'] as const) {
+    test(`over ${binding}, a queued SubscribeToTask leaves the request slot to GetTask`, { timeout: 60_000 }, async (t) => {
+      const index = new WatchedIndex();
+      // Registered before the agent's stop, so it runs first: the held task ends, nothing waits.
+      const leave = new AbortController();
+      t.after(() => {
+        leave.abort();
+        holds.get('hold')?.();
+      });
+      const { url } = await startA2aAgent(t, {
+        handler,
+        a2aTaskIndex: index,
+        transportOptions: { limits: { maxConcurrentStreams: 1, maxConcurrentRequests: 1 } },
+      });
+      const held = (await call(url, 'SendMessage', { message: userMessage('hold'), configuration: { returnImmediately: true } }))
+        .result.task;
+      const subscribe = (signal: AbortSignal) =>
+        binding === 'JSON-RPC'
+          ? fetch(`${url}/`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+              body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'SubscribeToTask', params: { id: held.id } }),
+              signal,
+            })
+          : fetch(`${url}/a2a/rest/tasks/${held.id}:subscribe`, { method: 'POST', headers: { 'a2a-version': '1.0' }, signal });
+      // The first subscriber holds the only stream slot.
+      const open = await subscribe(leave.signal);
+      assert.equal(open.headers.get('content-type')?.split(';')[0], 'text/event-stream');
+      await open.body!.getReader().read();
+      // The second has read the task (its handler ran) and now waits for the stream slot.
+      const looked = index.nextGet();
+      const queued = subscribe(leave.signal).catch(() => undefined);
+      await looked;
+      await new Promise((resolve) => setImmediate(resolve));
+      const answer = await call(url, 'GetTask', { id: held.id });
+      assert.equal(answer.result?.id, held.id, JSON.stringify(answer));
+      assert.equal(answer.result.status.state, 'TASK_STATE_WORKING');
+      leave.abort();
+      await queued;
+    });
+  }
 });
 
 describe('A2A streaming: credentials', () => {

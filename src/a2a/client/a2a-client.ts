@@ -119,7 +119,7 @@ export class A2aPeer {
       return;
     }
     const task = prepareTask(structuredClone(input));
-    const folder = new StreamFolder(task, client.url);
+    const folder = new StreamFolder(task, client.url, this.maxTaskBytes());
     const request = this.messageRequest(task);
     yield* this.follow(folder, (call) => client.sendStreamingMessage(request, call), options, 'SendStreamingMessage');
   }
@@ -138,7 +138,7 @@ export class A2aPeer {
       );
     }
     const remoteId = this.taskIds.get(taskId)?.taskId ?? taskId;
-    const folder = new StreamFolder(prepareTask({ id: taskId }), client.url);
+    const folder = new StreamFolder(prepareTask({ id: taskId }), client.url, this.maxTaskBytes());
     const request = create(SubscribeToTaskRequestSchema, { id: remoteId });
     yield* this.follow(folder, (call) => client.subscribeToTask(request, call), options, 'SubscribeToTask');
   }
@@ -218,6 +218,14 @@ export class A2aPeer {
       if (folder.done) return;
     }
     throw new A2aClientError('a2a_invalid_response', `the ${method} stream ended before the task reached a final state`);
+  }
+
+  /**
+   * The most a stream may fold into its task: max_response_bytes, what a blocking SendMessage's
+   * answer could hold (each event is bounded on its own by max_event_bytes, but not their sum).
+   */
+  private maxTaskBytes(): number {
+    return this.cardTransport!.config.limits.maxResponseBytes;
   }
 
   /** Fetches and checks the card, once (a failed attempt is tried again next time). */

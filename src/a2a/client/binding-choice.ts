@@ -60,7 +60,9 @@ function resolve(binding: A2aBindingName, written: string, cardUrl: string): str
     const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(written)
       ? new URL(written)
       : new URL(`${secureCard ? 'grpcs' : 'grpc'}://${written}`);
-    const secure = url.protocol === 'grpcs:' || url.protocol === 'https:';
+    // A card read over https never sends its caller's credentials in clear: its gRPC interface
+    // uses TLS whatever scheme it is written with.
+    const secure = secureCard || url.protocol === 'grpcs:' || url.protocol === 'https:';
     // An http(s) URL may leave its port implied; a bare or grpc(s) target must name it.
     const port = url.port || { 'https:': '443', 'http:': '80' }[url.protocol];
     if (!['grpc:', 'grpcs:', 'http:', 'https:'].includes(url.protocol) || !port) return null;

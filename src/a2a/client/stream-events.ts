@@ -11,11 +11,25 @@
 // | `statusUpdate` to a final or interrupted state (or a `task` in one) | `task_completed`, the last event |
 // | `artifactUpdate` of a `model-text-<id>` artifact (parley's model text) | `task_llm_stream` (`delta`, `final` = `lastChunk`) |
 // | any other `artifactUpdate` | `task_artifact`: the artifact as it now stands (`append` adds its parts to the one with that id) |
+//
+// The peer is not trusted to be kind. What it folds into the task is bounded (`maxTaskBytes`,
+// the client's max_response_bytes: the most a blocking SendMessage's answer could hold), and
+// each event costs work in proportion to its own size, not to the task's: known message ids and
+// artifact positions are kept here rather than searched for, appended parts are added in place
+// (each event's artifact is a view of the parts as they were then), and the whole task is copied into an event only when the state moves on (a peer that flips
+// between submitted and working gets no copy per flip).
 import { timestampDate } from '@bufbuild/protobuf/wkt';
-import type { Task as NativeTask, StreamEvent, TaskState as NativeState } from '../../../generated/types/index.js';
-import { TaskState, type StreamResponse, type TaskStatus } from '../../../generated/proto/lf/a2a/v1/a2a_pb.js';
+import type {
+  Artifact as NativeArtifact,
+  Task as NativeTask,
+  StreamEvent,
+  TaskState as NativeState,
+} from '../../../generated/types/index.js';
+import { TaskState, type StreamResponse, type Task, type TaskStatus } from '../../../generated/proto/lf/a2a/v1/a2a_pb.js';
 import { nowIso } from '../../core/clock.js';
+import { jsonByteLength } from '../../core/json/measure.js';
 import { transition } from '../../core/task-lifecycle.js';
+import { assertWithin } from '../../transport/limits.js';
 import { artifactFromA2a } from '../model/artifacts.js';
 import { messageFromA2a } from '../model/messages.js';
 import { a2aStateName, stateFromA2a } from '../model/task-states.js';
@@ -37,12 +51,29 @@ const CLOSING = new Set<TaskState>([
 export class StreamFolder {
   /** True once the stream's last native event (task_completed) has been made. */
   done = false;
+  /** Ids of the task's messages, so a status message is checked against them without a search. */
+  private readonly messageIds = new Set<string>();
+  /** Where each artifact id sits in `task.artifacts`, and its size as folded so far. */
+  private readonly artifactSlots = new Map<string, { index: number; bytes: number }>();
+  /** The non-closing states this stream has shown: a flip back to one of them is no news. */
+  private readonly seenStates = new Set<NativeState>();
+  /** Bytes of messages and artifacts this stream has folded into the task. */
+  private folded = 0;
+  private sawTask = false;
 
-  /** `task` is the caller's task, changed in place; `url` the interface the events come from. */
+  /**
+   * `task` is the caller's task, changed in place; `url` the interface the events come from;
+   * `maxTaskBytes` the most the stream may fold into it (a TransportLimitError past it).
+   */
   constructor(
     readonly task: NativeTask,
     private readonly url: string,
-  ) {}
+    private readonly maxTaskBytes: number = Number.POSITIVE_INFINITY,
+  ) {
+    for (const message of task.messages ?? []) if (message.id) this.messageIds.add(message.id);
+    this.indexArtifacts();
+    if (task.state) this.seenStates.add(task.state);
+  }
 
   /** The native events of one StreamResponse, in order (none for one with nothing new). */
   fold(response: StreamResponse): StreamEvent[] {
@@ -50,14 +81,24 @@ export class StreamFolder {
     const payload = response.payload;
     switch (payload.case) {
       case 'task': {
-        applyRemoteTask(this.task, payload.value, this.url);
         const state = payload.value.status?.state ?? TaskState.UNSPECIFIED;
-        if (CLOSING.has(state)) return [this.completed()];
-        return [this.statusEvent(this.task.state ?? 'submitted')];
+        if (!this.sawTask) {
+          // The first task: folded whole, once.
+          this.sawTask = true;
+          const before = this.task.messages?.length ?? 0;
+          applyRemoteTask(this.task, payload.value, this.url);
+          for (const message of this.task.messages!.slice(before)) this.addMessageBytes(message);
+          this.indexArtifacts(true);
+          if (CLOSING.has(state)) return [this.completed()];
+          this.seenStates.add(this.task.state ?? 'submitted');
+          return [this.statusEvent(this.task.state ?? 'submitted')];
+        }
+        // A later task (some agents send one again): its news, as the updates would bring it.
+        return this.laterTask(payload.value);
       }
       case 'message': {
         const message = messageFromA2a(payload.value, '/message');
-        (this.task.messages ??= []).push(message);
+        this.addMessage(message);
         const events: StreamEvent[] = [this.messageEvent(message)];
         this.record({ context_id: payload.value.contextId, state: 'message' });
         transition(this.task, 'completed');
@@ -81,14 +122,8 @@ export class StreamFolder {
             },
           ];
         }
-        const incoming = artifactFromA2a(artifact, '/artifactUpdate/artifact');
-        const artifacts = (this.task.artifacts ??= []);
-        const index = artifacts.findIndex((known) => known.id === incoming.id);
-        if (index === -1) artifacts.push(incoming);
-        else if (append) artifacts[index] = { ...artifacts[index]!, parts: [...artifacts[index]!.parts, ...incoming.parts] };
-        else artifacts[index] = incoming;
-        const current = artifacts[index === -1 ? artifacts.length - 1 : index]!;
-        return [{ type: 'task_artifact', task_id: this.task.id, timestamp: current.timestamp ?? nowIso(), artifact: current }];
+        const current = this.foldArtifact(artifactFromA2a(artifact, '/artifactUpdate/artifact'), append);
+        return [this.artifactEvent(current)];
       }
       default:
         return [];
@@ -98,20 +133,121 @@ export class StreamFolder {
   private status(status: TaskStatus | undefined, taskId: string, contextId: string): StreamEvent[] {
     const events: StreamEvent[] = [];
     if (!status) return events;
-    const known = new Set((this.task.messages ??= []).map((message) => message.id));
-    if (status.message && !known.has(status.message.messageId)) {
+    if (status.message && !this.messageIds.has(status.message.messageId)) {
       const message = messageFromA2a(status.message, '/statusUpdate/status/message');
-      this.task.messages.push(message);
+      this.addMessage(message);
       events.push(this.messageEvent(message));
     }
     const timestamp = status.timestamp ? timestampDate(status.timestamp).toISOString() : nowIso();
     this.record({ task_id: taskId, context_id: contextId, state: a2aStateName(status.state), status_timestamp: timestamp });
     const state = stateFromA2a(status.state);
-    const changed = state !== this.task.state;
+    const closing = CLOSING.has(status.state);
+    // A working state shown before (working, back to submitted, working again) is no change:
+    // neither a state history entry nor a copy of the task per flip.
+    const changed = state !== this.task.state && (closing || !this.seenStates.has(state));
     if (changed) transition(this.task, state, null, timestamp);
-    if (CLOSING.has(status.state)) events.push(this.completed());
-    else if (changed) events.push(this.statusEvent(state));
+    if (closing) events.push(this.completed());
+    else if (changed) {
+      this.seenStates.add(state);
+      events.push(this.statusEvent(state));
+    }
     return events;
+  }
+
+  /** A task event after the first: its new messages, its artifacts (each replacing its id's), its status. */
+  private laterTask(remote: Task): StreamEvent[] {
+    const events: StreamEvent[] = [];
+    remote.history.forEach((item, index) => {
+      if (this.messageIds.has(item.messageId)) return;
+      const message = messageFromA2a(item, `/task/history/${index}`);
+      this.addMessage(message);
+      events.push(this.messageEvent(message));
+    });
+    remote.artifacts.forEach((item, index) => {
+      events.push(this.artifactEvent(this.foldArtifact(artifactFromA2a(item, `/task/artifacts/${index}`), false)));
+    });
+    events.push(...this.status(remote.status, remote.id, remote.contextId));
+    return events;
+  }
+
+  /** A message of the stream, added to the task and counted. */
+  private addMessage(message: NonNullable<NativeTask['messages']>[number]): void {
+    this.addMessageBytes(message);
+    (this.task.messages ??= []).push(message);
+  }
+
+  private addMessageBytes(message: NonNullable<NativeTask['messages']>[number]): void {
+    if (message.id) this.messageIds.add(message.id);
+    this.count(jsonByteLength(message));
+  }
+
+  /**
+   * An artifact of the stream into the task: new, replacing the one of its id, or (`append`)
+   * its parts added to that one's, in place. Answers the artifact as it now stands.
+   */
+  private foldArtifact(incoming: NativeArtifact, append: boolean): NativeArtifact {
+    const artifacts = (this.task.artifacts ??= []);
+    const slot = this.artifactSlots.get(incoming.id);
+    if (!slot) {
+      const bytes = jsonByteLength(incoming);
+      this.count(bytes);
+      this.artifactSlots.set(incoming.id, { index: artifacts.length, bytes });
+      artifacts.push(incoming);
+      return incoming;
+    }
+    if (append) {
+      const bytes = jsonByteLength(incoming.parts);
+      this.count(bytes);
+      slot.bytes += bytes;
+      const current = artifacts[slot.index]!;
+      // In place (the events hold views, artifactEvent): copying the parts so far for every
+      // chunk would cost the square of their number.
+      for (const part of incoming.parts) current.parts.push(part);
+      return current;
+    }
+    const bytes = jsonByteLength(incoming);
+    this.count(bytes - slot.bytes);
+    slot.bytes = bytes;
+    artifacts[slot.index] = incoming;
+    return incoming;
+  }
+
+  /**
+   * A task_artifact event with the artifact as it stands now: later chunks are added to the
+   * task's artifact in place, so the event holds a view of its parts as they are at this event,
+   * copied only when it is read (a copy per chunk would cost the square of their number).
+   */
+  private artifactEvent(current: NativeArtifact): StreamEvent {
+    const parts = current.parts;
+    const length = parts.length;
+    let copy: NativeArtifact['parts'] | undefined;
+    const artifact = { ...current };
+    Object.defineProperty(artifact, 'parts', {
+      enumerable: true,
+      configurable: true,
+      get: () => (copy ??= parts.slice(0, length)),
+      set: (value: NativeArtifact['parts']) => {
+        copy = value;
+      },
+    });
+    return { type: 'task_artifact', task_id: this.task.id, timestamp: current.timestamp ?? nowIso(), artifact };
+  }
+
+  /** Where each artifact sits; `measure`: count those not counted yet (the first task's). */
+  private indexArtifacts(measure = false): void {
+    (this.task.artifacts ?? []).forEach((artifact, index) => {
+      const slot = this.artifactSlots.get(artifact.id);
+      if (slot && !measure) return;
+      const bytes = measure ? jsonByteLength(artifact) : 0;
+      if (measure) this.count(bytes - (slot?.bytes ?? 0));
+      this.artifactSlots.set(artifact.id, { index, bytes });
+    });
+  }
+
+  /** Adds `bytes` to what the stream has folded in; past `maxTaskBytes` the stream is refused. */
+  private count(bytes: number): void {
+    this.folded += bytes;
+    assertWithin('response', this.folded, this.maxTaskBytes, { url: this.url });
   }
 
   private record(fields: Partial<RemoteRecord>): void {

@@ -188,11 +188,21 @@ export class A2aRequestHandler {
           'unsupportedOperation',
           `task ${found.id} is still working; send the next message once it asks for one`,
         );
+      // Claimed before anything is awaited: a message that arrives meanwhile (the next one of
+      // the same batch) finds the task working and is refused, rather than adding its message
+      // to this run and then failing to start its own.
+      found.active = true;
       // A webhook the message registers is checked and stored before the task changes.
-      if (pushConfig) await this.registerPush(pushConfig, scope, found.id);
+      if (pushConfig) {
+        try {
+          await this.registerPush(pushConfig, scope, found.id);
+        } catch (error) {
+          found.active = false;
+          throw error;
+        }
+      }
       entry = found;
       (entry.task.messages ??= []).push(native);
-      entry.active = true;
       await this.index.update(entry);
     } else {
       const contextId = message.contextId || newId();

@@ -165,6 +165,36 @@ describe('A2A push notifications over JSON-RPC', () => {
     ]);
   });
 
+  test('two follow-ups in one batch, each with a webhook: one runs; the other is refused and adds nothing', async (t) => {
+    // Storing the webhook is awaited before the follow-up's message is added. Before, the task
+    // was claimed only after that, so the batch's second follow-up (read meanwhile) also passed
+    // the check, added its message to the first one's run, and was then refused as a second run.
+    const receiver = await startWebhookReceiver(t);
+    const { url } = await agent(t);
+    const asked = (await call(url, 'SendMessage', { message: rawMessage('ask') })).result.task;
+    assert.equal(asked.status.state, 'TASK_STATE_INPUT_REQUIRED');
+    const followUp = (id: number, text: string) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'SendMessage',
+      params: {
+        message: rawMessage(text, { taskId: asked.id }),
+        configuration: { taskPushNotificationConfig: { url: `${receiver.origin}/${text}` } },
+      },
+    });
+    const response = await fetch(`${url}/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      body: JSON.stringify([followUp(1, 'Paris'), followUp(2, 'Rome')]),
+    });
+    const answers = ((await response.json()) as any[]).sort((a, b) => a.id - b.id);
+    assert.equal(answers[0].result?.task.status.state, 'TASK_STATE_COMPLETED', JSON.stringify(answers[0]));
+    const history = (await call(url, 'GetTask', { id: asked.id })).result.history.map((item: any) => item.parts[0].text);
+    assert.deepEqual(history, ['ask', 'which city?', 'Paris', 'echo: Paris']);
+    assert.equal(answers[1].error?.code, -32004, JSON.stringify(answers[1]));
+    assert.match(answers[1].error.message, /still working/);
+  });
+
   test('canceling a task waiting for input pushes its canceled status', async (t) => {
     const receiver = await startWebhookReceiver(t);
     const { url } = await agent(t);
