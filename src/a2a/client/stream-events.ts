@@ -16,8 +16,9 @@
 // the client's max_response_bytes: the most a blocking SendMessage's answer could hold), and
 // each event costs work in proportion to its own size, not to the task's: known message ids and
 // artifact positions are kept here rather than searched for, appended parts are added in place
-// (each event's artifact is a view of the parts as they were then), and the whole task is copied into an event only when the state moves on (a peer that flips
-// between submitted and working gets no copy per flip).
+// (each event's artifact is a view of the parts as they were then), and the whole task is
+// copied into an event only when the state moves on (a peer that flips between submitted and
+// working gets no copy per flip).
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import type {
   Artifact as NativeArtifact,

@@ -11,18 +11,9 @@ import type { Redis } from 'ioredis';
 import { call, userMessage } from '../../a2a/support.js';
 import { testRedis } from '../../support/redis-client.js';
 import { freePort, redisInstalled, startRedis, type RedisServer } from '../../support/redis-server.js';
-import { eventually, startReplica, type Replica } from './replicas.js';
+import { eventually, startReplica, type Replica, post } from './replicas.js';
 
 const skip = redisInstalled ? false : 'redis-server is not installed';
-
-async function post(url: string, path: string, body: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(`${url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as any };
-}
 
 function userTask(text: string) {
   return { id: `task-${randomUUID()}`, messages: [{ role: 'user', parts: [{ type: 'text', content: text }] }] };

@@ -13,21 +13,12 @@ import { call, userMessage } from '../../a2a/support.js';
 import { startRegistryProcess, type RegistryProcess } from '../../registry/registry-process.js';
 import { testRedis } from '../../support/redis-client.js';
 import { freePort, redisInstalled, startRedis, type RedisServer } from '../../support/redis-server.js';
-import { eventually, type Replica, replicaStartFailure, startReplica } from './replicas.js';
+import { eventually, type Replica, replicaStartFailure, startReplica, post } from './replicas.js';
 
 const skip = redisInstalled ? false : 'redis-server is not installed';
 
 function userTask(id: string, text: string) {
   return { id, messages: [{ role: 'user', parts: [{ type: 'text', content: text }] }] };
-}
-
-async function post(url: string, path: string, body: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(`${url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as any };
 }
 
 describe('agent replicas sharing Redis', { skip }, () => {

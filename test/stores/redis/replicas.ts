@@ -94,3 +94,13 @@ export async function eventually<T>(look: () => Promise<T>, check: (value: T) =>
   }
   return value;
 }
+
+/** A JSON POST to a replica: its status and its JSON body. */
+export async function post(url: string, path: string, body: unknown, headers: Record<string, string> = {}) {
+  const response = await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as any };
+}
