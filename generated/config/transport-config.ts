@@ -389,6 +389,15 @@ export interface TransportConfigOptions {
    */
   streamFlushInterval?: number;
   /**
+   * Browser origins, besides the server's own, whose requests a server answers (http, sse and the
+   * WebSocket handshake): each `scheme://host[:port]`, as a browser sends it in the `Origin` header,
+   * or `"*"` for any origin. A request with an `Origin` header from another site is refused with 403
+   * (a WebSocket upgrade is never made); a request without one (curl, Node and SDK clients, gRPC) is
+   * not concerned.
+   * @default []
+   */
+  allowedOrigins?: readonly string[];
+  /**
    * Count requests, streams, bytes and latency.
    * @default true
    */
@@ -481,6 +490,15 @@ export interface ResolvedConfigFields {
    */
   readonly streamFlushInterval: number;
   /**
+   * Browser origins, besides the server's own, whose requests a server answers (http, sse and the
+   * WebSocket handshake): each `scheme://host[:port]`, as a browser sends it in the `Origin` header,
+   * or `"*"` for any origin. A request with an `Origin` header from another site is refused with 403
+   * (a WebSocket upgrade is never made); a request without one (curl, Node and SDK clients, gRPC) is
+   * not concerned.
+   * @default []
+   */
+  readonly allowedOrigins: readonly string[];
+  /**
    * Count requests, streams, bytes and latency.
    * @default true
    */
@@ -534,6 +552,7 @@ export const TRANSPORT_CONFIG_FIELDS: readonly ConfigEntry[] = [
   { kind: 'field', name: 'bodyTimeout', wire: 'body_timeout', type: 'number', nullable: false, default: 60, exclusiveMinimum: 0 },
   { kind: 'field', name: 'maxConnections', wire: 'max_connections', type: 'integer', nullable: false, default: 0, minimum: 0 },
   { kind: 'field', name: 'streamFlushInterval', wire: 'stream_flush_interval', type: 'number', nullable: false, default: 0.01, minimum: 0 },
+  { kind: 'field', name: 'allowedOrigins', wire: 'allowed_origins', type: 'array', nullable: false, default: [], items: 'string' },
   { kind: 'field', name: 'collectMetrics', wire: 'collect_metrics', type: 'boolean', nullable: false, default: true },
   { kind: 'field', name: 'timeout', wire: 'timeout', type: 'number', nullable: false, default: 360, exclusiveMinimum: 0 },
   {

@@ -8179,7 +8179,7 @@ return errors === 0;
 validate84.evaluated = {"props":{"networked":true,"streaming":true,"tls":true,"bidirectional":true,"persistent_connections":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validate_transport_config = validate85;
-const schema96 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/transport-config.schema.json","title":"TransportConfig","type":"object","properties":{"limits":{"$ref":"#/$defs/TransportLimits","description":"Byte and concurrency limits."},"retry":{"$ref":"#/$defs/RetryPolicy","description":"Retry policy for idempotent requests."},"keepalive_interval":{"type":["number","null"],"description":"Seconds between keepalive probes (WebSocket ping, HTTP keep-alive expiry, gRPC keepalive); null turns the HTTP and WebSocket keepalive off.","exclusiveMinimum":0,"default":20},"keepalive_timeout":{"type":"number","description":"Seconds to wait for a keepalive answer, and the HTTP idle keep-alive.","exclusiveMinimum":0,"default":20},"shutdown_timeout":{"type":"number","description":"Seconds stop() waits for each connection it owns to close.","exclusiveMinimum":0,"default":5},"idempotency_ttl":{"type":"number","description":"Seconds a completed idempotent response can be replayed.","exclusiveMinimum":0,"default":300},"idempotency_cache_size":{"type":"integer","description":"Most completed idempotent responses kept; the oldest go first.","minimum":1,"default":1024},"idempotency_cache_bytes":{"type":"integer","description":"Most bytes of completed idempotent responses kept, summed over the cache; the oldest go first, and a response larger than this is never stored.","minimum":1,"default":67108864},"header_timeout":{"type":"number","description":"Seconds a server waits for a request's headers (http, sse, and the WebSocket handshake).","exclusiveMinimum":0,"default":20},"body_timeout":{"type":"number","description":"Seconds a server waits for a whole request body once its headers arrived (http, sse).","exclusiveMinimum":0,"default":60},"max_connections":{"type":"integer","description":"Client connections a server keeps open at once (http, sse). When a new one would pass this, the idle or stalled connection that has waited longest is closed first; when every open connection is busy with an answer, the new one gets 503 with Retry-After instead. 0 (the default) means three quarters of the process's open-file limit.","minimum":0,"default":0},"stream_flush_interval":{"type":"number","description":"Seconds a server may hold a stream's events so that they leave in one write with the ones that follow (sse and websocket). A stream's writes are at least this far apart: an event that follows the previous write sooner waits, at most this long; the first event after a quiet spell and a stream's last event leave at once. Events are written whole and in order, never merged. 0 writes at the end of each turn of the event loop.","minimum":0,"default":0.01},"collect_metrics":{"type":"boolean","description":"Count requests, streams, bytes and latency.","default":true},"timeout":{"type":"number","description":"Outbound request deadline in seconds (the receive deadline on WebSocket).","exclusiveMinimum":0,"default":360},"tls":{"anyOf":[{"$ref":"#/$defs/TlsSettings"},{"type":"null"}],"description":"TLS files and checks; used when the URL scheme is a secure one.","default":null},"grpc":{"$ref":"#/$defs/GrpcSettings","description":"grpc-only options."}},"additionalProperties":false,"description":"Serialized transport configuration: limits, retry policy, keepalive, shutdown, idempotency cache, metrics, deadline and TLS files. Generated from schemas/config/transport-config.ts.","examples":[{"limits":{"max_request_bytes":1048576,"max_concurrent_requests":50},"retry":{"max_attempts":3,"initial_backoff":0.1,"max_backoff":2,"jitter":0.1},"keepalive_interval":20,"idempotency_ttl":300,"tls":{"certfile":"server.pem","keyfile":"server.key","cafile":null,"require_client_cert":false}}],"$defs":{"TransportLimits":{"type":"object","properties":{"max_request_bytes":{"type":"integer","description":"Largest request, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":16777216},"max_response_bytes":{"type":"integer","description":"Largest response, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":16777216},"max_event_bytes":{"type":"integer","description":"Largest single stream event, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":4194304},"max_concurrent_requests":{"type":"integer","description":"Unary requests in flight at once; more wait for a slot.","minimum":1,"default":100},"max_concurrent_streams":{"type":"integer","description":"Streams open at once; more wait for a slot.","minimum":1,"default":100},"max_concurrent_model_requests":{"type":"integer","description":"Model-backed requests and streams (an agent's POST /chat, and its tasks when its model answers them) served at once; more wait without holding a request or stream slot, so other work always finds one. 0 (the default) means half of the smaller of max_concurrent_requests and max_concurrent_streams, at least 1.","minimum":0,"default":0}},"additionalProperties":false,"description":"Byte and concurrency limits shared by every transport.","title":"TransportLimits"},"RetryPolicy":{"type":"object","properties":{"max_attempts":{"type":"integer","description":"Total attempts including the first; 1 turns retry off.","minimum":1,"default":1},"initial_backoff":{"type":"number","description":"Delay before the first retry, in seconds; doubles on each further retry.","minimum":0,"default":0.1},"max_backoff":{"type":"number","description":"Ceiling of the doubling delay, in seconds. Must not be below initial_backoff.","minimum":0,"default":2},"jitter":{"type":"number","description":"Largest random delay added to each backoff, in seconds.","minimum":0,"default":0.1},"retryable_methods":{"type":"array","items":{"type":"string"},"description":"HTTP methods that may be retried, matched after upper-casing.","default":["DELETE","GET","POST","PUT"]}},"additionalProperties":false,"description":"When and how often an idempotent request is tried again.","title":"RetryPolicy"},"TlsSettings":{"type":"object","properties":{"certfile":{"type":["string","null"],"description":"PEM certificate chain of a secure server, or of a client doing mutual TLS.","minLength":1,"default":null},"keyfile":{"type":["string","null"],"description":"PEM private key matching certfile; give both or neither.","minLength":1,"default":null},"cafile":{"type":["string","null"],"description":"PEM CA bundle; clients fall back to the system roots when absent.","minLength":1,"default":null},"require_client_cert":{"type":"boolean","description":"Servers demand a client certificate signed by cafile.","default":false},"check_hostname":{"type":"boolean","description":"Clients verify the server's host name. The CA check stays on either way.","default":true}},"additionalProperties":false,"description":"Certificate files and checks. Only paths and flags are ever serialized, never key material.","title":"TlsSettings"},"GrpcSettings":{"type":"object","properties":{"maximum_concurrent_rpcs":{"type":"integer","description":"RPCs served at once; 0 means limits.max_concurrent_requests.","minimum":0,"default":0},"graceful_shutdown_timeout":{"type":"number","description":"Seconds stop() waits for in-flight RPCs.","exclusiveMinimum":0,"default":3},"enable_health":{"type":"boolean","description":"Serve grpc.health.v1.Health.","default":true},"enable_reflection":{"type":"boolean","description":"Serve gRPC server reflection (v1 and v1alpha).","default":true},"codec":{"type":"string","enum":["json","proto"],"description":"How a client encodes messages: `json` (the JSON envelope, `application/grpc+json`) or `proto` (binary protobuf). Servers accept both, and JSON passed through as plain bytes.","default":"json"},"channel_options":{"type":"object","additionalProperties":{"type":["number","string"]},"description":"Raw gRPC channel and server options, by gRPC core's names (`grpc.max_receive_message_length`, `grpc.keepalive_time_ms`, ...); the ones parley knows replace the settings it derives from the limits and keepalive, the others are kept and ignored.","default":{}}},"additionalProperties":false,"description":"Options only the grpc transport reads.","title":"GrpcSettings"}}};
+const schema96 = {"$schema":"https://json-schema.org/draft/2020-12/schema","$id":"https://parley.dev/schemas/native/transport-config.schema.json","title":"TransportConfig","type":"object","properties":{"limits":{"$ref":"#/$defs/TransportLimits","description":"Byte and concurrency limits."},"retry":{"$ref":"#/$defs/RetryPolicy","description":"Retry policy for idempotent requests."},"keepalive_interval":{"type":["number","null"],"description":"Seconds between keepalive probes (WebSocket ping, HTTP keep-alive expiry, gRPC keepalive); null turns the HTTP and WebSocket keepalive off.","exclusiveMinimum":0,"default":20},"keepalive_timeout":{"type":"number","description":"Seconds to wait for a keepalive answer, and the HTTP idle keep-alive.","exclusiveMinimum":0,"default":20},"shutdown_timeout":{"type":"number","description":"Seconds stop() waits for each connection it owns to close.","exclusiveMinimum":0,"default":5},"idempotency_ttl":{"type":"number","description":"Seconds a completed idempotent response can be replayed.","exclusiveMinimum":0,"default":300},"idempotency_cache_size":{"type":"integer","description":"Most completed idempotent responses kept; the oldest go first.","minimum":1,"default":1024},"idempotency_cache_bytes":{"type":"integer","description":"Most bytes of completed idempotent responses kept, summed over the cache; the oldest go first, and a response larger than this is never stored.","minimum":1,"default":67108864},"header_timeout":{"type":"number","description":"Seconds a server waits for a request's headers (http, sse, and the WebSocket handshake).","exclusiveMinimum":0,"default":20},"body_timeout":{"type":"number","description":"Seconds a server waits for a whole request body once its headers arrived (http, sse).","exclusiveMinimum":0,"default":60},"max_connections":{"type":"integer","description":"Client connections a server keeps open at once (http, sse). When a new one would pass this, the idle or stalled connection that has waited longest is closed first; when every open connection is busy with an answer, the new one gets 503 with Retry-After instead. 0 (the default) means three quarters of the process's open-file limit.","minimum":0,"default":0},"stream_flush_interval":{"type":"number","description":"Seconds a server may hold a stream's events so that they leave in one write with the ones that follow (sse and websocket). A stream's writes are at least this far apart: an event that follows the previous write sooner waits, at most this long; the first event after a quiet spell and a stream's last event leave at once. Events are written whole and in order, never merged. 0 writes at the end of each turn of the event loop.","minimum":0,"default":0.01},"allowed_origins":{"type":"array","items":{"type":"string"},"description":"Browser origins, besides the server's own, whose requests a server answers (http, sse and the WebSocket handshake): each `scheme://host[:port]`, as a browser sends it in the `Origin` header, or `\"*\"` for any origin. A request with an `Origin` header from another site is refused with 403 (a WebSocket upgrade is never made); a request without one (curl, Node and SDK clients, gRPC) is not concerned.","default":[]},"collect_metrics":{"type":"boolean","description":"Count requests, streams, bytes and latency.","default":true},"timeout":{"type":"number","description":"Outbound request deadline in seconds (the receive deadline on WebSocket).","exclusiveMinimum":0,"default":360},"tls":{"anyOf":[{"$ref":"#/$defs/TlsSettings"},{"type":"null"}],"description":"TLS files and checks; used when the URL scheme is a secure one.","default":null},"grpc":{"$ref":"#/$defs/GrpcSettings","description":"grpc-only options."}},"additionalProperties":false,"description":"Serialized transport configuration: limits, retry policy, keepalive, shutdown, idempotency cache, metrics, deadline and TLS files. Generated from schemas/config/transport-config.ts.","examples":[{"limits":{"max_request_bytes":1048576,"max_concurrent_requests":50},"retry":{"max_attempts":3,"initial_backoff":0.1,"max_backoff":2,"jitter":0.1},"keepalive_interval":20,"idempotency_ttl":300,"tls":{"certfile":"server.pem","keyfile":"server.key","cafile":null,"require_client_cert":false}}],"$defs":{"TransportLimits":{"type":"object","properties":{"max_request_bytes":{"type":"integer","description":"Largest request, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":16777216},"max_response_bytes":{"type":"integer","description":"Largest response, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":16777216},"max_event_bytes":{"type":"integer","description":"Largest single stream event, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":4194304},"max_concurrent_requests":{"type":"integer","description":"Unary requests in flight at once; more wait for a slot.","minimum":1,"default":100},"max_concurrent_streams":{"type":"integer","description":"Streams open at once; more wait for a slot.","minimum":1,"default":100},"max_concurrent_model_requests":{"type":"integer","description":"Model-backed requests and streams (an agent's POST /chat, and its tasks when its model answers them) served at once; more wait without holding a request or stream slot, so other work always finds one. 0 (the default) means half of the smaller of max_concurrent_requests and max_concurrent_streams, at least 1.","minimum":0,"default":0}},"additionalProperties":false,"description":"Byte and concurrency limits shared by every transport.","title":"TransportLimits"},"RetryPolicy":{"type":"object","properties":{"max_attempts":{"type":"integer","description":"Total attempts including the first; 1 turns retry off.","minimum":1,"default":1},"initial_backoff":{"type":"number","description":"Delay before the first retry, in seconds; doubles on each further retry.","minimum":0,"default":0.1},"max_backoff":{"type":"number","description":"Ceiling of the doubling delay, in seconds. Must not be below initial_backoff.","minimum":0,"default":2},"jitter":{"type":"number","description":"Largest random delay added to each backoff, in seconds.","minimum":0,"default":0.1},"retryable_methods":{"type":"array","items":{"type":"string"},"description":"HTTP methods that may be retried, matched after upper-casing.","default":["DELETE","GET","POST","PUT"]}},"additionalProperties":false,"description":"When and how often an idempotent request is tried again.","title":"RetryPolicy"},"TlsSettings":{"type":"object","properties":{"certfile":{"type":["string","null"],"description":"PEM certificate chain of a secure server, or of a client doing mutual TLS.","minLength":1,"default":null},"keyfile":{"type":["string","null"],"description":"PEM private key matching certfile; give both or neither.","minLength":1,"default":null},"cafile":{"type":["string","null"],"description":"PEM CA bundle; clients fall back to the system roots when absent.","minLength":1,"default":null},"require_client_cert":{"type":"boolean","description":"Servers demand a client certificate signed by cafile.","default":false},"check_hostname":{"type":"boolean","description":"Clients verify the server's host name. The CA check stays on either way.","default":true}},"additionalProperties":false,"description":"Certificate files and checks. Only paths and flags are ever serialized, never key material.","title":"TlsSettings"},"GrpcSettings":{"type":"object","properties":{"maximum_concurrent_rpcs":{"type":"integer","description":"RPCs served at once; 0 means limits.max_concurrent_requests.","minimum":0,"default":0},"graceful_shutdown_timeout":{"type":"number","description":"Seconds stop() waits for in-flight RPCs.","exclusiveMinimum":0,"default":3},"enable_health":{"type":"boolean","description":"Serve grpc.health.v1.Health.","default":true},"enable_reflection":{"type":"boolean","description":"Serve gRPC server reflection (v1 and v1alpha).","default":true},"codec":{"type":"string","enum":["json","proto"],"description":"How a client encodes messages: `json` (the JSON envelope, `application/grpc+json`) or `proto` (binary protobuf). Servers accept both, and JSON passed through as plain bytes.","default":"json"},"channel_options":{"type":"object","additionalProperties":{"type":["number","string"]},"description":"Raw gRPC channel and server options, by gRPC core's names (`grpc.max_receive_message_length`, `grpc.keepalive_time_ms`, ...); the ones parley knows replace the settings it derives from the limits and keepalive, the others are kept and ignored.","default":{}}},"additionalProperties":false,"description":"Options only the grpc transport reads.","title":"GrpcSettings"}}};
 const schema97 = {"type":"object","properties":{"max_request_bytes":{"type":"integer","description":"Largest request, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":16777216},"max_response_bytes":{"type":"integer","description":"Largest response, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":16777216},"max_event_bytes":{"type":"integer","description":"Largest single stream event, as UTF-8 bytes of its normalized JSON.","minimum":1,"default":4194304},"max_concurrent_requests":{"type":"integer","description":"Unary requests in flight at once; more wait for a slot.","minimum":1,"default":100},"max_concurrent_streams":{"type":"integer","description":"Streams open at once; more wait for a slot.","minimum":1,"default":100},"max_concurrent_model_requests":{"type":"integer","description":"Model-backed requests and streams (an agent's POST /chat, and its tasks when its model answers them) served at once; more wait without holding a request or stream slot, so other work always finds one. 0 (the default) means half of the smaller of max_concurrent_requests and max_concurrent_streams, at least 1.","minimum":0,"default":0}},"additionalProperties":false,"description":"Byte and concurrency limits shared by every transport.","title":"TransportLimits"};
 const schema98 = {"type":"object","properties":{"max_attempts":{"type":"integer","description":"Total attempts including the first; 1 turns retry off.","minimum":1,"default":1},"initial_backoff":{"type":"number","description":"Delay before the first retry, in seconds; doubles on each further retry.","minimum":0,"default":0.1},"max_backoff":{"type":"number","description":"Ceiling of the doubling delay, in seconds. Must not be below initial_backoff.","minimum":0,"default":2},"jitter":{"type":"number","description":"Largest random delay added to each backoff, in seconds.","minimum":0,"default":0.1},"retryable_methods":{"type":"array","items":{"type":"string"},"description":"HTTP methods that may be retried, matched after upper-casing.","default":["DELETE","GET","POST","PUT"]}},"additionalProperties":false,"description":"When and how often an idempotent request is tried again.","title":"RetryPolicy"};
 const schema99 = {"type":"object","properties":{"certfile":{"type":["string","null"],"description":"PEM certificate chain of a secure server, or of a client doing mutual TLS.","minLength":1,"default":null},"keyfile":{"type":["string","null"],"description":"PEM private key matching certfile; give both or neither.","minLength":1,"default":null},"cafile":{"type":["string","null"],"description":"PEM CA bundle; clients fall back to the system roots when absent.","minLength":1,"default":null},"require_client_cert":{"type":"boolean","description":"Servers demand a client certificate signed by cafile.","default":false},"check_hostname":{"type":"boolean","description":"Clients verify the server's host name. The CA check stays on either way.","default":true}},"additionalProperties":false,"description":"Certificate files and checks. Only paths and flags are ever serialized, never key material.","title":"TlsSettings"};
@@ -8792,9 +8792,13 @@ vErrors.push(err46);
 errors++;
 }
 }
-if(data.collect_metrics !== undefined){
-if(typeof data.collect_metrics !== "boolean"){
-const err47 = {instancePath:instancePath+"/collect_metrics",schemaPath:"#/properties/collect_metrics/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.allowed_origins !== undefined){
+let data24 = data.allowed_origins;
+if(Array.isArray(data24)){
+const len1 = data24.length;
+for(let i1=0; i1<len1; i1++){
+if(typeof data24[i1] !== "string"){
+const err47 = {instancePath:instancePath+"/allowed_origins/" + i1,schemaPath:"#/properties/allowed_origins/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -8804,11 +8808,9 @@ vErrors.push(err47);
 errors++;
 }
 }
-if(data.timeout !== undefined){
-let data25 = data.timeout;
-if((typeof data25 == "number") && (isFinite(data25))){
-if(data25 <= 0 || isNaN(data25)){
-const err48 = {instancePath:instancePath+"/timeout",schemaPath:"#/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+}
+else {
+const err48 = {instancePath:instancePath+"/allowed_origins",schemaPath:"#/properties/allowed_origins/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -8818,8 +8820,9 @@ vErrors.push(err48);
 errors++;
 }
 }
-else {
-const err49 = {instancePath:instancePath+"/timeout",schemaPath:"#/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data.collect_metrics !== undefined){
+if(typeof data.collect_metrics !== "boolean"){
+const err49 = {instancePath:instancePath+"/collect_metrics",schemaPath:"#/properties/collect_metrics/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -8829,15 +8832,11 @@ vErrors.push(err49);
 errors++;
 }
 }
-if(data.tls !== undefined){
-let data26 = data.tls;
-const _errs59 = errors;
-let valid7 = false;
-const _errs60 = errors;
-if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
-for(const key3 in data26){
-if(!(((((key3 === "certfile") || (key3 === "keyfile")) || (key3 === "cafile")) || (key3 === "require_client_cert")) || (key3 === "check_hostname"))){
-const err50 = {instancePath:instancePath+"/tls",schemaPath:"#/$defs/TlsSettings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+if(data.timeout !== undefined){
+let data27 = data.timeout;
+if((typeof data27 == "number") && (isFinite(data27))){
+if(data27 <= 0 || isNaN(data27)){
+const err50 = {instancePath:instancePath+"/timeout",schemaPath:"#/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -8847,10 +8846,8 @@ vErrors.push(err50);
 errors++;
 }
 }
-if(data26.certfile !== undefined){
-let data27 = data26.certfile;
-if((typeof data27 !== "string") && (data27 !== null)){
-const err51 = {instancePath:instancePath+"/tls/certfile",schemaPath:"#/$defs/TlsSettings/properties/certfile/type",keyword:"type",params:{type: schema99.properties.certfile.type},message:"must be string,null"};
+else {
+const err51 = {instancePath:instancePath+"/timeout",schemaPath:"#/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -8859,9 +8856,16 @@ vErrors.push(err51);
 }
 errors++;
 }
-if(typeof data27 === "string"){
-if(func1(data27) < 1){
-const err52 = {instancePath:instancePath+"/tls/certfile",schemaPath:"#/$defs/TlsSettings/properties/certfile/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.tls !== undefined){
+let data28 = data.tls;
+const _errs63 = errors;
+let valid9 = false;
+const _errs64 = errors;
+if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
+for(const key3 in data28){
+if(!(((((key3 === "certfile") || (key3 === "keyfile")) || (key3 === "cafile")) || (key3 === "require_client_cert")) || (key3 === "check_hostname"))){
+const err52 = {instancePath:instancePath+"/tls",schemaPath:"#/$defs/TlsSettings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -8871,11 +8875,10 @@ vErrors.push(err52);
 errors++;
 }
 }
-}
-if(data26.keyfile !== undefined){
-let data28 = data26.keyfile;
-if((typeof data28 !== "string") && (data28 !== null)){
-const err53 = {instancePath:instancePath+"/tls/keyfile",schemaPath:"#/$defs/TlsSettings/properties/keyfile/type",keyword:"type",params:{type: schema99.properties.keyfile.type},message:"must be string,null"};
+if(data28.certfile !== undefined){
+let data29 = data28.certfile;
+if((typeof data29 !== "string") && (data29 !== null)){
+const err53 = {instancePath:instancePath+"/tls/certfile",schemaPath:"#/$defs/TlsSettings/properties/certfile/type",keyword:"type",params:{type: schema99.properties.certfile.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -8884,9 +8887,9 @@ vErrors.push(err53);
 }
 errors++;
 }
-if(typeof data28 === "string"){
-if(func1(data28) < 1){
-const err54 = {instancePath:instancePath+"/tls/keyfile",schemaPath:"#/$defs/TlsSettings/properties/keyfile/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(typeof data29 === "string"){
+if(func1(data29) < 1){
+const err54 = {instancePath:instancePath+"/tls/certfile",schemaPath:"#/$defs/TlsSettings/properties/certfile/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -8897,10 +8900,10 @@ errors++;
 }
 }
 }
-if(data26.cafile !== undefined){
-let data29 = data26.cafile;
-if((typeof data29 !== "string") && (data29 !== null)){
-const err55 = {instancePath:instancePath+"/tls/cafile",schemaPath:"#/$defs/TlsSettings/properties/cafile/type",keyword:"type",params:{type: schema99.properties.cafile.type},message:"must be string,null"};
+if(data28.keyfile !== undefined){
+let data30 = data28.keyfile;
+if((typeof data30 !== "string") && (data30 !== null)){
+const err55 = {instancePath:instancePath+"/tls/keyfile",schemaPath:"#/$defs/TlsSettings/properties/keyfile/type",keyword:"type",params:{type: schema99.properties.keyfile.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -8909,9 +8912,9 @@ vErrors.push(err55);
 }
 errors++;
 }
-if(typeof data29 === "string"){
-if(func1(data29) < 1){
-const err56 = {instancePath:instancePath+"/tls/cafile",schemaPath:"#/$defs/TlsSettings/properties/cafile/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(typeof data30 === "string"){
+if(func1(data30) < 1){
+const err56 = {instancePath:instancePath+"/tls/keyfile",schemaPath:"#/$defs/TlsSettings/properties/keyfile/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -8922,9 +8925,10 @@ errors++;
 }
 }
 }
-if(data26.require_client_cert !== undefined){
-if(typeof data26.require_client_cert !== "boolean"){
-const err57 = {instancePath:instancePath+"/tls/require_client_cert",schemaPath:"#/$defs/TlsSettings/properties/require_client_cert/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data28.cafile !== undefined){
+let data31 = data28.cafile;
+if((typeof data31 !== "string") && (data31 !== null)){
+const err57 = {instancePath:instancePath+"/tls/cafile",schemaPath:"#/$defs/TlsSettings/properties/cafile/type",keyword:"type",params:{type: schema99.properties.cafile.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -8933,10 +8937,9 @@ vErrors.push(err57);
 }
 errors++;
 }
-}
-if(data26.check_hostname !== undefined){
-if(typeof data26.check_hostname !== "boolean"){
-const err58 = {instancePath:instancePath+"/tls/check_hostname",schemaPath:"#/$defs/TlsSettings/properties/check_hostname/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(typeof data31 === "string"){
+if(func1(data31) < 1){
+const err58 = {instancePath:instancePath+"/tls/cafile",schemaPath:"#/$defs/TlsSettings/properties/cafile/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -8947,8 +8950,9 @@ errors++;
 }
 }
 }
-else {
-const err59 = {instancePath:instancePath+"/tls",schemaPath:"#/$defs/TlsSettings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data28.require_client_cert !== undefined){
+if(typeof data28.require_client_cert !== "boolean"){
+const err59 = {instancePath:instancePath+"/tls/require_client_cert",schemaPath:"#/$defs/TlsSettings/properties/require_client_cert/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -8957,11 +8961,10 @@ vErrors.push(err59);
 }
 errors++;
 }
-var _valid0 = _errs60 === errors;
-valid7 = valid7 || _valid0;
-const _errs74 = errors;
-if(data26 !== null){
-const err60 = {instancePath:instancePath+"/tls",schemaPath:"#/properties/tls/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+}
+if(data28.check_hostname !== undefined){
+if(typeof data28.check_hostname !== "boolean"){
+const err60 = {instancePath:instancePath+"/tls/check_hostname",schemaPath:"#/$defs/TlsSettings/properties/check_hostname/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -8970,10 +8973,10 @@ vErrors.push(err60);
 }
 errors++;
 }
-var _valid0 = _errs74 === errors;
-valid7 = valid7 || _valid0;
-if(!valid7){
-const err61 = {instancePath:instancePath+"/tls",schemaPath:"#/properties/tls/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+}
+else {
+const err61 = {instancePath:instancePath+"/tls",schemaPath:"#/$defs/TlsSettings/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -8982,24 +8985,11 @@ vErrors.push(err61);
 }
 errors++;
 }
-else {
-errors = _errs59;
-if(vErrors !== null){
-if(_errs59){
-vErrors.length = _errs59;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data.grpc !== undefined){
-let data32 = data.grpc;
-if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
-for(const key4 in data32){
-if(!((((((key4 === "maximum_concurrent_rpcs") || (key4 === "graceful_shutdown_timeout")) || (key4 === "enable_health")) || (key4 === "enable_reflection")) || (key4 === "codec")) || (key4 === "channel_options"))){
-const err62 = {instancePath:instancePath+"/grpc",schemaPath:"#/$defs/GrpcSettings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
+var _valid0 = _errs64 === errors;
+valid9 = valid9 || _valid0;
+const _errs78 = errors;
+if(data28 !== null){
+const err62 = {instancePath:instancePath+"/tls",schemaPath:"#/properties/tls/anyOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -9008,11 +8998,10 @@ vErrors.push(err62);
 }
 errors++;
 }
-}
-if(data32.maximum_concurrent_rpcs !== undefined){
-let data33 = data32.maximum_concurrent_rpcs;
-if(!(((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33))) && (isFinite(data33)))){
-const err63 = {instancePath:instancePath+"/grpc/maximum_concurrent_rpcs",schemaPath:"#/$defs/GrpcSettings/properties/maximum_concurrent_rpcs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+var _valid0 = _errs78 === errors;
+valid9 = valid9 || _valid0;
+if(!valid9){
+const err63 = {instancePath:instancePath+"/tls",schemaPath:"#/properties/tls/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -9021,9 +9010,24 @@ vErrors.push(err63);
 }
 errors++;
 }
-if((typeof data33 == "number") && (isFinite(data33))){
-if(data33 < 0 || isNaN(data33)){
-const err64 = {instancePath:instancePath+"/grpc/maximum_concurrent_rpcs",schemaPath:"#/$defs/GrpcSettings/properties/maximum_concurrent_rpcs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+else {
+errors = _errs63;
+if(vErrors !== null){
+if(_errs63){
+vErrors.length = _errs63;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.grpc !== undefined){
+let data34 = data.grpc;
+if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
+for(const key4 in data34){
+if(!((((((key4 === "maximum_concurrent_rpcs") || (key4 === "graceful_shutdown_timeout")) || (key4 === "enable_health")) || (key4 === "enable_reflection")) || (key4 === "codec")) || (key4 === "channel_options"))){
+const err64 = {instancePath:instancePath+"/grpc",schemaPath:"#/$defs/GrpcSettings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -9033,12 +9037,10 @@ vErrors.push(err64);
 errors++;
 }
 }
-}
-if(data32.graceful_shutdown_timeout !== undefined){
-let data34 = data32.graceful_shutdown_timeout;
-if((typeof data34 == "number") && (isFinite(data34))){
-if(data34 <= 0 || isNaN(data34)){
-const err65 = {instancePath:instancePath+"/grpc/graceful_shutdown_timeout",schemaPath:"#/$defs/GrpcSettings/properties/graceful_shutdown_timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(data34.maximum_concurrent_rpcs !== undefined){
+let data35 = data34.maximum_concurrent_rpcs;
+if(!(((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35))) && (isFinite(data35)))){
+const err65 = {instancePath:instancePath+"/grpc/maximum_concurrent_rpcs",schemaPath:"#/$defs/GrpcSettings/properties/maximum_concurrent_rpcs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -9047,9 +9049,9 @@ vErrors.push(err65);
 }
 errors++;
 }
-}
-else {
-const err66 = {instancePath:instancePath+"/grpc/graceful_shutdown_timeout",schemaPath:"#/$defs/GrpcSettings/properties/graceful_shutdown_timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if((typeof data35 == "number") && (isFinite(data35))){
+if(data35 < 0 || isNaN(data35)){
+const err66 = {instancePath:instancePath+"/grpc/maximum_concurrent_rpcs",schemaPath:"#/$defs/GrpcSettings/properties/maximum_concurrent_rpcs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -9059,9 +9061,12 @@ vErrors.push(err66);
 errors++;
 }
 }
-if(data32.enable_health !== undefined){
-if(typeof data32.enable_health !== "boolean"){
-const err67 = {instancePath:instancePath+"/grpc/enable_health",schemaPath:"#/$defs/GrpcSettings/properties/enable_health/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+if(data34.graceful_shutdown_timeout !== undefined){
+let data36 = data34.graceful_shutdown_timeout;
+if((typeof data36 == "number") && (isFinite(data36))){
+if(data36 <= 0 || isNaN(data36)){
+const err67 = {instancePath:instancePath+"/grpc/graceful_shutdown_timeout",schemaPath:"#/$defs/GrpcSettings/properties/graceful_shutdown_timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -9071,9 +9076,8 @@ vErrors.push(err67);
 errors++;
 }
 }
-if(data32.enable_reflection !== undefined){
-if(typeof data32.enable_reflection !== "boolean"){
-const err68 = {instancePath:instancePath+"/grpc/enable_reflection",schemaPath:"#/$defs/GrpcSettings/properties/enable_reflection/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err68 = {instancePath:instancePath+"/grpc/graceful_shutdown_timeout",schemaPath:"#/$defs/GrpcSettings/properties/graceful_shutdown_timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -9083,10 +9087,9 @@ vErrors.push(err68);
 errors++;
 }
 }
-if(data32.codec !== undefined){
-let data37 = data32.codec;
-if(typeof data37 !== "string"){
-const err69 = {instancePath:instancePath+"/grpc/codec",schemaPath:"#/$defs/GrpcSettings/properties/codec/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data34.enable_health !== undefined){
+if(typeof data34.enable_health !== "boolean"){
+const err69 = {instancePath:instancePath+"/grpc/enable_health",schemaPath:"#/$defs/GrpcSettings/properties/enable_health/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -9095,8 +9098,10 @@ vErrors.push(err69);
 }
 errors++;
 }
-if(!((data37 === "json") || (data37 === "proto"))){
-const err70 = {instancePath:instancePath+"/grpc/codec",schemaPath:"#/$defs/GrpcSettings/properties/codec/enum",keyword:"enum",params:{allowedValues: schema100.properties.codec.enum},message:"must be equal to one of the allowed values"};
+}
+if(data34.enable_reflection !== undefined){
+if(typeof data34.enable_reflection !== "boolean"){
+const err70 = {instancePath:instancePath+"/grpc/enable_reflection",schemaPath:"#/$defs/GrpcSettings/properties/enable_reflection/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -9106,13 +9111,10 @@ vErrors.push(err70);
 errors++;
 }
 }
-if(data32.channel_options !== undefined){
-let data38 = data32.channel_options;
-if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
-for(const key5 in data38){
-let data39 = data38[key5];
-if((!((typeof data39 == "number") && (isFinite(data39)))) && (typeof data39 !== "string")){
-const err71 = {instancePath:instancePath+"/grpc/channel_options/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/GrpcSettings/properties/channel_options/additionalProperties/type",keyword:"type",params:{type: schema100.properties.channel_options.additionalProperties.type},message:"must be number,string"};
+if(data34.codec !== undefined){
+let data39 = data34.codec;
+if(typeof data39 !== "string"){
+const err71 = {instancePath:instancePath+"/grpc/codec",schemaPath:"#/$defs/GrpcSettings/properties/codec/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -9121,10 +9123,8 @@ vErrors.push(err71);
 }
 errors++;
 }
-}
-}
-else {
-const err72 = {instancePath:instancePath+"/grpc/channel_options",schemaPath:"#/$defs/GrpcSettings/properties/channel_options/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!((data39 === "json") || (data39 === "proto"))){
+const err72 = {instancePath:instancePath+"/grpc/codec",schemaPath:"#/$defs/GrpcSettings/properties/codec/enum",keyword:"enum",params:{allowedValues: schema100.properties.codec.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -9134,9 +9134,13 @@ vErrors.push(err72);
 errors++;
 }
 }
-}
-else {
-const err73 = {instancePath:instancePath+"/grpc",schemaPath:"#/$defs/GrpcSettings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data34.channel_options !== undefined){
+let data40 = data34.channel_options;
+if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
+for(const key5 in data40){
+let data41 = data40[key5];
+if((!((typeof data41 == "number") && (isFinite(data41)))) && (typeof data41 !== "string")){
+const err73 = {instancePath:instancePath+"/grpc/channel_options/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/GrpcSettings/properties/channel_options/additionalProperties/type",keyword:"type",params:{type: schema100.properties.channel_options.additionalProperties.type},message:"must be number,string"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -9148,12 +9152,36 @@ errors++;
 }
 }
 else {
-const err74 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err74 = {instancePath:instancePath+"/grpc/channel_options",schemaPath:"#/$defs/GrpcSettings/properties/channel_options/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err74];
 }
 else {
 vErrors.push(err74);
+}
+errors++;
+}
+}
+}
+else {
+const err75 = {instancePath:instancePath+"/grpc",schemaPath:"#/$defs/GrpcSettings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err75];
+}
+else {
+vErrors.push(err75);
+}
+errors++;
+}
+}
+}
+else {
+const err76 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err76];
+}
+else {
+vErrors.push(err76);
 }
 errors++;
 }

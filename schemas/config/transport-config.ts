@@ -242,6 +242,15 @@ export interface TransportConfig {
    */
   stream_flush_interval?: number;
   /**
+   * Browser origins, besides the server's own, whose requests a server answers (http, sse and
+   * the WebSocket handshake): each `scheme://host[:port]`, as a browser sends it in the `Origin`
+   * header, or `"*"` for any origin. A request with an `Origin` header from another site is
+   * refused with 403 (a WebSocket upgrade is never made); a request without one (curl, Node
+   * and SDK clients, gRPC) is not concerned.
+   * @default []
+   */
+  allowed_origins?: string[];
+  /**
    * Count requests, streams, bytes and latency.
    * @default true
    */

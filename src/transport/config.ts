@@ -16,6 +16,7 @@ import {
 import { checkField, fromWire, isPlainObject, resolveEntries, toWire } from './config-fields.js';
 import { resolveTls, type Tls } from '../tls/tls-settings.js';
 import { resolveGrpc, type Grpc } from './grpc/options.js';
+import { normalizeAllowedOrigin } from './browser-origin.js';
 
 export type {
   Limits,
@@ -47,6 +48,10 @@ export class ResolvedConfig {
     values.tls = values.tls === null ? null : Object.freeze(resolveTls(values.tls as Tls));
     values.grpc = Object.freeze(resolveGrpc(values.grpc as Grpc, values.limits as Limits));
     values.limits = Object.freeze(resolveLimits(values.limits as Limits));
+    // Each origin in the form browsers send it, so the per-request check is a set lookup.
+    values.allowedOrigins = Object.freeze(
+      (values.allowedOrigins as string[]).map((entry, index) => normalizeAllowedOrigin(entry, `allowedOrigins[${index}]`)),
+    );
     Object.assign(this, values);
   }
 

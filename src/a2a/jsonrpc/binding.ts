@@ -7,6 +7,7 @@ import { agentOperations } from '../../../generated/operations/agent.js';
 import type { OperationSpec } from '../../../generated/operations/spec.js';
 import { routeKey, type Endpoint } from '../../transport/endpoint.js';
 import type { RawHttpBody } from '../../transport/http/raw-body.js';
+import { CrossOriginRefusal } from '../../transport/browser-origin.js';
 import { A2aError } from '../errors/a2a-error.js';
 import type { A2aRequestHandler } from '../handler/request-handler.js';
 import { JsonRpcDispatcher, type JsonRpcOptions } from './dispatch.js';
@@ -29,11 +30,12 @@ export function buildJsonRpcEndpoints(handler: A2aRequestHandler, options: JsonR
 
 /**
  * A refusal from the transport as a JSON-RPC error: a body too large or too slow is an invalid
- * request, a failure on our side an internal error. Authentication refusals keep parley's own
- * 401 body, which A2A clients read as an HTTP authentication failure.
+ * request, a failure on our side an internal error, a browser request from a foreign origin an
+ * invalid request (sent with 403). Authentication refusals keep parley's own 401 or 403 body,
+ * which A2A clients read as an HTTP authentication failure.
  */
 function refusalBody(error: { readonly status: number; readonly message: string }): unknown {
-  if (error.status === 401 || error.status === 403) return undefined;
+  if ((error.status === 401 || error.status === 403) && !(error instanceof CrossOriginRefusal)) return undefined;
   const kind = error.status >= 500 ? 'internalError' : 'invalidRequest';
   return { jsonrpc: '2.0', id: null, error: rpcErrorObject(new A2aError(kind, error.message)) };
 }

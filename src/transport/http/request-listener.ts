@@ -20,6 +20,7 @@ import { closeAfterAnswer } from './close-after-answer.js';
 import { writeEventStream } from './event-stream.js';
 import { RawHttpBody } from './raw-body.js';
 import { traceHeadersFrom } from '../trace-headers.js';
+import { BrowserOrigins } from '../browser-origin.js';
 import { AUTH_CHALLENGE, IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from '../wire-names.js';
 
 /** Writes a stream's events; the http transport has none, sse supplies one. */
@@ -46,10 +47,11 @@ const JSON_HEADERS = { 'content-type': 'application/json' } as const;
  */
 export function createRequestListener(dispatcher: Dispatcher, options: ListenerOptions = {}) {
   const { guard } = options;
+  const origins = new BrowserOrigins(dispatcher.config.allowedOrigins);
   return (req: IncomingMessage, res: ServerResponse, awaitingContinue = false): void => {
     // A connection turned away at the cap has its 503 already: what it sends is dropped.
     if (guard?.isRefused(req.socket)) return void req.resume();
-    handle(dispatcher, options, req, res, awaitingContinue).catch((error: unknown) => {
+    handle(dispatcher, options, origins, req, res, awaitingContinue).catch((error: unknown) => {
       // Reached only if writing the answer (or a stream's events) itself failed; the
       // connection is the casualty, never the process.
       dispatcher.reportEscaped('an http request handler', error);
@@ -62,6 +64,7 @@ export function createRequestListener(dispatcher: Dispatcher, options: ListenerO
 async function handle(
   dispatcher: Dispatcher,
   options: ListenerOptions,
+  origins: BrowserOrigins,
   req: IncomingMessage,
   res: ServerResponse,
   awaitingContinue: boolean,
@@ -82,6 +85,21 @@ async function handle(
   const read = { bytes: 0 };
   const watch = options.guard ? options.guard.requestStarted(req, res) : null;
   try {
+    // A browser's request from another site is refused before its body is read or its route
+    // runs, whatever the route; without an Origin header this is the one lookup.
+    const origin = req.headers.origin;
+    if (origin !== undefined) {
+      const refused = origins.refusal(origin, req.headers.host);
+      if (refused) {
+        // Answered in the route's own error shape where there is a route (A2A's bindings).
+        try {
+          endpoint = dispatcher.route(method, path);
+        } catch {
+          // No such route: parley's own shape.
+        }
+        throw refused;
+      }
+    }
     endpoint = dispatcher.route(method, path);
     const expectsBody = endpoint.spec.request !== null;
     if (expectsBody && !endpoint.rawBody) checkContentType(req);

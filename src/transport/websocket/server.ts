@@ -1,6 +1,7 @@
 // The websocket server: node:http (node:https for wss:) with a `ws` server in noServer mode
-// taking the upgrades. Credentials are checked on the upgrade request, so a caller that is
-// not let in gets a plain HTTP 401 and never a connection. Any path upgrades.
+// taking the upgrades. The browser origin and the credentials are checked on the upgrade
+// request, so a caller that is not let in gets a plain HTTP 403 or 401 and never a connection.
+// Any path upgrades.
 import {
   createServer as createHttpServer,
   STATUS_CODES,
@@ -26,6 +27,7 @@ import { maxFrameBytes } from './codec.js';
 import { ServerConnection } from './server-connection.js';
 import { loadWs } from './load.js';
 import { AUTH_CHALLENGE } from '../wire-names.js';
+import { BrowserOrigins } from '../browser-origin.js';
 
 export class WebSocketServer implements TransportServer {
   private http: Server | null = null;
@@ -55,9 +57,10 @@ export class WebSocketServer implements TransportServer {
     };
     const wss = new ws.WebSocketServer(options);
     const gate = handshakeEndpoint(dispatcher);
+    const origins = new BrowserOrigins(config.allowedOrigins);
     http.on('request', answerPlainRequest);
     http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-      this.upgrade(wss, dispatcher, gate, req, socket, head).catch((error: unknown) => {
+      this.upgrade(wss, dispatcher, gate, origins, req, socket, head).catch((error: unknown) => {
         dispatcher.reportEscaped('a websocket upgrade handler', error);
         socket.destroy();
       });
@@ -86,12 +89,32 @@ export class WebSocketServer implements TransportServer {
     wss: WsServer,
     dispatcher: Dispatcher,
     gate: Endpoint | null,
+    origins: BrowserOrigins,
     req: IncomingMessage,
     socket: Duplex,
     head: Buffer,
   ): Promise<void> {
     const onError = () => socket.destroy();
     socket.on('error', onError);
+    // WebSocket has no CORS: a page on any site could open this connection and read every
+    // answer, so a foreign browser origin is refused before the handshake goes any further.
+    const origin = req.headers.origin;
+    if (origin !== undefined) {
+      const refused = origins.refusal(origin, req.headers.host);
+      if (refused) {
+        // onError stays: the socket is closed once the refusal is written, or on any error.
+        rejectUpgrade(socket, refused);
+        const path = (req.url ?? '/').split('?', 1)[0]!;
+        dispatcher.logRefused({
+          requestId: null,
+          method: 'GET',
+          path,
+          error: refused,
+          startedAt: dispatcher.logging ? performance.now() : 0,
+        });
+        return;
+      }
+    }
     const query = new URL(req.url ?? '/', 'http://parley.invalid').searchParams;
     const credentials = extractCredentials(
       (name) => headerValue(req, name),
