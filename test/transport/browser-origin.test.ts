@@ -53,6 +53,16 @@ describe('browser origin: native http routes', () => {
     assert.deepEqual(runs, []);
   });
 
+  test('on the sse transport too: a foreign Origin is refused and the handler never runs', async (t) => {
+    const { agent, runs } = await countingAgent(t, 'sse');
+    const answer = await postTask(agent.url, 'over-sse', { origin: FOREIGN });
+    assert.equal(answer.status, 403);
+    assert.equal(answer.json().error.code, 'forbidden');
+    assert.deepEqual(runs, []);
+    assert.equal((await postTask(agent.url, 'no-origin', {})).status, 200);
+    assert.deepEqual(runs, ['no-origin']);
+  });
+
   test('Origin: null (a sandboxed frame, a file) is refused', async (t) => {
     const { agent, runs } = await countingAgent(t);
     const answer = await postTask(agent.url, 'null-origin', { origin: 'null' });
