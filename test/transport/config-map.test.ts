@@ -71,7 +71,8 @@ function otherValue(field: SchemaField): unknown {
   if (types.includes('integer')) return (value as number) + 3;
   if (types.includes('number')) return (value as number) + 1.5;
   if (types.includes('string')) return `/etc/parley/${field.wire.join('-')}.pem`;
-  if (types.includes('array')) return ['PATCH'];
+  // The one list of origins takes origins; the other list (retry methods) any name.
+  if (types.includes('array')) return field.wire.at(-1) === 'allowed_origins' ? ['https://app.example.com'] : ['PATCH'];
   if (types.includes('object')) return { 'grpc.max_receive_message_length': 2048, 'parley.note': 'kept' };
   throw new Error(`no other value for ${field.wire.join('.')}`);
 }
