@@ -24,7 +24,7 @@ export function normalizeAllowedOrigin(entry: string, path: string): string {
   } catch {
     // refused below
   }
-  const rule = 'must be "*" or an origin such as https://app.example.com (scheme://host[:port], no path)';
+  const rule = 'must list "*" or origins such as https://app.example.com (scheme://host[:port], no path)';
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new ConfigError(path, entry, rule);
   // The URL parser added a `/` path to a bare origin; anything more was part of the entry.
   const bare = entry.replace(/\/$/, '');

@@ -50,7 +50,7 @@ export class ResolvedConfig {
     values.limits = Object.freeze(resolveLimits(values.limits as Limits));
     // Each origin in the form browsers send it, so the per-request check is a set lookup.
     values.allowedOrigins = Object.freeze(
-      (values.allowedOrigins as string[]).map((entry, index) => normalizeAllowedOrigin(entry, `allowedOrigins[${index}]`)),
+      (values.allowedOrigins as string[]).map((entry) => normalizeAllowedOrigin(entry, 'allowedOrigins')),
     );
     Object.assign(this, values);
   }

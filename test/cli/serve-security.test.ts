@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -281,7 +282,30 @@ describe('parley serve agent --config', { concurrency: 4, timeout: 120_000 }, ()
     assert.equal((await flagClient.getCard()).name, 'from-flag');
   });
 
+  it('transport_config.allowed_origins: a listed browser origin is answered, another refused with 403', async () => {
+    const config = { url: 'http://127.0.0.1:0', transport_config: { allowed_origins: ['http://localhost:5173'] } };
+    const { dir, cleanup } = scratchDir({ 'parley.json': JSON.stringify(config) });
+    after(cleanup);
+    const server = await serve(['--config', join(dir, 'parley.json')]);
+    const statusFrom = (origin: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = httpRequest(`${server.url}/.well-known/agent.json`, { headers: { origin }, agent: false }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    assert.equal(await statusFrom('http://localhost:5173'), 200);
+    assert.equal(await statusFrom('https://elsewhere.example'), 403);
+  });
+
   const broken: readonly { what: string; config: unknown; pointer: string }[] = [
+    {
+      what: 'an allowed origin with a path',
+      config: { transport_config: { allowed_origins: ['http://app.example/x'] } },
+      pointer: '/transport_config/allowed_origins',
+    },
     {
       what: 'a transport setting of the wrong type',
       config: { transport_config: { max_connections: 'many' } },
