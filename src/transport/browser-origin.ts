@@ -24,18 +24,21 @@ export function normalizeAllowedOrigin(entry: string, path: string): string {
   } catch {
     // refused below
   }
-  const rule = 'must list "*" or origins such as https://app.example.com (scheme://host[:port], no path)';
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new ConfigError(path, entry, rule);
-  // The URL parser added a `/` path to a bare origin; anything more was part of the entry.
-  const bare = entry.replace(/\/$/, '');
-  if (url.origin.toLowerCase() !== bareWithDefaultPortDropped(bare, url)) throw new ConfigError(path, entry, rule);
+  // An origin is a scheme and an authority: the parser's own `/` path at most, nothing else.
+  if (url === null || !isBareOrigin(url)) {
+    throw new ConfigError(
+      path,
+      entry,
+      'must list "*" or origins such as https://app.example.com (scheme://host[:port], no path)',
+    );
+  }
+  // The parser lowers the case and drops a default port, as browsers send an Origin.
   return url.origin;
 }
 
-function bareWithDefaultPortDropped(bare: string, url: URL): string {
-  const lower = bare.toLowerCase();
-  const defaultPort = url.protocol === 'https:' ? ':443' : ':80';
-  return lower.endsWith(defaultPort) ? lower.slice(0, -defaultPort.length) : lower;
+function isBareOrigin(url: URL): boolean {
+  const web = url.protocol === 'http:' || url.protocol === 'https:';
+  return web && url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password;
 }
 
 /**

@@ -103,15 +103,7 @@ export class WebSocketServer implements TransportServer {
       const refused = origins.refusal(origin, req.headers.host);
       if (refused) {
         // onError stays: the socket is closed once the refusal is written, or on any error.
-        rejectUpgrade(socket, refused);
-        const path = (req.url ?? '/').split('?', 1)[0]!;
-        dispatcher.logRefused({
-          requestId: null,
-          method: 'GET',
-          path,
-          error: refused,
-          startedAt: dispatcher.logging ? performance.now() : 0,
-        });
+        refuseUpgrade(dispatcher, req, socket, refused, dispatcher.logging ? performance.now() : 0);
         return;
       }
     }
@@ -129,11 +121,7 @@ export class WebSocketServer implements TransportServer {
         assertNotExpired(authenticated);
       } catch (error) {
         socket.off('error', onError);
-        const refused = toEndpointError(error);
-        rejectUpgrade(socket, refused);
-        // The handshake carries no request id: the refused connection is logged without one.
-        const path = (req.url ?? '/').split('?', 1)[0]!;
-        dispatcher.logRefused({ requestId: null, method: 'GET', path, error: refused, startedAt: arrived });
+        refuseUpgrade(dispatcher, req, socket, toEndpointError(error), arrived);
         return;
       }
     }
@@ -159,6 +147,19 @@ function handshakeEndpoint(dispatcher: Dispatcher): Endpoint | null {
     if (!endpoint.spec.public) return endpoint;
   }
   return null;
+}
+
+/** Refuses an upgrade and logs it; the handshake carries no request id, so it is logged without one. */
+function refuseUpgrade(
+  dispatcher: Dispatcher,
+  req: IncomingMessage,
+  socket: Duplex,
+  refused: EndpointError,
+  startedAt: number,
+): void {
+  rejectUpgrade(socket, refused);
+  const path = (req.url ?? '/').split('?', 1)[0]!;
+  dispatcher.logRefused({ requestId: null, method: 'GET', path, error: refused, startedAt });
 }
 
 /** Refuses an upgrade with a plain HTTP answer carrying the JSON error body. */
